@@ -1,0 +1,21 @@
+/* adbc — a native C implementation of the Android Debug Bridge protocol.
+ *
+ * Include this header for the whole public API. Conventions (as libgit2):
+ * functions return 0 or a negative adbc_err; out-parameters come first; types
+ * are opaque; every _new/_open has a _free/_close; adbc_last_error() gives
+ * the calling thread's message for the last failure.
+ */
+#ifndef ADBC_ADBC_H
+#define ADBC_ADBC_H
+
+#include "adbc/error.h"
+#include "adbc/auth.h"
+#include "adbc/banner.h"
+#include "adbc/session.h"
+#include "adbc/transport.h"
+#include "adbc/conn.h"
+#include "adbc/shell.h"
+
+#define ADBC_VERSION_STRING "0.1.0"
+
+#endif

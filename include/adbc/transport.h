@@ -1,0 +1,58 @@
+/* adbc — transports: what carries ADB packets (TCP, USB, a file descriptor,
+ * TLS over one of those). A transport is a small vtable so new kinds plug
+ * in without touching the connection layer. */
+#ifndef ADBC_TRANSPORT_H
+#define ADBC_TRANSPORT_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct adbc_transport adbc_transport;
+
+typedef struct adbc_transport_ops {
+    const char *name; /* "tcp", "usb", "fd", "tls" */
+    /* Read up to len bytes. Returns the count (> 0), ADBC_ETIMEDOUT when
+     * nothing came within timeout_ms (< 0: wait forever), ADBC_ECLOSED at
+     * end of stream, or another negative error. May run concurrently with
+     * write() from another thread. */
+    int (*read)(adbc_transport *t, void *buf, size_t len, int timeout_ms);
+    /* Write all len bytes, or fail. A packet transport (USB) sends them as
+     * one transfer. ADBC_ETIMEDOUT when no progress was possible within
+     * timeout_ms. */
+    int (*write)(adbc_transport *t, const void *buf, size_t len, int timeout_ms);
+    /* Make blocked and future read/write calls fail with ADBC_ECLOSED. Safe
+     * from any thread, more than once. */
+    void (*shutdown)(adbc_transport *t);
+    /* Release everything. */
+    void (*destroy)(adbc_transport *t);
+} adbc_transport_ops;
+
+struct adbc_transport {
+    const adbc_transport_ops *ops;
+    int packet_mode;  /* 1: every segment is one transfer (USB) */
+    char desc[128];   /* "tcp:127.0.0.1:5037", used in error messages */
+};
+
+/* Connect over TCP. addr is "host:port", "[v6addr]:port" or "host" (port
+ * 5555). IPv4 and IPv6, TCP_NODELAY, connect timeout in ms. */
+int adbc_transport_tcp(adbc_transport **out, const char *addr, int timeout_ms);
+
+/* Wrap an already-connected socket or pipe-like descriptor (socketpair in
+ * tests, a descriptor handed over by another program). own: close it on
+ * destroy. */
+int adbc_transport_fd(adbc_transport **out, int fd, int own);
+
+/* Split "host:port" / "[v6]:port" / "host" into parts (default_port when
+ * absent). host must hold 256 bytes. */
+int adbc_parse_hostport(const char *addr, char *host, size_t hostlen, unsigned *port,
+                        unsigned default_port);
+
+void adbc_transport_free(adbc_transport *t);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,101 @@
+/* Allocation wrappers and clocks.
+ *
+ * All library allocations pass through here so a test can make the Nth one
+ * fail (adbc_test_fail_alloc_at) and check that every caller copes. */
+#include "core/internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* Fault injection: when > 0, the allocation that brings the counter to this
+ * value fails (and every later one too, if sticky). Process-wide and atomic
+ * so threaded tests count every allocation. */
+static _Atomic long fail_at;
+static _Atomic long alloc_count;
+
+void adbc_test_fail_alloc_at(long n)
+{
+    alloc_count = 0;
+    fail_at = n;
+}
+
+long adbc_test_alloc_count(void)
+{
+    return alloc_count;
+}
+
+static int should_fail(void)
+{
+    long f = fail_at;
+    if (f <= 0)
+        return 0;
+    return ++alloc_count >= f;
+}
+
+void *adbc_malloc(size_t n)
+{
+    if (should_fail())
+        return NULL;
+    return malloc(n ? n : 1);
+}
+
+void *adbc_calloc(size_t n, size_t size)
+{
+    if (should_fail())
+        return NULL;
+    return calloc(n ? n : 1, size ? size : 1);
+}
+
+void *adbc_realloc(void *p, size_t n)
+{
+    if (should_fail())
+        return NULL;
+    return realloc(p, n ? n : 1);
+}
+
+char *adbc_strndup(const char *s, size_t n)
+{
+    char *d = adbc_malloc(n + 1);
+    if (!d)
+        return NULL;
+    memcpy(d, s, n);
+    d[n] = '\0';
+    return d;
+}
+
+char *adbc_strdup(const char *s)
+{
+    return adbc_strndup(s, strlen(s));
+}
+
+void adbc_free(void *p)
+{
+    free(p);
+}
+
+int64_t adbc_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int64_t adbc_deadline(int timeout_ms)
+{
+    if (timeout_ms < 0)
+        return -1;
+    return adbc_now_ms() + timeout_ms;
+}
+
+int adbc_remaining(int64_t deadline)
+{
+    if (deadline < 0)
+        return -1;
+    int64_t left = deadline - adbc_now_ms();
+    if (left < 0)
+        return 0;
+    if (left > 0x7fffffff)
+        return 0x7fffffff;
+    return (int)left;
+}

@@ -1,0 +1,64 @@
+/* Library-internal helpers shared by every layer. Not installed. */
+#ifndef ADBC_CORE_INTERNAL_H
+#define ADBC_CORE_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "adbc/error.h"
+
+#if defined(__GNUC__)
+#define ADBC_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define ADBC_PRINTF(a, b)
+#endif
+
+/* Set the thread's last-error message and return code (always negative). */
+int adbc_fail(int code, const char *fmt, ...) ADBC_PRINTF(2, 3);
+
+/* Return code, keeping the message a lower layer already set (or the bare
+ * strerror text when there is none). */
+int adbc_fail_keep(int code);
+
+/* Allocation wrappers. They go through one place so the fault-injection
+ * build can fail the Nth allocation. */
+void *adbc_malloc(size_t n);
+void *adbc_calloc(size_t n, size_t size);
+void *adbc_realloc(void *p, size_t n);
+char *adbc_strdup(const char *s);
+char *adbc_strndup(const char *s, size_t n);
+void adbc_free(void *p);
+
+/* Monotonic clock in milliseconds. */
+int64_t adbc_now_ms(void);
+
+/* Deadline helpers: timeout_ms < 0 means wait forever. */
+int64_t adbc_deadline(int timeout_ms);
+/* Milliseconds left until deadline (>= 0), or -1 for no deadline. */
+int adbc_remaining(int64_t deadline);
+
+static inline uint32_t adbc_rd32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static inline void adbc_wr32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+}
+
+static inline uint64_t adbc_rd64(const uint8_t *p)
+{
+    return (uint64_t)adbc_rd32(p) | (uint64_t)adbc_rd32(p + 4) << 32;
+}
+
+static inline void adbc_wr64(uint8_t *p, uint64_t v)
+{
+    adbc_wr32(p, (uint32_t)v);
+    adbc_wr32(p + 4, (uint32_t)(v >> 32));
+}
+
+#endif
