@@ -20,6 +20,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/uio.h>
 
 #include "adbc/banner.h"
 
@@ -147,17 +148,22 @@ void adbc_session_free(adbc_session *s);
 /* Host: queue our CNXN. (The device role waits for the host's.) */
 int adbc_session_start(adbc_session *s);
 
-/* Feed received bytes (any split). Returns 0, or a negative error after
- * which the session is FAILED and only adbc_session_free() is useful. The
- * message names the offending packet. */
+/* Feed received bytes (any split; len is capped at INT_MAX). Returns the
+ * number of bytes consumed: all of them, except when a packet moves the
+ * session into the TLS state, where the bytes after it belong to TLS and are
+ * left to the caller. A negative error means the session is FAILED and only
+ * adbc_session_free() is useful; the message names the offending packet. */
 int adbc_session_recv(adbc_session *s, const uint8_t *data, size_t len);
 
 /* The next segment to send, or 0 when nothing is queued. The pointer stays
- * valid until adbc_session_sent() or any call that queues output... only
- * until the next call into the session. */
+ * valid until the next call into the session. */
 size_t adbc_session_next_send(adbc_session *s, const uint8_t **data);
 
-/* Mark n bytes of the current segment as sent. */
+/* Up to max queued segments from the current position, in order (for a
+ * writev on a byte-stream transport). Returns how many were filled. */
+int adbc_session_peek_send(adbc_session *s, struct iovec *iov, int max);
+
+/* Mark n bytes as sent (may span several segments). */
 void adbc_session_sent(adbc_session *s, size_t n);
 
 /* Bytes queued to send (headers and payloads). */

@@ -5,6 +5,7 @@
 #define ADBC_TRANSPORT_H
 
 #include <stddef.h>
+#include <sys/uio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -28,6 +29,9 @@ typedef struct adbc_transport_ops {
     void (*shutdown)(adbc_transport *t);
     /* Release everything. */
     void (*destroy)(adbc_transport *t);
+    /* Optional, byte-stream transports only: write every iovec, in order,
+     * with as few system calls as possible. NULL: write() per segment. */
+    int (*writev)(adbc_transport *t, const struct iovec *iov, int iovcnt, int timeout_ms);
 } adbc_transport_ops;
 
 struct adbc_transport {

@@ -1,0 +1,52 @@
+/* Internal state of a connection and its stream handles. */
+#ifndef ADBC_CONN_INT_H
+#define ADBC_CONN_INT_H
+
+#include <pthread.h>
+
+#include "adbc/conn.h"
+#include "adbc/session.h"
+#include "core/internal.h"
+
+struct adbc_stream {
+    adbc_conn *c;
+    uint32_t id;
+    int ready;   /* the device accepted the OPEN */
+    int closed;  /* the device closed it (or refused: close_reason) */
+    int close_reason;
+    uint8_t *buf; /* received, not yet read: buf[head .. head+len) */
+    size_t cap, head, len;
+};
+
+struct adbc_conn {
+    adbc_transport *t;
+    adbc_session *s;
+    pthread_mutex_t mu;
+    pthread_cond_t cond;      /* any state change: handshake, data, window, close */
+    pthread_cond_t send_cond; /* output queued, or stopping */
+    pthread_t reader, writer;
+    int threads;              /* how many of them were started */
+    int stopping;
+    int status;               /* 0, or the error that ended the connection */
+    char errmsg[512];
+    int prompted;             /* the auth prompt callback has fired */
+
+    adbc_stream **streams;
+    size_t nstreams, cap;
+
+    adbc_keyring *keys;
+    int own_keys;
+    char *pubkey;
+    adbc_conn_opts opts;
+};
+
+/* Lock held: end the connection with an error (first one wins). */
+void adbc_conn_set_error(adbc_conn *c, int code, const char *msg);
+
+/* Lock held: raise the connection's error in the calling thread. */
+int adbc_conn_raise(adbc_conn *c);
+
+/* Lock held: the output queue grew; wake the writer. */
+void adbc_conn_kick(adbc_conn *c);
+
+#endif

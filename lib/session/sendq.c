@@ -1,0 +1,113 @@
+/* The session's output queue: packets waiting to be sent, each handed out
+ * as a header segment and a payload segment. */
+#include "session/session_int.h"
+
+#include <string.h>
+
+int adbc_sq_push(adbc_session *s, uint32_t cmd, uint32_t arg0, uint32_t arg1,
+                 const uint8_t *data, size_t len)
+{
+    adbc_pkt *p = adbc_malloc(sizeof *p + len);
+    if (!p)
+        return adbc_fail(ADBC_ENOMEM, "out of memory queueing a %zu-byte packet", len);
+    p->next = NULL;
+    p->plen = len;
+    if (len)
+        memcpy(p->payload, data, len);
+    /* CNXN and AUTH always carry the sum (the peer checks them before it
+     * knows our version); everything else only for 0x01000000 peers. */
+    uint32_t check = 0;
+    if (cmd == ADBC_A_CNXN || cmd == ADBC_A_AUTH || s->version < ADBC_VERSION_SKIP_CHECKSUM)
+        check = adbc_payload_sum(data, len);
+    adbc_header_encode(p->hdr, cmd, arg0, arg1, (uint32_t)len, check);
+    if (s->qtail)
+        s->qtail->next = p;
+    else
+        s->qhead = p;
+    s->qtail = p;
+    s->queued += ADBC_HEADER_SIZE + len;
+    return 0;
+}
+
+size_t adbc_session_next_send(adbc_session *s, const uint8_t **data)
+{
+    adbc_pkt *p = s->qhead;
+    if (!p) {
+        *data = NULL;
+        return 0;
+    }
+    if (s->qseg == 0) {
+        *data = p->hdr + s->qoff;
+        return ADBC_HEADER_SIZE - s->qoff;
+    }
+    *data = p->payload + s->qoff;
+    return p->plen - s->qoff;
+}
+
+int adbc_session_peek_send(adbc_session *s, struct iovec *iov, int max)
+{
+    int n = 0;
+    size_t off = s->qoff;
+    int seg = s->qseg;
+    for (adbc_pkt *p = s->qhead; p && n < max; p = p->next) {
+        if (seg == 0) {
+            iov[n].iov_base = p->hdr + off;
+            iov[n].iov_len = ADBC_HEADER_SIZE - off;
+            n++;
+            off = 0;
+        }
+        if (p->plen > 0 && n < max) {
+            iov[n].iov_base = p->payload + off;
+            iov[n].iov_len = p->plen - off;
+            n++;
+        }
+        seg = 0;
+        off = 0;
+    }
+    return n;
+}
+
+void adbc_session_sent(adbc_session *s, size_t n)
+{
+    while (n > 0 && s->qhead) {
+        adbc_pkt *p = s->qhead;
+        size_t seglen = s->qseg == 0 ? ADBC_HEADER_SIZE : p->plen;
+        size_t take = seglen - s->qoff;
+        if (take > n)
+            take = n;
+        s->qoff += take;
+        s->queued -= take;
+        n -= take;
+        if (s->qoff < seglen)
+            break;
+        s->qoff = 0;
+        if (s->qseg == 0 && p->plen > 0) {
+            s->qseg = 1;
+            continue;
+        }
+        s->qseg = 0;
+        s->qhead = p->next;
+        if (!s->qhead)
+            s->qtail = NULL;
+        adbc_free(p);
+    }
+}
+
+size_t adbc_session_send_queued(const adbc_session *s)
+{
+    return s->queued;
+}
+
+void adbc_sq_free_all(adbc_session *s)
+{
+    adbc_pkt *p = s->qhead;
+    while (p) {
+        adbc_pkt *n = p->next;
+        adbc_free(p);
+        p = n;
+    }
+    s->qhead = s->qtail = NULL;
+    s->queued = 0;
+    s->qoff = 0;
+    s->qseg = 0;
+}

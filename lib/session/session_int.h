@@ -1,0 +1,102 @@
+/* Internal state of the sans-IO session engine, shared by its files:
+ * session.c (handshake, auth, dispatch), stream.c (stream table and flow
+ * control), sendq.c (the output queue). */
+#ifndef ADBC_SESSION_INT_H
+#define ADBC_SESSION_INT_H
+
+#include "adbc/session.h"
+#include "adbc/auth.h"
+#include "core/internal.h"
+
+/* One queued packet: header and payload go out as two segments. */
+typedef struct adbc_pkt {
+    struct adbc_pkt *next;
+    size_t plen;
+    uint8_t hdr[ADBC_HEADER_SIZE];
+    uint8_t payload[];
+} adbc_pkt;
+
+enum stream_state {
+    ST_OPENING = 1, /* host: OPEN sent, waiting for OKAY */
+    ST_ACCEPTING,   /* device: inside on_open, OKAY not yet queued */
+    ST_OPEN
+};
+
+typedef struct adbc_sstream {
+    uint32_t local, remote;
+    int state;
+    /* Send side. Legacy: `ready` allows one WRTE until the peer's OKAY.
+     * delayed_ack: `credit` is what the peer's window still allows. */
+    int ready;
+    int64_t credit;
+    /* Receive side: bytes received and not yet acknowledged, and how many of
+     * those the consumer has already used. */
+    uint64_t unacked;
+    uint64_t consumed;
+} adbc_sstream;
+
+struct adbc_session {
+    adbc_role role;
+    uint32_t our_version, our_max_payload, window;
+    unsigned max_auth_tokens;
+    int auth_required, offer_tls, we_delayed_ack;
+    char *banner;
+    adbc_session_callbacks cb;
+    void *user;
+
+    adbc_session_state state;
+    int peer_cnxn;        /* the peer's CNXN has been received */
+    uint32_t version;     /* negotiated; ADBC_VERSION_MIN until then */
+    uint32_t max_payload; /* negotiated */
+    int delayed_ack;
+    adbc_banner peer;
+
+    /* Input reassembly. */
+    uint8_t hdrbuf[ADBC_HEADER_SIZE];
+    size_t hdrlen;
+    adbc_header cur;
+    int in_payload;
+    uint8_t *pbuf;
+    size_t pcap, plen;
+
+    /* Output queue. */
+    adbc_pkt *qhead, *qtail;
+    int qseg;    /* 0: header of qhead, 1: its payload */
+    size_t qoff; /* bytes of the current segment already sent */
+    size_t queued;
+
+    /* Streams. */
+    adbc_sstream *streams;
+    size_t nstreams, cap;
+    uint32_t next_id;
+
+    /* Auth. */
+    unsigned key_index, tokens_seen, failed_sigs;
+    int sent_pubkey, pending_offer;
+    uint8_t token[ADBC_AUTH_TOKEN_SIZE];
+
+    char err[512];
+};
+
+#define ADBC_SESSION_HANDSHAKE_MAX ADBC_MAX_PAYLOAD_V1
+
+/* Queue a packet; the data check is computed as the protocol requires. */
+int adbc_sq_push(adbc_session *s, uint32_t cmd, uint32_t arg0, uint32_t arg1,
+                 const uint8_t *data, size_t len);
+void adbc_sq_free_all(adbc_session *s);
+
+/* Mark the session failed with a message (also the thread's last error). */
+int adbc_session_fail(adbc_session *s, int code, const char *fmt, ...) ADBC_PRINTF(3, 4);
+
+/* Stream table. */
+adbc_sstream *adbc_stream_find(adbc_session *s, uint32_t local);
+adbc_sstream *adbc_stream_add(adbc_session *s, uint32_t local, uint32_t remote, int state);
+void adbc_stream_remove(adbc_session *s, uint32_t local);
+
+/* Packet handlers for the stream commands (stream.c). */
+int adbc_handle_open(adbc_session *s, const adbc_header *h, const uint8_t *data);
+int adbc_handle_okay(adbc_session *s, const adbc_header *h, const uint8_t *data);
+int adbc_handle_wrte(adbc_session *s, const adbc_header *h, const uint8_t *data);
+int adbc_handle_clse(adbc_session *s, const adbc_header *h);
+
+#endif

@@ -1,0 +1,197 @@
+/* A transport over a connected file descriptor (a TCP socket, one end of a
+ * socketpair, a descriptor another program handed over). Reads and writes
+ * poll() the descriptor together with a wake-up pipe, so shutdown() from any
+ * thread releases a blocked reader or writer whatever the descriptor is. */
+#include "transport/fd_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+typedef struct fd_transport {
+    adbc_transport base;
+    int fd;
+    int own;
+    int wake[2];
+    atomic_int down;
+    int is_socket;
+} fd_transport;
+
+/* Wait until fd is ready for `events`, the transport is shut down, or the
+ * timeout passes. 1 ready, 0 timeout, negative error. */
+static int wait_fd(fd_transport *t, short events, int timeout_ms)
+{
+    struct pollfd p[2] = {{.fd = t->fd, .events = events}, {.fd = t->wake[0], .events = POLLIN}};
+    for (;;) {
+        if (atomic_load(&t->down))
+            return ADBC_ECLOSED;
+        int r = poll(p, 2, timeout_ms);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            return adbc_fail(ADBC_EIO, "%s: poll failed: %s", t->base.desc, strerror(errno));
+        if (atomic_load(&t->down) || (p[1].revents & POLLIN))
+            return ADBC_ECLOSED;
+        if (r == 0)
+            return 0;
+        return 1;
+    }
+}
+
+static int fd_read(adbc_transport *bt, void *buf, size_t len, int timeout_ms)
+{
+    fd_transport *t = (fd_transport *)bt;
+    if (len > 0x7fffffff)
+        len = 0x7fffffff;
+    for (;;) {
+        int w = wait_fd(t, POLLIN, timeout_ms);
+        if (w < 0)
+            return w == ADBC_ECLOSED ? adbc_fail(ADBC_ECLOSED, "%s: connection shut down",
+                                                 t->base.desc)
+                                     : w;
+        if (w == 0)
+            return adbc_fail(ADBC_ETIMEDOUT, "%s: nothing received for %d ms", t->base.desc,
+                             timeout_ms);
+        ssize_t n = read(t->fd, buf, len);
+        if (n > 0)
+            return (int)n;
+        if (n == 0)
+            return adbc_fail(ADBC_ECLOSED, "%s: the device closed the connection", t->base.desc);
+        if (errno == EINTR || errno == EAGAIN)
+            continue;
+        return adbc_fail(errno == ECONNRESET ? ADBC_ECLOSED : ADBC_EIO,
+                         "%s: read failed: %s", t->base.desc, strerror(errno));
+    }
+}
+
+static int fd_writev(adbc_transport *bt, const struct iovec *iov_in, int iovcnt, int timeout_ms)
+{
+    fd_transport *t = (fd_transport *)bt;
+    struct iovec iov[64];
+    if (iovcnt > 64)
+        iovcnt = 64;
+    memcpy(iov, iov_in, (size_t)iovcnt * sizeof *iov);
+    struct iovec *v = iov;
+    while (iovcnt > 0) {
+        while (iovcnt > 0 && v->iov_len == 0) {
+            v++;
+            iovcnt--;
+        }
+        if (iovcnt == 0)
+            break;
+        struct msghdr mh = {.msg_iov = v, .msg_iovlen = (size_t)iovcnt};
+        ssize_t n = t->is_socket ? sendmsg(t->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT)
+                                 : writev(t->fd, v, iovcnt);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            if (errno == EAGAIN || errno == EWOULDBLOCK) {
+                int w = wait_fd(t, POLLOUT, timeout_ms);
+                if (w < 0)
+                    return w == ADBC_ECLOSED ? adbc_fail(ADBC_ECLOSED, "%s: connection shut down",
+                                                         t->base.desc)
+                                             : w;
+                if (w == 0)
+                    return adbc_fail(ADBC_ETIMEDOUT,
+                                     "%s: the device accepted no data for %d ms: it is stalled "
+                                     "or gone",
+                                     t->base.desc, timeout_ms);
+                continue;
+            }
+            return adbc_fail(errno == EPIPE || errno == ECONNRESET ? ADBC_ECLOSED : ADBC_EIO,
+                             "%s: write failed: %s", t->base.desc, strerror(errno));
+        }
+        size_t left = (size_t)n;
+        while (iovcnt > 0 && left >= v->iov_len) {
+            left -= v->iov_len;
+            v++;
+            iovcnt--;
+        }
+        if (iovcnt > 0) {
+            v->iov_base = (char *)v->iov_base + left;
+            v->iov_len -= left;
+        }
+    }
+    return 0;
+}
+
+static int fd_write(adbc_transport *bt, const void *buf, size_t len, int timeout_ms)
+{
+    struct iovec v = {.iov_base = (void *)buf, .iov_len = len};
+    return fd_writev(bt, &v, 1, timeout_ms);
+}
+
+static void fd_shutdown(adbc_transport *bt)
+{
+    fd_transport *t = (fd_transport *)bt;
+    if (atomic_exchange(&t->down, 1))
+        return;
+    ssize_t r = write(t->wake[1], "x", 1);
+    (void)r;
+}
+
+static void fd_destroy(adbc_transport *bt)
+{
+    fd_transport *t = (fd_transport *)bt;
+    if (t->own && t->fd >= 0)
+        close(t->fd);
+    close(t->wake[0]);
+    close(t->wake[1]);
+    adbc_free(t);
+}
+
+static const adbc_transport_ops fd_ops = {
+    .name = "fd",
+    .read = fd_read,
+    .write = fd_write,
+    .shutdown = fd_shutdown,
+    .destroy = fd_destroy,
+    .writev = fd_writev,
+};
+
+int adbc_transport_fd_named(adbc_transport **out, int fd, int own, const char *desc)
+{
+    *out = NULL;
+    if (fd < 0)
+        return adbc_fail(ADBC_EINVAL, "adbc_transport_fd: invalid descriptor %d", fd);
+    fd_transport *t = adbc_calloc(1, sizeof *t);
+    if (!t)
+        return adbc_fail(ADBC_ENOMEM, "out of memory creating a transport");
+    if (pipe2(t->wake, O_CLOEXEC | O_NONBLOCK) < 0) {
+        int e = errno;
+        adbc_free(t);
+        return adbc_fail(ADBC_EIO, "cannot create a pipe: %s", strerror(e));
+    }
+    t->base.ops = &fd_ops;
+    t->base.packet_mode = 0;
+    snprintf(t->base.desc, sizeof t->base.desc, "%s", desc);
+    t->fd = fd;
+    t->own = own;
+    int type;
+    socklen_t tl = sizeof type;
+    t->is_socket = getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tl) == 0;
+    /* Non-blocking writes let a stalled peer show up as a timeout. */
+    int fl = fcntl(fd, F_GETFL);
+    if (fl >= 0 && !t->is_socket)
+        fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+    *out = &t->base;
+    return 0;
+}
+
+int adbc_transport_fd(adbc_transport **out, int fd, int own)
+{
+    char desc[32];
+    snprintf(desc, sizeof desc, "fd:%d", fd);
+    return adbc_transport_fd_named(out, fd, own, desc);
+}
+
+void adbc_transport_free(adbc_transport *t)
+{
+    if (t)
+        t->ops->destroy(t);
+}
