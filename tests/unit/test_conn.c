@@ -1,0 +1,452 @@
+/* Connection-layer tests: a host adbc_conn over a socketpair, against a
+ * device-role session driven by a thread in this test. The in-test device
+ * serves "echo:" (sends back what it receives), "source:N" (sends N bytes of
+ * a pattern, then closes), "sink:" (reads and drops) and refuses the rest. */
+#include "t.h"
+
+#include <poll.h>
+#include <pthread.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "adbc/adbc.h"
+
+typedef struct dev_stream {
+    uint32_t id;
+    int kind;        /* 1 echo, 2 source, 3 sink */
+    size_t to_send;  /* source: bytes left */
+    size_t sent;
+    uint8_t *pending; /* echo: bytes waiting for window */
+    size_t plen;
+} dev_stream;
+
+typedef struct dev {
+    int fd;
+    adbc_session *s;
+    dev_stream st[256];
+    int n;
+    int stop;
+    int accept_key;
+    uint32_t window;
+    const char *features;
+    pthread_t th;
+} dev;
+
+static dev_stream *dfind(dev *d, uint32_t id)
+{
+    for (int i = 0; i < d->n; i++)
+        if (d->st[i].id == id)
+            return &d->st[i];
+    return NULL;
+}
+
+static void dpump_stream(dev *d, dev_stream *ds)
+{
+    if (ds->kind == 2) {
+        while (ds->to_send > 0) {
+            size_t w = adbc_session_writable(d->s, ds->id);
+            if (w == 0)
+                return;
+            uint8_t buf[65536];
+            size_t n = ds->to_send < sizeof buf ? ds->to_send : sizeof buf;
+            if (n > w)
+                n = w;
+            for (size_t i = 0; i < n; i++)
+                buf[i] = (uint8_t)((ds->sent + i) * 7 + 3);
+            long k = adbc_session_write(d->s, ds->id, buf, n);
+            if (k <= 0)
+                return;
+            ds->sent += (size_t)k;
+            ds->to_send -= (size_t)k;
+        }
+        adbc_session_close_stream(d->s, ds->id);
+        ds->id = 0;
+    } else if (ds->kind == 1 && ds->plen > 0) {
+        long k = adbc_session_write(d->s, ds->id, ds->pending, ds->plen);
+        if (k > 0) {
+            memmove(ds->pending, ds->pending + k, ds->plen - (size_t)k);
+            ds->plen -= (size_t)k;
+            adbc_session_consume(d->s, ds->id, (size_t)k);
+        }
+    }
+}
+
+static int d_open(void *u, uint32_t id, const char *svc)
+{
+    dev *d = u;
+    if (d->n >= 256)
+        return 1;
+    dev_stream *ds = &d->st[d->n];
+    memset(ds, 0, sizeof *ds);
+    ds->id = id;
+    if (strncmp(svc, "echo:", 5) == 0)
+        ds->kind = 1;
+    else if (strncmp(svc, "source:", 7) == 0) {
+        ds->kind = 2;
+        ds->to_send = strtoul(svc + 7, NULL, 10);
+    } else if (strncmp(svc, "sink:", 5) == 0)
+        ds->kind = 3;
+    else
+        return 1;
+    d->n++;
+    return 0;
+}
+
+static void d_data(void *u, uint32_t id, const uint8_t *data, size_t len)
+{
+    dev *d = u;
+    dev_stream *ds = dfind(d, id);
+    if (!ds)
+        return;
+    if (ds->kind == 1) {
+        ds->pending = realloc(ds->pending, ds->plen + len);
+        memcpy(ds->pending + ds->plen, data, len);
+        ds->plen += len;
+        /* consumed (acked) only once echoed: back-pressure end to end */
+    } else {
+        adbc_session_consume(d->s, id, len);
+    }
+}
+
+static void d_closed(void *u, uint32_t id, int reason)
+{
+    (void)reason;
+    dev *d = u;
+    dev_stream *ds = dfind(d, id);
+    if (ds)
+        ds->id = 0;
+}
+
+static int d_verify(void *u, const uint8_t *t, size_t tl, const uint8_t *sig, size_t sl)
+{
+    (void)u, (void)t, (void)tl, (void)sig, (void)sl;
+    return 0; /* reject every signature: forces the public key path */
+}
+
+static int d_offer(void *u, const char *key)
+{
+    dev *d = u;
+    return d->accept_key && strlen(key) > 100;
+}
+
+static void *dev_main(void *arg)
+{
+    dev *d = arg;
+    uint8_t buf[65536];
+    while (!d->stop) {
+        const uint8_t *seg;
+        size_t n;
+        while ((n = adbc_session_next_send(d->s, &seg)) > 0) {
+            ssize_t w = send(d->fd, seg, n, MSG_NOSIGNAL);
+            if (w <= 0)
+                goto out;
+            adbc_session_sent(d->s, (size_t)w);
+        }
+        struct pollfd p = {.fd = d->fd, .events = POLLIN};
+        if (poll(&p, 1, 20) <= 0)
+            goto pump;
+        ssize_t r = read(d->fd, buf, sizeof buf);
+        if (r <= 0)
+            break;
+        if (adbc_session_recv(d->s, buf, (size_t)r) < 0)
+            break;
+    pump:
+        for (int i = 0; i < d->n; i++)
+            if (d->st[i].id)
+                dpump_stream(d, &d->st[i]);
+    }
+out:
+    return NULL;
+}
+
+static int start_dev(dev *d, int *hostfd)
+{
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0)
+        return -1;
+    d->fd = sv[1];
+    adbc_session_config cfg;
+    adbc_session_config_init(&cfg, ADBC_ROLE_DEVICE);
+    cfg.banner = d->features ? d->features
+                             : "device::ro.product.name=tp;ro.product.model=Test;ro.product.device=td;"
+                               "features=shell_v2,delayed_ack";
+    if (d->window)
+        cfg.window = d->window;
+    static const adbc_session_callbacks cb = {.on_open = d_open, .on_data = d_data,
+                                              .on_closed = d_closed, .auth_verify = d_verify,
+                                              .auth_offer = d_offer};
+    if (adbc_session_new(&d->s, &cfg, &cb, d) < 0)
+        return -1;
+    pthread_create(&d->th, NULL, dev_main, d);
+    *hostfd = sv[0];
+    return 0;
+}
+
+static void stop_dev(dev *d)
+{
+    d->stop = 1;
+    pthread_join(d->th, NULL);
+    close(d->fd);
+    for (int i = 0; i < d->n; i++)
+        free(d->st[i].pending);
+    adbc_session_free(d->s);
+}
+
+static adbc_keyring *test_keys(void)
+{
+    static adbc_keyring *ring;
+    if (!ring) {
+        adbc_key *k;
+        if (adbc_keyring_new(&ring) < 0 || adbc_key_generate(&k, 2048) < 0)
+            return NULL;
+        adbc_keyring_add(ring, k);
+    }
+    return ring;
+}
+
+static int connect_to(dev *d, adbc_conn **c, uint32_t host_window)
+{
+    int hfd;
+    if (start_dev(d, &hfd) < 0)
+        return -1;
+    adbc_transport *t;
+    if (adbc_transport_fd(&t, hfd, 1) < 0)
+        return -1;
+    adbc_conn_opts o;
+    adbc_conn_opts_init(&o);
+    o.keys = test_keys();
+    o.auth_timeout_ms = 2000;
+    o.window = host_window;
+    return adbc_conn_open(c, t, &o);
+}
+
+TEST(handshake_with_key_offer)
+{
+    dev d = {.accept_key = 1};
+    adbc_conn *c = NULL;
+    CHECK_EQ_INT(connect_to(&d, &c, 0), 0);
+    const adbc_banner *b = adbc_conn_banner(c);
+    CHECK(b != NULL);
+    CHECK_STR(b->model, "Test");
+    CHECK_EQ_INT(b->state, ADBC_DEV_DEVICE);
+    CHECK(adbc_conn_has_feature(c, "shell_v2"));
+    CHECK_EQ_INT(adbc_conn_delayed_ack(c), 1);
+    CHECK_EQ_INT(adbc_conn_version(c), ADBC_VERSION_SKIP_CHECKSUM);
+    adbc_conn_close(c);
+    stop_dev(&d);
+}
+
+TEST(unauthorized_times_out_with_message)
+{
+    dev d = {.accept_key = 0};
+    adbc_conn *c = NULL;
+    int rc = connect_to(&d, &c, 0);
+    CHECK_EQ_INT(rc, ADBC_EUNAUTHORIZED);
+    CHECK(strstr(adbc_last_error(), "Allow USB debugging") != NULL);
+    stop_dev(&d);
+}
+
+static int echo_roundtrip(adbc_conn *c, size_t total)
+{
+    adbc_stream *s;
+    if (adbc_stream_open(&s, c, "echo:", 2000) < 0)
+        return -1;
+    uint8_t *out = malloc(total), *in = malloc(total);
+    for (size_t i = 0; i < total; i++)
+        out[i] = (uint8_t)(i * 31 + 1);
+    size_t wrote = 0, got = 0;
+    int ok = 0;
+    /* Interleave writes and reads so the echo's back-pressure cannot deadlock. */
+    while (got < total) {
+        if (wrote < total) {
+            size_t n = total - wrote < 100000 ? total - wrote : 100000;
+            if (adbc_stream_write(s, out + wrote, n, 5000) < 0)
+                goto done;
+            wrote += n;
+        }
+        while (got < wrote) {
+            ssize_t r = adbc_stream_read(s, in + got, total - got, 5000);
+            if (r <= 0)
+                goto done;
+            got += (size_t)r;
+        }
+    }
+    ok = memcmp(in, out, total) == 0;
+done:
+    adbc_stream_close(s);
+    free(out);
+    free(in);
+    return ok ? 0 : -1;
+}
+
+TEST(echo_delayed_ack)
+{
+    dev d = {.accept_key = 1};
+    adbc_conn *c = NULL;
+    CHECK_EQ_INT(connect_to(&d, &c, 0), 0);
+    CHECK_EQ_INT(echo_roundtrip(c, 3 * 1024 * 1024 + 17), 0);
+    adbc_conn_close(c);
+    stop_dev(&d);
+}
+
+TEST(echo_legacy_flow_control)
+{
+    dev d = {.accept_key = 1,
+             .features = "device::ro.product.model=Old;features=shell_v2"};
+    adbc_conn *c = NULL;
+    CHECK_EQ_INT(connect_to(&d, &c, 0), 0);
+    CHECK_EQ_INT(adbc_conn_delayed_ack(c), 0);
+    CHECK_EQ_INT(echo_roundtrip(c, 1024 * 1024 + 5), 0);
+    adbc_conn_close(c);
+    stop_dev(&d);
+}
+
+TEST(refused_service)
+{
+    dev d = {.accept_key = 1};
+    adbc_conn *c = NULL;
+    CHECK_EQ_INT(connect_to(&d, &c, 0), 0);
+    adbc_stream *s = NULL;
+    CHECK_EQ_INT(adbc_stream_open(&s, c, "nosuch:", 2000), ADBC_EREFUSED);
+    CHECK(strstr(adbc_last_error(), "nosuch") != NULL);
+    /* the connection still works */
+    CHECK_EQ_INT(echo_roundtrip(c, 1000), 0);
+    adbc_conn_close(c);
+    stop_dev(&d);
+}
+
+TEST(source_reads_to_eof)
+{
+    dev d = {.accept_key = 1};
+    adbc_conn *c = NULL;
+    CHECK_EQ_INT(connect_to(&d, &c, 0), 0);
+    adbc_stream *s;
+    CHECK_EQ_INT(adbc_stream_open(&s, c, "source:5000000", 2000), 0);
+    size_t got = 0;
+    uint8_t buf[70000];
+    int bad = 0;
+    for (;;) {
+        ssize_t r = adbc_stream_read(s, buf, sizeof buf, 5000);
+        CHECK(r >= 0);
+        if (r == 0)
+            break;
+        for (ssize_t i = 0; i < r; i++)
+            if (buf[i] != (uint8_t)((got + (size_t)i) * 7 + 3))
+                bad = 1;
+        got += (size_t)r;
+    }
+    CHECK_EQ_INT(got, 5000000);
+    CHECK_EQ_INT(bad, 0);
+    adbc_stream_close(s);
+    adbc_conn_close(c);
+    stop_dev(&d);
+}
+
+/* A stream nobody reads must not stall another stream on the same
+ * connection: its data waits in its own buffer, bounded by the window. */
+TEST(unread_stream_does_not_stall_others)
+{
+    dev d = {.accept_key = 1};
+    adbc_conn *c = NULL;
+    CHECK_EQ_INT(connect_to(&d, &c, 256 * 1024), 0);
+    adbc_stream *idle;
+    CHECK_EQ_INT(adbc_stream_open(&idle, c, "source:100000000", 2000), 0);
+    adbc_stream *busy;
+    CHECK_EQ_INT(adbc_stream_open(&busy, c, "source:3000000", 2000), 0);
+    size_t got = 0;
+    uint8_t buf[65536];
+    for (;;) {
+        ssize_t r = adbc_stream_read(busy, buf, sizeof buf, 5000);
+        CHECK(r >= 0);
+        if (r == 0)
+            break;
+        got += (size_t)r;
+    }
+    CHECK_EQ_INT(got, 3000000);
+    adbc_stream_close(busy);
+    adbc_stream_close(idle);
+    adbc_conn_close(c);
+    stop_dev(&d);
+}
+
+struct par {
+    adbc_conn *c;
+    int rc;
+};
+
+static void *par_echo(void *arg)
+{
+    struct par *p = arg;
+    p->rc = echo_roundtrip(p->c, 300000);
+    return NULL;
+}
+
+TEST(streams_from_many_threads)
+{
+    dev d = {.accept_key = 1};
+    adbc_conn *c = NULL;
+    CHECK_EQ_INT(connect_to(&d, &c, 0), 0);
+    pthread_t th[16];
+    struct par p[16];
+    for (int i = 0; i < 16; i++) {
+        p[i].c = c;
+        pthread_create(&th[i], NULL, par_echo, &p[i]);
+    }
+    int fails = 0;
+    for (int i = 0; i < 16; i++) {
+        pthread_join(th[i], NULL);
+        fails += p[i].rc != 0;
+    }
+    CHECK_EQ_INT(fails, 0);
+    adbc_conn_close(c);
+    stop_dev(&d);
+}
+
+TEST(read_timeout_keeps_stream_usable)
+{
+    dev d = {.accept_key = 1};
+    adbc_conn *c = NULL;
+    CHECK_EQ_INT(connect_to(&d, &c, 0), 0);
+    adbc_stream *s;
+    CHECK_EQ_INT(adbc_stream_open(&s, c, "echo:", 2000), 0);
+    uint8_t b[4];
+    CHECK_EQ_INT(adbc_stream_read(s, b, 4, 50), ADBC_ETIMEDOUT);
+    CHECK_EQ_INT(adbc_stream_write(s, "ping", 4, 1000), 0);
+    CHECK_EQ_INT(adbc_stream_read_full(s, b, 4, 2000), 0);
+    CHECK_MEM(b, "ping", 4);
+    adbc_stream_close(s);
+    adbc_conn_close(c);
+    stop_dev(&d);
+}
+
+TEST(peer_disconnect_fails_calls)
+{
+    dev d = {.accept_key = 1};
+    adbc_conn *c = NULL;
+    CHECK_EQ_INT(connect_to(&d, &c, 0), 0);
+    adbc_stream *s;
+    CHECK_EQ_INT(adbc_stream_open(&s, c, "echo:", 2000), 0);
+    shutdown(d.fd, SHUT_RDWR);
+    uint8_t b[4];
+    ssize_t r = adbc_stream_read(s, b, 4, 2000);
+    CHECK_EQ_INT(r, ADBC_ECLOSED);
+    CHECK(strstr(adbc_last_error(), "closed") != NULL);
+    adbc_stream_close(s);
+    adbc_conn_close(c);
+    stop_dev(&d);
+}
+
+int main(void)
+{
+    RUN(handshake_with_key_offer);
+    RUN(unauthorized_times_out_with_message);
+    RUN(echo_delayed_ack);
+    RUN(echo_legacy_flow_control);
+    RUN(refused_service);
+    RUN(source_reads_to_eof);
+    RUN(unread_stream_does_not_stall_others);
+    RUN(streams_from_many_threads);
+    RUN(read_timeout_keeps_stream_usable);
+    RUN(peer_disconnect_fails_calls);
+    return T_DONE();
+}

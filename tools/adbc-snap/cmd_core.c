@@ -1,0 +1,185 @@
+/* adbc-snap core commands: info, shell, exec. */
+#include "snap.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int cmd_info(snap_ctx *ctx, int argc, char **argv);
+static int cmd_shell(snap_ctx *ctx, int argc, char **argv);
+static int cmd_exec(snap_ctx *ctx, int argc, char **argv);
+
+const snap_cmd snap_cmds_core[] = {
+    {"info", cmd_info, "info [--json]", "the device's state, properties and features"},
+    {"shell", cmd_shell, "shell [-n] CMD...",
+     "run a command; exits with its status (shell v2), stderr kept apart"},
+    {"exec", cmd_exec, "exec CMD...", "run a command binary-safe (exec:), output to stdout"},
+    {NULL, NULL, NULL, NULL},
+};
+
+static int cmd_info(snap_ctx *ctx, int argc, char **argv)
+{
+    int json = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--json") == 0)
+            json = 1;
+        else
+            return snap_usage(&snap_cmds_core[0], "unknown argument");
+    }
+    adbc_conn *c;
+    if (snap_connect(ctx, &c) < 0)
+        return SNAP_EXIT_FAIL;
+    const adbc_banner *b = adbc_conn_banner(c);
+    if (json) {
+        printf("{\"transport\":");
+        snap_json_str(stdout, adbc_conn_desc(c));
+        printf(",\"state\":");
+        snap_json_str(stdout, adbc_dev_state_name(b->state));
+        printf(",\"protocol_version\":\"0x%08x\",\"max_payload\":%u,\"delayed_ack\":%s",
+               adbc_conn_version(c), adbc_conn_max_payload(c),
+               adbc_conn_delayed_ack(c) ? "true" : "false");
+        printf(",\"properties\":{");
+        for (size_t i = 0; i < b->nprops; i++) {
+            if (i)
+                putchar(',');
+            snap_json_str(stdout, b->props[i].key);
+            putchar(':');
+            snap_json_str(stdout, b->props[i].value);
+        }
+        printf("},\"features\":[");
+        for (size_t i = 0; i < b->nfeatures; i++) {
+            if (i)
+                putchar(',');
+            snap_json_str(stdout, b->features[i]);
+        }
+        printf("],\"banner\":");
+        snap_json_str(stdout, b->raw);
+        printf("}\n");
+        return 0;
+    }
+    printf("transport:        %s\n", adbc_conn_desc(c));
+    printf("state:            %s\n", adbc_dev_state_name(b->state));
+    printf("protocol:         0x%08x, max payload %u, delayed_ack %s\n", adbc_conn_version(c),
+           adbc_conn_max_payload(c), adbc_conn_delayed_ack(c) ? "on" : "off");
+    for (size_t i = 0; i < b->nprops; i++)
+        printf("%-17s %s\n", b->props[i].key, b->props[i].value);
+    printf("features:         ");
+    for (size_t i = 0; i < b->nfeatures; i++)
+        printf("%s%s", i ? "," : "", b->features[i]);
+    printf("\n");
+    return 0;
+}
+
+struct pump {
+    adbc_shell *sh;
+    int timeout_ms;
+};
+
+/* Forward our stdin to the command until EOF, then close its stdin. */
+static void *stdin_pump(void *arg)
+{
+    struct pump *p = arg;
+    char buf[65536];
+    for (;;) {
+        ssize_t n = read(0, buf, sizeof buf);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        if (adbc_shell_write(p->sh, buf, (size_t)n, p->timeout_ms) < 0)
+            return NULL;
+    }
+    adbc_shell_close_stdin(p->sh, p->timeout_ms);
+    return NULL;
+}
+
+static int write_all(int fd, const void *buf, size_t len)
+{
+    const char *p = buf;
+    while (len > 0) {
+        ssize_t n = write(fd, p, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+static int run_stream(snap_ctx *ctx, const char *cmd, adbc_shell_mode mode, int forward_stdin)
+{
+    adbc_conn *c;
+    if (snap_connect(ctx, &c) < 0)
+        return SNAP_EXIT_FAIL;
+    adbc_shell_opts o = {.mode = mode};
+    adbc_shell *sh;
+    int rc = adbc_shell_open(&sh, c, cmd, &o, ctx->timeout_ms);
+    if (rc < 0)
+        return snap_fail(cmd, rc);
+    pthread_t th;
+    struct pump p = {sh, ctx->timeout_ms};
+    int pumping = forward_stdin && adbc_shell_is_v2(sh) && !isatty(0) &&
+                  pthread_create(&th, NULL, stdin_pump, &p) == 0;
+    if (!pumping && adbc_shell_is_v2(sh))
+        adbc_shell_close_stdin(sh, ctx->timeout_ms);
+    char buf[65536];
+    int status = 0;
+    for (;;) {
+        int fd;
+        /* A running command may stay quiet for long: no read timeout here;
+         * a dead connection still ends the read with an error. */
+        ssize_t n = adbc_shell_read(sh, &fd, buf, sizeof buf, -1);
+        if (n < 0) {
+            status = snap_fail(cmd, (int)n);
+            break;
+        }
+        if (n == 0) {
+            int code = adbc_shell_exit_code(sh);
+            status = code >= 0 ? code : 0;
+            break;
+        }
+        if (write_all(fd == 2 ? 2 : 1, buf, (size_t)n) < 0) {
+            status = SNAP_EXIT_FAIL;
+            break;
+        }
+    }
+    if (pumping)
+        pthread_detach(th); /* it may be blocked in read(0); the process exits */
+    else
+        adbc_shell_free(sh);
+    return status;
+}
+
+static int cmd_shell(snap_ctx *ctx, int argc, char **argv)
+{
+    int from = 1, forward = 1;
+    if (argc > 1 && strcmp(argv[1], "-n") == 0) {
+        forward = 0;
+        from = 2;
+    }
+    if (from >= argc)
+        return snap_usage(&snap_cmds_core[1],
+                          "give the command to run (interactive shells are not supported)");
+    char *cmd = snap_join(argc, argv, from);
+    if (!cmd)
+        return SNAP_EXIT_FAIL;
+    int rc = run_stream(ctx, cmd, ADBC_SHELL_AUTO, forward);
+    free(cmd);
+    return rc;
+}
+
+static int cmd_exec(snap_ctx *ctx, int argc, char **argv)
+{
+    if (argc < 2)
+        return snap_usage(&snap_cmds_core[2], "give the command to run");
+    char *cmd = snap_join(argc, argv, 1);
+    if (!cmd)
+        return SNAP_EXIT_FAIL;
+    int rc = run_stream(ctx, cmd, ADBC_SHELL_EXEC, 0);
+    free(cmd);
+    return rc;
+}

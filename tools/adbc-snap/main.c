@@ -1,0 +1,80 @@
+/* adbc-snap: the diagnostic command-line tool. Parses the global options,
+ * picks the command, and owns the connection. */
+#include "snap.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const snap_cmd *const tables[] = {snap_cmds_core};
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: adbc-snap [-s SERIAL | -t HOST:PORT] [--timeout SECONDS] [-q] COMMAND "
+            "[ARGS...]\n\n"
+            "Talks to adbd directly (no adb server). A SERIAL of the form HOST:PORT means TCP;\n"
+            "ANDROID_SERIAL is used when neither -s nor -t is given.\n\ncommands:\n");
+    for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)
+        for (const snap_cmd *c = tables[t]; c->name; c++)
+            fprintf(f, "  %-34s %s\n", c->usage, c->help);
+}
+
+static const snap_cmd *find_cmd(const char *name)
+{
+    for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)
+        for (const snap_cmd *c = tables[t]; c->name; c++)
+            if (strcmp(c->name, name) == 0)
+                return c;
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    snap_ctx ctx = {.timeout_ms = 30000, .argv0 = argv[0]};
+    int i = 1;
+    for (; i < argc && argv[i][0] == '-'; i++) {
+        const char *a = argv[i];
+        if ((strcmp(a, "-s") == 0 || strcmp(a, "-t") == 0) && i + 1 < argc) {
+            if (a[1] == 's')
+                ctx.serial = argv[++i];
+            else
+                ctx.target = argv[++i];
+        } else if (strcmp(a, "--timeout") == 0 && i + 1 < argc) {
+            char *end;
+            double s = strtod(argv[++i], &end);
+            if (*end || s <= 0 || s > 86400) {
+                fprintf(stderr, "adbc-snap: --timeout takes seconds (0 < S <= 86400)\n");
+                return SNAP_EXIT_USAGE;
+            }
+            ctx.timeout_ms = (int)(s * 1000);
+        } else if (strcmp(a, "-q") == 0) {
+            ctx.quiet = 1;
+        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            usage(stdout);
+            return 0;
+        } else if (strcmp(a, "--version") == 0) {
+            printf("adbc-snap %s\n", ADBC_VERSION_STRING);
+            return 0;
+        } else {
+            fprintf(stderr, "adbc-snap: unknown option %s (see adbc-snap --help)\n", a);
+            return SNAP_EXIT_USAGE;
+        }
+    }
+    if (i >= argc) {
+        usage(stderr);
+        return SNAP_EXIT_USAGE;
+    }
+    if (!ctx.serial && !ctx.target) {
+        const char *env = getenv("ANDROID_SERIAL");
+        if (env && *env)
+            ctx.serial = env;
+    }
+    const snap_cmd *cmd = find_cmd(argv[i]);
+    if (!cmd) {
+        fprintf(stderr, "adbc-snap: unknown command \"%s\" (see adbc-snap --help)\n", argv[i]);
+        return SNAP_EXIT_USAGE;
+    }
+    int rc = cmd->run(&ctx, argc - i, argv + i);
+    adbc_conn_close(ctx.conn);
+    return rc;
+}

@@ -1,0 +1,49 @@
+/* adbc-snap: shared declarations of the command-line tool. Each cmd_*.c
+ * file defines a NULL-terminated table of commands; main.c lists the tables. */
+#ifndef ADBC_SNAP_H
+#define ADBC_SNAP_H
+
+#include <stdio.h>
+
+#include "adbc/adbc.h"
+
+typedef struct snap_ctx {
+    const char *serial;  /* -s, or ANDROID_SERIAL */
+    const char *target;  /* -t HOST:PORT */
+    int timeout_ms;      /* --timeout, per operation */
+    int quiet;           /* -q */
+    const char *argv0;
+    adbc_conn *conn;     /* opened by snap_connect, closed by main */
+} snap_ctx;
+
+typedef struct snap_cmd {
+    const char *name;
+    int (*run)(snap_ctx *ctx, int argc, char **argv); /* argv[0] is the command name */
+    const char *usage;  /* "shell CMD..." */
+    const char *help;   /* one line */
+} snap_cmd;
+
+/* Exit statuses for tool-level failures (a remote command's own status is
+ * passed through by `shell`). */
+#define SNAP_EXIT_USAGE 2
+#define SNAP_EXIT_FAIL 1
+
+/* Connect to the selected device (once; later calls return the same). On
+ * failure prints the error and returns it. */
+int snap_connect(snap_ctx *ctx, adbc_conn **out);
+
+/* Print "adbc-snap: <what>: <last error>" to stderr; returns SNAP_EXIT_FAIL. */
+int snap_fail(const char *what, int rc);
+
+/* Print a usage error for a command; returns SNAP_EXIT_USAGE. */
+int snap_usage(const snap_cmd *cmd, const char *msg);
+
+/* Join argv[from..argc) with single spaces (as adb does for shell). malloc'd. */
+char *snap_join(int argc, char **argv, int from);
+
+/* Write s as a JSON string literal (with quotes) to f. */
+void snap_json_str(FILE *f, const char *s);
+
+extern const snap_cmd snap_cmds_core[];
+
+#endif

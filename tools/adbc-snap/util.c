@@ -1,0 +1,102 @@
+/* adbc-snap helpers: device selection, errors, JSON strings. */
+#include "snap.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void on_prompt(void *user, const char *message)
+{
+    (void)user;
+    fprintf(stderr, "adbc-snap: %s (waiting)\n", message);
+}
+
+int snap_connect(snap_ctx *ctx, adbc_conn **out)
+{
+    if (ctx->conn) {
+        *out = ctx->conn;
+        return 0;
+    }
+    const char *addr = ctx->target;
+    if (!addr && ctx->serial) {
+        /* adb's convention: a serial that looks like HOST:PORT is a TCP device. */
+        if (strchr(ctx->serial, ':'))
+            addr = ctx->serial;
+        else {
+            fprintf(stderr,
+                    "adbc-snap: device \"%s\" is not a HOST:PORT address, and this build "
+                    "reaches devices over TCP only: give -t HOST:PORT\n",
+                    ctx->serial);
+            return ADBC_ENOTFOUND;
+        }
+    }
+    if (!addr) {
+        fprintf(stderr,
+                "adbc-snap: no device given. Connect one of:\n"
+                "  - a device with adbd on TCP: adbc-snap -t HOST:PORT ... (wireless debugging "
+                "or `adb tcpip 5555`)\n"
+                "  - set ANDROID_SERIAL=HOST:PORT\n");
+        return ADBC_ENOTFOUND;
+    }
+    adbc_conn_opts o;
+    adbc_conn_opts_init(&o);
+    o.on_auth_prompt = on_prompt;
+    if (ctx->timeout_ms < o.connect_timeout_ms)
+        o.connect_timeout_ms = ctx->timeout_ms;
+    int rc = adbc_connect(&ctx->conn, addr, &o);
+    if (rc < 0) {
+        snap_fail(addr, rc);
+        return rc;
+    }
+    *out = ctx->conn;
+    return 0;
+}
+
+int snap_fail(const char *what, int rc)
+{
+    const char *msg = adbc_last_error();
+    fprintf(stderr, "adbc-snap: %s: %s\n", what, *msg ? msg : adbc_strerror(rc));
+    return SNAP_EXIT_FAIL;
+}
+
+int snap_usage(const snap_cmd *cmd, const char *msg)
+{
+    fprintf(stderr, "adbc-snap %s: %s\nusage: adbc-snap %s\n", cmd->name, msg, cmd->usage);
+    return SNAP_EXIT_USAGE;
+}
+
+char *snap_join(int argc, char **argv, int from)
+{
+    size_t n = 1;
+    for (int i = from; i < argc; i++)
+        n += strlen(argv[i]) + 1;
+    char *s = malloc(n);
+    if (!s)
+        return NULL;
+    s[0] = '\0';
+    for (int i = from; i < argc; i++) {
+        if (i > from)
+            strcat(s, " ");
+        strcat(s, argv[i]);
+    }
+    return s;
+}
+
+void snap_json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; p && *p; p++) {
+        switch (*p) {
+        case '"': fputs("\\\"", f); break;
+        case '\\': fputs("\\\\", f); break;
+        case '\n': fputs("\\n", f); break;
+        case '\r': fputs("\\r", f); break;
+        case '\t': fputs("\\t", f); break;
+        default:
+            if (*p < 0x20)
+                fprintf(f, "\\u%04x", *p);
+            else
+                fputc(*p, f);
+        }
+    }
+    fputc('"', f);
+}
