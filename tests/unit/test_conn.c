@@ -25,7 +25,7 @@ typedef struct dev {
     adbc_session *s;
     dev_stream st[256];
     int n;
-    int stop;
+    _Atomic int stop;
     int accept_key;
     uint32_t window;
     const char *features;
