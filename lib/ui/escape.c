@@ -1,0 +1,90 @@
+/* Escaping for the snapshot text and JSON: one node is always one line.
+ *
+ * Both outputs share the rules: backslash and double quote are escaped,
+ * newline, carriage return and tab get their short forms, and every other
+ * control character (C0, DEL, and the C1 range U+0080..U+009F) becomes
+ * \u00XX. Everything else, CJK and emoji included, is copied as UTF-8;
+ * the parser has already made it valid. The output is valid JSON string
+ * content too. */
+#include "ui/ui_internal.h"
+
+#include <string.h>
+
+static inline int plain(unsigned char c)
+{
+    return c >= 0x20 && c != '"' && c != '\\' && c != 0x7f && c != 0xc2;
+}
+
+/* Bytes of one escaped unit at s[i] (0 when it is copied as is). */
+static inline size_t unit(const unsigned char *s, size_t n, size_t i, size_t *span)
+{
+    unsigned char c = s[i];
+    *span = 1;
+    if (c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t')
+        return 2;
+    if (c < 0x20 || c == 0x7f)
+        return 6;
+    if (c == 0xc2 && i + 1 < n && s[i + 1] >= 0x80 && s[i + 1] <= 0x9f) {
+        *span = 2;
+        return 6;
+    }
+    return 0;
+}
+
+size_t ui_escape_len(const char *str, size_t n)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    size_t out = n;
+    for (size_t i = 0; i < n;) {
+        if (plain(s[i])) {
+            i++;
+            continue;
+        }
+        size_t span, u = unit(s, n, i, &span);
+        if (u)
+            out += u - span;
+        i += span;
+    }
+    return out;
+}
+
+char *ui_escape(char *dst, const char *str, size_t n)
+{
+    static const char hex[] = "0123456789abcdef";
+    const unsigned char *s = (const unsigned char *)str;
+    size_t i = 0, run = 0;
+    while (i < n) {
+        if (plain(s[i])) {
+            i++;
+            continue;
+        }
+        size_t span, u = unit(s, n, i, &span);
+        if (!u) {
+            i++;
+            continue;
+        }
+        memcpy(dst, s + run, i - run);
+        dst += i - run;
+        unsigned cp = s[i];
+        if (span == 2)
+            cp = s[i + 1]; /* C2 80..9F is U+0080..U+009F */
+        *dst++ = '\\';
+        switch (cp) {
+        case '"': *dst++ = '"'; break;
+        case '\\': *dst++ = '\\'; break;
+        case '\n': *dst++ = 'n'; break;
+        case '\r': *dst++ = 'r'; break;
+        case '\t': *dst++ = 't'; break;
+        default:
+            *dst++ = 'u';
+            *dst++ = '0';
+            *dst++ = '0';
+            *dst++ = hex[cp >> 4];
+            *dst++ = hex[cp & 15];
+        }
+        i += span;
+        run = i;
+    }
+    memcpy(dst, s + run, n - run);
+    return dst + (n - run);
+}
