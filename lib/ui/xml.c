@@ -352,16 +352,16 @@ int ui_xml_parse(ui_doc *d)
         }
         char *next;
         if (c == '/') {
-            if (tag_is(p + 1, end, "node", 4)) {
+            next = skip_tag(p, end);
+            if (next && tag_is(p + 1, end, "node", 4)) {
                 if (cur != UI_NONE)
                     cur = d->nodes[cur].parent;
                 else
                     damage(d, "</node> without a matching <node>", at);
-            } else if (tag_is(p + 1, end, "hierarchy", 9)) {
+            } else if (next && tag_is(p + 1, end, "hierarchy", 9)) {
                 hier_closed = 1;
                 break;
             }
-            next = skip_tag(p, end);
         } else if (c == '!') {
             if ((size_t)(end - p) >= 4 && memcmp(p, "<!--", 4) == 0)
                 next = skip_past(p + 4, end, "-->");
