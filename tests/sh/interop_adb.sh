@@ -1,0 +1,119 @@
+#!/bin/bash
+# Interop with Debian's real adb: the test device runs on adbc's session
+# engine in the device role, so if adb can connect, authenticate, run shell
+# and exec against it, the engine speaks the real protocol. Every adb call
+# goes to a private server (own port, own HOME and key), stopped by pid at
+# exit.
+set -u
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+if ! command -v "$ADB_BIN" > /dev/null; then
+    echo "SKIP: Debian's adb is not installed (apt install adb)"
+    exit 77
+fi
+t_init
+T0=$SECONDS
+
+adb_server_start a
+td_start dev --authorized-keys-from a \
+    --prop ro.product.name=interop_prod --prop ro.product.model=Interop_Model \
+    --prop ro.product.device=interop_dev
+DEV=127.0.0.1:${TD_PORT[dev]}
+A() { adb_run a -s "$DEV" "$@"; }
+
+t_check "adb connect $DEV succeeds"
+out=$(adb_run a connect "$DEV" 2>&1) || t_fail "adb connect exited nonzero: $out"
+case $out in *"connected to $DEV"*) ;; *) t_fail "adb connect said: $out" ;; esac
+adb_wait_state a "$DEV" device 10 || t_fail "$DEV not in state 'device': $(adb_run a devices)"
+
+t_check "adb devices -l shows product/model/device from the banner"
+line=$(adb_run a devices -l | grep "^$DEV[[:space:]]")
+case $line in
+    *" device product:interop_prod model:Interop_Model device:interop_dev"*) ;;
+    *) t_fail "adb devices -l line: '$line'" ;;
+esac
+
+t_check "shell v2: stdout and exit status ('echo x; exit 3' prints x, exits 3)"
+out=$(A shell 'echo x; exit 3')
+rc=$?
+[ "$out" = x ] || t_fail "stdout was '$out', expected 'x'"
+[ $rc -eq 3 ] || t_fail "exit status $rc, expected 3"
+
+t_check "shell v2: stderr goes to stderr, stdout to stdout"
+A shell 'echo to-out; echo to-err >&2' > "$T_TMP/o" 2> "$T_TMP/e" || t_fail "shell failed"
+[ "$(cat "$T_TMP/o")" = to-out ] || t_fail "stdout: '$(cat "$T_TMP/o")'"
+[ "$(cat "$T_TMP/e")" = to-err ] || t_fail "stderr: '$(cat "$T_TMP/e")'"
+
+t_check "shell v2: a command killed by a signal exits 128+signal (137 for SIGKILL)"
+A shell 'kill -9 $$'
+rc=$?
+[ $rc -eq 137 ] || t_fail "exit status $rc, expected 137"
+
+t_check "shell v2: stdin passes through (echo hello | adb shell cat)"
+out=$(echo hello | A shell cat)
+[ "$out" = hello ] || t_fail "got '$out'"
+
+t_check "getprop stand-in serves the --prop values"
+out=$(A shell getprop ro.product.model)
+[ "$out" = Interop_Model ] || t_fail "getprop ro.product.model gave '$out'"
+
+t_check "sandbox: /data is the sandbox's data/, PATH and cwd like a device"
+echo marker > "${TD_SANDBOX[dev]}/data/local/tmp/marker"
+out=$(A shell 'cat /data/local/tmp/marker; pwd; echo $PATH')
+[ "$out" = "marker
+/
+/system/bin:/usr/bin:/bin" ] || t_fail "got '$out'"
+
+t_check "exec-out returns 1 MiB of random bytes byte for byte"
+head -c 1048576 /dev/urandom > "$T_TMP/rand.bin"
+cp "$T_TMP/rand.bin" "${TD_SANDBOX[dev]}/data/local/tmp/rand.bin"
+A exec-out cat /data/local/tmp/rand.bin > "$T_TMP/got.bin" || t_fail "adb exec-out failed"
+cmp "$T_TMP/rand.bin" "$T_TMP/got.bin" || t_fail "exec-out data differs"
+
+t_check "exec-in passes 1 MiB of stdin byte for byte"
+A exec-in 'cat > /data/local/tmp/in.bin' < "$T_TMP/rand.bin" || t_fail "adb exec-in failed"
+# adb exec-in returns once the data is handed to its server; the device
+# finishes writing shortly after.
+for ((i = 0; i < 100; i++)); do
+    cmp -s "$T_TMP/rand.bin" "${TD_SANDBOX[dev]}/data/local/tmp/in.bin" && break
+    sleep 0.1
+done
+cmp "$T_TMP/rand.bin" "${TD_SANDBOX[dev]}/data/local/tmp/in.bin" || t_fail "exec-in data differs"
+
+t_check "a host with an unknown key is 'unauthorized' (prompt pending)"
+adb_server_start b
+adb_run b connect "$DEV" > "$T_TMP/connect-b" 2>&1
+adb_wait_state b "$DEV" unauthorized 10 ||
+    t_fail "expected unauthorized; adb devices: $(adb_run b devices); connect said: $(cat "$T_TMP/connect-b")"
+key_b=$(cut -d' ' -f1 "${ADB_HOME[b]}/.android/adbkey.pub")
+grep -qF "$key_b" "${TD_KEYS[dev]}" && t_fail "unknown key was added to the authorized keys"
+adb_run b disconnect "$DEV" > /dev/null 2>&1
+
+t_check "with --accept-new-keys the unknown key becomes 'device' and is saved"
+td_start acc --authorized-keys-from a --accept-new-keys
+ACC=127.0.0.1:${TD_PORT[acc]}
+adb_run b connect "$ACC" > /dev/null 2>&1
+adb_wait_state b "$ACC" device 10 || t_fail "expected device; adb devices: $(adb_run b devices)"
+grep -qF "$key_b" "${TD_KEYS[acc]}" || t_fail "accepted key not appended to ${TD_KEYS[acc]}"
+out=$(adb_run b -s "$ACC" shell echo ok)
+[ "$out" = ok ] || t_fail "shell on the accepted connection gave '$out'"
+
+t_check "the saved key authorizes host b after a device restart without --accept-new-keys"
+adb_run b disconnect "$ACC" > /dev/null 2>&1
+td_stop acc
+td_start acc
+ACC=127.0.0.1:${TD_PORT[acc]}
+adb_run b connect "$ACC" > /dev/null 2>&1
+adb_wait_state b "$ACC" device 10 || t_fail "expected device; adb devices: $(adb_run b devices)"
+
+t_check "everything stops cleanly and no process is left behind"
+adb_run a disconnect > /dev/null 2>&1
+adb_run b disconnect > /dev/null 2>&1
+td_stop dev
+td_stop acc
+adb_server_stop a
+adb_server_stop b
+left=$(ps -eo pid=,args= | grep -F "$T_TMP" | grep -v grep)
+[ -z "$left" ] || t_fail "processes left behind: $left"
+
+echo "ok: $T_CHECKS checks in $((SECONDS - T0)) s"

@@ -1,0 +1,355 @@
+#!/bin/bash
+# Shared helpers for the shell tests: start and stop the test device, run
+# Debian's adb against a private server, report checks. Source it:
+#
+#   . "$(dirname "$0")/lib.sh"
+#   t_init
+#   adb_server_start a                   # private server, own HOME and key
+#   td_start dev --authorized-keys-from a --prop ro.product.model=X
+#   adb_run a connect "127.0.0.1:${TD_PORT[dev]}"
+#
+# Everything lives in one temporary directory; an EXIT trap stops every
+# device and adb server started here (by process id) and removes it, so a
+# test never touches the user's adb server (port 5037) or ~/.android.
+#
+# Run directly (bash tests/sh/lib.sh) it tests its own helpers.
+
+: "${ADBC_SOURCE_DIR:=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
+: "${ADBC_BUILD_DIR:=$PWD}"
+TD_BIN=${TD_BIN:-$ADBC_BUILD_DIR/fixtures/adbc-testdevice}
+ADB_BIN=${ADB_BIN:-adb}
+# Bound for every single adb invocation (seconds).
+ADB_TIMEOUT=${ADB_TIMEOUT:-30}
+
+declare -A TD_PID TD_PORT TD_DIR TD_KEYS TD_SANDBOX
+declare -A ADB_PID ADB_PORT ADB_HOME
+T_TMP=
+TD_FD=
+TD_REPLY=
+T_CHECKS=0
+
+# ---- reporting ----
+
+t_log() { printf '%s\n' "$*" >&2; }
+
+# Print what is being checked (one line per check).
+t_check()
+{
+    T_CHECKS=$((T_CHECKS + 1))
+    printf 'check %d: %s\n' "$T_CHECKS" "$*"
+}
+
+# Fail the test: message, the logs of every device and server, exit 1.
+t_fail()
+{
+    printf 'FAIL: %s\n' "$*" >&2
+    local n
+    for n in "${!TD_DIR[@]}"; do
+        if [ -s "${TD_DIR[$n]}/stderr" ]; then
+            printf -- '--- test device %s stderr (last 30 lines) ---\n' "$n" >&2
+            tail -n 30 "${TD_DIR[$n]}/stderr" >&2
+        fi
+    done
+    for n in "${!ADB_HOME[@]}"; do
+        if [ -s "$T_TMP/adb-$n/server.log" ]; then
+            printf -- '--- adb server %s log (last 15 lines) ---\n' "$n" >&2
+            tail -n 15 "$T_TMP/adb-$n/server.log" >&2
+        fi
+    done
+    exit 1
+}
+
+# ---- setup / teardown ----
+
+t_init()
+{
+    T_TMP=$(mktemp -d "${TMPDIR:-/tmp}/adbc-sh.XXXXXX") || { echo "mktemp failed" >&2; exit 1; }
+    trap t_cleanup EXIT
+    trap 'exit 130' INT
+    trap 'exit 143' TERM
+    # Nothing of the user's adb setup may leak into the private servers.
+    unset ANDROID_SERIAL ANDROID_ADB_SERVER_PORT ADB_SERVER_SOCKET ANDROID_ADB_SERVER_ADDRESS \
+        ADB_VENDOR_KEYS ANDROID_SDK_HOME ANDROID_USER_HOME ANDROID_EMULATOR_HOME ADB_TRACE \
+        ADB_MDNS ADB_MDNS_AUTO_CONNECT ADB_LIBUSB
+}
+
+# Wait until a process id is gone (it must be our child). $2: timeout s.
+_t_wait_gone()
+{
+    local pid=$1 i
+    for ((i = 0; i < ${2:-5} * 20; i++)); do
+        kill -0 "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null; return 0; }
+        sleep 0.05
+    done
+    return 1
+}
+
+# Stop a process we started: SIGTERM, then SIGKILL after the timeout.
+_t_stop_pid()
+{
+    local pid=$1
+    [ -n "$pid" ] || return 0
+    kill -0 "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null; return 0; }
+    kill -TERM "$pid" 2>/dev/null
+    _t_wait_gone "$pid" "${2:-5}" && return 0
+    kill -KILL "$pid" 2>/dev/null
+    _t_wait_gone "$pid" 2
+    return 1
+}
+
+t_cleanup()
+{
+    local rc=$? n
+    for n in "${!TD_PID[@]}"; do _t_stop_pid "${TD_PID[$n]}"; done
+    for n in "${!ADB_PID[@]}"; do _t_stop_pid "${ADB_PID[$n]}"; done
+    if [ -n "$T_TMP" ] && [ -d "$T_TMP" ] && [ -z "${T_KEEP:-}" ]; then
+        rm -rf "$T_TMP"
+    elif [ -n "$T_TMP" ]; then
+        t_log "kept $T_TMP"
+    fi
+    exit $rc
+}
+
+# ---- the test device ----
+
+# td_start NAME [--authorized-keys-from ADBNAME]... [adbc-testdevice options]
+# Starts a device on a kernel-chosen loopback port with its own sandbox
+# and authorized-keys file ($T_TMP/dev-NAME/). --authorized-keys-from adds
+# that adb server's public key to the file first. Waits (10 s at most) for
+# "listening on" and sets TD_PORT[NAME], TD_PID[NAME], TD_SANDBOX[NAME],
+# TD_KEYS[NAME]. An existing keys file of the same NAME is kept (restart).
+td_start()
+{
+    local name=$1
+    shift
+    local dir=$T_TMP/dev-$name
+    mkdir -p "$dir"
+    TD_DIR[$name]=$dir
+    TD_SANDBOX[$name]=$dir/sandbox
+    TD_KEYS[$name]=$dir/adb_keys
+    touch "$dir/adb_keys"
+    local args=()
+    while [ $# -gt 0 ]; do
+        if [ "$1" = --authorized-keys-from ]; then
+            cat "${ADB_HOME[$2]}/.android/adbkey.pub" >> "$dir/adb_keys" ||
+                t_fail "td_start $name: no key for adb server '$2'"
+            echo >> "$dir/adb_keys"
+            shift 2
+        else
+            args+=("$1")
+            shift
+        fi
+    done
+    [ -x "$TD_BIN" ] || t_fail "test device not built: $TD_BIN (build the adbc-testdevice target)"
+    : > "$dir/stdout"
+    "$TD_BIN" --port 0 --sandbox "$dir/sandbox" --authorized-keys "$dir/adb_keys" \
+        --pidfile "$dir/pid" "${args[@]}" > "$dir/stdout" 2> "$dir/stderr" &
+    local pid=$!
+    TD_PID[$name]=$pid
+    local i line=
+    for ((i = 0; i < 200; i++)); do
+        line=$(grep -m1 '^listening on ' "$dir/stdout" 2>/dev/null)
+        [ -n "$line" ] && break
+        kill -0 "$pid" 2>/dev/null || t_fail "test device $name exited at start"
+        sleep 0.05
+    done
+    [ -n "$line" ] || t_fail "test device $name: no 'listening on' line within 10 s"
+    TD_PORT[$name]=${line##*:}
+    case ${TD_PORT[$name]} in
+        '' | *[!0-9]*) t_fail "test device $name: bad line '$line'" ;;
+    esac
+}
+
+# td_stop NAME: SIGTERM, wait (5 s), and fail if it does not exit cleanly.
+td_stop()
+{
+    local name=$1 pid=${TD_PID[$1]}
+    [ -n "$pid" ] || return 0
+    kill -TERM "$pid" 2>/dev/null
+    _t_wait_gone "$pid" 5 || {
+        kill -KILL "$pid" 2>/dev/null
+        t_fail "test device $name (pid $pid) did not exit within 5 s of SIGTERM"
+    }
+    unset "TD_PID[$name]"
+}
+
+# td_hello PORT: open a connection (its descriptor in TD_FD), send a host
+# CNXN and wait (5 s) for the device's first packet; TD_REPLY gets its
+# command ("CNXN" with --no-auth, "AUTH" otherwise). Not in $(...): the
+# descriptor must stay in this shell. Close with: exec {TD_FD}<&-
+td_hello()
+{
+    local banner='host::features=shell_v2' len
+    TD_REPLY=
+    exec {TD_FD}<>"/dev/tcp/127.0.0.1/$1" || return 1
+    # CNXN, version 0x01000001, max payload 1 MiB, banner length, no data
+    # check (allowed before the handshake), magic = ~CNXN.
+    printf -v len '\\x%02x' "${#banner}"
+    printf "CNXN\\x01\\x00\\x00\\x01\\x00\\x00\\x10\\x00${len}\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\xbc\\xb1\\xa7\\xb1%s" \
+        "$banner" >&$TD_FD || return 1
+    read -r -N 4 -t 5 TD_REPLY <&$TD_FD
+}
+
+# Children of a process (connection processes of a test device).
+_t_children() { ps --ppid "$1" -o pid= | wc -l; }
+_t_zombies() { ps --ppid "$1" -o stat= | grep -c '^Z'; }
+
+# ---- private adb servers ----
+
+# A TCP port nobody listens on, outside adb's emulator range 5555-5585.
+_t_free_port()
+{
+    local p i
+    for ((i = 0; i < 50; i++)); do
+        p=$((20000 + RANDOM % 10000))
+        if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
+            echo "$p"
+            return 0
+        fi
+    done
+    return 1
+}
+
+# adb_server_start NAME: an adb server on a private port with its own HOME
+# (and so its own ~/.android/adbkey, generated here) and TMPDIR (its log).
+# Sets ADB_PORT[NAME], ADB_PID[NAME], ADB_HOME[NAME].
+adb_server_start()
+{
+    local name=$1
+    local dir=$T_TMP/adb-$name
+    command -v "$ADB_BIN" > /dev/null || t_fail "adb not found (Debian: apt install adb)"
+    mkdir -p "$dir/home/.android" "$dir/tmp"
+    ADB_HOME[$name]=$dir/home
+    HOME=$dir/home TMPDIR=$dir/tmp timeout "$ADB_TIMEOUT" "$ADB_BIN" keygen \
+        "$dir/home/.android/adbkey" > "$dir/keygen.log" 2>&1 ||
+        t_fail "adb keygen failed: $(cat "$dir/keygen.log")"
+    local attempt port pid i
+    for ((attempt = 0; attempt < 5; attempt++)); do
+        port=$(_t_free_port) || t_fail "no free port for an adb server"
+        # nodaemon: the server is our child, so its pid is known and it can
+        # be stopped by pid instead of `adb kill-server`.
+        HOME=$dir/home TMPDIR=$dir/tmp "$ADB_BIN" -P "$port" nodaemon server \
+            > "$dir/server.log" 2>&1 < /dev/null &
+        pid=$!
+        for ((i = 0; i < 200; i++)); do
+            kill -0 "$pid" 2>/dev/null || break
+            if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+                ADB_PID[$name]=$pid
+                ADB_PORT[$name]=$port
+                return 0
+            fi
+            sleep 0.05
+        done
+        _t_stop_pid "$pid" 2 # lost a race for the port, or too slow: retry
+    done
+    t_fail "adb server $name did not start: $(tail -n 5 "$dir/server.log")"
+}
+
+# adb_run NAME ARGS...: Debian's adb against server NAME, bounded by
+# ADB_TIMEOUT seconds. The client gets the server's HOME too.
+adb_run()
+{
+    local name=$1
+    shift
+    HOME=${ADB_HOME[$name]} TMPDIR=$T_TMP/adb-$name/tmp \
+        timeout "$ADB_TIMEOUT" "$ADB_BIN" -P "${ADB_PORT[$name]}" "$@"
+}
+
+# adb_wait_state NAME SERIAL STATE [SECONDS]: poll `adb devices` until
+# SERIAL is listed in STATE (device, unauthorized, offline).
+adb_wait_state()
+{
+    local name=$1 serial=$2 state=$3 secs=${4:-10} i
+    for ((i = 0; i < secs * 10; i++)); do
+        if adb_run "$name" devices | grep -q "^$serial[[:space:]]\+$state\$"; then
+            return 0
+        fi
+        sleep 0.1
+    done
+    return 1
+}
+
+adb_server_stop()
+{
+    local name=$1
+    _t_stop_pid "${ADB_PID[$name]}" 5 || t_fail "adb server $name needed SIGKILL"
+    unset "ADB_PID[$name]"
+}
+
+# ---- self-test ----
+
+_t_selftest()
+{
+    t_init
+    t_check "td_start brings a device up on a loopback port outside 5555-5585"
+    td_start self --no-auth
+    local port=${TD_PORT[self]} pid=${TD_PID[self]}
+    [ "$port" -gt 0 ] && { [ "$port" -lt 5555 ] || [ "$port" -gt 5585 ]; } ||
+        t_fail "port $port"
+    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null || t_fail "nothing listens on $port"
+    [ "$(cat "${TD_DIR[self]}/pid")" = "$pid" ] || t_fail "pidfile does not hold $pid"
+    [ -f "${TD_SANDBOX[self]}/data/local/tmp/.adbc-test/props" ] || t_fail "no props file"
+
+    t_check "the device answers a raw CNXN (no auth) and hangs up cleanly"
+    td_hello "$port"
+    [ "$TD_REPLY" = CNXN ] || t_fail "no CNXN answer (got '$TD_REPLY')"
+    exec {TD_FD}<&-
+
+    t_check "16 parallel connections: 16 connection processes, all gone after closing"
+    local base_fds i fds=() n
+    base_fds=$(ls "/proc/$pid/fd" | wc -l)
+    for ((i = 0; i < 16; i++)); do
+        td_hello "$port"
+        [ "$TD_REPLY" = CNXN ] || t_fail "connection $i: no CNXN (got '$TD_REPLY')"
+        fds+=("$TD_FD")
+    done
+    n=$(_t_children "$pid")
+    [ "$n" -eq 16 ] || t_fail "$n connection processes for 16 connections"
+    for i in "${fds[@]}"; do exec {i}<&-; done
+    for ((i = 0; i < 100 && $(_t_children "$pid") > 0; i++)); do sleep 0.05; done
+    [ "$(_t_children "$pid")" -eq 0 ] || t_fail "connection processes left: $(ps --ppid "$pid")"
+
+    t_check "1000 sequential connections: no fd leak, no zombies"
+    for ((i = 0; i < 1000; i++)); do
+        td_hello "$port"
+        [ "$TD_REPLY" = CNXN ] || t_fail "connection $i: no CNXN (got '$TD_REPLY')"
+        exec {TD_FD}<&-
+    done
+    for ((i = 0; i < 100 && $(_t_children "$pid") > 0; i++)); do sleep 0.05; done
+    [ "$(_t_zombies "$pid")" -eq 0 ] || t_fail "zombies: $(ps --ppid "$pid" -o pid,stat)"
+    [ "$(_t_children "$pid")" -eq 0 ] || t_fail "connection processes left: $(ps --ppid "$pid")"
+    n=$(ls "/proc/$pid/fd" | wc -l)
+    [ "$n" -eq "$base_fds" ] || t_fail "device had $base_fds fds before, $n after"
+
+    t_check "td_stop ends it by pid; port closed, pidfile removed"
+    td_stop self
+    kill -0 "$pid" 2>/dev/null && t_fail "device pid $pid still alive"
+    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && t_fail "port $port still open"
+    [ -e "${TD_DIR[self]}/pid" ] && t_fail "pidfile left behind"
+
+    t_check "a bad option makes td_start's device exit with a message"
+    if "$TD_BIN" --sandbox "$T_TMP/x" --port nope > /dev/null 2> "$T_TMP/bad.err"; then
+        t_fail "--port nope was accepted"
+    fi
+    grep -q -- "--port" "$T_TMP/bad.err" || t_fail "no message naming --port"
+
+    if command -v "$ADB_BIN" > /dev/null; then
+        t_check "adb_server_start runs a private server with its own key; stopped by pid"
+        adb_server_start self
+        local apid=${ADB_PID[self]} aport=${ADB_PORT[self]}
+        [ -s "${ADB_HOME[self]}/.android/adbkey.pub" ] || t_fail "no adbkey.pub"
+        [ "$aport" != 5037 ] || t_fail "used the default adb port"
+        adb_run self devices > /dev/null || t_fail "adb devices against the private server"
+        adb_server_stop self
+        kill -0 "$apid" 2>/dev/null && t_fail "adb server $apid still alive"
+        (exec 3<>"/dev/tcp/127.0.0.1/$aport") 2>/dev/null && t_fail "adb port $aport still open"
+    else
+        echo "adb not installed: adb helpers not checked"
+    fi
+    echo "ok: $T_CHECKS checks"
+}
+
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+    set -u
+    _t_selftest
+fi
