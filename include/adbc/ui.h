@@ -164,9 +164,10 @@ typedef struct adbc_ui_selector {
  * all); ADBC_EINVAL when sel sets no field. */
 int adbc_ui_find(int **refs, size_t *count, const adbc_ui_snap *s, const adbc_ui_selector *sel);
 
-/* Number of elements whose text or content-desc matches (flags:
- * ADBC_UI_MATCH_*). */
-size_t adbc_ui_snap_count_text(const adbc_ui_snap *s, const char *text, unsigned flags);
+/* *count gets the number of elements whose text or content-desc matches
+ * text (flags: ADBC_UI_MATCH_*). */
+int adbc_ui_snap_count_text(size_t *count, const adbc_ui_snap *s, const char *text,
+                            unsigned flags);
 
 /* Find in s the element an earlier ref record describes: same exact token,
  * else the only element with the same identity token, else the only element

@@ -70,11 +70,15 @@ int ui_prune(ui_doc *d)
     }
     d->refnode[0] = UI_NONE;
     for (uint32_t i = 0; i < d->n; i++) {
-        nodes[i].ref = 0;
-        if (nodes[i].flags & (UI_CLICKABLE | UI_EDITABLE | UI_SCROLLABLE)) {
-            nodes[i].ref = ++d->nrefs;
+        ui_node *nd = &nodes[i];
+        nd->ref = 0;
+        if (nd->flags & (UI_CLICKABLE | UI_EDITABLE | UI_SCROLLABLE)) {
+            nd->ref = ++d->nrefs;
             d->refnode[d->nrefs] = i;
         }
+        /* Parents come first, so theirs is already known (selectors use it
+         * to hand a plain label's match to the button around it). */
+        nd->actref = nd->ref ? nd->ref : nd->parent != UI_NONE ? nodes[nd->parent].actref : 0;
     }
 
     for (uint32_t i = d->n; i-- > 0;) {

@@ -59,6 +59,7 @@ typedef struct ui_node {
      * dropped). The p* links are valid on nodes that are their own rep. */
     uint32_t rep;
     uint32_t pfirst, pnext, pparent;
+    uint32_t actref;      /* ref of the nearest ancestor-or-self with one, 0 if none */
 } ui_node;
 
 typedef struct ui_doc {
@@ -158,8 +159,21 @@ struct adbc_ui_snap {
  * buf[0..len) inside mem). */
 int ui_snap_from(adbc_ui_snap **out, char *mem, char *buf, size_t len);
 
-/* select.c: text matching shared by selectors and waits. */
-int ui_match(const char *hay, size_t hn, const char *needle, size_t nn, unsigned flags);
+/* select.c: text matching shared by selectors and waits. A matcher folds
+ * case into a scratch buffer so "contains, any case" stays linear
+ * (memmem) however long the texts are. */
+typedef struct ui_matcher {
+    const char *needle;
+    size_t nn;
+    unsigned flags;
+    char *fold;           /* folded needle, then room for a folded haystack */
+    size_t cap;
+} ui_matcher;
+
+int ui_matcher_init(ui_matcher *m, const char *needle, unsigned flags);
+/* 1 match, 0 no match, < 0 out of memory. */
+int ui_matcher_test(ui_matcher *m, const char *hay, size_t hn);
+void ui_matcher_free(ui_matcher *m);
 
 /* wait.c: the polling loop, with the snapshot source abstracted so tests can
  * drive it without a device. */

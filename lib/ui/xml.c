@@ -276,6 +276,8 @@ static int node_tag(ui_doc *d, char **pp, char *end, uint32_t *cur)
     if (*cur != UI_NONE) {
         ui_node *par = &d->nodes[*cur];
         nd->window = par->window;
+        if (nd->pkg.len == 0)
+            nd->pkg = par->pkg; /* a node without a package is in its parent's */
         if (par->last == UI_NONE)
             par->first = idx;
         else

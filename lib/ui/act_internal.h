@@ -1,0 +1,95 @@
+/* Internal pieces of the act layer (include/adbc/act.h). Not installed.
+ *
+ * Commands are built as text by the functions here (pure, so unit tests
+ * check the exact command lines) and run by act_run over exec:. Every
+ * caller-supplied string enters a command through act_buf_quote. */
+#ifndef ADBC_UI_ACT_INTERNAL_H
+#define ADBC_UI_ACT_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "adbc/act.h"
+
+/* ---- A growing command line ---------------------------------------------- */
+
+typedef struct act_buf {
+    char *s;
+    size_t len, cap;
+    int failed;            /* an allocation failed: s is unusable */
+} act_buf;
+
+void act_buf_printf(act_buf *b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+void act_buf_add(act_buf *b, const char *s, size_t n);
+/* Append s as one literal shell word ('...' with ' written '\''). */
+void act_buf_quote(act_buf *b, const char *s);
+/* Hand the string over (*out malloc'd) or fail with ADBC_ENOMEM. */
+int act_buf_take(act_buf *b, char **out);
+void act_buf_free(act_buf *b);
+
+/* ---- Running commands ----------------------------------------------------- */
+
+/* What a command printed (stdout and stderr together, as exec: gives them)
+ * and its exit status. */
+typedef struct act_out {
+    char *text;            /* NUL-terminated */
+    size_t len;
+    int status;
+} act_out;
+
+/* Run cmd over exec: with "; echo <marker>$?" appended, so the status comes
+ * back too. ADBC_EREMOTE when the marker is missing (the shell died).
+ * max_out bounds the output (0: 1 MiB). */
+int act_run(act_out *o, adbc_conn *c, const char *cmd, size_t max_out, int timeout_ms);
+void act_out_free(act_out *o);
+
+/* act_run, then ADBC_EREMOTE naming what when the status is not 0 or the
+ * output reports an error ("Error", "Exception"). The output is dropped. */
+int act_run_ok(adbc_conn *c, const char *cmd, const char *what, int timeout_ms);
+
+/* Milliseconds left of a call's budget, at least 1 so a spent budget still
+ * fails inside the callee with its own timeout message. */
+int act_left(int64_t deadline);
+
+/* opts or the defaults. */
+const adbc_act_opts *act_opts(const adbc_act_opts *opts, adbc_act_opts *store);
+
+/* The element an act on ref goes to: ref itself, or with o->verify its
+ * record in a fresh dump (*snap then holds that dump: free it after using
+ * *now). where (may be NULL) is filled in. */
+int act_resolve(adbc_act_where *where, const adbc_ui_ref **now, adbc_ui_snap **snap,
+                adbc_conn *c, const adbc_ui_ref *ref, const adbc_act_opts *o, int64_t deadline);
+
+/* ---- Command builders (pure) ---------------------------------------------- */
+
+/* The typing command for plain text: `input text` words and `input keyevent`
+ * runs joined by " && ". sdk >= 35 types spaces as KEYCODE_SPACE; older
+ * ones take them inside the text as %s. A literal "%s" is split between two
+ * `input text` calls so `input` does not turn it into a space. ADBC_EINVAL
+ * when text holds something `input text` cannot type (act_text_plain). */
+int act_type_command(char **cmd, const char *text, int sdk);
+
+/* 1 when text is printable ASCII, newline and tab only. */
+int act_text_plain(const char *text);
+
+/* The ADB Keyboard broadcast typing text (base64 of its UTF-8). */
+int act_adbkbd_command(char **cmd, const char *text);
+
+/* Move to the end of the field, then delete n characters. */
+int act_clear_command(char **cmd, size_t n);
+
+/* UTF-8 characters in s (invalid bytes count one each). */
+size_t act_utf8_chars(const char *s);
+
+/* Parse the `dumpsys activity activities` / `dumpsys window` lines that
+ * adbc_app_top asks for. */
+int act_top_parse(char **activity, char **package, const char *out, size_t len);
+
+/* Check PNG bytes: signature, an IHDR chunk first, sane size. */
+int act_png_check(const uint8_t *p, size_t len, uint32_t *w, uint32_t *h);
+
+#endif

@@ -1,0 +1,254 @@
+/* Running act commands over exec: and building their command lines.
+ *
+ * exec: is the cheapest way to run a command (no PTY, no shell protocol)
+ * but reports no exit status, so each command is followed by an echo of
+ * "$?" behind a marker. A command too long for the service name (old
+ * devices take 4 KiB) is fed to `sh` on its stdin instead. */
+#include "ui/act_internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "adbc/shell.h"
+#include "core/internal.h"
+
+#define STATUS_MARK "@adbc-status:"
+
+/* ---- act_buf ---------------------------------------------------------------- */
+
+static int grow(act_buf *b, size_t more)
+{
+    if (b->failed)
+        return -1;
+    if (b->len + more + 1 <= b->cap)
+        return 0;
+    size_t cap = b->cap ? b->cap : 128;
+    while (cap < b->len + more + 1) {
+        if (cap > SIZE_MAX / 2) {
+            b->failed = 1;
+            return -1;
+        }
+        cap *= 2;
+    }
+    char *s = adbc_realloc(b->s, cap);
+    if (!s) {
+        b->failed = 1;
+        return -1;
+    }
+    b->s = s;
+    b->cap = cap;
+    return 0;
+}
+
+void act_buf_add(act_buf *b, const char *s, size_t n)
+{
+    if (grow(b, n) < 0)
+        return;
+    memcpy(b->s + b->len, s, n);
+    b->len += n;
+    b->s[b->len] = '\0';
+}
+
+void act_buf_printf(act_buf *b, const char *fmt, ...)
+{
+    char small[256];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        b->failed = 1;
+        return;
+    }
+    if ((size_t)n < sizeof small) {
+        act_buf_add(b, small, (size_t)n);
+        return;
+    }
+    if (grow(b, (size_t)n) < 0)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+}
+
+void act_buf_quote(act_buf *b, const char *s)
+{
+    char *q;
+    if (adbc_shell_quote(s, &q) < 0) {
+        b->failed = 1;
+        return;
+    }
+    act_buf_add(b, q, strlen(q));
+    adbc_free(q);
+}
+
+int act_buf_take(act_buf *b, char **out)
+{
+    *out = NULL;
+    if (b->failed || !b->s) {
+        act_buf_free(b);
+        return adbc_fail(ADBC_ENOMEM, "out of memory building a device command");
+    }
+    *out = b->s;
+    b->s = NULL;
+    b->len = b->cap = 0;
+    return 0;
+}
+
+void act_buf_free(act_buf *b)
+{
+    adbc_free(b->s);
+    memset(b, 0, sizeof *b);
+}
+
+/* ---- running ---------------------------------------------------------------- */
+
+int act_left(int64_t deadline)
+{
+    int left = adbc_remaining(deadline);
+    return left == 0 ? 1 : left;
+}
+
+void act_out_free(act_out *o)
+{
+    if (!o)
+        return;
+    adbc_free(o->text);
+    o->text = NULL;
+    o->len = 0;
+}
+
+/* Find the last marker; it must be followed by digits and a newline that
+ * end the output. */
+static int split_status(act_out *o, const char *cmd)
+{
+    size_t ml = strlen(STATUS_MARK);
+    for (size_t i = o->len >= ml ? o->len - ml + 1 : 0; i-- > 0;) {
+        if (memcmp(o->text + i, STATUS_MARK, ml) != 0)
+            continue;
+        const char *p = o->text + i + ml;
+        char *end;
+        long v = strtol(p, &end, 10);
+        if (end == p || *end != '\n' || (size_t)(end + 1 - o->text) != o->len || v < 0 || v > 255)
+            break;
+        o->status = (int)v;
+        o->len = i;
+        o->text[i] = '\0';
+        return 0;
+    }
+    return adbc_fail(ADBC_EREMOTE,
+                     "the device shell ended without finishing \"%.80s\" (output: \"%.120s\"): "
+                     "check that the device is still connected",
+                     cmd, o->text ? o->text : "");
+}
+
+int act_run(act_out *o, adbc_conn *c, const char *cmd, size_t max_out, int timeout_ms)
+{
+    memset(o, 0, sizeof *o);
+    o->status = -1;
+    if (!c || !cmd)
+        return adbc_fail(ADBC_EINVAL, "act_run: need a connection and a command");
+    if (!max_out)
+        max_out = 1u << 20;
+    act_buf b = {0};
+    size_t n = strlen(cmd);
+    uint32_t maxp = adbc_conn_max_payload(c);
+    size_t limit = maxp > 4096 ? 4096 : maxp; /* service names past 4 KiB are not portable */
+    int via_stdin = n + 64 > limit;
+    if (via_stdin)
+        act_buf_printf(&b, "%s\necho \"%s$?\"\nexit\n", cmd, STATUS_MARK);
+    else
+        act_buf_printf(&b, "%s; echo \"%s$?\"", cmd, STATUS_MARK);
+    char *line;
+    int rc = act_buf_take(&b, &line);
+    if (rc < 0)
+        return rc;
+    adbc_run_result r;
+    if (via_stdin)
+        rc = adbc_run(c, ADBC_SHELL_EXEC, "sh", line, strlen(line), max_out + 64, &r,
+                      timeout_ms);
+    else
+        rc = adbc_run(c, ADBC_SHELL_EXEC, line, NULL, 0, max_out + 64, &r, timeout_ms);
+    adbc_free(line);
+    if (rc < 0) {
+        adbc_run_result_clear(&r);
+        return rc;
+    }
+    /* Take the output over: adbc_run NUL-terminates it. */
+    o->len = r.out_len;
+    o->text = (char *)r.out;
+    r.out = NULL;
+    adbc_run_result_clear(&r);
+    if (!o->text) {
+        o->len = 0;
+        o->text = adbc_strdup("");
+        if (!o->text)
+            return adbc_fail(ADBC_ENOMEM, "out of memory for the output of \"%.80s\"", cmd);
+    }
+    rc = split_status(o, cmd);
+    if (rc < 0) {
+        act_out_free(o);
+        return rc;
+    }
+    return 0;
+}
+
+/* Error text of Android's command-line tools: a line starting "Error" or
+ * an exception trace. */
+static const char *error_text(const char *s)
+{
+    for (const char *p = s; *p;) {
+        if (strncmp(p, "Error", 5) == 0)
+            return p;
+        const char *nl = strchr(p, '\n');
+        if (!nl)
+            break;
+        p = nl + 1;
+    }
+    const char *e = strstr(s, "Exception");
+    if (e) {
+        while (e > s && e[-1] != '\n')
+            e--;
+        return e;
+    }
+    return NULL;
+}
+
+int act_run_ok(adbc_conn *c, const char *cmd, const char *what, int timeout_ms)
+{
+    act_out o;
+    int rc = act_run(&o, c, cmd, 0, timeout_ms);
+    if (rc < 0)
+        return rc;
+    const char *err = error_text(o.text);
+    if (o.status != 0 || err) {
+        rc = adbc_fail(ADBC_EREMOTE, "%s failed on the device (status %d): %.300s", what,
+                       o.status, err ? err : o.len ? o.text : "no output");
+    }
+    act_out_free(&o);
+    return rc;
+}
+
+/* ---- options ------------------------------------------------------------------ */
+
+void adbc_act_opts_init(adbc_act_opts *opts)
+{
+    if (!opts)
+        return;
+    memset(opts, 0, sizeof *opts);
+    opts->timeout_ms = 30000;
+    opts->settle_ms = 400;
+    opts->long_press_ms = 1000;
+    opts->scroll_ms = 300;
+}
+
+const adbc_act_opts *act_opts(const adbc_act_opts *opts, adbc_act_opts *store)
+{
+    if (opts)
+        return opts;
+    adbc_act_opts_init(store);
+    return store;
+}

@@ -1,0 +1,161 @@
+/* Typing into a field: focus it, let it settle, clear it if asked, type.
+ *
+ * Everything that can refuse is checked before the first tap (the text is
+ * typeable, the IME is there, the ref is not stale), so a failed call
+ * leaves the screen as it was. */
+#include "ui/act_internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/internal.h"
+
+#define ADBKBD_PKG "com.android.adbkeyboard"
+
+static void pause_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {
+    }
+}
+
+/* API level, for how spaces are typed; when it cannot be read, the
+ * word-by-word way, which works on every version. */
+static int device_sdk(adbc_conn *c, int timeout_ms)
+{
+    char *v = NULL;
+    if (adbc_getprop(&v, c, "ro.build.version.sdk", timeout_ms) < 0)
+        return 35;
+    char *end;
+    long n = strtol(v, &end, 10);
+    int ok = end != v && *end == '\0' && n > 0 && n < 1000;
+    adbc_free(v);
+    return ok ? (int)n : 35;
+}
+
+/* The ADB Keyboard only receives its broadcast while it is the current
+ * input method; say which of the two things is missing. */
+static int check_adbkbd(adbc_conn *c, int timeout_ms)
+{
+    act_out o;
+    int rc = act_run(&o, c, "dumpsys input_method", 4u << 20, timeout_ms);
+    if (rc < 0)
+        return rc;
+    const char *cur = strstr(o.text, "mCurMethodId=");
+    int active = cur && strncmp(cur + 13, ADBKBD_PKG "/", sizeof ADBKBD_PKG) == 0;
+    act_out_free(&o);
+    if (active)
+        return 0;
+    rc = act_run(&o, c, "pm path " ADBKBD_PKG, 0, timeout_ms);
+    if (rc < 0)
+        return rc;
+    int installed = o.status == 0 && strstr(o.text, "package:") != NULL;
+    act_out_free(&o);
+    if (installed)
+        return adbc_fail(ADBC_EUNSUPPORTED,
+                         "this text is not plain ASCII, which `input text` cannot type, and the "
+                         "ADB Keyboard (" ADBKBD_PKG ") is installed but is not the current "
+                         "input method: select it with `ime set " ADBKBD_PKG "/.AdbIME`");
+    return adbc_fail(ADBC_EUNSUPPORTED,
+                     "this text is not plain ASCII, which `input text` cannot type: install the "
+                     "ADB Keyboard IME (" ADBKBD_PKG ") and make it the current input method, "
+                     "or type ASCII only");
+}
+
+/* Build the typing command for text (before anything is sent). */
+static int typing_command(char **cmd, adbc_conn *c, const char *text, const adbc_act_opts *o,
+                          int64_t deadline)
+{
+    *cmd = NULL;
+    if (!*text)
+        return 0;
+    if (!act_text_plain(text)) {
+        int rc = check_adbkbd(c, act_left(deadline));
+        if (rc < 0)
+            return rc;
+        return act_adbkbd_command(cmd, text);
+    }
+    int sdk = o->sdk;
+    if (sdk <= 0)
+        sdk = strchr(text, ' ') ? device_sdk(c, act_left(deadline)) : 35;
+    return act_type_command(cmd, text, sdk);
+}
+
+static int run_typing(adbc_conn *c, const char *clear, const char *type, int64_t deadline)
+{
+    act_buf b = {0};
+    if (clear)
+        act_buf_add(&b, clear, strlen(clear));
+    if (type && *type) {
+        if (b.len)
+            act_buf_add(&b, " && ", 4);
+        act_buf_add(&b, type, strlen(type));
+    }
+    if (!b.len && !b.failed) {
+        act_buf_free(&b);
+        return 0; /* nothing to type, nothing to clear */
+    }
+    char *cmd;
+    int rc = act_buf_take(&b, &cmd);
+    if (rc < 0)
+        return rc;
+    rc = act_run_ok(c, cmd, "typing", act_left(deadline));
+    adbc_free(cmd);
+    return rc;
+}
+
+int adbc_act_type_text(adbc_conn *c, const char *text, const adbc_act_opts *opts)
+{
+    adbc_act_opts store;
+    const adbc_act_opts *o = act_opts(opts, &store);
+    if (!c || !text)
+        return adbc_fail(ADBC_EINVAL, "adbc_act_type_text: c and text must not be NULL");
+    int64_t deadline = adbc_deadline(o->timeout_ms);
+    char *cmd;
+    int rc = typing_command(&cmd, c, text, o, deadline);
+    if (rc < 0)
+        return rc;
+    rc = run_typing(c, NULL, cmd, deadline);
+    adbc_free(cmd);
+    return rc;
+}
+
+int adbc_act_type(adbc_act_where *where, adbc_conn *c, const adbc_ui_ref *ref, const char *text,
+                  int clear, const adbc_act_opts *opts)
+{
+    adbc_act_opts store;
+    const adbc_act_opts *o = act_opts(opts, &store);
+    if (!c || !ref || !text)
+        return adbc_fail(ADBC_EINVAL, "adbc_act_type: c, ref and text must not be NULL");
+    if (o->settle_ms < 0 || o->settle_ms > 10000)
+        return adbc_fail(ADBC_EINVAL, "settle time %d ms is outside 0..10000", o->settle_ms);
+    int64_t deadline = adbc_deadline(o->timeout_ms);
+    char *type = NULL, *wipe = NULL;
+    int rc = typing_command(&type, c, text, o, deadline);
+    if (rc < 0)
+        return rc;
+    const adbc_ui_ref *now;
+    adbc_ui_snap *snap;
+    rc = act_resolve(where, &now, &snap, c, ref, o, deadline);
+    if (rc < 0) {
+        adbc_free(type);
+        return rc;
+    }
+    int x = now->x, y = now->y;
+    if (clear)
+        rc = act_clear_command(&wipe, act_utf8_chars(now->text));
+    adbc_ui_snap_free(snap);
+    if (rc == 0)
+        rc = adbc_act_tap_xy(c, x, y, &(adbc_act_opts){.timeout_ms = act_left(deadline)});
+    if (rc == 0 && o->settle_ms > 0) {
+        int left = adbc_remaining(deadline);
+        pause_ms(left >= 0 && left < o->settle_ms ? left : o->settle_ms);
+    }
+    if (rc == 0)
+        rc = run_typing(c, wipe, type, deadline);
+    adbc_free(type);
+    adbc_free(wipe);
+    return rc;
+}
