@@ -87,9 +87,8 @@ int adbc_pair_cipher_decrypt(adbc_pair_cipher *c, const uint8_t *in, size_t len,
     if (!ok) {
         OPENSSL_cleanse(out, plain);
         return adbc_fail(ADBC_EPAIRCODE,
-                         "wrong pairing code: the device's reply does not decrypt with the "
-                         "key from this code; check the six digits shown under \"Pair device "
-                         "with pairing code\" and try again");
+                         "wrong pairing code: the peer's message does not decrypt with the "
+                         "key from this code");
     }
     c->dec_seq++;
     return 0;

@@ -1,0 +1,42 @@
+/* The STLS upgrade, host and device side: swap a plain transport for a TLS
+ * one once both sides have exchanged STLS packets. */
+#include "tls/tls_int.h"
+
+#include "core/internal.h"
+
+int adbc_tls_client_upgrade(adbc_transport **inout, const adbc_keyring *keys, int timeout_ms)
+{
+    if (!inout || !*inout)
+        return adbc_fail(ADBC_EINVAL, "adbc_tls_client_upgrade: no transport");
+    adbc_keyring *own = NULL;
+    if (!keys) {
+        int rc = adbc_keyring_load_default(&own, 1);
+        if (rc)
+            return rc;
+        keys = own;
+    }
+    adbc_tls_config cfg = {.server = 0, .keys = keys, .detect_not_paired = 1};
+    adbc_transport *t;
+    int rc = adbc_tls_wrap(&t, *inout, &cfg, timeout_ms);
+    adbc_keyring_free(own); /* the certificate is built during the handshake */
+    if (rc)
+        return rc;
+    *inout = t;
+    return 0;
+}
+
+int adbc_tls_server_upgrade(adbc_transport **inout, const adbc_tls_server_opts *opts,
+                            int timeout_ms)
+{
+    if (!inout || !*inout)
+        return adbc_fail(ADBC_EINVAL, "adbc_tls_server_upgrade: no transport");
+    if (opts && opts->nhints && !opts->hints)
+        return adbc_fail(ADBC_EINVAL, "adbc_tls_server_upgrade: nhints without hints");
+    adbc_tls_config cfg = {.server = 1, .server_opts = opts};
+    adbc_transport *t;
+    int rc = adbc_tls_wrap(&t, *inout, &cfg, timeout_ms);
+    if (rc)
+        return rc;
+    *inout = t;
+    return 0;
+}
