@@ -57,6 +57,11 @@ int adbc_pair(char **out_guid, const char *addr, const char *code, const adbc_ke
 
     adbc_transport *t = NULL;
     rc = adbc_transport_tcp(&t, addr, timeout_ms);
+    if (rc == ADBC_EREFUSED)
+        rc = adbc_fail(ADBC_EREFUSED,
+                       "nothing listens on %s: the pairing port is open only while \"Pair "
+                       "device with pairing code\" is showing on the device (and differs from "
+                       "the port to connect to)", addr);
     if (!rc)
         rc = adbc_pair_transport(out_guid, t, code, line, adbc_remaining(deadline));
     adbc_transport_free(t);

@@ -189,6 +189,8 @@ static int tls_read(adbc_transport *bt, void *buf, size_t len, int timeout_ms)
     int rc = check_failed(t);
     if (rc)
         return rc;
+    if (len == 0)
+        return adbc_fail(ADBC_EINVAL, "%s: read of 0 bytes", t->base.desc);
     if (len > INT_MAX)
         len = INT_MAX;
     int64_t deadline = adbc_deadline(timeout_ms);

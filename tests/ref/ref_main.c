@@ -1,5 +1,5 @@
 /* adbc-ref: the reference side of adbc's wireless-debugging tests, built on
- * Android's own BoringSSL. See tests/ref/README for the modes and the line
+ * Android's own BoringSSL. See tests/ref/README.md for the modes and the line
  * protocol each speaks on stdin/stdout. */
 #include <arpa/inet.h>
 #include <errno.h>
