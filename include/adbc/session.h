@@ -109,8 +109,9 @@ typedef struct adbc_session_callbacks {
     /* Both: the handshake is complete (state is ONLINE). */
     void (*on_online)(void *user);
     /* Device: the host opened stream `id` for `service`. Return 0 to accept
-     * (OKAY is sent), or nonzero to refuse (CLSE(0, remote) is sent). The
-     * callee may write to the stream right away when accepting. */
+     * (OKAY is sent), or nonzero to refuse (CLSE(0, remote) is sent). Write
+     * to the stream once on_writable is called, which happens right after
+     * on_open returns 0 and the OKAY is queued. */
     int (*on_open)(void *user, uint32_t id, const char *service);
     /* Host: our OPEN of stream `id` was accepted. */
     void (*on_ready)(void *user, uint32_t id);

@@ -124,8 +124,8 @@ int adbc_banner_parse(adbc_banner *b, const char *data, size_t len)
     const char *c1 = memchr(data, ':', len);
     if (!c1)
         return adbc_fail(ADBC_EFORMAT,
-                         "malformed banner \"%.64s\": expected <type>:<serial>:<properties>",
-                         data);
+                         "malformed banner \"%.*s\": expected <type>:<serial>:<properties>",
+                         (int)(len < 64 ? len : 64), data);
     const char *c2 = memchr(c1 + 1, ':', (size_t)(end - c1 - 1));
     int rc = ADBC_ENOMEM;
     if (!(b->raw = adbc_strndup(data, len)) ||

@@ -125,7 +125,10 @@ void adbc_session_free(adbc_session *s)
 
 static int send_cnxn(adbc_session *s)
 {
-    return adbc_sq_push(s, ADBC_A_CNXN, s->our_version, s->our_max_payload,
+    /* The device answers with the negotiated max payload, as adbd does. */
+    uint32_t maxp = s->role == ADBC_ROLE_DEVICE && s->peer_cnxn ? s->max_payload
+                                                                  : s->our_max_payload;
+    return adbc_sq_push(s, ADBC_A_CNXN, s->our_version, maxp,
                         (const uint8_t *)s->banner, strlen(s->banner));
 }
 
@@ -174,16 +177,17 @@ static int handle_cnxn(adbc_session *s, const adbc_header *h, const uint8_t *dat
                                  "the device restarted its ADB session (a second CNXN): reconnect");
     if (h->arg0 < ADBC_VERSION_MIN)
         return adbc_session_fail(s, ADBC_EPROTO,
-                                 "protocol violation: %s offered protocol version 0x%08x, older "
-                                 "than 0x%08x",
+                                 "protocol violation: %s's CNXN offers protocol version 0x%08x, "
+                                 "older than 0x%08x",
                                  who, h->arg0, ADBC_VERSION_MIN);
     if (h->arg1 < 256)
         return adbc_session_fail(s, ADBC_EPROTO,
-                                 "protocol violation: %s offered a max payload of %u bytes", who,
-                                 h->arg1);
+                                 "protocol violation: %s's CNXN offers a max payload of %u bytes",
+                                 who, h->arg1);
     adbc_banner b;
     if (adbc_banner_parse(&b, (const char *)data, h->data_length) < 0)
-        return adbc_session_fail(s, ADBC_EPROTO, "protocol violation: %s", adbc_last_error());
+        return adbc_session_fail(s, ADBC_EPROTO, "protocol violation: %s's CNXN has a %s", who,
+                                 adbc_last_error());
     adbc_banner_clear(&s->peer);
     s->peer = b;
     s->peer_cnxn = 1;
@@ -196,9 +200,18 @@ static int handle_cnxn(adbc_session *s, const adbc_header *h, const uint8_t *dat
         go_online(s);
         return 0;
     }
-    /* Device role: a (re)connecting host starts over. */
+    /* Device role: a (re)connecting host starts over, as adbd's
+     * handle_offline does: every stream of the old session is gone. */
+    while (s->nstreams > 0) {
+        uint32_t id = s->streams[s->nstreams - 1].local;
+        adbc_stream_remove(s, id);
+        if (s->cb.on_closed)
+            s->cb.on_closed(s->user, id, 0);
+    }
+    s->state = ADBC_SESSION_HANDSHAKE;
     s->sent_pubkey = 0;
     s->pending_offer = 0;
+    s->failed_sigs = 0;
     if (s->offer_tls)
         return adbc_sq_push(s, ADBC_A_STLS, ADBC_STLS_VERSION, 0, NULL, 0);
     if (s->auth_required)

@@ -95,8 +95,8 @@ int adbc_handle_open(adbc_session *s, const adbc_header *h, const uint8_t *data)
     int refuse = s->cb.on_open ? s->cb.on_open(s->user, id, service) : 1;
     adbc_free(service);
     st = adbc_stream_find(s, id); /* the callback may have grown the table */
-    if (!st)
-        return 0; /* closed from inside the callback */
+    if (!st) /* closed from inside the callback: the OPEN still needs an answer */
+        return adbc_sq_push(s, ADBC_A_CLSE, 0, h->arg0, NULL, 0);
     if (refuse) {
         adbc_stream_remove(s, id);
         return adbc_sq_push(s, ADBC_A_CLSE, 0, h->arg0, NULL, 0);
@@ -186,9 +186,9 @@ int adbc_handle_wrte(adbc_session *s, const adbc_header *h, const uint8_t *data)
         st->unacked += h->data_length;
         if (st->unacked > (uint64_t)s->window + s->max_payload)
             return adbc_session_fail(s, ADBC_EPROTO,
-                                     "protocol violation: peer sent %llu unacknowledged bytes on "
-                                     "stream %u, beyond the %u-byte window",
-                                     (unsigned long long)st->unacked, st->local, s->window);
+                                     "protocol violation: WRTE on stream %u brings unacknowledged "
+                                     "data to %llu bytes, beyond the %u-byte window",
+                                     st->local, (unsigned long long)st->unacked, s->window);
     } else {
         if (st->unacked > 0)
             return adbc_session_fail(s, ADBC_EPROTO,
