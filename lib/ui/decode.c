@@ -185,6 +185,18 @@ int ui_decode_value(ui_doc *d, char *v, uint32_t n, int entities, ui_str *out)
 {
     const uint8_t *s = (const uint8_t *)v;
     uint32_t i = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    /* A word at a time while no byte is NUL, '&' or non-ASCII. */
+    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+    while (n - i >= 8) {
+        uint64_t w, a;
+        memcpy(&w, s + i, 8);
+        a = w ^ (ones * '&');
+        if (((w - ones) & ~w & highs) | ((a - ones) & ~a & highs) | (w & highs))
+            break;
+        i += 8;
+    }
+#endif
     while (i < n && !special(s[i]))
         i++;
     uint32_t off = (uint32_t)(v - d->buf);

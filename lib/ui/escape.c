@@ -15,6 +15,33 @@ static inline int plain(unsigned char c)
     return c >= 0x20 && c != '"' && c != '\\' && c != 0x7f && c != 0xc2;
 }
 
+/* Length of the run of plain bytes at s[0..n), a word at a time. */
+static inline size_t plain_run(const unsigned char *s, size_t n)
+{
+    size_t i = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+#define HAS(x) (((x) - ones) & ~(x) & highs)
+    while (n - i >= 8) {
+        uint64_t w, q, b, d, c;
+        memcpy(&w, s + i, 8);
+        q = w ^ (ones * '"');
+        b = w ^ (ones * '\\');
+        d = w ^ (ones * 0x7f);
+        c = w ^ (ones * 0xc2);
+        /* bytes below 0x20 (ASCII ones: the high bit is clear) */
+        uint64_t low = (w - ones * 0x20) & ~w & highs;
+        if (low | HAS(q) | HAS(b) | HAS(d) | HAS(c))
+            break;
+        i += 8;
+    }
+#undef HAS
+#endif
+    while (i < n && plain(s[i]))
+        i++;
+    return i;
+}
+
 /* Bytes of one escaped unit at s[i] (0 when it is copied as is). */
 static inline size_t unit(const unsigned char *s, size_t n, size_t i, size_t *span)
 {
@@ -36,10 +63,9 @@ size_t ui_escape_len(const char *str, size_t n)
     const unsigned char *s = (const unsigned char *)str;
     size_t out = n;
     for (size_t i = 0; i < n;) {
-        if (plain(s[i])) {
-            i++;
-            continue;
-        }
+        i += plain_run(s + i, n - i);
+        if (i >= n)
+            break;
         size_t span, u = unit(s, n, i, &span);
         if (u)
             out += u - span;
@@ -54,10 +80,9 @@ char *ui_escape(char *dst, const char *str, size_t n)
     const unsigned char *s = (const unsigned char *)str;
     size_t i = 0, run = 0;
     while (i < n) {
-        if (plain(s[i])) {
-            i++;
-            continue;
-        }
+        i += plain_run(s + i, n - i);
+        if (i >= n)
+            break;
         size_t span, u = unit(s, n, i, &span);
         if (!u) {
             i++;

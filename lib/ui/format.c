@@ -55,9 +55,8 @@ static int has_state(uint32_t flags, int k)
 
 static size_t line_len(const ui_doc *d, const ui_node *nd, uint32_t depth)
 {
-    const char *role;
-    uint32_t rlen;
-    ui_role(ui_sp(d, nd->cls), nd->cls.len, &role, &rlen);
+    const char *role = nd->role;
+    uint32_t rlen = nd->rlen;
     size_t n = (size_t)depth * 2 + 2 + ui_escape_len(role, rlen);
     if (nd->ref)
         n += 7 + digits(nd->ref);
@@ -74,9 +73,8 @@ static size_t line_len(const ui_doc *d, const ui_node *nd, uint32_t depth)
 
 static char *line_write(char *o, const ui_doc *d, const ui_node *nd, uint32_t depth)
 {
-    const char *role;
-    uint32_t rlen;
-    ui_role(ui_sp(d, nd->cls), nd->cls.len, &role, &rlen);
+    const char *role = nd->role;
+    uint32_t rlen = nd->rlen;
     memset(o, ' ', (size_t)depth * 2);
     o += (size_t)depth * 2;
     *o++ = '-';

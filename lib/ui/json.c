@@ -81,9 +81,8 @@ static void put_bool(sb *b, const char *key, int v)
 /* An element up to and including the opening of its children array. */
 static void open_element(sb *b, const ui_doc *d, const ui_node *nd)
 {
-    const char *role;
-    uint32_t rlen;
-    ui_role(ui_sp(d, nd->cls), nd->cls.len, &role, &rlen);
+    const char *role = nd->role;
+    uint32_t rlen = nd->rlen;
     puts_(b, "{\"ref\":");
     if (nd->ref)
         putf_i64(b, nd->ref);

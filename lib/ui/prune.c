@@ -86,14 +86,31 @@ int ui_prune(ui_doc *d)
         if (nd->ref)
             nd->flags |= UI_SUBREF;
         uint32_t head = UI_NONE, tail = UI_NONE, count = 0;
+        uint32_t cand[8], ncand = 0; /* dedup candidates, while few */
         for (uint32_t c = nd->first; c != UI_NONE; c = nodes[c].next) {
             uint32_t r = nodes[c].rep;
             if (r == UI_NONE)
                 continue;
             ui_node *rn = &nodes[r];
-            /* Dedup: only text without refs below it; a ref is never removed. */
-            if (rn->text.len && !(rn->flags & UI_SUBREF) && seen_before(d, tab, size - 1, i, r))
-                continue;
+            /* Dedup: only text without refs below it; a ref is never removed.
+             * The first few candidates are compared directly; past eight,
+             * every candidate goes through the table. */
+            if (rn->text.len && !(rn->flags & UI_SUBREF)) {
+                int dup = 0;
+                if (ncand < 8) {
+                    for (uint32_t k = 0; k < ncand && !dup; k++)
+                        dup = same_key(d, &nodes[cand[k]], rn);
+                    if (!dup)
+                        cand[ncand++] = r;
+                    if (ncand == 8) /* switch over: the eight go into the table */
+                        for (uint32_t k = 0; k < 8; k++)
+                            seen_before(d, tab, size - 1, i, cand[k]);
+                } else {
+                    dup = seen_before(d, tab, size - 1, i, r);
+                }
+                if (dup)
+                    continue;
+            }
             rn->pnext = UI_NONE;
             if (tail == UI_NONE)
                 head = r;
@@ -114,6 +131,7 @@ int ui_prune(ui_doc *d)
         } else {
             nd->rep = i;
             nd->pfirst = head;
+            ui_role(ui_sp(d, nd->cls), nd->cls.len, &nd->role, &nd->rlen);
             for (uint32_t r = head; r != UI_NONE; r = nodes[r].pnext)
                 nodes[r].pparent = i;
         }

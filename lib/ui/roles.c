@@ -1,33 +1,42 @@
 /* Roles and wrappers: what a class is called in the text, and which classes
  * are mere containers the pruning may collapse. Both look only at the
- * class's last '.'-segment ("android.widget.TextView" -> "TextView"). */
+ * class's last '.'-segment ("android.widget.TextView" -> "TextView").
+ * They run for every printed node, so the tables carry their lengths and
+ * most entries are rejected on length alone. */
 #include "ui/ui_internal.h"
 
 #include <string.h>
 
-static const struct {
+#define S(x) x, (uint8_t)(sizeof(x) - 1)
+
+typedef struct entry {
     const char *seg;
+    uint8_t len;
     const char *role;
-} roles[] = {
-    {"TextView", "Text"},          {"AppCompatTextView", "Text"},
-    {"EditText", "TextInput"},     {"AppCompatEditText", "TextInput"},
-    {"Button", "Button"},          {"AppCompatButton", "Button"},
-    {"MaterialButton", "Button"},  {"ImageView", "Image"},
-    {"ImageButton", "ImageButton"},{"CheckBox", "CheckBox"},
-    {"Switch", "Switch"},          {"RadioButton", "Radio"},
-    {"ToggleButton", "Toggle"},    {"SeekBar", "Slider"},
-    {"ProgressBar", "Progress"},   {"Spinner", "Select"},
-    {"RecyclerView", "List"},      {"ListView", "List"},
-    {"ScrollView", "ScrollView"},  {"LinearLayout", "Group"},
-    {"RelativeLayout", "Group"},   {"FrameLayout", "Group"},
-    {"ConstraintLayout", "Group"}, {"CoordinatorLayout", "Group"},
-    {"ViewGroup", "Group"},        {"TabLayout", "TabList"},
-    {"TabItem", "Tab"},
+    uint8_t rlen;
+} entry;
+
+static const entry roles[] = {
+    {S("TextView"), S("Text")},          {S("AppCompatTextView"), S("Text")},
+    {S("EditText"), S("TextInput")},     {S("AppCompatEditText"), S("TextInput")},
+    {S("Button"), S("Button")},          {S("AppCompatButton"), S("Button")},
+    {S("MaterialButton"), S("Button")},  {S("ImageView"), S("Image")},
+    {S("ImageButton"), S("ImageButton")},{S("CheckBox"), S("CheckBox")},
+    {S("Switch"), S("Switch")},          {S("RadioButton"), S("Radio")},
+    {S("ToggleButton"), S("Toggle")},    {S("SeekBar"), S("Slider")},
+    {S("ProgressBar"), S("Progress")},   {S("Spinner"), S("Select")},
+    {S("RecyclerView"), S("List")},      {S("ListView"), S("List")},
+    {S("ScrollView"), S("ScrollView")},  {S("LinearLayout"), S("Group")},
+    {S("RelativeLayout"), S("Group")},   {S("FrameLayout"), S("Group")},
+    {S("ConstraintLayout"), S("Group")}, {S("CoordinatorLayout"), S("Group")},
+    {S("ViewGroup"), S("Group")},        {S("TabLayout"), S("TabList")},
+    {S("TabItem"), S("Tab")},
 };
 
-static const char *const wrappers[] = {
-    "Group", "View", "FrameLayout", "LinearLayout", "RelativeLayout",
-    "ConstraintLayout", "CoordinatorLayout", "ViewGroup",
+static const entry wrappers[] = {
+    {S("Group"), 0, 0},          {S("View"), 0, 0},           {S("FrameLayout"), 0, 0},
+    {S("LinearLayout"), 0, 0},   {S("RelativeLayout"), 0, 0}, {S("ConstraintLayout"), 0, 0},
+    {S("CoordinatorLayout"), 0, 0}, {S("ViewGroup"), 0, 0},
 };
 
 static const char *last_segment(const char *cls, uint32_t len, uint32_t *slen)
@@ -38,9 +47,12 @@ static const char *last_segment(const char *cls, uint32_t len, uint32_t *slen)
     return seg;
 }
 
-static int seg_is(const char *seg, uint32_t slen, const char *name)
+static const entry *lookup(const entry *tab, size_t n, const char *seg, uint32_t slen)
 {
-    return strlen(name) == slen && memcmp(seg, name, slen) == 0;
+    for (size_t i = 0; i < n; i++)
+        if (tab[i].len == slen && tab[i].seg[0] == seg[0] && memcmp(tab[i].seg, seg, slen) == 0)
+            return &tab[i];
+    return NULL;
 }
 
 void ui_role(const char *cls, uint32_t len, const char **role, uint32_t *rlen)
@@ -52,12 +64,11 @@ void ui_role(const char *cls, uint32_t len, const char **role, uint32_t *rlen)
     }
     uint32_t slen;
     const char *seg = last_segment(cls, len, &slen);
-    for (size_t i = 0; i < sizeof roles / sizeof roles[0]; i++) {
-        if (seg_is(seg, slen, roles[i].seg)) {
-            *role = roles[i].role;
-            *rlen = (uint32_t)strlen(roles[i].role);
-            return;
-        }
+    const entry *e = slen ? lookup(roles, sizeof roles / sizeof roles[0], seg, slen) : NULL;
+    if (e) {
+        *role = e->role;
+        *rlen = e->rlen;
+        return;
     }
     /* Any other segment is printed as it is, even "constructor" or "". */
     *role = seg;
@@ -70,8 +81,5 @@ int ui_is_wrapper(const char *cls, uint32_t len)
         return 1;
     uint32_t slen;
     const char *seg = last_segment(cls, len, &slen);
-    for (size_t i = 0; i < sizeof wrappers / sizeof wrappers[0]; i++)
-        if (seg_is(seg, slen, wrappers[i]))
-            return 1;
-    return 0;
+    return slen && lookup(wrappers, sizeof wrappers / sizeof wrappers[0], seg, slen) != NULL;
 }

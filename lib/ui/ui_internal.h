@@ -60,12 +60,15 @@ typedef struct ui_node {
     uint32_t rep;
     uint32_t pfirst, pnext, pparent;
     uint32_t actref;      /* ref of the nearest ancestor-or-self with one, 0 if none */
+    uint32_t rlen;        /* printed nodes: their role (see ui_role) */
+    const char *role;
 } ui_node;
 
 typedef struct ui_doc {
     char *mem;            /* allocation holding the dump (freed at the end) */
     char *buf;            /* the dump inside mem; rewritten in place */
     size_t len;
+    const char *last_gt;  /* parse: the last '>' in buf, NULL if none */
     char *arena;          /* repaired strings that did not fit in place */
     size_t arena_len, arena_cap;
 

@@ -25,9 +25,45 @@ static inline int is_ws(char c)
 }
 
 /* Characters that end an attribute name. */
-static inline int name_end(char c)
+static const uint8_t name_stop[256] = {
+    [' '] = 1, ['\n'] = 1, ['\r'] = 1, ['\t'] = 1, ['='] = 1, ['>'] = 1,
+    ['/'] = 1, ['<'] = 1, ['"'] = 1, ['\''] = 1,
+};
+
+/* The closing quote of a value starting at v. Values are mostly short
+ * ("true", ""), where a call to memchr costs more than the search, so the
+ * first 32 bytes are searched a word at a time. */
+static inline char *find_quote(char *v, char *end, char q)
 {
-    return is_ws(c) || c == '=' || c == '>' || c == '/' || c == '<' || c == '"' || c == '\'';
+    char *p = v;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+    const uint64_t qq = ones * (uint8_t)q;
+    while (end - p >= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        w ^= qq; /* a zero byte where q is */
+        uint64_t z = (w - ones) & ~w & highs;
+        if (z)
+            return p + (__builtin_ctzll(z) >> 3);
+        p += 8;
+        if (p - v >= 32)
+            return memchr(p, q, (size_t)(end - p));
+    }
+#endif
+    for (; p < end; p++)
+        if (*p == q)
+            return p;
+    return NULL;
+}
+
+/* "EditText" somewhere in the class (the spec's test for editable). */
+static int has_edittext(const char *s, size_t n)
+{
+    for (size_t i = 0; i + 8 <= n; i++)
+        if (s[i] == 'E' && memcmp(s + i, "EditText", 8) == 0)
+            return 1;
+    return 0;
 }
 
 static void damage(ui_doc *d, const char *what, size_t at)
@@ -112,69 +148,102 @@ static void parse_bounds(ui_node *nd, const char *p, const char *e)
     nd->x1 = v[0], nd->y1 = v[1], nd->x2 = v[2], nd->y2 = v[3];
 }
 
-static inline int is_true(const char *v, size_t n)
+static inline uint64_t ld8(const char *p)
 {
-    return n == 4 && memcmp(v, "true", 4) == 0;
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
 }
 
-/* Store one attribute of nd. Unknown names are ignored. */
-static int attribute(ui_doc *d, ui_node *nd, const char *name, size_t nlen, char *v, size_t vlen)
+static inline uint32_t ld4(const char *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+
+/* a[0..n) == lit[0..n) for 4 <= n <= 16, in at most four loads: the hot
+ * compare of attribute names, where a call to memcmp costs more than it
+ * does. */
+static inline int same(const char *a, const char *lit, size_t n)
+{
+    if (n >= 8)
+        return ld8(a) == ld8(lit) && ld8(a + n - 8) == ld8(lit + n - 8);
+    return ld4(a) == ld4(lit) && ld4(a + n - 4) == ld4(lit + n - 4);
+}
+
+static inline int is_true(const char *v, size_t n)
+{
+    return n == 4 && same(v, "true", 4);
+}
+
+typedef enum attr_id {
+    A_OTHER, A_TEXT, A_CLASS, A_BOUNDS, A_CHECKED, A_FOCUSED, A_ENABLED, A_PACKAGE,
+    A_SELECTED, A_CLICKABLE, A_SCROLLABLE, A_RID, A_DESC
+} attr_id;
+
+#define K(s, id) {s, sizeof(s) - 1, id}
+
+/* The attributes uiautomator writes, in the order it writes them. The
+ * parser guesses that the next attribute is the one after the last, which
+ * holds for almost every attribute of a real dump and turns the name into
+ * one compare; anything else is looked up here, then ignored if unknown. */
+static const struct {
+    const char *name;
+    uint8_t len;
+    uint8_t id;
+} known[] = {
+    K("index", A_OTHER),         K("text", A_TEXT),           K("resource-id", A_RID),
+    K("class", A_CLASS),         K("package", A_PACKAGE),     K("content-desc", A_DESC),
+    K("checkable", A_OTHER),     K("checked", A_CHECKED),     K("clickable", A_CLICKABLE),
+    K("enabled", A_ENABLED),     K("focusable", A_OTHER),     K("focused", A_FOCUSED),
+    K("scrollable", A_SCROLLABLE), K("long-clickable", A_OTHER), K("password", A_OTHER),
+    K("selected", A_SELECTED),   K("visible-to-user", A_OTHER), K("bounds", A_BOUNDS),
+    K("drawing-order", A_OTHER), K("hint", A_OTHER),          K("display-id", A_OTHER),
+};
+#define NKNOWN (sizeof known / sizeof known[0])
+
+/* Index into known[] of the name, or -1. */
+static int lookup(const char *name, size_t n)
+{
+    for (size_t k = 0; k < NKNOWN; k++)
+        if (known[k].len == n && known[k].name[0] == name[0] && memcmp(known[k].name, name, n) == 0)
+            return (int)k;
+    return -1;
+}
+
+static inline void set_flag(ui_node *nd, uint32_t flag, int on)
+{
+    nd->flags = on ? nd->flags | flag : nd->flags & ~flag;
+}
+
+/* Store one attribute value of nd. */
+static int attribute(ui_doc *d, ui_node *nd, int id, char *v, size_t vlen)
 {
     if (vlen > UINT32_MAX)
         return 0;
     uint32_t n = (uint32_t)vlen;
-    switch (nlen) {
-    case 4:
-        if (memcmp(name, "text", 4) == 0)
-            return ui_decode_value(d, v, n, 1, &nd->text);
-        break;
-    case 5:
-        if (memcmp(name, "class", 5) == 0)
-            return ui_decode_value(d, v, n, 0, &nd->cls);
-        break;
-    case 6:
-        if (memcmp(name, "bounds", 6) == 0)
-            parse_bounds(nd, v, v + vlen);
-        break;
-    case 7:
-        if (memcmp(name, "checked", 7) == 0) {
-            nd->flags = is_true(v, vlen) ? nd->flags | UI_CHECKED : nd->flags & ~UI_CHECKED;
-        } else if (memcmp(name, "focused", 7) == 0) {
-            nd->flags = is_true(v, vlen) ? nd->flags | UI_FOCUSED : nd->flags & ~UI_FOCUSED;
-        } else if (memcmp(name, "enabled", 7) == 0) {
-            int off = vlen == 5 && memcmp(v, "false", 5) == 0;
-            nd->flags = off ? nd->flags & ~UI_ENABLED : nd->flags | UI_ENABLED;
-        } else if (memcmp(name, "package", 7) == 0) {
-            return ui_decode_value(d, v, n, 0, &nd->pkg);
-        }
-        break;
-    case 8:
-        if (memcmp(name, "selected", 8) == 0)
-            nd->flags = is_true(v, vlen) ? nd->flags | UI_SELECTED : nd->flags & ~UI_SELECTED;
-        break;
-    case 9:
-        if (memcmp(name, "clickable", 9) == 0)
-            nd->flags = is_true(v, vlen) ? nd->flags | UI_CLICKABLE : nd->flags & ~UI_CLICKABLE;
-        break;
-    case 10:
-        if (memcmp(name, "scrollable", 10) == 0)
-            nd->flags = is_true(v, vlen) ? nd->flags | UI_SCROLLABLE : nd->flags & ~UI_SCROLLABLE;
-        break;
-    case 11:
-        if (memcmp(name, "resource-id", 11) == 0)
-            return ui_decode_value(d, v, n, 0, &nd->rid);
-        break;
-    case 12:
-        if (memcmp(name, "content-desc", 12) == 0)
-            return ui_decode_value(d, v, n, 1, &nd->desc);
-        break;
+    switch (id) {
+    case A_TEXT: return ui_decode_value(d, v, n, 1, &nd->text);
+    case A_DESC: return ui_decode_value(d, v, n, 1, &nd->desc);
+    case A_CLASS: return ui_decode_value(d, v, n, 0, &nd->cls);
+    case A_RID: return ui_decode_value(d, v, n, 0, &nd->rid);
+    case A_PACKAGE: return ui_decode_value(d, v, n, 0, &nd->pkg);
+    case A_BOUNDS: parse_bounds(nd, v, v + vlen); break;
+    case A_CHECKED: set_flag(nd, UI_CHECKED, is_true(v, vlen)); break;
+    case A_FOCUSED: set_flag(nd, UI_FOCUSED, is_true(v, vlen)); break;
+    case A_SELECTED: set_flag(nd, UI_SELECTED, is_true(v, vlen)); break;
+    case A_CLICKABLE: set_flag(nd, UI_CLICKABLE, is_true(v, vlen)); break;
+    case A_SCROLLABLE: set_flag(nd, UI_SCROLLABLE, is_true(v, vlen)); break;
+    case A_ENABLED: set_flag(nd, UI_ENABLED, !(vlen == 5 && memcmp(v, "false", 5) == 0)); break;
     }
     return 0;
 }
 
 static int grow(ui_doc *d)
 {
-    uint32_t cap = d->cap ? d->cap + d->cap / 2 + 16 : (uint32_t)(d->len / 600 + 64);
+    /* Real dumps spend 300 to 450 bytes on a node. */
+    uint32_t cap = d->cap ? d->cap + d->cap / 2 + 16 : (uint32_t)(d->len / 320 + 8);
     ui_node *nn = adbc_realloc(d->nodes, (size_t)cap * sizeof *nn);
     if (!nn)
         return adbc_fail(ADBC_ENOMEM, "out of memory: a dump of %zu bytes", d->len);
@@ -199,19 +268,21 @@ static int node_tag(ui_doc *d, char **pp, char *end, uint32_t *cur)
     memset(nd, 0, sizeof *nd);
     nd->flags = UI_ENABLED;
     int selfclose = 0;
+    size_t guess = 0;
+    /* The scans below stop at '>' among other characters, so as long as
+     * a '>' lies ahead of p (d->last_gt) they need no bounds checks. When
+     * none does, this tag cannot end: the dump was cut inside it. */
     for (;;) {
-        while (p < end && is_ws(*p))
-            p++;
-        if (p >= end)
+        if (!d->last_gt || p > d->last_gt)
             goto cut;
+        while (is_ws(*p))
+            p++;
         char c = *p;
         if (c == '>') {
             p++;
             break;
         }
         if (c == '/') {
-            if (p + 1 >= end)
-                goto cut;
             if (p[1] == '>') {
                 p += 2;
                 selfclose = 1;
@@ -226,50 +297,60 @@ static int node_tag(ui_doc *d, char **pp, char *end, uint32_t *cur)
             damage(d, "unclosed <node> tag", (size_t)(*pp - d->buf));
             break;
         }
+        /* The name: first the guess (see known[]), then a scan. Both stop
+         * short of the last '>' (the guess only reads 16 bytes when that
+         * many lie before it). */
         char *name = p;
-        while (p < end && !name_end(*p))
-            p++;
-        size_t nlen = (size_t)(p - name);
-        if (p >= end)
-            goto cut;
-        if (nlen == 0) { /* '=' or a quote where a name should be */
-            damage(d, "malformed attribute", (size_t)(p - d->buf));
-            p++;
-            continue;
+        int id = A_OTHER;
+        if (guess < NKNOWN && d->last_gt - p >= 16 && same(p, known[guess].name, known[guess].len) &&
+            p[known[guess].len] == '=') {
+            id = known[guess].id;
+            p += known[guess].len;
+            guess++;
+        } else {
+            while (!name_stop[(uint8_t)*p])
+                p++;
+            size_t nlen = (size_t)(p - name);
+            if (nlen == 0) { /* '=' or a quote where a name should be */
+                damage(d, "malformed attribute", (size_t)(p - d->buf));
+                p++;
+                continue;
+            }
+            int k = lookup(name, nlen);
+            if (k >= 0) {
+                id = known[k].id;
+                guess = (size_t)k + 1;
+            }
+            while (is_ws(*p))
+                p++;
         }
-        while (p < end && is_ws(*p))
-            p++;
-        if (p >= end)
-            goto cut;
         if (*p != '=') {
             damage(d, "attribute without a value", (size_t)(name - d->buf));
             continue;
         }
         p++;
-        while (p < end && is_ws(*p))
+        while (is_ws(*p))
             p++;
-        if (p >= end)
-            goto cut;
         char q = *p;
         if (q != '"' && q != '\'') {
             damage(d, "unquoted attribute value", (size_t)(p - d->buf));
             continue;
         }
         char *v = p + 1;
-        char *e = memchr(v, q, (size_t)(end - v));
+        char *e = find_quote(v, end, q);
         if (!e)
             goto cut;
         /* Format v1 reads double-quoted values only (uiautomator writes
          * nothing else); a single-quoted one, as some tools re-serialize,
          * is stepped over whole and ignored. */
-        if (q == '"') {
-            int rc = attribute(d, nd, name, nlen, v, (size_t)(e - v));
+        if (q == '"' && id != A_OTHER) {
+            int rc = attribute(d, nd, id, v, (size_t)(e - v));
             if (rc < 0)
                 return rc;
         }
         p = e + 1;
     }
-    if (nd->cls.len && memmem(ui_sp(d, nd->cls), nd->cls.len, "EditText", 8))
+    if (nd->cls.len >= 8 && has_edittext(ui_sp(d, nd->cls), nd->cls.len))
         nd->flags |= UI_EDITABLE;
     nd->first = nd->last = nd->next = UI_NONE;
     nd->parent = *cur;
@@ -337,9 +418,11 @@ int ui_xml_parse(ui_doc *d)
         p++;
     }
 
+    d->last_gt = memrchr(d->buf, '>', d->len);
+
     uint32_t cur = UI_NONE;
     int in_hier = 0, hier_closed = 0, stopped = 0;
-    while (p && p < end && (p = memchr(p, '<', (size_t)(end - p))) != NULL) {
+    while (p && p < end && (*p == '<' || (p = memchr(p, '<', (size_t)(end - p))) != NULL)) {
         size_t at = (size_t)(p - d->buf);
         char c = p + 1 < end ? p[1] : '\0';
         if (c == 'n' && tag_is(p, end, "node", 4)) {
