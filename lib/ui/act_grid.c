@@ -169,30 +169,3 @@ int adbc_act_grid(adbc_grid *g, adbc_conn *c, const adbc_act_opts *opts)
         return rc;
     return adbc_grid_make(g, w, h);
 }
-
-int adbc_act_tap_grid(adbc_act_where *where, adbc_conn *c, const char *cell,
-                      const adbc_act_opts *opts)
-{
-    adbc_act_opts store;
-    const adbc_act_opts *o = act_opts(opts, &store);
-    if (!c || !cell)
-        return adbc_fail(ADBC_EINVAL, "adbc_act_tap_grid: c and cell must not be NULL");
-    int64_t deadline = adbc_deadline(o->timeout_ms);
-    adbc_grid g;
-    int x, y;
-    adbc_act_opts lo = *o;
-    lo.timeout_ms = act_left(deadline);
-    int rc = adbc_act_grid(&g, c, &lo);
-    if (rc == 0)
-        rc = adbc_grid_cell(&x, &y, &g, cell);
-    if (rc < 0)
-        return rc;
-    if (where) {
-        where->x = x;
-        where->y = y;
-        where->ref = 0;
-        where->how = ADBC_ACT_UNVERIFIED;
-    }
-    lo.timeout_ms = act_left(deadline);
-    return adbc_act_tap_xy(c, x, y, &lo);
-}

@@ -137,33 +137,6 @@ int adbc_act_long_press(adbc_act_where *where, adbc_conn *c, const adbc_ui_ref *
     return swipe(c, x, y, x, y, o->long_press_ms, act_left(deadline));
 }
 
-int adbc_scroll_points(int *sx, int *sy, int *ex, int *ey, int x1, int y1, int x2, int y2,
-                       adbc_dir dir)
-{
-    if (!sx || !sy || !ex || !ey)
-        return adbc_fail(ADBC_EINVAL, "adbc_scroll_points: outputs must not be NULL");
-    /* 64-bit so hostile bounds cannot overflow. */
-    long long cx = ((long long)x1 + x2) / 2, cy = ((long long)y1 + y2) / 2;
-    long long tx = cx, ty = cy;
-    switch (dir) {
-    case ADBC_DIR_DOWN: ty = cy - (cy - y1) / 3; break;  /* finger up: content from below */
-    case ADBC_DIR_UP: ty = cy + (y2 - cy) / 3; break;
-    case ADBC_DIR_RIGHT: tx = cx - (cx - x1) / 3; break; /* finger left: content from the right */
-    case ADBC_DIR_LEFT: tx = cx + (x2 - cx) / 3; break;
-    default: return adbc_fail(ADBC_EINVAL, "unknown scroll direction %d", (int)dir);
-    }
-    if (x2 <= x1 || y2 <= y1 || (tx == cx && ty == cy))
-        return adbc_fail(ADBC_EINVAL,
-                         "the box [%d,%d][%d,%d] is too small to scroll in: it needs at least "
-                         "3 pixels along the scroll",
-                         x1, y1, x2, y2);
-    *sx = (int)cx;
-    *sy = (int)cy;
-    *ex = (int)tx;
-    *ey = (int)ty;
-    return 0;
-}
-
 int adbc_act_scroll(adbc_act_where *where, adbc_conn *c, const adbc_ui_ref *ref, adbc_dir dir,
                     const adbc_act_opts *opts)
 {
@@ -192,4 +165,33 @@ int adbc_act_scroll(adbc_act_where *where, adbc_conn *c, const adbc_ui_ref *ref,
         where->y = sy;
     }
     return swipe(c, sx, sy, ex, ey, o->scroll_ms, act_left(deadline));
+}
+
+/* The grid's cells are taps too; kept here so act_grid.c stays free of
+ * gestures. */
+int adbc_act_tap_grid(adbc_act_where *where, adbc_conn *c, const char *cell,
+                      const adbc_act_opts *opts)
+{
+    adbc_act_opts store;
+    const adbc_act_opts *o = act_opts(opts, &store);
+    if (!c || !cell)
+        return adbc_fail(ADBC_EINVAL, "adbc_act_tap_grid: c and cell must not be NULL");
+    int64_t deadline = adbc_deadline(o->timeout_ms);
+    adbc_grid g;
+    int x, y;
+    adbc_act_opts lo = *o;
+    lo.timeout_ms = act_left(deadline);
+    int rc = adbc_act_grid(&g, c, &lo);
+    if (rc == 0)
+        rc = adbc_grid_cell(&x, &y, &g, cell);
+    if (rc < 0)
+        return rc;
+    if (where) {
+        where->x = x;
+        where->y = y;
+        where->ref = 0;
+        where->how = ADBC_ACT_UNVERIFIED;
+    }
+    lo.timeout_ms = act_left(deadline);
+    return adbc_act_tap_xy(c, x, y, &lo);
 }

@@ -1,4 +1,4 @@
-/* Key names and scroll directions.
+/* Key names, scroll directions and the scroll gesture's geometry.
  *
  * Names are the short ones people and agents type ("back", "enter"); the
  * codes are Android's KeyEvent constants. A KEYCODE_ prefix is accepted so
@@ -102,4 +102,31 @@ int adbc_dir_parse(adbc_dir *out, const char *name)
         }
     return adbc_fail(ADBC_EINVAL, "unknown direction \"%.40s\": use up, down, left or right",
                      name);
+}
+
+int adbc_scroll_points(int *sx, int *sy, int *ex, int *ey, int x1, int y1, int x2, int y2,
+                       adbc_dir dir)
+{
+    if (!sx || !sy || !ex || !ey)
+        return adbc_fail(ADBC_EINVAL, "adbc_scroll_points: outputs must not be NULL");
+    /* 64-bit so hostile bounds cannot overflow. */
+    long long cx = ((long long)x1 + x2) / 2, cy = ((long long)y1 + y2) / 2;
+    long long tx = cx, ty = cy;
+    switch (dir) {
+    case ADBC_DIR_DOWN: ty = cy - (cy - y1) / 3; break;  /* finger up: content from below */
+    case ADBC_DIR_UP: ty = cy + (y2 - cy) / 3; break;
+    case ADBC_DIR_RIGHT: tx = cx - (cx - x1) / 3; break; /* finger left: content from the right */
+    case ADBC_DIR_LEFT: tx = cx + (x2 - cx) / 3; break;
+    default: return adbc_fail(ADBC_EINVAL, "unknown scroll direction %d", (int)dir);
+    }
+    if (x2 <= x1 || y2 <= y1 || (tx == cx && ty == cy))
+        return adbc_fail(ADBC_EINVAL,
+                         "the box [%d,%d][%d,%d] is too small to scroll in: it needs at least "
+                         "3 pixels along the scroll",
+                         x1, y1, x2, y2);
+    *sx = (int)cx;
+    *sy = (int)cy;
+    *ex = (int)tx;
+    *ey = (int)ty;
+    return 0;
 }

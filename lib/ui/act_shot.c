@@ -1,0 +1,138 @@
+/* Screenshots over exec:.
+ *
+ * Raw first: `screencap` writes a small header and the pixels unencoded,
+ * which costs the phone nothing; adbc encodes the PNG (png.c). When the
+ * device's raw output is something adbc cannot read (an unknown pixel
+ * format, an old device), the auto mode asks for `screencap -p`, which the
+ * device encodes itself. stderr goes to /dev/null on the device: exec:
+ * mixes it into the pixel stream, and a warning such as "multiple displays
+ * found" would otherwise corrupt the frame. */
+#include "ui/act_internal.h"
+
+#include <string.h>
+
+#include "core/internal.h"
+
+#define SHOT_MAX ((size_t)256 << 20) /* an 8K RGBA frame is 127 MiB */
+
+/* Read a whole exec: stream. Once the first 12 bytes show the raw frame's
+ * size, the buffer is sized for it at once instead of growing by copies. */
+static int read_all(uint8_t **out, size_t *len, adbc_conn *c, const char *cmd, int raw,
+                    int64_t deadline)
+{
+    *out = NULL;
+    *len = 0;
+    adbc_stream *st;
+    int rc = adbc_stream_open(&st, c, cmd, act_left(deadline));
+    if (rc < 0)
+        return rc;
+    size_t cap = 1 << 20, n = 0;
+    int sized = !raw;
+    uint8_t *buf = adbc_malloc(cap);
+    if (!buf) {
+        adbc_stream_close(st);
+        return adbc_fail(ADBC_ENOMEM, "out of memory for a screenshot");
+    }
+    for (;;) {
+        if (n == cap) {
+            if (cap >= SHOT_MAX) {
+                rc = adbc_fail(ADBC_EFORMAT, "screencap printed more than %zu bytes: no screen "
+                               "is that large", SHOT_MAX);
+                break;
+            }
+            size_t ncap = cap * 2 > SHOT_MAX ? SHOT_MAX : cap * 2;
+            uint8_t *nb = adbc_realloc(buf, ncap);
+            if (!nb) {
+                rc = adbc_fail(ADBC_ENOMEM, "out of memory for a screenshot");
+                break;
+            }
+            buf = nb;
+            cap = ncap;
+        }
+        ssize_t r = adbc_stream_read(st, buf + n, cap - n, act_left(deadline));
+        if (r < 0) {
+            rc = (int)r;
+            if (rc == ADBC_ETIMEDOUT)
+                rc = adbc_fail(ADBC_ETIMEDOUT, "the screenshot did not arrive in time (%zu bytes "
+                               "read): give it a longer timeout", n);
+            break;
+        }
+        if (r == 0)
+            break;
+        n += (size_t)r;
+        if (!sized && n >= 12) {
+            sized = 1;
+            uint64_t want = 16 + (uint64_t)adbc_rd32(buf) * adbc_rd32(buf + 4) * 4;
+            if (want > cap && want <= SHOT_MAX) {
+                uint8_t *nb = adbc_realloc(buf, (size_t)want);
+                if (nb) {
+                    buf = nb;
+                    cap = (size_t)want;
+                }
+            }
+        }
+    }
+    adbc_stream_close(st);
+    if (rc < 0) {
+        adbc_free(buf);
+        return rc;
+    }
+    *out = buf;
+    *len = n;
+    return 0;
+}
+
+static int shot_raw(uint8_t **png, size_t *len, adbc_conn *c, int64_t deadline)
+{
+    uint8_t *data;
+    size_t n;
+    int rc = read_all(&data, &n, c, "exec:screencap 2>/dev/null", 1, deadline);
+    if (rc < 0)
+        return rc;
+    adbc_frame f;
+    rc = adbc_frame_parse(&f, data, n);
+    if (rc == 0)
+        rc = adbc_frame_png(png, len, &f, 1);
+    adbc_free(data);
+    return rc;
+}
+
+static int shot_png(uint8_t **png, size_t *len, adbc_conn *c, int64_t deadline)
+{
+    uint8_t *data;
+    size_t n;
+    int rc = read_all(&data, &n, c, "exec:screencap -p 2>/dev/null", 0, deadline);
+    if (rc < 0)
+        return rc;
+    rc = act_png_check(data, n, NULL, NULL);
+    if (rc < 0) {
+        adbc_free(data);
+        return rc;
+    }
+    *png = data;
+    *len = n;
+    return 0;
+}
+
+int adbc_screenshot(uint8_t **png, size_t *len, adbc_conn *c, adbc_shot_mode mode,
+                    int timeout_ms)
+{
+    if (!png || !len || !c)
+        return adbc_fail(ADBC_EINVAL, "adbc_screenshot: png, len and c must not be NULL");
+    *png = NULL;
+    *len = 0;
+    int64_t deadline = adbc_deadline(timeout_ms);
+    switch (mode) {
+    case ADBC_SHOT_RAW: return shot_raw(png, len, c, deadline);
+    case ADBC_SHOT_DEVICE_PNG: return shot_png(png, len, c, deadline);
+    case ADBC_SHOT_AUTO: {
+        int rc = shot_raw(png, len, c, deadline);
+        /* Output adbc does not understand: let the device encode. Timeouts
+         * and lost connections are not retried. */
+        if (rc == ADBC_EFORMAT || rc == ADBC_EUNSUPPORTED)
+            rc = shot_png(png, len, c, deadline);
+        return rc;
+    }
+    }
+    return adbc_fail(ADBC_EINVAL, "unknown screenshot mode %d", (int)mode);
+}
