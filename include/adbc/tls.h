@@ -64,6 +64,12 @@ int adbc_tls_select_key(const adbc_key **out, const adbc_keyring *ring,
  * to other users of *inout during the call. */
 int adbc_tls_client_upgrade(adbc_transport **inout, const adbc_keyring *keys, int timeout_ms);
 
+/* The same when the caller's last read from *inout returned bytes past the
+ * STLS packet (adbc_session_recv consumed fewer bytes than it was given):
+ * those preread_len bytes belong to TLS and are used first. */
+int adbc_tls_client_upgrade_ex(adbc_transport **inout, const adbc_keyring *keys,
+                               const void *preread, size_t preread_len, int timeout_ms);
+
 /* Device side, for test devices. */
 typedef struct adbc_tls_server_opts {
     /* Fingerprints of the keys the device knows, sent as CA hints. */
@@ -77,11 +83,14 @@ typedef struct adbc_tls_server_opts {
 } adbc_tls_server_opts;
 
 /* Device side of STLS: the TLS 1.3 server handshake over *inout with a fresh
- * self-signed certificate, requiring a client certificate. Ownership as for
- * adbc_tls_client_upgrade. ADBC_EUNAUTHORIZED when authorize refused the
- * host's key (the host is sent a bad_certificate alert). opts may be NULL. */
+ * self-signed certificate, requiring a client certificate. The host sends
+ * its first TLS bytes right behind its STLS packet, so a read may have
+ * returned some of them with it: pass those as preread (else NULL, 0).
+ * Ownership as for adbc_tls_client_upgrade. ADBC_EUNAUTHORIZED when
+ * authorize refused the host's key (the host is sent a bad_certificate
+ * alert). opts may be NULL. */
 int adbc_tls_server_upgrade(adbc_transport **inout, const adbc_tls_server_opts *opts,
-                            int timeout_ms);
+                            const void *preread, size_t preread_len, int timeout_ms);
 
 #ifdef __cplusplus
 }

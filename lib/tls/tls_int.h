@@ -46,6 +46,10 @@ typedef struct adbc_tls_config {
     /* The TLS transport does not own inner (pairing over a caller's
      * transport): destroying it leaves inner alone. */
     int borrow_inner;
+    /* Bytes already read from inner that belong to TLS (they arrived in the
+     * same read as the STLS packet); handed to OpenSSL before anything else. */
+    const void *preread;
+    size_t preread_len;
 } adbc_tls_config;
 
 /* Run a TLS 1.3 handshake over inner and return a transport that carries

@@ -489,8 +489,8 @@ int adbc_tls_wrap(adbc_transport **out, adbc_transport *inner, const adbc_tls_co
                   int timeout_ms)
 {
     *out = NULL;
-    if (!inner || !cfg)
-        return adbc_fail(ADBC_EINVAL, "TLS: NULL transport or configuration");
+    if (!inner || !cfg || (cfg->preread_len && !cfg->preread))
+        return adbc_fail(ADBC_EINVAL, "TLS: NULL transport, configuration or pre-read bytes");
     if (inner->packet_mode)
         return adbc_fail(ADBC_EUNSUPPORTED,
                          "%s: TLS runs over byte-stream transports (TCP, descriptors), not "
@@ -526,6 +526,14 @@ int adbc_tls_wrap(adbc_transport **out, adbc_transport *inner, const adbc_tls_co
     t->out_bio = out_bio;
     /* An empty input BIO means "wait for more", not end of stream. */
     BIO_set_mem_eof_return(t->in_bio, -1);
+    if (cfg->preread_len &&
+        (cfg->preread_len > INT_MAX ||
+         BIO_write(t->in_bio, cfg->preread, (int)cfg->preread_len) != (int)cfg->preread_len)) {
+        BIO_free(t->in_bio);
+        BIO_free(t->out_bio);
+        tls_free_only(t);
+        return adbc_fail(ADBC_ENOMEM, "out of memory starting TLS");
+    }
     SSL_set_bio(t->ssl, t->in_bio, t->out_bio);
     if (cfg->server)
         SSL_set_accept_state(t->ssl);

@@ -6,6 +6,12 @@
 
 int adbc_tls_client_upgrade(adbc_transport **inout, const adbc_keyring *keys, int timeout_ms)
 {
+    return adbc_tls_client_upgrade_ex(inout, keys, NULL, 0, timeout_ms);
+}
+
+int adbc_tls_client_upgrade_ex(adbc_transport **inout, const adbc_keyring *keys,
+                               const void *preread, size_t preread_len, int timeout_ms)
+{
     if (!inout || !*inout)
         return adbc_fail(ADBC_EINVAL, "adbc_tls_client_upgrade: no transport");
     adbc_keyring *own = NULL;
@@ -15,7 +21,8 @@ int adbc_tls_client_upgrade(adbc_transport **inout, const adbc_keyring *keys, in
             return rc;
         keys = own;
     }
-    adbc_tls_config cfg = {.server = 0, .keys = keys, .detect_not_paired = 1};
+    adbc_tls_config cfg = {.server = 0, .keys = keys, .detect_not_paired = 1,
+                           .preread = preread, .preread_len = preread_len};
     adbc_transport *t;
     int rc = adbc_tls_wrap(&t, *inout, &cfg, timeout_ms);
     adbc_keyring_free(own); /* the certificate is built during the handshake */
@@ -26,13 +33,14 @@ int adbc_tls_client_upgrade(adbc_transport **inout, const adbc_keyring *keys, in
 }
 
 int adbc_tls_server_upgrade(adbc_transport **inout, const adbc_tls_server_opts *opts,
-                            int timeout_ms)
+                            const void *preread, size_t preread_len, int timeout_ms)
 {
     if (!inout || !*inout)
         return adbc_fail(ADBC_EINVAL, "adbc_tls_server_upgrade: no transport");
     if (opts && opts->nhints && !opts->hints)
         return adbc_fail(ADBC_EINVAL, "adbc_tls_server_upgrade: nhints without hints");
-    adbc_tls_config cfg = {.server = 1, .server_opts = opts};
+    adbc_tls_config cfg = {.server = 1, .server_opts = opts, .preread = preread,
+                           .preread_len = preread_len};
     adbc_transport *t;
     int rc = adbc_tls_wrap(&t, *inout, &cfg, timeout_ms);
     if (rc)

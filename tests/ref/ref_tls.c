@@ -92,6 +92,10 @@ int ref_mode_tls_server(int argc, char **argv)
         char sink[256];
         while (read(fd, sink, sizeof sink) > 0)
             ;
+        SSL_free(ssl);
+        SSL_CTX_free(ctx);
+        close(fd);
+        close(lfd);
         return 0;
     }
     printf("handshake ok\n");

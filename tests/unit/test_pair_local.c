@@ -197,7 +197,7 @@ typedef struct tls_peer {
 static void *hostile_device(void *arg)
 {
     tls_peer *p = arg;
-    p->rc = adbc_tls_server_upgrade(&p->t, NULL, 5000);
+    p->rc = adbc_tls_server_upgrade(&p->t, NULL, NULL, 0, 5000);
     if (p->rc == 0 && p->send_len)
         p->rc = p->t->ops->write(p->t, p->send, p->send_len, 5000);
     if (p->rc == 0) {

@@ -41,7 +41,8 @@ static int authorize(void *user, const char *fp)
 static void *server_main(void *arg)
 {
     server_job *j = arg;
-    j->rc = adbc_tls_server_upgrade(&j->t, &j->opts, j->timeout_ms ? j->timeout_ms : 10000);
+    int ms = j->timeout_ms ? j->timeout_ms : 10000;
+    j->rc = adbc_tls_server_upgrade(&j->t, &j->opts, NULL, 0, ms);
     snprintf(j->msg, sizeof j->msg, "%s", adbc_last_error());
     if (j->rc == 0 && j->greeting)
         j->rc = j->t->ops->write(j->t, j->greeting, strlen(j->greeting), 5000);
@@ -301,7 +302,7 @@ TEST(handshake_timeout_close_and_garbage)
 
     /* Device side: the host never starts. */
     CHECK_EQ_INT(make_pair(&c, &s), 0);
-    CHECK_EQ_INT(adbc_tls_server_upgrade(&s, NULL, 200), ADBC_ETIMEDOUT);
+    CHECK_EQ_INT(adbc_tls_server_upgrade(&s, NULL, NULL, 0, 200), ADBC_ETIMEDOUT);
     adbc_transport_free(c);
     adbc_transport_free(s);
 }
