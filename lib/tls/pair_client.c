@@ -33,7 +33,9 @@ int adbc_pair(char **out_guid, const char *addr, const char *code, const adbc_ke
     if (!addr)
         return adbc_fail(ADBC_EINVAL, "adbc_pair: no address (the IP address & port shown in "
                                       "\"Pair device with pairing code\")");
-    int rc = adbc_pair_check_code(code);
+    int rc = adbc_pair_supported();
+    if (!rc)
+        rc = adbc_pair_check_code(code);
     if (rc)
         return rc;
     int64_t deadline = adbc_deadline(timeout_ms);

@@ -17,6 +17,16 @@ static const char kExportLabel[] = "adb-label";
 #define EKM_SIZE 64
 #define MAX_CODE 64
 
+int adbc_pair_supported(void)
+{
+#ifdef ADBC_HAVE_SODIUM
+    return 0;
+#else
+    return adbc_fail(ADBC_EUNSUPPORTED, "pairing is not available: adbc was built without "
+                                        "libsodium (install libsodium-dev and rebuild)");
+#endif
+}
+
 int adbc_pair_check_code(const char *code)
 {
     if (!code || !*code)
@@ -88,7 +98,9 @@ int adbc_pair_run(char **peer, adbc_transport *t, adbc_pair_role role, const cha
                   const char *my_str, int timeout_ms)
 {
     *peer = NULL;
-    int rc = adbc_pair_check_code(code);
+    int rc = adbc_pair_supported();
+    if (!rc)
+        rc = adbc_pair_check_code(code);
     if (rc)
         return rc;
     if (!t)

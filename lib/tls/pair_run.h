@@ -6,6 +6,10 @@
 #include "adbc/transport.h"
 #include "tls/pair_proto.h"
 
+/* 0 when pairing is built in; ADBC_EUNSUPPORTED (with the message saying
+ * why) when adbc was built without libsodium. */
+int adbc_pair_supported(void);
+
 /* Check a pairing code: non-empty, printable, at most 64 bytes. */
 int adbc_pair_check_code(const char *code);
 

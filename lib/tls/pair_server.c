@@ -53,7 +53,9 @@ int adbc_pair_server_new(adbc_pair_server **out, const char *addr, const char *c
     if (!out)
         return adbc_fail(ADBC_EINVAL, "adbc_pair_server_new: out is NULL");
     *out = NULL;
-    int rc = adbc_pair_check_code(code);
+    int rc = adbc_pair_supported();
+    if (!rc)
+        rc = adbc_pair_check_code(code);
     if (rc)
         return rc;
     if (!guid || !*guid)
