@@ -1,0 +1,156 @@
+/* adbc — file transfer over the sync: service (what `adb push`, `adb pull`
+ * and `adb ls` use).
+ *
+ * An adbc_sync is one sync session on a connection. It speaks v1 (STAT,
+ * LIST, SEND, RECV) and, when the device advertises stat_v2 / ls_v2, the v2
+ * stat and list requests with 64-bit sizes, full stat fields and the
+ * device's errno. Transfers stream: memory use does not depend on file size.
+ *
+ * adbd ends the session after any failure it reports (FAIL); the handle then
+ * opens a new one on its next call, so one failed file does not spoil it.
+ *
+ * A handle is used by one thread at a time; several handles may share a
+ * connection. Timeouts are in milliseconds (< 0 waits forever): for stat and
+ * lstat they bound the whole call; for list, push and pull they bound each
+ * wait for the device, so a large transfer may take as long as it needs as
+ * long as it keeps moving.
+ */
+#ifndef ADBC_SYNC_H
+#define ADBC_SYNC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "adbc/conn.h"
+#include "adbc/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ADBC_SYNC_DATA_MAX (64 * 1024) /* largest DATA chunk either side may send */
+#define ADBC_SYNC_PATH_MAX 1024        /* longest request path adbd accepts */
+#define ADBC_SYNC_NAME_MAX 255         /* longest directory entry name */
+
+typedef struct adbc_sync adbc_sync;
+
+/* What the device reports about a file. */
+typedef struct adbc_sync_statbuf {
+    uint32_t mode;   /* st_mode: type and permission bits (S_IFREG | 0644 ...) */
+    uint64_t size;   /* bytes (v1: only the low 32 bits reach the host) */
+    int64_t mtime;   /* seconds since the epoch */
+    int64_t atime;   /* v2 only (else 0) */
+    int64_t ctime;   /* v2 only */
+    uint64_t dev;    /* v2 only */
+    uint64_t ino;    /* v2 only */
+    uint32_t nlink;  /* v2 only */
+    uint32_t uid;    /* v2 only */
+    uint32_t gid;    /* v2 only */
+    int v2;          /* 1 when every field came from the device (stat_v2 / ls_v2) */
+} adbc_sync_statbuf;
+
+/* One directory entry, as the list callback sees it. */
+typedef struct adbc_sync_dirent {
+    const char *name; /* NUL-terminated; valid during the callback only */
+    adbc_sync_statbuf st;
+    int error;        /* ls_v2: the device's errno when it could not lstat the
+                         entry (st is then all zero); 0 otherwise */
+} adbc_sync_dirent;
+
+/* Open a sync session ("sync:") on c. */
+int adbc_sync_open(adbc_sync **out, adbc_conn *c, int timeout_ms);
+
+/* End the session (QUIT) and free the handle. NULL is a no-op. */
+void adbc_sync_close(adbc_sync *s);
+
+/* 1 when the device speaks the v2 stat (stat_v2) / list (ls_v2) requests. */
+int adbc_sync_has_stat_v2(const adbc_sync *s);
+int adbc_sync_has_ls_v2(const adbc_sync *s);
+
+/* Stat a path, following a final symlink. Without stat_v2 this is emulated
+ * as adb does: lstat, then a link is probed as "path/" to tell a directory
+ * from a file (its size is then 0). ADBC_ENOTFOUND when it does not exist,
+ * ADBC_EPERM when the device may not look, ADBC_EREMOTE for other errors
+ * (the message names the device's errno). */
+int adbc_sync_stat(adbc_sync *s, const char *path, adbc_sync_statbuf *st, int timeout_ms);
+
+/* Stat a path without following a final symlink. */
+int adbc_sync_lstat(adbc_sync *s, const char *path, adbc_sync_statbuf *st, int timeout_ms);
+
+/* Called once per directory entry ("." and ".." included, as the device
+ * sends them). Return 0 to go on, nonzero to skip the rest. */
+typedef int (*adbc_sync_list_fn)(void *user, const adbc_sync_dirent *e);
+
+/* List a directory (LIS2 with ls_v2, else LIST). The device answers a path it
+ * cannot open with an empty list, so adbc stats it first: ADBC_ENOTFOUND for a
+ * missing path, ADBC_EINVAL for one that is not a directory. */
+int adbc_sync_list(adbc_sync *s, const char *path, adbc_sync_list_fn fn, void *user,
+                   int timeout_ms);
+
+/* Progress of a push or pull. Byte counts are of file contents. */
+typedef struct adbc_sync_progress {
+    const char *src;        /* the file in transfer (local for push, remote for pull) */
+    const char *dst;
+    uint64_t file_bytes;    /* done of this file */
+    uint64_t file_total;    /* its size as known beforehand (it may change) */
+    uint64_t bytes;         /* done of the whole operation */
+    uint64_t total;         /* expected for the whole operation */
+    uint64_t files;         /* files finished */
+    uint64_t files_total;   /* files to transfer */
+    int file_done;          /* 1 on the last report for this file */
+} adbc_sync_progress;
+
+typedef void (*adbc_sync_progress_fn)(void *user, const adbc_sync_progress *p);
+
+enum {
+    /* push: send a symlink's target contents instead of the link itself */
+    ADBC_SYNC_FOLLOW_LINKS = 1u << 0,
+    /* pull: do not copy the device's mtime and mode bits to the local files */
+    ADBC_SYNC_NO_ATTRS = 1u << 1,
+};
+
+typedef struct adbc_sync_opts {
+    adbc_sync_progress_fn progress; /* may be NULL; called at most every 64 KiB
+                                       moved and once at the end of each file */
+    void *user;
+    unsigned flags;                 /* ADBC_SYNC_* */
+} adbc_sync_opts;
+
+/* What a push or pull did. */
+typedef struct adbc_sync_result {
+    uint64_t files;     /* files transferred */
+    uint64_t skipped;   /* special files (sockets, fifos, devices) left out */
+    uint64_t bytes;     /* content bytes transferred */
+    uint64_t dirs;      /* directories created (tree pull; tree push: empty ones) */
+} adbc_sync_result;
+
+void adbc_sync_opts_init(adbc_sync_opts *o);
+
+/* Copy local to exactly the remote path: a file (regular or, by default, a
+ * symlink sent as a link), or a directory tree merged into remote. Files keep
+ * their mode bits (adbd widens them: it copies the owner's bits to group and
+ * other) and their mtime. The device creates missing parent directories
+ * (fixed_push_mkdir); empty directories, and every directory on devices
+ * without that feature, are made with `mkdir -p` over exec:. A tree push
+ * stops at the first file the device rejects; the error names that file and
+ * carries the device's message. opts and res may be NULL. */
+int adbc_sync_push(adbc_sync *s, const char *local, const char *remote,
+                   const adbc_sync_opts *opts, adbc_sync_result *res, int timeout_ms);
+
+/* Copy remote (a file, or a directory tree; symlinks are followed) to exactly
+ * the local path. Each file is received into a temporary file beside its
+ * target and renamed over it only when complete: on any failure (device gone,
+ * FAIL, local disk full) the temporary is removed and no partial file is left
+ * under the target name. Missing local parent directories are created. */
+int adbc_sync_pull(adbc_sync *s, const char *remote, const char *local,
+                   const adbc_sync_opts *opts, adbc_sync_result *res, int timeout_ms);
+
+/* The device's errno name and text for a v2 wire errno ("ENOENT", "No such
+ * file or directory"); "E?" / "unknown error" for values adb does not define. */
+const char *adbc_sync_errno_name(uint32_t wire_errno);
+const char *adbc_sync_errno_text(uint32_t wire_errno);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,453 @@
+/* The sync session: opening and reopening the stream, batching requests,
+ * the queue of replies still due (requests are pipelined), and the
+ * one-round-trip operations stat, lstat and list. */
+#include "services/sync_int.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* Prefix the calling thread's last error with context. */
+static int fail_ctx(int code, const char *ctx)
+{
+    char prev[768];
+    snprintf(prev, sizeof prev, "%s", adbc_last_error());
+    return adbc_fail(code, "%s: %s", ctx, *prev ? prev : adbc_strerror(code));
+}
+
+/* When the whole connection failed (device unplugged, adbd gone), say so
+ * before the transport's own words ("write failed: Broken pipe"). */
+static int lost(int code, adbc_conn *c)
+{
+    if (adbc_conn_status(c) == 0)
+        return code;
+    return fail_ctx(code, "the connection to the device was lost");
+}
+
+void adbc_sync_opts_init(adbc_sync_opts *o)
+{
+    memset(o, 0, sizeof *o);
+}
+
+int adbc_sync_open(adbc_sync **out, adbc_conn *c, int timeout_ms)
+{
+    *out = NULL;
+    if (!c)
+        return adbc_fail(ADBC_EINVAL, "adbc_sync_open: no connection");
+    adbc_sync *s = adbc_calloc(1, sizeof *s);
+    if (!s)
+        return adbc_fail(ADBC_ENOMEM, "out of memory opening a sync session");
+    s->c = c;
+    s->rx = adbc_malloc(SYNC_RX_CAP);
+    s->tx = adbc_malloc(SYNC_TX_CAP);
+    if (!s->rx || !s->tx) {
+        adbc_sync_close(s);
+        return adbc_fail(ADBC_ENOMEM, "out of memory opening a sync session");
+    }
+    s->stat_v2 = adbc_conn_has_feature(c, "stat_v2");
+    s->ls_v2 = adbc_conn_has_feature(c, "ls_v2");
+    s->mkdir_fixed = adbc_conn_has_feature(c, "fixed_push_mkdir");
+    s->open_timeout_ms = timeout_ms;
+    int rc = sync_ensure(s, timeout_ms);
+    if (rc < 0) {
+        adbc_sync_close(s);
+        return adbc_fail_keep(rc);
+    }
+    *out = s;
+    return 0;
+}
+
+int adbc_sync_has_stat_v2(const adbc_sync *s)
+{
+    return s->stat_v2;
+}
+
+int adbc_sync_has_ls_v2(const adbc_sync *s)
+{
+    return s->ls_v2;
+}
+
+static void drop_queue(adbc_sync *s)
+{
+    for (size_t i = 0; i < s->q_len; i++) {
+        sync_pending *p = &s->q[(s->q_head + i) % SYNC_QMAX];
+        adbc_free(p->what);
+        p->what = NULL;
+    }
+    s->q_head = s->q_len = 0;
+}
+
+void adbc_sync_close(adbc_sync *s)
+{
+    if (!s)
+        return;
+    if (s->st && !s->peer_closed && s->q_len == 0) {
+        /* QUIT lets adbd end the session cleanly (adb does the same). */
+        uint8_t quit[ADBC_SYNC_HDR];
+        adbc_sync_put_hdr(quit, ADBC_SYNC_QUIT, 0);
+        s->tx_len = 0;
+        adbc_stream_write(s->st, quit, sizeof quit, 1000);
+    }
+    sync_abort(s);
+    adbc_free(s->last_what);
+    adbc_free(s->rx);
+    adbc_free(s->tx);
+    adbc_free(s);
+}
+
+void sync_abort(adbc_sync *s)
+{
+    if (s->st)
+        adbc_stream_close(s->st);
+    s->st = NULL;
+    s->peer_closed = 0;
+    s->rx_off = s->rx_len = 0;
+    s->tx_len = 0;
+    drop_queue(s);
+    adbc_sync_rdec_expect(&s->dec, ADBC_SYNC_X_NONE, 0);
+}
+
+int sync_ensure(adbc_sync *s, int timeout_ms)
+{
+    if (s->st)
+        return 0;
+    int rc = adbc_stream_open(&s->st, s->c, "sync:", timeout_ms);
+    if (rc < 0)
+        return fail_ctx(rc, "cannot start the device's sync service");
+    s->peer_closed = 0;
+    adbc_sync_rdec_expect(&s->dec, ADBC_SYNC_X_NONE, 0);
+    return 0;
+}
+
+int sync_flush(adbc_sync *s, int timeout_ms)
+{
+    if (s->tx_len == 0)
+        return 0;
+    if (!s->st)
+        return adbc_fail(ADBC_ECLOSED, "the sync session has ended");
+    if (s->peer_closed)
+        return adbc_fail(ADBC_ECLOSED, "the device ended the sync session");
+    int rc = adbc_stream_write(s->st, s->tx, s->tx_len, timeout_ms);
+    s->tx_len = 0;
+    if (rc == ADBC_ECLOSED && adbc_conn_status(s->c) == 0) {
+        /* adbd closes the session after a FAIL; the FAIL itself may be
+         * waiting in the receive buffer. Keep the stream so the caller can
+         * read it. */
+        s->peer_closed = 1;
+        return rc;
+    }
+    if (rc < 0) {
+        int code = lost(rc, s->c);
+        if (s->q_len > 0 && s->q[s->q_head].what)
+            fail_ctx(code, s->q[s->q_head].what);
+        sync_abort(s);
+        return code;
+    }
+    return 0;
+}
+
+int sync_tx_room(adbc_sync *s, size_t n, int timeout_ms)
+{
+    if (SYNC_TX_CAP - s->tx_len >= n)
+        return 0;
+    return sync_flush(s, timeout_ms);
+}
+
+int sync_put_req(adbc_sync *s, uint32_t id, const char *path, size_t len, int timeout_ms)
+{
+    int rc = sync_tx_room(s, ADBC_SYNC_HDR + len, timeout_ms);
+    if (rc < 0)
+        return rc;
+    long n = adbc_sync_put_req(s->tx + s->tx_len, SYNC_TX_CAP - s->tx_len, id, path, len);
+    if (n < 0)
+        return (int)n;
+    s->tx_len += (size_t)n;
+    return 0;
+}
+
+int sync_expect(adbc_sync *s, adbc_sync_expect x, uint32_t id, char *what)
+{
+    if (s->q_len == SYNC_QMAX) {
+        adbc_free(what);
+        return adbc_fail(ADBC_EINVAL, "too many sync requests in flight");
+    }
+    sync_pending *p = &s->q[(s->q_head + s->q_len) % SYNC_QMAX];
+    p->expect = x;
+    p->id = id;
+    p->what = what;
+    s->q_len++;
+    return 0;
+}
+
+const char *sync_last_what(const adbc_sync *s)
+{
+    return s->last_what ? s->last_what : "";
+}
+
+size_t sync_due(const adbc_sync *s)
+{
+    return s->q_len;
+}
+
+/* The reply at the head of the queue is complete. */
+static void pop(adbc_sync *s)
+{
+    sync_pending *p = &s->q[s->q_head];
+    adbc_free(s->last_what);
+    s->last_what = p->what;
+    p->what = NULL;
+    s->q_head = (s->q_head + 1) % SYNC_QMAX;
+    s->q_len--;
+}
+
+static int is_terminal(adbc_sync_ev_type t)
+{
+    return t == ADBC_SYNC_EV_STAT || t == ADBC_SYNC_EV_LIST_END || t == ADBC_SYNC_EV_DONE ||
+           t == ADBC_SYNC_EV_OKAY || t == ADBC_SYNC_EV_FAIL;
+}
+
+int sync_next(adbc_sync *s, adbc_sync_event *ev, int timeout_ms)
+{
+    if (!s->st)
+        return adbc_fail(ADBC_ECLOSED, "the sync session has ended");
+    if (s->tx_len > 0 && !s->peer_closed) {
+        int rc = sync_flush(s, timeout_ms == 0 ? -1 : timeout_ms);
+        if (rc < 0 && !s->peer_closed)
+            return rc;
+    }
+    for (;;) {
+        if (s->dec.expect == ADBC_SYNC_X_NONE) {
+            if (s->q_len == 0) {
+                if (s->rx_len > 0) {
+                    sync_abort(s);
+                    return adbc_fail(ADBC_EPROTO, "sync protocol error: the device sent data "
+                                                  "when no reply was due");
+                }
+                return adbc_fail(ADBC_EINVAL, "no sync reply is due");
+            }
+            sync_pending *p = &s->q[s->q_head];
+            adbc_sync_rdec_expect(&s->dec, p->expect, p->id);
+        }
+        if (s->rx_len > 0) {
+            size_t used = 0;
+            int rc = adbc_sync_rdec_next(&s->dec, s->rx + s->rx_off, s->rx_len, &used, ev);
+            s->rx_off += used;
+            s->rx_len -= used;
+            if (rc < 0) {
+                int code = rc;
+                if (s->q_len > 0 && s->q[s->q_head].what)
+                    fail_ctx(code, s->q[s->q_head].what);
+                sync_abort(s);
+                return code;
+            }
+            if (rc == 1) {
+                if (is_terminal(ev->type))
+                    pop(s);
+                if (ev->type == ADBC_SYNC_EV_FAIL) {
+                    /* adbd ends the session after a FAIL. Keep the text:
+                     * the abort resets the decoder that holds it. */
+                    snprintf(s->fail_text, sizeof s->fail_text, "%s", ev->text);
+                    ev->text = s->fail_text;
+                    sync_abort(s);
+                }
+                return 1;
+            }
+            continue;
+        }
+        s->rx_off = 0;
+        ssize_t n = adbc_stream_read(s->st, s->rx, SYNC_RX_CAP, timeout_ms);
+        if (n > 0) {
+            s->rx_len = (size_t)n;
+            continue;
+        }
+        if (n == ADBC_ETIMEDOUT && timeout_ms == 0)
+            return 0;
+        int code;
+        if (n == 0)
+            code = adbc_fail(ADBC_ECLOSED,
+                             "the device ended the sync session before its reply was complete");
+        else if (n == ADBC_ETIMEDOUT)
+            code = adbc_fail(ADBC_ETIMEDOUT, "no reply from the device's sync service within "
+                                             "%d ms",
+                             timeout_ms);
+        else
+            code = lost((int)n, s->c);
+        if (s->q_len > 0 && s->q[s->q_head].what)
+            fail_ctx(code, s->q[s->q_head].what);
+        sync_abort(s);
+        return code;
+    }
+}
+
+/* ---- stat ---- */
+
+static int stat_error(const char *path, uint32_t err)
+{
+    return adbc_fail(adbc_sync_errno_code(err), "%s: %s (%s, on the device)", path,
+                     adbc_sync_errno_text(err), adbc_sync_errno_name(err));
+}
+
+/* One stat round trip. id: STAT, STA2 or LST2. *missing (v1 only): the
+ * device answered all zeros, its way of saying it could not stat. */
+static int stat_once(adbc_sync *s, uint32_t id, const char *path, adbc_sync_statbuf *st,
+                     int *missing, int timeout_ms)
+{
+    memset(st, 0, sizeof *st);
+    *missing = 0;
+    int rc = sync_ensure(s, timeout_ms);
+    if (rc < 0)
+        return rc;
+    size_t len = strlen(path);
+    if ((rc = sync_put_req(s, id, path, len, timeout_ms)) < 0)
+        return rc;
+    char *what = adbc_malloc(len + 8);
+    if (what)
+        snprintf(what, len + 8, "stat %s", path);
+    rc = sync_expect(s, id == ADBC_SYNC_STAT ? ADBC_SYNC_X_STAT_V1 : ADBC_SYNC_X_STAT_V2, id,
+                     what);
+    if (rc < 0)
+        return rc;
+    adbc_sync_event ev;
+    rc = sync_next(s, &ev, timeout_ms);
+    if (rc < 0)
+        return rc;
+    if (ev.type == ADBC_SYNC_EV_FAIL)
+        return adbc_fail(ADBC_EREMOTE, "stat %s: the device's sync service failed: %s", path,
+                         ev.text);
+    if (id != ADBC_SYNC_STAT && ev.error)
+        return stat_error(path, ev.error);
+    *st = ev.st;
+    if (id == ADBC_SYNC_STAT && st->mode == 0 && st->size == 0 && st->mtime == 0)
+        *missing = 1;
+    return 0;
+}
+
+static int v1_missing(const char *path)
+{
+    return adbc_fail(ADBC_ENOTFOUND,
+                     "%s: does not exist on the device, or cannot be read there (its v1 stat "
+                     "does not say which)",
+                     path);
+}
+
+int adbc_sync_lstat(adbc_sync *s, const char *path, adbc_sync_statbuf *st, int timeout_ms)
+{
+    if (!s || !path || !st)
+        return adbc_fail(ADBC_EINVAL, "adbc_sync_lstat: NULL argument");
+    int missing;
+    int rc = stat_once(s, s->stat_v2 ? ADBC_SYNC_LST2 : ADBC_SYNC_STAT, path, st, &missing,
+                       timeout_ms);
+    if (rc == 0 && missing)
+        return v1_missing(path);
+    return rc;
+}
+
+int adbc_sync_stat(adbc_sync *s, const char *path, adbc_sync_statbuf *st, int timeout_ms)
+{
+    if (!s || !path || !st)
+        return adbc_fail(ADBC_EINVAL, "adbc_sync_stat: NULL argument");
+    int64_t deadline = adbc_deadline(timeout_ms);
+    int missing;
+    if (s->stat_v2)
+        return stat_once(s, ADBC_SYNC_STA2, path, st, &missing, timeout_ms);
+    /* v1 has only lstat. As adb does: a link is probed as "path/", which
+     * resolves it, to tell a directory from anything else. */
+    int rc = stat_once(s, ADBC_SYNC_STAT, path, st, &missing, timeout_ms);
+    if (rc < 0)
+        return rc;
+    if (missing)
+        return v1_missing(path);
+    if (!S_ISLNK(st->mode))
+        return 0;
+    size_t len = strlen(path);
+    char *probe = adbc_malloc(len + 2);
+    if (!probe)
+        return adbc_fail(ADBC_ENOMEM, "out of memory");
+    memcpy(probe, path, len);
+    probe[len] = '/';
+    probe[len + 1] = '\0';
+    adbc_sync_statbuf dir;
+    rc = stat_once(s, ADBC_SYNC_STAT, probe, &dir, &missing, adbc_remaining(deadline));
+    adbc_free(probe);
+    if (rc < 0)
+        return rc;
+    st->mode = (st->mode & ~(uint32_t)S_IFMT) | (!missing && S_ISDIR(dir.mode) ? S_IFDIR : S_IFREG);
+    st->size = 0;
+    return 0;
+}
+
+/* ---- list ---- */
+
+int sync_list_raw(adbc_sync *s, const char *path, adbc_sync_list_fn fn, void *user,
+                  int timeout_ms)
+{
+    int rc = sync_ensure(s, timeout_ms);
+    if (rc < 0)
+        return rc;
+    uint32_t id = s->ls_v2 ? ADBC_SYNC_LIS2 : ADBC_SYNC_LIST;
+    size_t len = strlen(path);
+    if ((rc = sync_put_req(s, id, path, len, timeout_ms)) < 0)
+        return rc;
+    char *what = adbc_malloc(len + 8);
+    if (what)
+        snprintf(what, len + 8, "list %s", path);
+    rc = sync_expect(s, s->ls_v2 ? ADBC_SYNC_X_LIST_V2 : ADBC_SYNC_X_LIST_V1, id, what);
+    if (rc < 0)
+        return rc;
+    int stop = 0;
+    for (;;) {
+        adbc_sync_event ev;
+        rc = sync_next(s, &ev, timeout_ms);
+        if (rc < 0)
+            return rc;
+        if (ev.type == ADBC_SYNC_EV_LIST_END)
+            return 0;
+        if (ev.type == ADBC_SYNC_EV_FAIL)
+            return adbc_fail(ADBC_EREMOTE, "list %s: the device's sync service failed: %s",
+                             path, ev.text);
+        if (ev.type != ADBC_SYNC_EV_DENT || stop)
+            continue; /* after the callback asked to stop, drain to the end */
+        adbc_sync_dirent e;
+        e.name = ev.text;
+        e.st = ev.st;
+        e.error = (int)ev.error;
+        stop = fn(user, &e) != 0;
+    }
+}
+
+int adbc_sync_list(adbc_sync *s, const char *path, adbc_sync_list_fn fn, void *user,
+                   int timeout_ms)
+{
+    if (!s || !path || !fn)
+        return adbc_fail(ADBC_EINVAL, "adbc_sync_list: NULL argument");
+    int64_t deadline = adbc_deadline(timeout_ms);
+    /* The device lists a path it cannot open as empty: stat first so a
+     * missing or wrong path is an error, not an empty directory. */
+    adbc_sync_statbuf st;
+    int rc = adbc_sync_stat(s, path, &st, timeout_ms);
+    if (rc < 0)
+        return rc;
+    if (!S_ISDIR(st.mode))
+        return adbc_fail(ADBC_EINVAL, "%s: not a directory on the device", path);
+    return sync_list_raw(s, path, fn, user, adbc_remaining(deadline));
+}
+
+/* ---- jobs ---- */
+
+void sync_job_init(sync_job *j, const adbc_sync_opts *opts, int timeout_ms)
+{
+    static const adbc_sync_opts none;
+    memset(j, 0, sizeof *j);
+    j->opts = opts ? opts : &none;
+    j->timeout_ms = timeout_ms;
+}
+
+void sync_job_report(sync_job *j, int force)
+{
+    if (!j->opts->progress)
+        return;
+    if (!force && j->p.bytes - j->last_report < ADBC_SYNC_DATA_MAX)
+        return;
+    j->last_report = j->p.bytes;
+    j->opts->progress(j->opts->user, &j->p);
+}

@@ -1,0 +1,141 @@
+/* Internal state of an adbc_sync handle and the helpers its files share:
+ * sync.c (session, I/O, stat, list), sync_push.c, sync_pull.c,
+ * sync_tree.c (walking local and remote trees) and sync_local.c (local
+ * file-system helpers). */
+#ifndef ADBC_SYNC_INT_H
+#define ADBC_SYNC_INT_H
+
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include "adbc/sync.h"
+#include "core/internal.h"
+#include "services/sync_proto.h"
+
+/* Received bytes are decoded from here; pulls write DATA straight out of it. */
+#define SYNC_RX_CAP (256 * 1024)
+/* Requests and DATA chunks are batched here and handed to the stream in one
+ * write: 15 full chunks with their headers fit one 1 MiB packet. */
+#define SYNC_TX_CAP (15 * (ADBC_SYNC_HDR + ADBC_SYNC_DATA_MAX))
+/* Replies still due (pipelined requests). */
+#define SYNC_QMAX 64
+
+/* One reply still due, and what to say if it is a FAIL. */
+typedef struct sync_pending {
+    adbc_sync_expect expect;
+    uint32_t id;
+    char *what;      /* "push a -> b" etc., malloc'd (may be NULL) */
+} sync_pending;
+
+struct adbc_sync {
+    adbc_conn *c;
+    adbc_stream *st;        /* NULL once the session ended: reopened on demand */
+    int stat_v2, ls_v2, mkdir_fixed;
+    adbc_sync_rdec dec;
+    uint8_t *rx;
+    size_t rx_off, rx_len;
+    uint8_t *tx;
+    size_t tx_len;
+    int peer_closed;        /* a write found the stream closed: only reading is left */
+    sync_pending q[SYNC_QMAX];
+    size_t q_head, q_len;
+    char *last_what;        /* description of the last reply completed */
+    char fail_text[ADBC_SYNC_TEXT_MAX + 1];
+    int open_timeout_ms;
+};
+
+/* A transfer in progress: options, counters and the progress throttle. */
+typedef struct sync_job {
+    const adbc_sync_opts *opts;
+    adbc_sync_result res;
+    adbc_sync_progress p;
+    uint64_t last_report;   /* p.bytes at the last report */
+    int timeout_ms;         /* per wait */
+    mode_t umask;           /* pull: the process umask */
+} sync_job;
+
+/* ---- session and I/O (sync.c) ---- */
+
+/* Open the stream if the session ended. */
+int sync_ensure(adbc_sync *s, int timeout_ms);
+
+/* End the session at once (after a failure or a timeout): the stream is
+ * closed, pending replies and buffered bytes are dropped. */
+void sync_abort(adbc_sync *s);
+
+/* Append a request to the batch (flushing first when full). */
+int sync_put_req(adbc_sync *s, uint32_t id, const char *path, size_t len, int timeout_ms);
+
+/* Room for n more bytes in the batch, flushing it first if needed. */
+int sync_tx_room(adbc_sync *s, size_t n, int timeout_ms);
+
+/* Hand the batch to the stream. */
+int sync_flush(adbc_sync *s, int timeout_ms);
+
+/* Record that a reply of kind x is due (what: description for errors,
+ * taken over). ADBC_EINVAL when SYNC_QMAX replies are already due. */
+int sync_expect(adbc_sync *s, adbc_sync_expect x, uint32_t id, char *what);
+
+/* The next reply event. Flushes the batch first. timeout_ms 0 polls: returns
+ * 0 when nothing has arrived. Returns 1 with *ev, or a negative error (the
+ * session is then aborted). A DATA event points into the receive buffer and
+ * is valid until the next call. An event that completes a reply takes it
+ * off the queue. A FAIL event ends the session: the handle is aborted after
+ * it, as adbd closes it (its text stays valid until the next FAIL). */
+int sync_next(adbc_sync *s, adbc_sync_event *ev, int timeout_ms);
+
+/* The description given to sync_expect for the reply that the last
+ * terminal event (STAT, LIST_END, DONE, OKAY, FAIL) completed; "" if none. */
+const char *sync_last_what(const adbc_sync *s);
+
+/* Replies still due. */
+size_t sync_due(const adbc_sync *s);
+
+/* List without the directory check (tree walking). */
+int sync_list_raw(adbc_sync *s, const char *path, adbc_sync_list_fn fn, void *user,
+                  int timeout_ms);
+
+/* ---- jobs ---- */
+
+void sync_job_init(sync_job *j, const adbc_sync_opts *opts, int timeout_ms);
+/* Report progress (throttled to every 64 KiB unless force). */
+void sync_job_report(sync_job *j, int force);
+
+/* ---- single files (sync_push.c, sync_pull.c) ---- */
+
+/* Queue one local file's SEND, DATA and DONE; its OKAY is collected later
+ * (sync_push_collect). st: the local lstat. */
+int sync_push_one(adbc_sync *s, sync_job *j, const char *local, const char *remote,
+                  const struct stat *st);
+
+/* Push a local entry (file or link: as a link, or its target's contents
+ * with ADBC_SYNC_FOLLOW_LINKS or when the device cannot make links there). */
+int sync_push_entry(adbc_sync *s, sync_job *j, const char *local, const char *remote,
+                    const struct stat *lst);
+
+/* Wait for replies due until at most `keep` remain. */
+int sync_push_collect(adbc_sync *s, sync_job *j, size_t keep);
+
+/* Receive remote into local atomically. size/mtime/mode: from the device's
+ * stat (mode 0: unknown). */
+int sync_pull_one(adbc_sync *s, sync_job *j, const char *remote, const char *local,
+                  const adbc_sync_statbuf *st);
+
+/* ---- trees (sync_tree.c) ---- */
+
+int sync_push_tree(adbc_sync *s, sync_job *j, const char *local, const char *remote);
+int sync_pull_tree(adbc_sync *s, sync_job *j, const char *remote, const char *local,
+                   const adbc_sync_statbuf *root);
+
+/* ---- local helpers (sync_local.c) ---- */
+
+/* "a" + "/" + "b", malloc'd; NULL after setting ENOMEM. */
+char *sync_join(const char *a, const char *b);
+/* mkdir -p (mode 0777 before umask). */
+int sync_mkdirs(const char *path);
+/* The process umask, read without changing it. */
+mode_t sync_umask(void);
+/* Create a temporary file beside path; *tmp gets its name (malloc'd). */
+int sync_tmp_create(const char *path, char **tmp, int *fd);
+
+#endif

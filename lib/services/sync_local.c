@@ -1,0 +1,99 @@
+/* Local file-system helpers for push and pull: path joining, mkdir -p, the
+ * umask, and the temporary files pulls are received into. */
+#include "services/sync_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+char *sync_join(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    int slash = la > 0 && a[la - 1] == '/';
+    char *out = adbc_malloc(la + lb + 2);
+    if (!out)
+        return NULL;
+    memcpy(out, a, la);
+    if (!slash)
+        out[la++] = '/';
+    memcpy(out + la, b, lb + 1);
+    return out;
+}
+
+int sync_mkdirs(const char *path)
+{
+    char *p = adbc_strdup(path);
+    if (!p)
+        return adbc_fail(ADBC_ENOMEM, "out of memory");
+    int rc = 0;
+    size_t len = strlen(p);
+    for (size_t i = 1; i <= len && rc == 0; i++) {
+        if (p[i] != '/' && p[i] != '\0')
+            continue;
+        char c = p[i];
+        p[i] = '\0';
+        if (mkdir(p, 0777) != 0 && errno != EEXIST)
+            rc = adbc_fail(errno == EACCES || errno == EPERM ? ADBC_EPERM : ADBC_EIO,
+                           "cannot create local directory %s: %s", p, strerror(errno));
+        p[i] = c;
+    }
+    struct stat st;
+    if (rc == 0 && (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)))
+        rc = adbc_fail(ADBC_EIO, "cannot create local directory %s: %s", path,
+                       errno == 0 || S_ISDIR(st.st_mode) ? "a file is in the way"
+                                                          : strerror(errno));
+    adbc_free(p);
+    return rc;
+}
+
+mode_t sync_umask(void)
+{
+    /* umask() can only be read by setting it, which races with other
+     * threads creating files; /proc/self/status has it (Linux 4.7+). */
+    mode_t m = 022;
+    FILE *f = fopen("/proc/self/status", "re");
+    if (!f)
+        return m;
+    char line[256];
+    while (fgets(line, sizeof line, f)) {
+        unsigned v;
+        if (sscanf(line, "Umask: %o", &v) == 1) {
+            m = (mode_t)(v & 0777);
+            break;
+        }
+    }
+    fclose(f);
+    return m;
+}
+
+int sync_tmp_create(const char *path, char **tmp, int *fd)
+{
+    *tmp = NULL;
+    *fd = -1;
+    /* ".<name>.adbc-XXXXXX" in the target's directory, so the final rename
+     * stays on one file system; the leading dot keeps it out of listings. */
+    const char *slash = strrchr(path, '/');
+    size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
+    const char *base = path + dirlen;
+    size_t blen = strlen(base);
+    if (blen > 200)
+        blen = 200; /* stay under NAME_MAX with the suffix */
+    size_t n = dirlen + 1 + blen + 13 + 1;
+    char *t = adbc_malloc(n);
+    if (!t)
+        return adbc_fail(ADBC_ENOMEM, "out of memory");
+    snprintf(t, n, "%.*s.%.*s.adbc-XXXXXX", (int)dirlen, path, (int)blen, base);
+    int f = mkostemp(t, O_CLOEXEC);
+    if (f < 0) {
+        int e = errno;
+        adbc_free(t);
+        return adbc_fail(e == EACCES || e == EPERM ? ADBC_EPERM : ADBC_EIO,
+                         "cannot create a file beside %s: %s", path, strerror(e));
+    }
+    *tmp = t;
+    *fd = f;
+    return 0;
+}

@@ -1,0 +1,168 @@
+/* Pulling files: RECV <path>, then DATA chunks and DONE, or FAIL.
+ *
+ * The device streams without waiting for us; DATA is written to disk straight
+ * out of the receive buffer. The file goes into a temporary beside the target
+ * and is renamed over it only once DONE arrived and every byte is on disk, so
+ * a pull that fails for any reason (device gone, FAIL, local disk full)
+ * leaves no partial file under the target name. */
+#include "services/sync_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int local_error(int e)
+{
+    return e == EACCES || e == EPERM ? ADBC_EPERM : ADBC_EIO;
+}
+
+static int write_all(int fd, const uint8_t *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0)
+            return -1;
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+/* Receive the DATA/DONE reply into fd. */
+static int receive(adbc_sync *s, sync_job *j, int fd, const char *remote, const char *local)
+{
+    for (;;) {
+        adbc_sync_event ev;
+        int rc = sync_next(s, &ev, j->timeout_ms);
+        if (rc < 0) {
+            char prev[768];
+            snprintf(prev, sizeof prev, "%s", adbc_last_error());
+            return adbc_fail(rc, "%s; %llu bytes had arrived; nothing was written to %s", prev,
+                             (unsigned long long)j->p.file_bytes, local);
+        }
+        if (ev.type == ADBC_SYNC_EV_DONE)
+            return 0;
+        if (ev.type == ADBC_SYNC_EV_FAIL)
+            return adbc_fail(ADBC_EREMOTE, "pull %s: the device failed: %s", remote, ev.text);
+        if (write_all(fd, ev.data, ev.len) != 0) {
+            int e = errno;
+            /* The device keeps streaming: end the session to stop it. */
+            sync_abort(s);
+            return adbc_fail(local_error(e), "cannot write %s: %s%s", local, strerror(e),
+                             e == ENOSPC || e == EDQUOT ? " (local disk full)" : "");
+        }
+        j->p.file_bytes += ev.len;
+        j->p.bytes += ev.len;
+        j->res.bytes += ev.len;
+        sync_job_report(j, 0);
+    }
+}
+
+/* Mode and mtime from the device, as `adb pull -a` sets them: the mode bits
+ * through the umask. Without them the file gets what a new file would. */
+static int set_attrs(sync_job *j, int fd, const adbc_sync_statbuf *st, const char *local)
+{
+    int keep = !(j->opts->flags & ADBC_SYNC_NO_ATTRS) && st->mode != 0;
+    mode_t mode = keep ? (mode_t)(st->mode & 0777) : 0666;
+    if (fchmod(fd, mode & ~j->umask) != 0)
+        return adbc_fail(local_error(errno), "cannot set the mode of %s: %s", local,
+                         strerror(errno));
+    if (keep) {
+        struct timespec ts[2] = {{.tv_sec = (time_t)st->mtime}, {.tv_sec = (time_t)st->mtime}};
+        if (futimens(fd, ts) != 0)
+            return adbc_fail(local_error(errno), "cannot set the time of %s: %s", local,
+                             strerror(errno));
+    }
+    return 0;
+}
+
+int sync_pull_one(adbc_sync *s, sync_job *j, const char *remote, const char *local,
+                  const adbc_sync_statbuf *st)
+{
+    int rc = sync_ensure(s, j->timeout_ms);
+    if (rc < 0)
+        return rc;
+    j->p.src = remote;
+    j->p.dst = local;
+    j->p.file_bytes = 0;
+    j->p.file_total = st->size;
+    j->p.file_done = 0;
+    char *tmp;
+    int fd;
+    if ((rc = sync_tmp_create(local, &tmp, &fd)) < 0)
+        return rc;
+    size_t len = strlen(remote);
+    rc = sync_put_req(s, ADBC_SYNC_RECV, remote, len, j->timeout_ms);
+    if (rc == 0) {
+        char *what = adbc_malloc(len + 8);
+        if (what)
+            snprintf(what, len + 8, "pull %s", remote);
+        rc = sync_expect(s, ADBC_SYNC_X_RECV, ADBC_SYNC_RECV, what);
+    }
+    if (rc == 0)
+        rc = receive(s, j, fd, remote, local);
+    if (rc == 0)
+        rc = set_attrs(j, fd, st, local);
+    if (close(fd) != 0 && rc == 0)
+        rc = adbc_fail(local_error(errno), "cannot write %s: %s", local, strerror(errno));
+    if (rc == 0 && rename(tmp, local) != 0)
+        rc = adbc_fail(local_error(errno), "cannot rename the received file to %s: %s", local,
+                       strerror(errno));
+    if (rc < 0)
+        unlink(tmp);
+    adbc_free(tmp);
+    if (rc < 0)
+        return rc;
+    j->res.files++;
+    j->p.files++;
+    j->p.file_done = 1;
+    sync_job_report(j, 1);
+    return 0;
+}
+
+static int pullable(uint32_t mode)
+{
+    /* As adb: regular files and device nodes are read; the rest skipped. */
+    return S_ISREG(mode) || S_ISBLK(mode) || S_ISCHR(mode);
+}
+
+int adbc_sync_pull(adbc_sync *s, const char *remote, const char *local,
+                   const adbc_sync_opts *opts, adbc_sync_result *res, int timeout_ms)
+{
+    if (res)
+        memset(res, 0, sizeof *res);
+    if (!s || !remote || !local || !*remote || !*local)
+        return adbc_fail(ADBC_EINVAL, "adbc_sync_pull: need a handle, a remote and a local path");
+    sync_job j;
+    sync_job_init(&j, opts, timeout_ms);
+    j.umask = sync_umask();
+    adbc_sync_statbuf st;
+    int rc = adbc_sync_stat(s, remote, &st, timeout_ms);
+    if (rc == 0) {
+        if (S_ISDIR(st.mode)) {
+            rc = sync_pull_tree(s, &j, remote, local, &st);
+        } else if (pullable(st.mode)) {
+            j.p.files_total = 1;
+            j.p.total = st.size;
+            const char *slash = strrchr(local, '/');
+            if (slash && slash != local) {
+                char *dir = adbc_strndup(local, (size_t)(slash - local));
+                rc = dir ? sync_mkdirs(dir) : adbc_fail(ADBC_ENOMEM, "out of memory");
+                adbc_free(dir);
+            }
+            if (rc == 0)
+                rc = sync_pull_one(s, &j, remote, local, &st);
+        } else {
+            rc = adbc_fail(ADBC_EINVAL, "cannot pull %s: not a file or directory (mode 0%o)",
+                           remote, st.mode);
+        }
+    }
+    if (res)
+        *res = j.res;
+    return rc;
+}

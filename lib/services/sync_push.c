@@ -1,0 +1,266 @@
+/* Pushing files: SEND "<path>,<mode>", DATA chunks, DONE <mtime>, then the
+ * device's OKAY or FAIL.
+ *
+ * Nothing waits for a round trip: chunks are read from the file straight into
+ * the batch buffer behind their headers, the batch goes to the stream in one
+ * write (up to 15 chunks), and OKAYs are collected whenever they have
+ * arrived, up to SYNC_QMAX files later (as adb defers them too). Memory is
+ * the batch buffer and the connection's bounded send queue, whatever the
+ * file size. */
+#include "services/sync_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static char *describe(const char *local, const char *remote)
+{
+    size_t n = strlen(local) + strlen(remote) + 16;
+    char *w = adbc_malloc(n);
+    if (w)
+        snprintf(w, n, "push %s to %s", local, remote);
+    return w;
+}
+
+/* One reply to a SEND arrived. */
+static int on_status(adbc_sync *s, sync_job *j, const adbc_sync_event *ev)
+{
+    if (ev->type == ADBC_SYNC_EV_FAIL)
+        return adbc_fail(ADBC_EREMOTE, "%s: the device refused: %s", sync_last_what(s),
+                         ev->text);
+    j->res.files++;
+    j->p.files++;
+    return 0;
+}
+
+int sync_push_collect(adbc_sync *s, sync_job *j, size_t keep)
+{
+    while (sync_due(s) > keep) {
+        adbc_sync_event ev;
+        int rc = sync_next(s, &ev, j->timeout_ms);
+        if (rc < 0)
+            return rc;
+        if ((rc = on_status(s, j, &ev)) < 0)
+            return rc;
+    }
+    return 0;
+}
+
+/* Take whatever replies have already arrived, without waiting. */
+static int poll_replies(adbc_sync *s, sync_job *j)
+{
+    while (sync_due(s) > 0) {
+        adbc_sync_event ev;
+        int rc = sync_next(s, &ev, 0);
+        if (rc <= 0)
+            return rc;
+        if ((rc = on_status(s, j, &ev)) < 0)
+            return rc;
+    }
+    return 0;
+}
+
+/* A write found the stream closed: adbd does that right after a FAIL, which
+ * is then waiting to be read. Report it rather than the closed stream. */
+static int after_write_error(adbc_sync *s, sync_job *j, int rc)
+{
+    if (!s->peer_closed)
+        return rc;
+    int r2 = sync_push_collect(s, j, 0);
+    if (r2 < 0)
+        return r2;
+    sync_abort(s);
+    return adbc_fail(ADBC_ECLOSED, "the device ended the sync session without saying why");
+}
+
+/* Make room for one more chunk; after each batch goes out, take any replies
+ * that came back meanwhile (an early FAIL stops the push). */
+static int chunk_room(adbc_sync *s, sync_job *j)
+{
+    if (SYNC_TX_CAP - s->tx_len >= ADBC_SYNC_HDR + ADBC_SYNC_DATA_MAX)
+        return 0;
+    int rc = sync_flush(s, j->timeout_ms);
+    if (rc < 0)
+        return after_write_error(s, j, rc);
+    return poll_replies(s, j);
+}
+
+static int put_hdr(adbc_sync *s, sync_job *j, uint32_t id, uint32_t len)
+{
+    int rc = sync_tx_room(s, ADBC_SYNC_HDR, j->timeout_ms);
+    if (rc < 0)
+        return after_write_error(s, j, rc);
+    s->tx_len += adbc_sync_put_hdr(s->tx + s->tx_len, id, len);
+    return 0;
+}
+
+static int send_request(adbc_sync *s, sync_job *j, const char *remote, uint32_t mode)
+{
+    char spec[ADBC_SYNC_PATH_MAX + 1];
+    long n = adbc_sync_send_spec(spec, sizeof spec, remote, mode);
+    if (n < 0)
+        return (int)n;
+    int rc = sync_put_req(s, ADBC_SYNC_SEND, spec, (size_t)n, j->timeout_ms);
+    return rc < 0 ? after_write_error(s, j, rc) : 0;
+}
+
+/* The file's contents as DATA chunks read straight into the batch. */
+static int send_contents(adbc_sync *s, sync_job *j, int fd, const char *local)
+{
+    for (;;) {
+        int rc = chunk_room(s, j);
+        if (rc < 0)
+            return rc;
+        uint8_t *dst = s->tx + s->tx_len + ADBC_SYNC_HDR;
+        ssize_t n = read(fd, dst, ADBC_SYNC_DATA_MAX);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            int e = errno;
+            /* The device has a partial file: closing the session makes adbd
+             * delete it. */
+            sync_abort(s);
+            return adbc_fail(ADBC_EIO, "cannot read %s: %s", local, strerror(e));
+        }
+        if (n == 0)
+            return 0;
+        adbc_sync_put_hdr(s->tx + s->tx_len, ADBC_SYNC_DATA, (uint32_t)n);
+        s->tx_len += ADBC_SYNC_HDR + (size_t)n;
+        j->p.file_bytes += (uint64_t)n;
+        j->p.bytes += (uint64_t)n;
+        j->res.bytes += (uint64_t)n;
+        sync_job_report(j, 0);
+    }
+}
+
+static int send_link(adbc_sync *s, sync_job *j, const char *local, const char *remote,
+                     const struct stat *st)
+{
+    char target[PATH_MAX + 1];
+    ssize_t n = readlink(local, target, PATH_MAX);
+    if (n < 0)
+        return adbc_fail(ADBC_EIO, "cannot read the link %s: %s", local, strerror(errno));
+    target[n++] = '\0'; /* adbd takes the target as a C string */
+    if ((size_t)n > ADBC_SYNC_DATA_MAX)
+        return adbc_fail(ADBC_EINVAL, "the link %s is too long to push", local);
+    int rc = send_request(s, j, remote, (uint32_t)st->st_mode);
+    if (rc == 0)
+        rc = chunk_room(s, j);
+    if (rc < 0)
+        return rc;
+    adbc_sync_put_hdr(s->tx + s->tx_len, ADBC_SYNC_DATA, (uint32_t)n);
+    memcpy(s->tx + s->tx_len + ADBC_SYNC_HDR, target, (size_t)n);
+    s->tx_len += ADBC_SYNC_HDR + (size_t)n;
+    return 0;
+}
+
+int sync_push_one(adbc_sync *s, sync_job *j, const char *local, const char *remote,
+                  const struct stat *st)
+{
+    int rc = sync_ensure(s, j->timeout_ms);
+    if (rc < 0)
+        return rc;
+    /* Keep at most SYNC_QMAX - 1 files unacknowledged. */
+    if ((rc = sync_push_collect(s, j, SYNC_QMAX - 1)) < 0)
+        return rc;
+    if (!s->st && (rc = sync_ensure(s, j->timeout_ms)) < 0)
+        return rc;
+    int link = S_ISLNK(st->st_mode);
+    j->p.src = local;
+    j->p.dst = remote;
+    j->p.file_bytes = 0;
+    j->p.file_total = link ? 0 : (uint64_t)st->st_size;
+    j->p.file_done = 0;
+    if (link) {
+        rc = send_link(s, j, local, remote, st);
+    } else {
+        int fd = open(local, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            return adbc_fail(errno == EACCES ? ADBC_EPERM : ADBC_EIO, "cannot open %s: %s",
+                             local, strerror(errno));
+        posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+        /* Only the permission bits and the type go to the device. */
+        rc = send_request(s, j, remote, (uint32_t)(S_IFREG | (st->st_mode & 07777)));
+        if (rc == 0)
+            rc = send_contents(s, j, fd, local);
+        close(fd);
+    }
+    if (rc == 0)
+        rc = put_hdr(s, j, ADBC_SYNC_DONE, (uint32_t)st->st_mtime);
+    if (rc < 0)
+        return rc;
+    char *what = describe(local, remote);
+    if ((rc = sync_expect(s, ADBC_SYNC_X_STATUS, ADBC_SYNC_SEND, what)) < 0)
+        return rc;
+    j->p.file_done = 1;
+    sync_job_report(j, 1);
+    return 0;
+}
+
+/* A link the device would not create (file systems such as /sdcard have no
+ * symlinks) goes over as the contents of its target, when that is a file. */
+static int push_link_or_contents(adbc_sync *s, sync_job *j, const char *local,
+                                 const char *remote, const struct stat *lst)
+{
+    int rc = sync_push_collect(s, j, 0);
+    if (rc == 0)
+        rc = sync_push_one(s, j, local, remote, lst);
+    if (rc == 0)
+        rc = sync_push_collect(s, j, 0);
+    if (rc != ADBC_EREMOTE || !strstr(adbc_last_error(), "symlink"))
+        return rc;
+    struct stat st;
+    if (stat(local, &st) != 0 || !S_ISREG(st.st_mode))
+        return rc;
+    return sync_push_one(s, j, local, remote, &st);
+}
+
+int sync_push_entry(adbc_sync *s, sync_job *j, const char *local, const char *remote,
+                    const struct stat *lst)
+{
+    if (S_ISLNK(lst->st_mode)) {
+        if (!(j->opts->flags & ADBC_SYNC_FOLLOW_LINKS))
+            return push_link_or_contents(s, j, local, remote, lst);
+        struct stat st;
+        if (stat(local, &st) != 0)
+            return adbc_fail(ADBC_ENOTFOUND, "%s: the link's target is missing: %s", local,
+                             strerror(errno));
+        return sync_push_one(s, j, local, remote, &st);
+    }
+    return sync_push_one(s, j, local, remote, lst);
+}
+
+int adbc_sync_push(adbc_sync *s, const char *local, const char *remote,
+                   const adbc_sync_opts *opts, adbc_sync_result *res, int timeout_ms)
+{
+    if (res)
+        memset(res, 0, sizeof *res);
+    if (!s || !local || !remote || !*local || !*remote)
+        return adbc_fail(ADBC_EINVAL, "adbc_sync_push: need a handle, a local and a remote path");
+    sync_job j;
+    sync_job_init(&j, opts, timeout_ms);
+    struct stat st;
+    int rc;
+    if (lstat(local, &st) != 0) {
+        rc = adbc_fail(errno == ENOENT ? ADBC_ENOTFOUND : ADBC_EIO, "cannot push %s: %s", local,
+                       strerror(errno));
+    } else if (S_ISDIR(st.st_mode) ||
+               (S_ISLNK(st.st_mode) && (j.opts->flags & ADBC_SYNC_FOLLOW_LINKS) &&
+                stat(local, &st) == 0 && S_ISDIR(st.st_mode))) {
+        rc = sync_push_tree(s, &j, local, remote);
+    } else if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) {
+        j.p.files_total = 1;
+        j.p.total = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+        rc = sync_push_entry(s, &j, local, remote, &st);
+        if (rc == 0)
+            rc = sync_push_collect(s, &j, 0);
+    } else {
+        rc = adbc_fail(ADBC_EINVAL, "cannot push %s: not a file, link or directory", local);
+    }
+    if (res)
+        *res = j.res;
+    return rc;
+}
