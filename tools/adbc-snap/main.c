@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const snap_cmd *const tables[] = {snap_cmds_core};
+static const snap_cmd *const tables[] = {snap_cmds_core, snap_cmds_sync};
 
 static void usage(FILE *f)
 {

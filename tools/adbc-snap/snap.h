@@ -45,5 +45,6 @@ char *snap_join(int argc, char **argv, int from);
 void snap_json_str(FILE *f, const char *s);
 
 extern const snap_cmd snap_cmds_core[];
+extern const snap_cmd snap_cmds_sync[];
 
 #endif

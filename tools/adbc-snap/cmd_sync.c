@@ -1,0 +1,484 @@
+/* adbc-snap file commands: push, pull, ls, stat (the sync: service).
+ *
+ * push and pull resolve their destination as adb does: into an existing
+ * directory a source goes under its own name; several sources need one. They
+ * print adb's summary line per source, and on a terminal a progress line with
+ * rate and ETA (on stderr; nothing with -q or when stderr is not a TTY). */
+#include "snap.h"
+
+#include <errno.h>
+#include <libgen.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "adbc/sync.h"
+
+static int cmd_push(snap_ctx *ctx, int argc, char **argv);
+static int cmd_pull(snap_ctx *ctx, int argc, char **argv);
+static int cmd_ls(snap_ctx *ctx, int argc, char **argv);
+static int cmd_stat(snap_ctx *ctx, int argc, char **argv);
+
+const snap_cmd snap_cmds_sync[] = {
+    {"push", cmd_push, "push [-L] LOCAL... REMOTE",
+     "copy files or trees to the device (-L: send links' targets)"},
+    {"pull", cmd_pull, "pull [-a] REMOTE... LOCAL",
+     "copy files or trees from the device (-a: keep mtime and mode)"},
+    {"ls", cmd_ls, "ls [-l] [--json] REMOTE", "list a directory on the device"},
+    {"stat", cmd_stat, "stat [--json] REMOTE", "what the device reports about a path"},
+    {NULL, NULL, NULL, NULL},
+};
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* ---- progress ---- */
+
+typedef struct bar {
+    int on;           /* drawing (a TTY, not -q) */
+    double start, last;
+    int drawn;        /* a line is on screen */
+} bar;
+
+static void fmt_size(char *out, size_t n, double b)
+{
+    static const char *const u[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int i = 0;
+    while (b >= 1024 && i < 4) {
+        b /= 1024;
+        i++;
+    }
+    snprintf(out, n, i ? "%.1f %s" : "%.0f %s", b, u[i]);
+}
+
+static void on_progress(void *user, const adbc_sync_progress *p)
+{
+    bar *b = user;
+    double t = now_s();
+    if (!b->on || (t - b->last < 0.1 && !(p->file_done && p->files == p->files_total)))
+        return;
+    b->last = t;
+    double el = t - b->start;
+    double rate = el > 0 ? (double)p->bytes / el : 0;
+    char done[32], total[32], rs[32], eta[32] = "--:--";
+    fmt_size(done, sizeof done, (double)p->bytes);
+    fmt_size(total, sizeof total, (double)p->total);
+    fmt_size(rs, sizeof rs, rate);
+    if (rate > 0 && p->total >= p->bytes) {
+        long s = (long)((double)(p->total - p->bytes) / rate + 0.5);
+        snprintf(eta, sizeof eta, "%ld:%02ld", s / 60, s % 60);
+    }
+    int pct = p->total ? (int)(p->bytes * 100 / p->total) : 100;
+    if (pct > 100)
+        pct = 100;
+    const char *name = p->dst ? p->dst : "";
+    size_t nl = strlen(name);
+    if (nl > 40)
+        name += nl - 40; /* the end of a long path says the most */
+    fprintf(stderr, "\r\033[K[%3d%%] %s  %s/%s  %s/s  ETA %s", pct, name, done, total, rs, eta);
+    fflush(stderr);
+    b->drawn = 1;
+}
+
+static void bar_clear(bar *b)
+{
+    if (b->drawn) {
+        fputs("\r\033[K", stderr);
+        fflush(stderr);
+        b->drawn = 0;
+    }
+}
+
+static void bar_init(bar *b, const snap_ctx *ctx)
+{
+    memset(b, 0, sizeof *b);
+    b->on = !ctx->quiet && isatty(2);
+    b->start = now_s();
+}
+
+/* adb's summary: "<src>: 1 file pushed, 0 skipped. 12.3 MB/s (N bytes in T s)" */
+static void summary(const snap_ctx *ctx, const char *src, const char *verb,
+                    const adbc_sync_result *r, double secs)
+{
+    if (ctx->quiet)
+        return;
+    printf("%s: %llu file%s %s, %llu skipped.", src, (unsigned long long)r->files,
+           r->files == 1 ? "" : "s", verb, (unsigned long long)r->skipped);
+    if (r->bytes > 0 && secs > 0)
+        printf(" %.1f MB/s (%llu bytes in %.3fs)", (double)r->bytes / secs / (1024 * 1024),
+               (unsigned long long)r->bytes, secs);
+    printf("\n");
+    fflush(stdout);
+}
+
+/* Last path component (ignoring trailing slashes), malloc'd. */
+static char *base_name(const char *p)
+{
+    char *dup = strdup(p);
+    if (!dup)
+        return NULL;
+    size_t n = strlen(dup);
+    while (n > 1 && dup[n - 1] == '/')
+        dup[--n] = '\0';
+    char *b = strdup(basename(dup));
+    free(dup);
+    return b;
+}
+
+static char *join(const char *dir, const char *name)
+{
+    size_t n = strlen(dir);
+    char *out = malloc(n + strlen(name) + 2);
+    if (out)
+        sprintf(out, "%s%s%s", dir, n && dir[n - 1] == '/' ? "" : "/", name);
+    return out;
+}
+
+static int open_sync(snap_ctx *ctx, adbc_sync **s)
+{
+    adbc_conn *c;
+    if (snap_connect(ctx, &c) < 0)
+        return -1;
+    int rc = adbc_sync_open(s, c, ctx->timeout_ms);
+    if (rc < 0) {
+        snap_fail("sync", rc);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- push ---- */
+
+static int cmd_push(snap_ctx *ctx, int argc, char **argv)
+{
+    unsigned flags = 0;
+    int i = 1;
+    for (; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
+        if (strcmp(argv[i], "-L") == 0)
+            flags |= ADBC_SYNC_FOLLOW_LINKS;
+        else if (strcmp(argv[i], "--") == 0) {
+            i++;
+            break;
+        } else
+            return snap_usage(&snap_cmds_sync[0], "unknown option");
+    }
+    if (argc - i < 2)
+        return snap_usage(&snap_cmds_sync[0], "give at least one LOCAL and the REMOTE path");
+    const char *dst = argv[argc - 1];
+    int nsrc = argc - i - 1;
+    adbc_sync *s;
+    if (open_sync(ctx, &s) < 0)
+        return SNAP_EXIT_FAIL;
+    adbc_sync_statbuf dst_st;
+    int rc = adbc_sync_stat(s, dst, &dst_st, ctx->timeout_ms);
+    int dst_exists = rc == 0;
+    if (rc < 0 && rc != ADBC_ENOTFOUND) {
+        snap_fail(dst, rc);
+        adbc_sync_close(s);
+        return SNAP_EXIT_FAIL;
+    }
+    int dst_isdir = dst_exists && S_ISDIR(dst_st.mode);
+    if (!dst_isdir && nsrc > 1) {
+        fprintf(stderr, "adbc-snap: push: target '%s' is not a directory\n", dst);
+        adbc_sync_close(s);
+        return SNAP_EXIT_FAIL;
+    }
+    if (!dst_isdir && dst_exists && dst[strlen(dst) - 1] == '/') {
+        fprintf(stderr, "adbc-snap: push: failed to access '%s': Not a directory\n", dst);
+        adbc_sync_close(s);
+        return SNAP_EXIT_FAIL;
+    }
+    int status = 0;
+    for (; i < argc - 1; i++) {
+        const char *src = argv[i];
+        struct stat st;
+        if (stat(src, &st) != 0 && lstat(src, &st) != 0) {
+            fprintf(stderr, "adbc-snap: push: cannot stat '%s': %s\n", src, strerror(errno));
+            status = SNAP_EXIT_FAIL;
+            continue;
+        }
+        /* As adb, a link named on the command line stands for its target
+         * (links inside a tree go over as links). */
+        char *real = NULL;
+        struct stat lst;
+        if (lstat(src, &lst) == 0 && S_ISLNK(lst.st_mode) && !(flags & ADBC_SYNC_FOLLOW_LINKS))
+            real = realpath(src, NULL);
+        /* Into an existing directory a source goes under its own name. */
+        char *target = NULL;
+        if (dst_isdir) {
+            char *b = base_name(src);
+            target = b ? join(dst, b) : NULL;
+            free(b);
+        } else {
+            target = strdup(dst);
+        }
+        if (!target) {
+            fprintf(stderr, "adbc-snap: out of memory\n");
+            free(real);
+            status = SNAP_EXIT_FAIL;
+            break;
+        }
+        bar b;
+        bar_init(&b, ctx);
+        adbc_sync_opts o;
+        adbc_sync_opts_init(&o);
+        o.progress = on_progress;
+        o.user = &b;
+        o.flags = flags;
+        adbc_sync_result r;
+        double t0 = now_s();
+        rc = adbc_sync_push(s, real ? real : src, target, &o, &r, ctx->timeout_ms);
+        free(real);
+        bar_clear(&b);
+        if (rc < 0) {
+            status = snap_fail("push", rc);
+        } else {
+            summary(ctx, src, "pushed", &r, now_s() - t0);
+        }
+        free(target);
+    }
+    adbc_sync_close(s);
+    return status;
+}
+
+/* ---- pull ---- */
+
+static int cmd_pull(snap_ctx *ctx, int argc, char **argv)
+{
+    unsigned flags = ADBC_SYNC_NO_ATTRS;
+    int i = 1;
+    for (; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
+        if (strcmp(argv[i], "-a") == 0)
+            flags &= ~(unsigned)ADBC_SYNC_NO_ATTRS;
+        else if (strcmp(argv[i], "--") == 0) {
+            i++;
+            break;
+        } else
+            return snap_usage(&snap_cmds_sync[1], "unknown option");
+    }
+    if (argc - i < 1)
+        return snap_usage(&snap_cmds_sync[1], "give at least one REMOTE path");
+    /* As adb: a single REMOTE without LOCAL goes to the current directory. */
+    const char *dst = argc - i >= 2 ? argv[argc - 1] : ".";
+    int last = argc - i >= 2 ? argc - 1 : argc;
+    int nsrc = last - i;
+    struct stat lst;
+    int dst_exists = stat(dst, &lst) == 0;
+    int dst_isdir = dst_exists && S_ISDIR(lst.st_mode);
+    if (!dst_isdir && nsrc > 1) {
+        fprintf(stderr, "adbc-snap: pull: target '%s' is not a directory\n", dst);
+        return SNAP_EXIT_FAIL;
+    }
+    if (!dst_isdir && dst_exists && dst[strlen(dst) - 1] == '/') {
+        fprintf(stderr, "adbc-snap: pull: failed to access '%s': Not a directory\n", dst);
+        return SNAP_EXIT_FAIL;
+    }
+    adbc_sync *s;
+    if (open_sync(ctx, &s) < 0)
+        return SNAP_EXIT_FAIL;
+    int status = 0;
+    for (; i < last; i++) {
+        const char *src = argv[i];
+        char *target = NULL;
+        if (dst_isdir) {
+            char *b = base_name(src);
+            target = b ? join(dst, b) : NULL;
+            free(b);
+        } else {
+            target = strdup(dst);
+        }
+        if (!target) {
+            fprintf(stderr, "adbc-snap: out of memory\n");
+            status = SNAP_EXIT_FAIL;
+            break;
+        }
+        bar b;
+        bar_init(&b, ctx);
+        adbc_sync_opts o;
+        adbc_sync_opts_init(&o);
+        o.progress = on_progress;
+        o.user = &b;
+        o.flags = flags;
+        adbc_sync_result r;
+        double t0 = now_s();
+        int rc = adbc_sync_pull(s, src, target, &o, &r, ctx->timeout_ms);
+        bar_clear(&b);
+        if (rc < 0)
+            status = snap_fail("pull", rc);
+        else
+            summary(ctx, src, "pulled", &r, now_s() - t0);
+        free(target);
+    }
+    adbc_sync_close(s);
+    return status;
+}
+
+/* ---- ls, stat ---- */
+
+static const char *type_name(uint32_t mode)
+{
+    switch (mode & S_IFMT) {
+    case S_IFREG: return "file";
+    case S_IFDIR: return "dir";
+    case S_IFLNK: return "link";
+    case S_IFCHR: return "char";
+    case S_IFBLK: return "block";
+    case S_IFIFO: return "fifo";
+    case S_IFSOCK: return "socket";
+    default: return "unknown";
+    }
+}
+
+/* "drwxr-xr-x" */
+static void mode_str(uint32_t m, char out[11])
+{
+    static const char types[] = "?pc?d?b?-?l?s???";
+    out[0] = types[(m >> 12) & 15];
+    const char *rwx = "rwxrwxrwx";
+    for (int i = 0; i < 9; i++)
+        out[1 + i] = (m & (0400u >> i)) ? rwx[i] : '-';
+    if (m & S_ISUID)
+        out[3] = (m & 0100) ? 's' : 'S';
+    if (m & S_ISGID)
+        out[6] = (m & 0010) ? 's' : 'S';
+    if (m & S_ISVTX)
+        out[9] = (m & 0001) ? 't' : 'T';
+    out[10] = '\0';
+}
+
+static void time_str(int64_t t, char *out, size_t n)
+{
+    time_t tt = (time_t)t;
+    struct tm tm;
+    if (!localtime_r(&tt, &tm) || !strftime(out, n, "%Y-%m-%d %H:%M", &tm))
+        snprintf(out, n, "%lld", (long long)t);
+}
+
+static void json_stat(const adbc_sync_statbuf *st, int error)
+{
+    printf("\"type\":\"%s\",\"mode\":%u,\"perm\":\"0%03o\",\"size\":%llu,\"mtime\":%lld",
+           type_name(st->mode), st->mode, st->mode & 07777, (unsigned long long)st->size,
+           (long long)st->mtime);
+    if (st->v2)
+        printf(",\"atime\":%lld,\"ctime\":%lld,\"uid\":%u,\"gid\":%u,\"nlink\":%u,\"dev\":%llu,"
+               "\"ino\":%llu",
+               (long long)st->atime, (long long)st->ctime, st->uid, st->gid, st->nlink,
+               (unsigned long long)st->dev, (unsigned long long)st->ino);
+    if (error)
+        printf(",\"error\":\"%s\"", adbc_sync_errno_name((uint32_t)error));
+}
+
+typedef struct ls_out {
+    int lng, json, n;
+} ls_out;
+
+static int ls_entry(void *user, const adbc_sync_dirent *e)
+{
+    ls_out *o = user;
+    const adbc_sync_statbuf *st = &e->st;
+    if (o->json) {
+        printf("%s{\"name\":", o->n++ ? "," : "");
+        snap_json_str(stdout, e->name);
+        putchar(',');
+        json_stat(st, e->error);
+        putchar('}');
+    } else if (o->lng) {
+        char m[11], t[32];
+        mode_str(st->mode, m);
+        time_str(st->mtime, t, sizeof t);
+        if (e->error)
+            printf("?????????? %s (%s)\n", e->name, adbc_sync_errno_text((uint32_t)e->error));
+        else if (st->v2)
+            printf("%s %3u %5u %5u %10llu %s %s\n", m, st->nlink, st->uid, st->gid,
+                   (unsigned long long)st->size, t, e->name);
+        else
+            printf("%s %10llu %s %s\n", m, (unsigned long long)st->size, t, e->name);
+    } else {
+        /* adb ls's own format */
+        printf("%08x %08llx %08llx %s\n", st->mode, (unsigned long long)st->size,
+               (unsigned long long)st->mtime, e->name);
+    }
+    return 0;
+}
+
+static int cmd_ls(snap_ctx *ctx, int argc, char **argv)
+{
+    ls_out o = {0};
+    const char *path = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "-l") == 0)
+            o.lng = 1;
+        else if (strcmp(argv[i], "--json") == 0)
+            o.json = 1;
+        else if (!path)
+            path = argv[i];
+        else
+            return snap_usage(&snap_cmds_sync[2], "give one REMOTE directory");
+    }
+    if (!path)
+        return snap_usage(&snap_cmds_sync[2], "give the REMOTE directory");
+    adbc_sync *s;
+    if (open_sync(ctx, &s) < 0)
+        return SNAP_EXIT_FAIL;
+    if (o.json)
+        printf("[");
+    int rc = adbc_sync_list(s, path, ls_entry, &o, ctx->timeout_ms);
+    if (o.json)
+        printf("]\n");
+    adbc_sync_close(s);
+    return rc < 0 ? snap_fail("ls", rc) : 0;
+}
+
+static int cmd_stat(snap_ctx *ctx, int argc, char **argv)
+{
+    int json = 0;
+    const char *path = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--json") == 0)
+            json = 1;
+        else if (!path)
+            path = argv[i];
+        else
+            return snap_usage(&snap_cmds_sync[3], "give one REMOTE path");
+    }
+    if (!path)
+        return snap_usage(&snap_cmds_sync[3], "give the REMOTE path");
+    adbc_sync *s;
+    if (open_sync(ctx, &s) < 0)
+        return SNAP_EXIT_FAIL;
+    adbc_sync_statbuf st;
+    int rc = adbc_sync_lstat(s, path, &st, ctx->timeout_ms);
+    adbc_sync_close(s);
+    if (rc < 0)
+        return snap_fail("stat", rc);
+    if (json) {
+        printf("{\"path\":");
+        snap_json_str(stdout, path);
+        putchar(',');
+        json_stat(&st, 0);
+        printf("}\n");
+        return 0;
+    }
+    char m[11], t[32];
+    mode_str(st.mode, m);
+    time_str(st.mtime, t, sizeof t);
+    printf("  File: %s\n  Type: %s\n  Mode: %04o (%s)\n  Size: %llu\nModify: %s\n", path,
+           type_name(st.mode), st.mode & 07777, m, (unsigned long long)st.size, t);
+    if (st.v2) {
+        char a[32], c[32];
+        time_str(st.atime, a, sizeof a);
+        time_str(st.ctime, c, sizeof c);
+        printf("Access: %s\nChange: %s\n   Uid: %u  Gid: %u  Links: %u\nDevice: %llu  Inode: "
+               "%llu\n",
+               a, c, st.uid, st.gid, st.nlink, (unsigned long long)st.dev,
+               (unsigned long long)st.ino);
+    }
+    return 0;
+}
