@@ -104,6 +104,7 @@ void bed_unplug(bed_dev *d)
 {
     bed_usbfs_unplug(d);
     umockdev_testbed_uevent(d->b->tb, d->syspath, "remove");
+    umockdev_testbed_remove_device(d->b->tb, d->syspath);
 }
 
 bed_stats bed_dev_stats(bed_dev *d)
