@@ -7,6 +7,7 @@
  * has queued. API calls take the lock, act on the engine, and wait on a
  * condition variable with their deadline. */
 #include "conn/conn_int.h"
+#include "adbc/tls.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -163,6 +164,38 @@ static void cb_closed(void *user, uint32_t id, int reason)
 
 /* ---- I/O threads ---- */
 
+/* The device answered CNXN with STLS (wireless debugging). Called by the
+ * reader with the lock held: once the writer has sent our STLS, run TLS over
+ * the same transport (bytes already read past the STLS packet belong to it),
+ * swap in the TLS transport, and let the handshake continue inside it. */
+static void tls_upgrade(adbc_conn *c, const uint8_t *preread, size_t len)
+{
+    adbc_conn_kick(c);
+    int64_t deadline = adbc_deadline(c->opts.connect_timeout_ms);
+    while (adbc_session_send_queued(c->s) > 0 && !c->status && !c->stopping)
+        if (wait_until(c, &c->cond, deadline) == ADBC_ETIMEDOUT) {
+            adbc_conn_set_error(c, ADBC_ETIMEDOUT, "could not send STLS to the device");
+            return;
+        }
+    if (c->status || c->stopping)
+        return;
+    adbc_transport *t = c->t;
+    pthread_mutex_unlock(&c->mu);
+    int rc = adbc_tls_client_upgrade_ex(&t, c->keys, preread, len, c->opts.connect_timeout_ms);
+    char msg[512];
+    if (rc < 0)
+        snprintf(msg, sizeof msg, "%s", adbc_last_error());
+    pthread_mutex_lock(&c->mu);
+    if (rc < 0) {
+        adbc_conn_set_error(c, rc, msg);
+        return;
+    }
+    c->t = t;
+    rc = adbc_session_tls_done(c->s);
+    if (rc < 0)
+        adbc_conn_set_error(c, rc, adbc_last_error());
+}
+
 static void *reader_main(void *arg)
 {
     adbc_conn *c = arg;
@@ -193,10 +226,8 @@ static void *reader_main(void *arg)
         int rc = adbc_session_recv(c->s, buf, (size_t)n);
         if (rc < 0)
             adbc_conn_set_error(c, rc, adbc_session_error(c->s));
-        else if (rc < n)
-            adbc_conn_set_error(c, ADBC_EUNSUPPORTED,
-                                "the device asked for TLS (STLS); this connection was not opened "
-                                "with TLS support");
+        else if (adbc_session_state_get(c->s) == ADBC_SESSION_TLS)
+            tls_upgrade(c, buf + rc, (size_t)(n - rc));
         adbc_conn_kick(c);
         int stop = c->status != 0;
         pthread_mutex_unlock(&c->mu);
@@ -231,11 +262,12 @@ static void *writer_main(void *arg)
         for (int i = 0; i < n; i++)
             total += iov[i].iov_len;
         /* The queued segments stay put while other threads append packets:
-         * only this thread removes them. */
+         * only this thread removes them. The transport only changes (TLS
+         * upgrade) while nothing is queued. */
+        adbc_transport *t = c->t;
         pthread_mutex_unlock(&c->mu);
-        int rc = n > 1 ? c->t->ops->writev(c->t, iov, n, c->opts.io_timeout_ms)
-                       : c->t->ops->write(c->t, iov[0].iov_base, iov[0].iov_len,
-                                          c->opts.io_timeout_ms);
+        int rc = n > 1 ? t->ops->writev(t, iov, n, c->opts.io_timeout_ms)
+                       : t->ops->write(t, iov[0].iov_base, iov[0].iov_len, c->opts.io_timeout_ms);
         char msg[512];
         if (rc < 0)
             snprintf(msg, sizeof msg, "%s", adbc_last_error());
@@ -395,9 +427,10 @@ void adbc_conn_close(adbc_conn *c)
     c->stopping = 1;
     pthread_cond_broadcast(&c->cond);
     pthread_cond_broadcast(&c->send_cond);
+    adbc_transport *t = c->t;
     pthread_mutex_unlock(&c->mu);
-    if (c->t)
-        c->t->ops->shutdown(c->t);
+    if (t)
+        t->ops->shutdown(t);
     if (c->threads >= 1)
         pthread_join(c->reader, NULL);
     if (c->threads >= 2)
