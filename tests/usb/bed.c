@@ -71,6 +71,8 @@ bed_dev *bed_add(bed *b, const bed_dev_spec *spec)
     d->maxp = spec->max_packet ? spec->max_packet : 512;
     g_mutex_init(&d->mu);
     g_queue_init(&d->in_xfers);
+    d->files = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+                                     (GDestroyNotify)bed_file_free);
     snprintf(d->sysname, sizeof d->sysname, "%u-%s", spec->bus, spec->port);
     snprintf(d->node, sizeof d->node, "/dev/bus/usb/%03u/%03u", spec->bus, spec->devnum);
     bed_build_descriptors(d);
@@ -80,6 +82,7 @@ bed_dev *bed_add(bed *b, const bed_dev_spec *spec)
         fprintf(stderr, "bed: cannot add %s: %s\n", d->sysname, e ? e->message : "?");
         g_clear_error(&e);
         g_free(record);
+        g_hash_table_unref(d->files);
         g_mutex_clear(&d->mu);
         g_free(d);
         return NULL;
@@ -115,6 +118,35 @@ bed_stats bed_dev_stats(bed_dev *d)
     return s;
 }
 
+void bed_dev_put_file(bed_dev *d, const char *path, const void *data, size_t len, unsigned mode)
+{
+    bed_file *f = g_new0(bed_file, 1);
+    f->data = g_byte_array_new();
+    g_byte_array_append(f->data, data, (guint)len);
+    f->mode = mode;
+    f->mtime = 1700000000;
+    g_mutex_lock(&d->mu);
+    g_hash_table_replace(d->files, g_strdup(path), f);
+    g_mutex_unlock(&d->mu);
+}
+
+void *bed_dev_get_file(bed_dev *d, const char *path, size_t *len, unsigned *mode)
+{
+    void *copy = NULL;
+    g_mutex_lock(&d->mu);
+    bed_file *f = g_hash_table_lookup(d->files, path);
+    if (f) {
+        copy = malloc(f->data->len ? f->data->len : 1);
+        if (copy && f->data->len)
+            memcpy(copy, f->data->data, f->data->len);
+        *len = f->data->len;
+        if (mode)
+            *mode = f->mode;
+    }
+    g_mutex_unlock(&d->mu);
+    return copy;
+}
+
 const char *bed_dev_node(const bed_dev *d)
 {
     return d->node;
@@ -125,6 +157,7 @@ static void dev_free(bed_dev *d)
     bed_usbfs_detach(d);
     g_mutex_lock(&d->mu);
     bed_adbd_free(d);
+    g_hash_table_unref(d->files);
     g_mutex_unlock(&d->mu);
     g_mutex_clear(&d->mu);
     g_free(d);

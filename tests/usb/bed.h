@@ -73,6 +73,11 @@ void bed_unplug(bed_dev *d);
 
 bed_stats bed_dev_stats(bed_dev *d);
 
+/* Put a file on the device (what sync: serves), or get a copy of one:
+ * free() it; NULL when there is none. */
+void bed_dev_put_file(bed_dev *d, const char *path, const void *data, size_t len, unsigned mode);
+void *bed_dev_get_file(bed_dev *d, const char *path, size_t *len, unsigned *mode);
+
 /* The device node path, "/dev/bus/usb/001/002". */
 const char *bed_dev_node(const bed_dev *d);
 

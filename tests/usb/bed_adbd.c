@@ -14,7 +14,8 @@
  *   cat                   sends back what it receives
  *   bed-gen N             N bytes of a counting pattern, as one write
  *   bed-fail              "oops" on stderr, exit status 3
- * Everything else: "not found" on stderr, status 127. */
+ * Everything else: "not found" on stderr, status 127.
+ * And sync: (bed_sync.c). */
 #include "bed_int.h"
 
 #include <stdio.h>
@@ -26,6 +27,7 @@ struct bed_stream {
     int v2;           /* shell protocol framing */
     int cat;          /* echo input back */
     GByteArray *in;   /* v2: shell packets not yet complete */
+    bed_sync *sync;   /* a sync: session */
     GByteArray *out;  /* to send when the window allows */
     int close_after;  /* close once out is sent */
     size_t unacked;   /* received, to be acknowledged after the current input */
@@ -41,6 +43,7 @@ static bed_stream *find_stream(bed_dev *d, uint32_t id)
 
 static void stream_free(bed_stream *st)
 {
+    bed_sync_free(st->sync);
     g_byte_array_unref(st->in);
     g_byte_array_unref(st->out);
     g_free(st);
@@ -127,6 +130,15 @@ static int cb_open(void *user, uint32_t id, const char *service)
     bed_dev *d = user;
     int v2 = 0;
     const char *cmd;
+    if (strcmp(service, "sync:") == 0) {
+        bed_stream *st = g_new0(bed_stream, 1);
+        st->id = id;
+        st->in = g_byte_array_new();
+        st->out = g_byte_array_new();
+        st->sync = bed_sync_new();
+        d->streams = g_list_append(d->streams, st);
+        return 0;
+    }
     if (strncmp(service, "exec:", 5) == 0) {
         cmd = service + 5;
     } else if (strncmp(service, "shell", 5) == 0 && (service[5] == ':' || service[5] == ',')) {
@@ -176,7 +188,9 @@ static void cb_data(void *user, uint32_t id, const uint8_t *data, size_t len)
     bed_stream *st = find_stream(d, id);
     if (!st)
         return;
-    if (st->cat && !st->close_after)
+    if (st->sync && !st->close_after)
+        st->close_after = bed_sync_input(d, st->sync, data, len, st->out);
+    else if (st->cat && !st->close_after)
         cat_input(st, data, len);
     st->unacked += len;
 }
@@ -360,8 +374,8 @@ void bed_adbd_reset(bed_dev *d)
     cfg.banner = d->spec.banner
                      ? d->spec.banner
                      : "device::ro.product.name=bed_prod;ro.product.model=Bed Phone;"
-                       "ro.product.device=bed;features=shell_v2,cmd,stat_v2,ls_v2,"
-                       "fixed_push_mkdir,delayed_ack";
+                       "ro.product.device=bed;features=shell_v2,cmd,fixed_push_mkdir,"
+                       "delayed_ack";
     cfg.auth_required = d->spec.auth != BED_AUTH_NONE;
     if (d->spec.max_payload)
         cfg.max_payload = d->spec.max_payload;

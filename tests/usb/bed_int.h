@@ -27,6 +27,13 @@ typedef struct bed_in {
 } bed_in;
 
 typedef struct bed_stream bed_stream;
+typedef struct bed_sync bed_sync;
+
+/* A file in the device's in-memory file system. */
+typedef struct bed_file {
+    GByteArray *data;
+    uint32_t mode, mtime;
+} bed_file;
 
 struct bed_dev {
     bed *b;
@@ -57,6 +64,7 @@ struct bed_dev {
 
     adbc_session *s;
     GList *streams;           /* bed_stream* */
+    GHashTable *files;        /* path -> bed_file*: what sync: serves */
     bed_stats stats;
 };
 
@@ -86,5 +94,12 @@ void bed_usbfs_detach(bed_dev *d);
 void bed_adbd_reset(bed_dev *d);               /* a new host claimed the interface */
 void bed_adbd_out(bed_dev *d, const uint8_t *data, size_t len, int zero_packet);
 void bed_adbd_free(bed_dev *d);
+
+/* bed_sync.c: the sync: service. Feed host bytes; replies go to out.
+ * Returns 1 when the session ends (QUIT, or a FAIL was sent). */
+bed_sync *bed_sync_new(void);
+void bed_sync_free(bed_sync *s);
+int bed_sync_input(bed_dev *d, bed_sync *s, const uint8_t *data, size_t len, GByteArray *out);
+void bed_file_free(bed_file *f);
 
 #endif
