@@ -1,0 +1,249 @@
+/* Dumps from a device: uiautomator in one exec round trip.
+ *
+ * `uiautomator dump` writes the XML to a file and prints a line; when it
+ * fails ("ERROR: null root node returned by UiTestAutomationBridge." while
+ * windows change, "ERROR: could not get idle state." on a screen that keeps
+ * animating) it prints that instead, still with exit status 0. So one
+ * shell script, sent over exec: (binary-safe), runs it up to N times and
+ * frames each result with a marker line carrying a per-call nonce:
+ *
+ *   @adbc-ui-NONCE fail 1           then what uiautomator printed
+ *   @adbc-ui-NONCE ok 2 --compressed
+ *   <the XML, byte for byte>
+ *
+ * Only a marker line can start the XML, and uiautomator's own output never
+ * contains the nonce, so an error line is never mistaken for a dump. After
+ * an idle-state error the next run adds --compressed, which settles for a
+ * less detailed tree on animating screens. The file sits in $TMPDIR (adbd
+ * sets it to /data/local/tmp), is named after the nonce so two hosts do not
+ * collide, and is removed at the end. */
+#include "ui/ui_internal.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "adbc/shell.h"
+#include "core/internal.h"
+
+#define MARK "@adbc-ui-"
+
+void adbc_ui_opts_init(adbc_ui_opts *opts)
+{
+    if (!opts)
+        return;
+    memset(opts, 0, sizeof *opts);
+    opts->timeout_ms = 30000;
+    opts->attempts = 3;
+    opts->always_compressed = 0;
+    opts->poll_interval_ms = 250;
+}
+
+/* Options with defaults filled in and values clamped to their ranges. */
+static adbc_ui_opts effective(const adbc_ui_opts *in)
+{
+    adbc_ui_opts o;
+    adbc_ui_opts_init(&o);
+    if (in)
+        o = *in;
+    if (o.attempts < 1)
+        o.attempts = 1;
+    if (o.attempts > 10)
+        o.attempts = 10;
+    if (o.poll_interval_ms < 0)
+        o.poll_interval_ms = 0;
+    if (o.poll_interval_ms > 10000)
+        o.poll_interval_ms = 10000;
+    return o;
+}
+
+int ui_dump_command(char *cmd, size_t cap, const char *nonce, int attempts, int always_compressed)
+{
+    int n = snprintf(cmd, cap,
+        "f=${TMPDIR:-/data/local/tmp}/adbc-ui-%s.xml; m=%s; i=0; "
+        "while [ $i -lt %d ]; do i=$((i+1)); rm -f \"$f\"; "
+        "o=$(uiautomator dump $m \"$f\" 2>&1); "
+        "if [ -s \"$f\" ]; then case $o in *ERROR*) ;; *) "
+        "echo \"" MARK "%s ok $i $m\"; cat \"$f\"; rm -f \"$f\"; exit 0;; esac; fi; "
+        "echo \"" MARK "%s fail $i $m\"; printf '%%s\\n' \"$o\"; "
+        "case $o in *idle*) m=--compressed;; esac; "
+        "done; rm -f \"$f\"; echo \"" MARK "%s end\"",
+        nonce, always_compressed ? "--compressed" : "", attempts, nonce, nonce, nonce);
+    if (n < 0 || (size_t)n >= cap)
+        return adbc_fail(ADBC_EINVAL, "dump command does not fit");
+    return 0;
+}
+
+/* Offset of the line after "@adbc-ui-NONCE ok ...", or -1 when there is
+ * none (every run failed). */
+int ui_dump_split(size_t *xml_off, const char *out, size_t len, const char *nonce)
+{
+    char mark[64];
+    int ml = snprintf(mark, sizeof mark, MARK "%s ok ", nonce);
+    size_t at = 0;
+    while (at < len) {
+        const char *line = out + at;
+        const char *nl = memchr(line, '\n', len - at);
+        size_t ll = nl ? (size_t)(nl - line) : len - at;
+        if (ll >= (size_t)ml && memcmp(line, mark, (size_t)ml) == 0) {
+            if (!nl)
+                return -1; /* the marker, then nothing: cut short */
+            *xml_off = at + ll + 1;
+            return 0;
+        }
+        if (!nl)
+            break;
+        at += ll + 1;
+    }
+    return -1;
+}
+
+/* What the device said, for an error message: the lines that are not
+ * markers, joined by "| ", control characters replaced, cut to fit cap. */
+static void device_said(char *dst, size_t cap, const char *out, size_t len)
+{
+    size_t o = 0, at = 0;
+    int cut = 0;
+    while (at < len && !cut) {
+        const char *line = out + at;
+        const char *nl = memchr(line, '\n', len - at);
+        size_t ll = nl ? (size_t)(nl - line) : len - at;
+        at += ll + 1;
+        if (ll == 0 || (ll >= sizeof MARK - 1 && memcmp(line, MARK, sizeof MARK - 1) == 0))
+            continue;
+        for (size_t i = (o ? 0 : 2); i < ll + 2; i++) {
+            if (o + 4 >= cap) {
+                cut = 1;
+                break;
+            }
+            unsigned char c = i < 2 ? (unsigned char)"| "[i] : (unsigned char)line[i - 2];
+            dst[o++] = c < 0x20 || c == 0x7f ? '?' : (char)c;
+        }
+    }
+    if (cut) {
+        memcpy(dst + o, "...", 3);
+        o += 3;
+    }
+    dst[o] = '\0';
+}
+
+static void make_nonce(char out[17])
+{
+    uint64_t seed = 0;
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        if (read(fd, &seed, sizeof seed) != (ssize_t)sizeof seed)
+            seed = 0;
+        close(fd);
+    }
+    static _Atomic uint64_t counter;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    seed = ui_hash_u64(seed ^ (uint64_t)ts.tv_nsec, (uint64_t)getpid() << 32 ^ (uint64_t)ts.tv_sec);
+    seed = ui_hash_u64(seed, ++counter);
+    snprintf(out, 17, "%016llx", (unsigned long long)seed);
+}
+
+/* One round trip. On success *mem holds the whole output (malloc'd) and
+ * the XML is (*mem)[*off .. *off + *len). */
+static int fetch(char **mem, size_t *off, size_t *len, adbc_conn *c, const adbc_ui_opts *o,
+                 int timeout_ms)
+{
+    char nonce[17], cmd[1024];
+    make_nonce(nonce);
+    int rc = ui_dump_command(cmd, sizeof cmd, nonce, o->attempts, o->always_compressed);
+    if (rc < 0)
+        return rc;
+    adbc_run_result res;
+    memset(&res, 0, sizeof res);
+    rc = adbc_run(c, ADBC_SHELL_EXEC, cmd, NULL, 0, UI_MAX_DUMP + ((size_t)1 << 20), &res,
+                  timeout_ms);
+    if (rc == ADBC_ETIMEDOUT) {
+        adbc_run_result_clear(&res);
+        return adbc_fail(ADBC_ETIMEDOUT,
+                         "uiautomator dump did not finish within %d ms (a screen that never "
+                         "settles, or a hung uiautomator): try again, or allow more time",
+                         timeout_ms);
+    }
+    if (rc < 0) {
+        adbc_run_result_clear(&res);
+        return adbc_fail_keep(rc);
+    }
+    size_t xo;
+    if (!res.out || ui_dump_split(&xo, (const char *)res.out, res.out_len, nonce) < 0) {
+        char said[400];
+        device_said(said, sizeof said, res.out ? (const char *)res.out : "", res.out_len);
+        adbc_run_result_clear(&res);
+        return adbc_fail(ADBC_EREMOTE,
+                         "uiautomator dump failed %d time%s; the device said: %s. Check that the "
+                         "screen is on and unlocked, or retry",
+                         o->attempts, o->attempts == 1 ? "" : "s", said[0] ? said : "(nothing)");
+    }
+    *mem = (char *)res.out;
+    *off = xo;
+    *len = res.out_len - xo;
+    res.out = NULL;
+    adbc_run_result_clear(&res);
+    return 0;
+}
+
+int adbc_ui_dump(char **xml, size_t *len, adbc_conn *c, const adbc_ui_opts *opts)
+{
+    if (!xml || !len || !c)
+        return adbc_fail(ADBC_EINVAL, "adbc_ui_dump: xml, len and c must not be NULL");
+    *xml = NULL;
+    *len = 0;
+    adbc_ui_opts o = effective(opts);
+    char *mem;
+    size_t off, n;
+    int rc = fetch(&mem, &off, &n, c, &o, o.timeout_ms);
+    if (rc < 0)
+        return rc;
+    memmove(mem, mem + off, n);
+    mem[n] = '\0';
+    *xml = mem;
+    *len = n;
+    return 0;
+}
+
+int adbc_ui_snapshot(adbc_ui_snap **out, adbc_conn *c, const adbc_ui_opts *opts)
+{
+    if (!out || !c)
+        return adbc_fail(ADBC_EINVAL, "adbc_ui_snapshot: out and c must not be NULL");
+    *out = NULL;
+    adbc_ui_opts o = effective(opts);
+    int64_t deadline = adbc_deadline(o.timeout_ms);
+    char damage[200] = "";
+    for (int round = 1;; round++) {
+        int left = adbc_remaining(deadline);
+        if (left == 0)
+            return adbc_fail(ADBC_ETIMEDOUT, "no whole dump within %d ms: %s", o.timeout_ms,
+                             damage[0] ? damage : "time ran out");
+        char *mem;
+        size_t off, n;
+        int rc = fetch(&mem, &off, &n, c, &o, left);
+        if (rc < 0)
+            return rc;
+        adbc_ui_snap *s;
+        /* The XML is parsed where it arrived: no copy. */
+        rc = ui_snap_from(&s, mem, mem + off, n);
+        if (rc == 0 && adbc_ui_snap_complete(s)) {
+            *out = s;
+            return 0;
+        }
+        if (rc == 0) {
+            snprintf(damage, sizeof damage, "the dump was damaged (%s)", adbc_ui_snap_damage(s));
+            adbc_ui_snap_free(s);
+        } else if (rc == ADBC_EFORMAT) {
+            snprintf(damage, sizeof damage, "%s", adbc_last_error());
+        } else {
+            return rc;
+        }
+        /* A dump cut short or unreadable: fetch it again, a bounded number
+         * of times, rather than pass part of a screen off as all of it. */
+        if (round >= o.attempts)
+            return adbc_fail(ADBC_EFORMAT, "no whole dump in %d tries; last time %s", round, damage);
+    }
+}
