@@ -10,6 +10,7 @@
 #include <ctype.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -157,6 +158,16 @@ static int probe_device(libusb_device *dev, usb_found *f)
     return 1;
 }
 
+/* Bus, then port chain, numerically ("1-2" before "1-10"). */
+static int by_place(const void *a, const void *b)
+{
+    const adbc_usb_device *x = &((const usb_found *)a)->info, *y = &((const usb_found *)b)->info;
+    if (x->bus != y->bus)
+        return x->bus < y->bus ? -1 : 1;
+    int c = strverscmp(x->path, y->path);
+    return c ? c : (x->address > y->address) - (x->address < y->address);
+}
+
 int usb_scan(libusb_context *ctx, usb_found **out, size_t *count)
 {
     *out = NULL;
@@ -178,6 +189,8 @@ int usb_scan(libusb_context *ctx, usb_found **out, size_t *count)
         if (probe_device(list[i], &found[nfound]))
             nfound++;
     libusb_free_device_list(list, 1);
+    if (nfound > 1)
+        qsort(found, nfound, sizeof *found, by_place);
     if (nfound == 0) {
         adbc_free(found);
         found = NULL;

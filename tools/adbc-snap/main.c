@@ -5,15 +5,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const snap_cmd *const tables[] = {snap_cmds_core, snap_cmds_sync};
+static const snap_cmd *const tables[] = {snap_cmds_core, snap_cmds_sync, snap_cmds_devices};
 
 static void usage(FILE *f)
 {
     fprintf(f,
             "usage: adbc-snap [-s SERIAL | -t HOST:PORT] [--timeout SECONDS] [-q] COMMAND "
             "[ARGS...]\n\n"
-            "Talks to adbd directly (no adb server). A SERIAL of the form HOST:PORT means TCP;\n"
-            "ANDROID_SERIAL is used when neither -s nor -t is given.\n\ncommands:\n");
+            "Talks to adbd directly (no adb server). A SERIAL of the form HOST:PORT means TCP,\n"
+            "usb:PATH a USB port, anything else a USB serial; ANDROID_SERIAL is used when\n"
+            "neither -s nor -t is given, and with neither the only USB device.\n\ncommands:\n");
     for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)
         for (const snap_cmd *c = tables[t]; c->name; c++)
             fprintf(f, "  %-34s %s\n", c->usage, c->help);

@@ -46,5 +46,6 @@ void snap_json_str(FILE *f, const char *s);
 
 extern const snap_cmd snap_cmds_core[];
 extern const snap_cmd snap_cmds_sync[];
+extern const snap_cmd snap_cmds_devices[];
 
 #endif

@@ -1,6 +1,8 @@
 /* adbc-snap helpers: device selection, errors, JSON strings. */
 #include "snap.h"
 
+#include "adbc/devices.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,34 +19,30 @@ int snap_connect(snap_ctx *ctx, adbc_conn **out)
         return 0;
     }
     const char *addr = ctx->target;
-    if (!addr && ctx->serial) {
-        /* adb's convention: a serial that looks like HOST:PORT is a TCP device. */
-        if (strchr(ctx->serial, ':'))
-            addr = ctx->serial;
-        else {
-            fprintf(stderr,
-                    "adbc-snap: device \"%s\" is not a HOST:PORT address, and this build "
-                    "reaches devices over TCP only: give -t HOST:PORT\n",
-                    ctx->serial);
-            return ADBC_ENOTFOUND;
-        }
-    }
-    if (!addr) {
-        fprintf(stderr,
-                "adbc-snap: no device given. Connect one of:\n"
-                "  - a device with adbd on TCP: adbc-snap -t HOST:PORT ... (wireless debugging "
-                "or `adb tcpip 5555`)\n"
-                "  - set ANDROID_SERIAL=HOST:PORT\n");
-        return ADBC_ENOTFOUND;
-    }
+    /* adb's convention: a serial that looks like HOST:PORT is a TCP device;
+     * "usb:PATH" and other serials are USB devices. */
+    if (!addr && ctx->serial && strncmp(ctx->serial, "usb:", 4) != 0 && strchr(ctx->serial, ':'))
+        addr = ctx->serial;
     adbc_conn_opts o;
     adbc_conn_opts_init(&o);
     o.on_auth_prompt = on_prompt;
     if (ctx->timeout_ms < o.connect_timeout_ms)
         o.connect_timeout_ms = ctx->timeout_ms;
-    int rc = adbc_connect(&ctx->conn, addr, &o);
+    int rc = addr ? adbc_connect(&ctx->conn, addr, &o)
+                  : adbc_device_connect(&ctx->conn, ctx->serial, &o);
+    if (rc == ADBC_ENOTFOUND && !addr && !ctx->serial) {
+        fprintf(stderr,
+                "adbc-snap: no device found. Connect one of:\n"
+                "  - a USB device with USB debugging on (Settings > Developer options); on "
+                "Linux the\n    device node needs a udev rule (see docs/usb.md); "
+                "`adbc-snap devices` lists what is found\n"
+                "  - a device with adbd on TCP: adbc-snap -t HOST:PORT ... (wireless debugging "
+                "or `adb tcpip 5555`)\n"
+                "  - set ANDROID_SERIAL=SERIAL or HOST:PORT\n");
+        return rc;
+    }
     if (rc < 0) {
-        snap_fail(addr, rc);
+        snap_fail(addr ? addr : ctx->serial ? ctx->serial : "usb", rc);
         return rc;
     }
     *out = ctx->conn;
