@@ -5,7 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const snap_cmd *const tables[] = {snap_cmds_core, snap_cmds_sync, snap_cmds_devices};
+static const snap_cmd *const tables[] = {snap_cmds_core, snap_cmds_sync, snap_cmds_devices,
+                                         snap_cmds_ui, snap_cmds_act};
 
 static void usage(FILE *f)
 {

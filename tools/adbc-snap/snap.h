@@ -47,5 +47,6 @@ void snap_json_str(FILE *f, const char *s);
 extern const snap_cmd snap_cmds_core[];
 extern const snap_cmd snap_cmds_sync[];
 extern const snap_cmd snap_cmds_devices[];
+extern const snap_cmd snap_cmds_ui[], snap_cmds_act[];
 
 #endif

@@ -1,0 +1,659 @@
+/* adbc-snap act commands: input by ref or point, the grid, typing,
+ * screenshots, apps and device queries.
+ *
+ * Acts on a ref use the table the last `snapshot` saved for the device and
+ * are verified by default: a fresh dump must show the element (in place, or
+ * moved but unmistakable) or the act is refused with exit status 3 and
+ * nothing is sent. --snapshot prints the screen after the act (after
+ * --settle MS, default 500) and saves its refs, which is what an agent
+ * wants to read next. What was done is said on stderr (-q: silent);
+ * stdout carries only data. */
+#include "snap_ui.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+enum {
+    O_UI = 1 << 0,    /* --snapshot, --json, --settle, --no-verify */
+    O_CLEAR = 1 << 1, /* --clear */
+};
+
+typedef struct act_args {
+    char **pos;
+    int npos;
+    int verify, show, json, settle_ms, clear;
+} act_args;
+
+static const snap_cmd *cmd_named(const char *name);
+
+/* Split argv into positional arguments and the common options; "--" ends
+ * the options (to type text that starts with "--"). */
+static int parse(act_args *a, const snap_cmd *cmd, int argc, char **argv, unsigned allow,
+                 int min, int max)
+{
+    memset(a, 0, sizeof *a);
+    a->verify = 1;
+    a->settle_ms = 500;
+    a->pos = calloc((size_t)argc + 1, sizeof *a->pos);
+    if (!a->pos)
+        return SNAP_EXIT_FAIL;
+    int opts_done = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *s = argv[i];
+        if (opts_done || s[0] != '-' || strcmp(s, "-") == 0) {
+            a->pos[a->npos++] = argv[i];
+            continue;
+        }
+        long v;
+        if (strcmp(s, "--") == 0)
+            opts_done = 1;
+        else if ((allow & O_UI) && strcmp(s, "--no-verify") == 0)
+            a->verify = 0;
+        else if ((allow & O_UI) && strcmp(s, "--snapshot") == 0)
+            a->show = 1;
+        else if ((allow & O_UI) && strcmp(s, "--json") == 0)
+            a->show = a->json = 1;
+        else if ((allow & O_UI) && strcmp(s, "--settle") == 0 && i + 1 < argc &&
+                 snap_int(argv[i + 1], 0, 60000, &v) == 0) {
+            a->settle_ms = (int)v;
+            i++;
+        } else if ((allow & O_CLEAR) && strcmp(s, "--clear") == 0)
+            a->clear = 1;
+        else {
+            free(a->pos);
+            a->pos = NULL;
+            fprintf(stderr, "adbc-snap %s: unknown option %s\n", cmd->name, s);
+            return snap_usage(cmd, "see adbc-snap --help");
+        }
+    }
+    if (a->npos < min || a->npos > max) {
+        free(a->pos);
+        a->pos = NULL;
+        return snap_usage(cmd, a->npos < min ? "missing arguments" : "too many arguments");
+    }
+    return 0;
+}
+
+static void act_opts(const snap_ctx *ctx, const act_args *a, adbc_act_opts *o, adbc_ui_opts *u)
+{
+    adbc_act_opts_init(o);
+    o->timeout_ms = ctx->timeout_ms;
+    o->verify = a->verify;
+    snap_ui_opts(ctx, u);
+    o->ui = u;
+}
+
+static void pause_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {
+    }
+}
+
+/* The common end of an act: say what was done, then the new screen if
+ * asked for. */
+static int finish(snap_ctx *ctx, const act_args *a, adbc_conn *c, const char *done)
+{
+    if (!ctx->quiet && done)
+        fprintf(stderr, "adbc-snap: %s\n", done);
+    int status = 0;
+    if (a->show) {
+        pause_ms(a->settle_ms);
+        adbc_ui_opts o;
+        snap_ui_opts(ctx, &o);
+        adbc_ui_snap *s;
+        int rc = adbc_ui_snapshot(&s, c, &o);
+        if (rc < 0)
+            return snap_fail("snapshot after the act", rc);
+        status = snap_print(stdout, s, a->json, ctx->quiet);
+        if (status == 0)
+            status = snap_refs_save(ctx, s);
+        adbc_ui_snap_free(s);
+    }
+    free(a->pos);
+    return status;
+}
+
+static int fail(const act_args *a, const char *what, int rc)
+{
+    free(a->pos);
+    return snap_fail_act(what, rc);
+}
+
+static const char *how_text(const adbc_act_where *w)
+{
+    return w->how == ADBC_ACT_MOVED ? " (it moved since the snapshot)" : "";
+}
+
+/* ---- acts on refs -------------------------------------------------------------- */
+
+typedef enum { R_TAP, R_LONG, R_SCROLL, R_TYPE } ref_act;
+
+static int on_ref(snap_ctx *ctx, int argc, char **argv, ref_act kind)
+{
+    const snap_cmd *cmd = cmd_named(argv[0]);
+    act_args a;
+    int min = kind == R_TAP || kind == R_LONG ? 1 : 2;
+    int max = kind == R_TYPE ? argc : min;
+    int st = parse(&a, cmd, argc, argv, O_UI | (kind == R_TYPE ? O_CLEAR : 0), min, max);
+    if (st)
+        return st;
+    adbc_dir dir = ADBC_DIR_DOWN;
+    if (kind == R_SCROLL && adbc_dir_parse(&dir, a.pos[1]) < 0) {
+        free(a.pos);
+        return snap_usage(cmd, adbc_last_error());
+    }
+    adbc_ui_reftab *tab;
+    const adbc_ui_ref *ref;
+    if ((st = snap_ref_lookup(ctx, a.pos[0], &tab, &ref)) != 0) {
+        free(a.pos);
+        return st;
+    }
+    adbc_conn *c;
+    if (snap_connect(ctx, &c) < 0) {
+        adbc_ui_reftab_free(tab);
+        free(a.pos);
+        return SNAP_EXIT_FAIL;
+    }
+    adbc_act_opts o;
+    adbc_ui_opts u;
+    act_opts(ctx, &a, &o, &u);
+    adbc_act_where w = {0};
+    int rc = 0, n = ref->ref;
+    char *text = NULL;
+    switch (kind) {
+    case R_TAP: rc = adbc_act_tap(&w, c, ref, &o); break;
+    case R_LONG: rc = adbc_act_long_press(&w, c, ref, &o); break;
+    case R_SCROLL: rc = adbc_act_scroll(&w, c, ref, dir, &o); break;
+    case R_TYPE:
+        text = snap_join(a.npos, a.pos, 1); /* several words: one text, as a shell joins */
+        rc = text ? adbc_act_type(&w, c, ref, text, a.clear, &o) : ADBC_ENOMEM;
+        free(text);
+        break;
+    }
+    adbc_ui_reftab_free(tab);
+    char what[48], done[160];
+    snprintf(what, sizeof what, "%s ref %d", cmd->name, n);
+    if (rc < 0)
+        return fail(&a, what, rc);
+    snprintf(done, sizeof done, "%s at %d,%d%s", what, w.x, w.y, how_text(&w));
+    return finish(ctx, &a, c, done);
+}
+
+static int cmd_tap(snap_ctx *ctx, int argc, char **argv)
+{
+    return on_ref(ctx, argc, argv, R_TAP);
+}
+
+static int cmd_long_press(snap_ctx *ctx, int argc, char **argv)
+{
+    return on_ref(ctx, argc, argv, R_LONG);
+}
+
+static int cmd_scroll(snap_ctx *ctx, int argc, char **argv)
+{
+    return on_ref(ctx, argc, argv, R_SCROLL);
+}
+
+static int cmd_type(snap_ctx *ctx, int argc, char **argv)
+{
+    return on_ref(ctx, argc, argv, R_TYPE);
+}
+
+/* ---- acts on points and keys ----------------------------------------------------- */
+
+/* Parse n coordinates/durations from a.pos[from..]. */
+static int ints(const act_args *a, int from, int n, long *v, long max)
+{
+    for (int i = 0; i < n; i++)
+        if (snap_int(a->pos[from + i], 0, max, &v[i]) < 0)
+            return -1;
+    return 0;
+}
+
+static int cmd_tap_xy(snap_ctx *ctx, int argc, char **argv)
+{
+    const snap_cmd *cmd = cmd_named(argv[0]);
+    act_args a;
+    int st = parse(&a, cmd, argc, argv, O_UI, 2, 2);
+    if (st)
+        return st;
+    long v[2];
+    if (ints(&a, 0, 2, v, 65535) < 0) {
+        free(a.pos);
+        return snap_usage(cmd, "X and Y are pixels from 0 to 65535");
+    }
+    adbc_conn *c;
+    if (snap_connect(ctx, &c) < 0) {
+        free(a.pos);
+        return SNAP_EXIT_FAIL;
+    }
+    adbc_act_opts o;
+    adbc_ui_opts u;
+    act_opts(ctx, &a, &o, &u);
+    int rc = adbc_act_tap_xy(c, (int)v[0], (int)v[1], &o);
+    if (rc < 0)
+        return fail(&a, "tap-xy", rc);
+    char done[64];
+    snprintf(done, sizeof done, "tap at %ld,%ld", v[0], v[1]);
+    return finish(ctx, &a, c, done);
+}
+
+static int cmd_swipe(snap_ctx *ctx, int argc, char **argv)
+{
+    const snap_cmd *cmd = cmd_named(argv[0]);
+    act_args a;
+    int st = parse(&a, cmd, argc, argv, O_UI, 4, 5);
+    if (st)
+        return st;
+    long v[5] = {0, 0, 0, 0, 300};
+    if (ints(&a, 0, 4, v, 65535) < 0 || (a.npos == 5 && ints(&a, 4, 1, v + 4, 60000) < 0) ||
+        v[4] < 1) {
+        free(a.pos);
+        return snap_usage(cmd, "coordinates are pixels from 0 to 65535, MS from 1 to 60000");
+    }
+    adbc_conn *c;
+    if (snap_connect(ctx, &c) < 0) {
+        free(a.pos);
+        return SNAP_EXIT_FAIL;
+    }
+    adbc_act_opts o;
+    adbc_ui_opts u;
+    act_opts(ctx, &a, &o, &u);
+    int rc = adbc_act_swipe(c, (int)v[0], (int)v[1], (int)v[2], (int)v[3], (int)v[4], &o);
+    if (rc < 0)
+        return fail(&a, "swipe", rc);
+    char done[96];
+    snprintf(done, sizeof done, "swipe %ld,%ld -> %ld,%ld in %ld ms", v[0], v[1], v[2], v[3],
+             v[4]);
+    return finish(ctx, &a, c, done);
+}
+
+static int press(snap_ctx *ctx, int argc, char **argv, const char *fixed)
+{
+    const snap_cmd *cmd = cmd_named(argv[0]);
+    act_args a;
+    int st = parse(&a, cmd, argc, argv, O_UI, fixed ? 0 : 1, fixed ? 0 : 1);
+    if (st)
+        return st;
+    int code;
+    if (adbc_key_parse(&code, fixed ? fixed : a.pos[0]) < 0) {
+        free(a.pos);
+        return snap_usage(cmd, adbc_last_error());
+    }
+    adbc_conn *c;
+    if (snap_connect(ctx, &c) < 0) {
+        free(a.pos);
+        return SNAP_EXIT_FAIL;
+    }
+    adbc_act_opts o;
+    adbc_ui_opts u;
+    act_opts(ctx, &a, &o, &u);
+    int rc = adbc_act_press(c, code, &o);
+    if (rc < 0)
+        return fail(&a, cmd->name, rc);
+    char done[64];
+    const char *name = adbc_key_name(code);
+    snprintf(done, sizeof done, "pressed %s%s(%d)", name ? name : "", name ? " " : "", code);
+    return finish(ctx, &a, c, done);
+}
+
+static int cmd_press(snap_ctx *ctx, int argc, char **argv)
+{
+    return press(ctx, argc, argv, NULL);
+}
+
+static int cmd_back(snap_ctx *ctx, int argc, char **argv)
+{
+    return press(ctx, argc, argv, "back");
+}
+
+static int cmd_home(snap_ctx *ctx, int argc, char **argv)
+{
+    return press(ctx, argc, argv, "home");
+}
+
+/* ---- grid ------------------------------------------------------------------------- */
+
+static int cmd_grid(snap_ctx *ctx, int argc, char **argv)
+{
+    const snap_cmd *cmd = cmd_named(argv[0]);
+    act_args a;
+    int st = parse(&a, cmd, argc, argv, 0, 0, 0);
+    if (st)
+        return st;
+    free(a.pos);
+    adbc_conn *c;
+    if (snap_connect(ctx, &c) < 0)
+        return SNAP_EXIT_FAIL;
+    adbc_act_opts o;
+    adbc_act_opts_init(&o);
+    o.timeout_ms = ctx->timeout_ms;
+    adbc_grid g;
+    char *legend;
+    int rc = adbc_act_grid(&g, c, &o);
+    if (rc == 0)
+        rc = adbc_grid_legend(&legend, &g);
+    if (rc < 0)
+        return snap_fail("grid", rc);
+    fputs(legend, stdout);
+    free(legend);
+    return 0;
+}
+
+static int cmd_tap_grid(snap_ctx *ctx, int argc, char **argv)
+{
+    const snap_cmd *cmd = cmd_named(argv[0]);
+    act_args a;
+    int st = parse(&a, cmd, argc, argv, O_UI, 1, 1);
+    if (st)
+        return st;
+    adbc_conn *c;
+    if (snap_connect(ctx, &c) < 0) {
+        free(a.pos);
+        return SNAP_EXIT_FAIL;
+    }
+    adbc_act_opts o;
+    adbc_ui_opts u;
+    act_opts(ctx, &a, &o, &u);
+    adbc_act_where w;
+    int rc = adbc_act_tap_grid(&w, c, a.pos[0], &o);
+    if (rc < 0)
+        return fail(&a, "tap-grid", rc);
+    char done[64];
+    snprintf(done, sizeof done, "tap cell %.8s at %d,%d", a.pos[0], w.x, w.y);
+    return finish(ctx, &a, c, done);
+}
+
+/* ---- screenshot --------------------------------------------------------------------- */
+
+/* Write all of data to path atomically (beside it, then renamed), or to
+ * stdout for "-". */
+static int write_out(const char *path, const uint8_t *data, size_t len)
+{
+    if (strcmp(path, "-") == 0) {
+        if (fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0) {
+            perror("stdout");
+            return -1;
+        }
+        return 0;
+    }
+    size_t n = strlen(path) + 32;
+    char *tmp = malloc(n);
+    if (!tmp)
+        return -1;
+    snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "wb");
+    int ok = f && fwrite(data, 1, len, f) == len;
+    if (f && fclose(f) != 0)
+        ok = 0;
+    if (ok && rename(tmp, path) != 0)
+        ok = 0;
+    if (!ok) {
+        fprintf(stderr, "adbc-snap: cannot write %s: %s\n", path, strerror(errno));
+        unlink(tmp);
+    }
+    free(tmp);
+    return ok ? 0 : -1;
+}
+
+static int cmd_screenshot(snap_ctx *ctx, int argc, char **argv)
+{
+    const snap_cmd *cmd = cmd_named(argv[0]);
+    const char *out = NULL;
+    adbc_shot_mode mode = ADBC_SHOT_AUTO;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "-o") == 0 && i + 1 < argc)
+            out = argv[++i];
+        else if (strcmp(argv[i], "--png-on-device") == 0)
+            mode = ADBC_SHOT_DEVICE_PNG;
+        else if (strcmp(argv[i], "--raw") == 0)
+            mode = ADBC_SHOT_RAW;
+        else
+            return snap_usage(cmd, "unknown argument");
+    }
+    if (!out) {
+        if (isatty(1))
+            return snap_usage(cmd, "give -o FILE (or redirect stdout): PNG bytes are not for "
+                                   "a terminal");
+        out = "-";
+    }
+    adbc_conn *c;
+    if (snap_connect(ctx, &c) < 0)
+        return SNAP_EXIT_FAIL;
+    uint8_t *png;
+    size_t len;
+    int rc = adbc_screenshot(&png, &len, c, mode, ctx->timeout_ms);
+    if (rc < 0)
+        return snap_fail("screenshot", rc);
+    int st = write_out(out, png, len) < 0 ? SNAP_EXIT_FAIL : 0;
+    if (st == 0 && !ctx->quiet && strcmp(out, "-") != 0) {
+        uint32_t w = (uint32_t)png[16] << 24 | (uint32_t)png[17] << 16 |
+                     (uint32_t)png[18] << 8 | png[19];
+        uint32_t h = (uint32_t)png[20] << 24 | (uint32_t)png[21] << 16 |
+                     (uint32_t)png[22] << 8 | png[23];
+        fprintf(stderr, "adbc-snap: wrote %s (%ux%u PNG, %zu bytes)\n", out, w, h, len);
+    }
+    free(png);
+    return st;
+}
+
+/* ---- apps and device -------------------------------------------------------------- */
+
+/* Commands of the form NAME ARG: launch, stop, install, uninstall. */
+static int one_arg(snap_ctx *ctx, int argc, char **argv,
+                   int (*fn)(adbc_conn *, const char *, int), const char *done)
+{
+    const snap_cmd *cmd = cmd_named(argv[0]);
+    act_args a;
+    int st = parse(&a, cmd, argc, argv, 0, 1, 1);
+    if (st)
+        return st;
+    adbc_conn *c;
+    if (snap_connect(ctx, &c) < 0) {
+        free(a.pos);
+        return SNAP_EXIT_FAIL;
+    }
+    int rc = fn(c, a.pos[0], ctx->timeout_ms);
+    if (rc < 0)
+        return fail(&a, cmd->name, rc);
+    if (!ctx->quiet)
+        fprintf(stderr, "adbc-snap: %s %s\n", done, a.pos[0]);
+    free(a.pos);
+    return 0;
+}
+
+static int cmd_launch(snap_ctx *ctx, int argc, char **argv)
+{
+    return one_arg(ctx, argc, argv, adbc_app_launch, "launched");
+}
+
+static int cmd_stop(snap_ctx *ctx, int argc, char **argv)
+{
+    return one_arg(ctx, argc, argv, adbc_app_stop, "stopped");
+}
+
+static int cmd_install(snap_ctx *ctx, int argc, char **argv)
+{
+    return one_arg(ctx, argc, argv, adbc_app_install, "installed");
+}
+
+static int cmd_uninstall(snap_ctx *ctx, int argc, char **argv)
+{
+    return one_arg(ctx, argc, argv, adbc_app_uninstall, "uninstalled");
+}
+
+static int cmd_intent(snap_ctx *ctx, int argc, char **argv)
+{
+    const snap_cmd *cmd = cmd_named(argv[0]);
+    adbc_intent in = {0};
+    adbc_intent_extra *ex = calloc((size_t)argc, sizeof *ex);
+    if (!ex)
+        return SNAP_EXIT_FAIL;
+    for (int i = 1; i < argc; i++) {
+        const char *s = argv[i];
+        if (strcmp(s, "--data") == 0 && i + 1 < argc)
+            in.data = argv[++i];
+        else if (strcmp(s, "--component") == 0 && i + 1 < argc)
+            in.component = argv[++i];
+        else if ((strcmp(s, "--es") == 0 || strcmp(s, "--ei") == 0 || strcmp(s, "--ez") == 0) &&
+                 i + 2 < argc) {
+            ex[in.nextras].type = s[3] == 's' ? 's' : s[3] == 'i' ? 'i' : 'b';
+            ex[in.nextras].key = argv[i + 1];
+            ex[in.nextras].value = argv[i + 2];
+            in.nextras++;
+            i += 2;
+        } else if (s[0] != '-' && !in.action)
+            in.action = s;
+        else {
+            free(ex);
+            return snap_usage(cmd, "unknown or incomplete argument");
+        }
+    }
+    if (!in.action && !in.data && !in.component) {
+        free(ex);
+        return snap_usage(cmd, "give an action, --data or --component");
+    }
+    in.extras = ex;
+    adbc_conn *c;
+    if (snap_connect(ctx, &c) < 0) {
+        free(ex);
+        return SNAP_EXIT_FAIL;
+    }
+    int rc = adbc_app_start(c, &in, ctx->timeout_ms);
+    free(ex);
+    if (rc < 0)
+        return snap_fail("intent", rc);
+    if (!ctx->quiet)
+        fprintf(stderr, "adbc-snap: started the intent\n");
+    return 0;
+}
+
+static int cmd_top(snap_ctx *ctx, int argc, char **argv)
+{
+    const snap_cmd *cmd = cmd_named(argv[0]);
+    int json = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--json") == 0)
+            json = 1;
+        else
+            return snap_usage(cmd, "unknown argument");
+    }
+    adbc_conn *c;
+    if (snap_connect(ctx, &c) < 0)
+        return SNAP_EXIT_FAIL;
+    char *act, *pkg;
+    int rc = adbc_app_top(&act, &pkg, c, ctx->timeout_ms);
+    if (rc < 0)
+        return snap_fail("top", rc);
+    if (json) {
+        printf("{\"activity\":");
+        snap_json_str(stdout, act);
+        printf(",\"package\":");
+        snap_json_str(stdout, pkg);
+        printf("}\n");
+    } else {
+        printf("activity: %s\npackage: %s\n", act, pkg);
+    }
+    free(act);
+    free(pkg);
+    return 0;
+}
+
+static int cmd_getprop(snap_ctx *ctx, int argc, char **argv)
+{
+    const snap_cmd *cmd = cmd_named(argv[0]);
+    act_args a;
+    int st = parse(&a, cmd, argc, argv, 0, 0, 1);
+    if (st)
+        return st;
+    adbc_conn *c;
+    if (snap_connect(ctx, &c) < 0) {
+        free(a.pos);
+        return SNAP_EXIT_FAIL;
+    }
+    char *v;
+    int rc = adbc_getprop(&v, c, a.npos ? a.pos[0] : NULL, ctx->timeout_ms);
+    if (rc < 0)
+        return fail(&a, "getprop", rc);
+    fputs(v, stdout);
+    if (a.npos)
+        putchar('\n');
+    free(v);
+    free(a.pos);
+    return 0;
+}
+
+static int cmd_logcat(snap_ctx *ctx, int argc, char **argv)
+{
+    const snap_cmd *cmd = cmd_named(argv[0]);
+    long lines = 0;
+    int ms = 0;
+    for (int i = 1; i < argc; i++) {
+        char *end;
+        if (strcmp(argv[i], "-n") == 0 && i + 1 < argc &&
+            snap_int(argv[i + 1], 1, 1000000, &lines) == 0) {
+            i++;
+        } else if (strcmp(argv[i], "-t") == 0 && i + 1 < argc) {
+            double s = strtod(argv[++i], &end);
+            if (end == argv[i] || *end || !(s > 0) || s > 3600)
+                return snap_usage(cmd, "-t takes seconds (0 < S <= 3600)");
+            ms = (int)(s * 1000);
+        } else {
+            return snap_usage(cmd, "unknown argument");
+        }
+    }
+    if (!lines && !ms)
+        lines = 200; /* bounded by default: the last 200 lines */
+    adbc_conn *c;
+    if (snap_connect(ctx, &c) < 0)
+        return SNAP_EXIT_FAIL;
+    char *out;
+    size_t len;
+    int rc = adbc_logcat(&out, &len, c, (int)lines, ms, ctx->timeout_ms);
+    if (rc < 0)
+        return snap_fail("logcat", rc);
+    fwrite(out, 1, len, stdout);
+    free(out);
+    return 0;
+}
+
+const snap_cmd snap_cmds_act[] = {
+    {"tap", cmd_tap, "tap REF",
+     "tap an element of the last snapshot; acts take --snapshot [--json] [--settle MS], "
+     "--no-verify"},
+    {"tap-xy", cmd_tap_xy, "tap-xy X Y", "tap a point"},
+    {"tap-grid", cmd_tap_grid, "tap-grid CELL", "tap the centre of a grid cell (C5)"},
+    {"grid", cmd_grid, "grid", "the screen's grid: ten columns A-J, near-square rows"},
+    {"type", cmd_type, "type REF TEXT [--clear]", "focus the element and type (--clear first)"},
+    {"press", cmd_press, "press KEY", "a key by name (back, enter, ...) or code"},
+    {"swipe", cmd_swipe, "swipe X1 Y1 X2 Y2 [MS]", "a swipe (default 300 ms)"},
+    {"scroll", cmd_scroll, "scroll REF DIR", "scroll inside an element: up, down, left, right"},
+    {"long-press", cmd_long_press, "long-press REF", "hold on an element for a second"},
+    {"back", cmd_back, "back", "the back key"},
+    {"home", cmd_home, "home", "the home key"},
+    {"screenshot", cmd_screenshot, "screenshot [-o FILE] [--png-on-device]",
+     "PNG of the screen (raw pixels, encoded here)"},
+    {"launch", cmd_launch, "launch PKG", "start an app's launcher activity"},
+    {"intent", cmd_intent, "intent ACTION [--data URI] [--component C]",
+     "am start, with --es K V, --ei K N, --ez K true|false extras"},
+    {"stop", cmd_stop, "stop PKG", "force-stop an app"},
+    {"top", cmd_top, "top [--json]", "the resumed activity and the focused package"},
+    {"install", cmd_install, "install APK", "install an APK (streamed when the device can)"},
+    {"uninstall", cmd_uninstall, "uninstall PKG", "remove an app"},
+    {"getprop", cmd_getprop, "getprop [NAME]", "a system property, or all of them"},
+    {"logcat", cmd_logcat, "logcat [-n LINES] [-t SECONDS]",
+     "the last lines of the log (default 200), or follow it for a time"},
+    {NULL, NULL, NULL, NULL},
+};
+
+static const snap_cmd *cmd_named(const char *name)
+{
+    for (const snap_cmd *c = snap_cmds_act; c->name; c++)
+        if (strcmp(c->name, name) == 0)
+            return c;
+    return &snap_cmds_act[0];
+}

@@ -1,0 +1,335 @@
+/* adbc-snap UI commands: snapshot, find, and the waits.
+ *
+ * Every command that prints refs saves the ref table they belong to, so
+ * the refs an agent reads are the ones a later `tap N` acts on. */
+#include "snap_ui.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int cmd_snapshot(snap_ctx *ctx, int argc, char **argv);
+static int cmd_find(snap_ctx *ctx, int argc, char **argv);
+static int cmd_wait_text(snap_ctx *ctx, int argc, char **argv);
+static int cmd_wait_state(snap_ctx *ctx, int argc, char **argv);
+static int cmd_wait_stable(snap_ctx *ctx, int argc, char **argv);
+
+const snap_cmd snap_cmds_ui[] = {
+    {"snapshot", cmd_snapshot, "snapshot [--json] [--xml FILE] [-o FILE]",
+     "the screen as text with [ref=N] markers (--xml: a saved dump, no device)"},
+    {"find", cmd_find, "find [--id ID] [--text T] [--desc D] [--class C]",
+     "refs of matching elements (--contains, --nocase, --json)"},
+    {"wait-text", cmd_wait_text, "wait-text TEXT [--gone] [-t SECONDS]",
+     "until TEXT is on the screen (--gone: until it is not)"},
+    {"wait-state", cmd_wait_state, "wait-state REF STATE [-t SECONDS]",
+     "until the element is checked, unchecked, enabled, focused, ..."},
+    {"wait-stable", cmd_wait_stable, "wait-stable [-t SECONDS]",
+     "until two snapshots in a row are the same"},
+    {NULL, NULL, NULL, NULL},
+};
+
+/* ---- snapshot ------------------------------------------------------------------ */
+
+static int cmd_snapshot(snap_ctx *ctx, int argc, char **argv)
+{
+    int json = 0;
+    const char *xml = NULL, *outp = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--json") == 0)
+            json = 1;
+        else if (strcmp(argv[i], "--xml") == 0 && i + 1 < argc)
+            xml = argv[++i];
+        else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc)
+            outp = argv[++i];
+        else
+            return snap_usage(&snap_cmds_ui[0], "unknown argument");
+    }
+    adbc_ui_snap *s;
+    int rc;
+    if (xml) {
+        rc = adbc_ui_snap_load(&s, xml);
+        if (rc < 0)
+            return snap_fail(xml, rc);
+        if (!adbc_ui_snap_complete(s))
+            fprintf(stderr, "adbc-snap: %s is damaged or cut short (%s): showing what was read\n",
+                    xml, adbc_ui_snap_damage(s));
+    } else {
+        adbc_conn *c;
+        if (snap_connect(ctx, &c) < 0)
+            return SNAP_EXIT_FAIL;
+        adbc_ui_opts o;
+        snap_ui_opts(ctx, &o);
+        rc = adbc_ui_snapshot(&s, c, &o);
+        if (rc < 0)
+            return snap_fail("snapshot", rc);
+    }
+    FILE *f = stdout;
+    if (outp && !(f = fopen(outp, "w"))) {
+        perror(outp);
+        adbc_ui_snap_free(s);
+        return SNAP_EXIT_FAIL;
+    }
+    int status = snap_print(f, s, json, ctx->quiet);
+    if (f != stdout && fclose(f) != 0) {
+        perror(outp);
+        status = SNAP_EXIT_FAIL;
+    }
+    if (!xml && status == 0)
+        status = snap_refs_save(ctx, s);
+    adbc_ui_snap_free(s);
+    return status;
+}
+
+/* ---- find ------------------------------------------------------------------------ */
+
+static const char *short_class(const char *cls)
+{
+    const char *dot = strrchr(cls, '.');
+    return !*cls ? "View" : dot ? dot + 1 : cls;
+}
+
+/* A string for one line: quotes, backslashes and line breaks escaped. */
+static void put_quoted(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            fprintf(f, "\\%c", *s);
+        else if (*s == '\n')
+            fputs("\\n", f);
+        else if (*s == '\r')
+            fputs("\\r", f);
+        else
+            fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static int cmd_find(snap_ctx *ctx, int argc, char **argv)
+{
+    adbc_ui_selector sel = {0};
+    int json = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char **slot = strcmp(a, "--id") == 0     ? &sel.resource_id
+                            : strcmp(a, "--text") == 0 ? &sel.text
+                            : strcmp(a, "--desc") == 0 ? &sel.desc
+                            : strcmp(a, "--class") == 0 ? &sel.cls
+                                                        : NULL;
+        if (slot && i + 1 < argc)
+            *slot = argv[++i];
+        else if (strcmp(a, "--contains") == 0)
+            sel.flags |= ADBC_UI_MATCH_CONTAINS;
+        else if (strcmp(a, "--nocase") == 0)
+            sel.flags |= ADBC_UI_MATCH_NOCASE;
+        else if (strcmp(a, "--json") == 0)
+            json = 1;
+        else
+            return snap_usage(&snap_cmds_ui[1], "unknown argument");
+    }
+    if (!sel.resource_id && !sel.text && !sel.desc && !sel.cls)
+        return snap_usage(&snap_cmds_ui[1], "give at least one of --id, --text, --desc, --class");
+    adbc_conn *c;
+    if (snap_connect(ctx, &c) < 0)
+        return SNAP_EXIT_FAIL;
+    adbc_ui_opts o;
+    snap_ui_opts(ctx, &o);
+    adbc_ui_snap *s;
+    int rc = adbc_ui_snapshot(&s, c, &o);
+    if (rc < 0)
+        return snap_fail("snapshot", rc);
+    int *refs = NULL;
+    size_t n = 0;
+    rc = adbc_ui_find(&refs, &n, s, &sel);
+    if (rc < 0) {
+        adbc_ui_snap_free(s);
+        return snap_fail("find", rc);
+    }
+    /* The printed refs are this snapshot's: save its table for acts. */
+    int status = snap_refs_save(ctx, s);
+    const adbc_ui_reftab *t = adbc_ui_snap_refs(s);
+    if (json)
+        putchar('[');
+    for (size_t i = 0; i < n; i++) {
+        const adbc_ui_ref *r = adbc_ui_reftab_get(t, refs[i]);
+        if (!r)
+            continue;
+        if (json) {
+            printf("%s{\"ref\":%d,\"x\":%d,\"y\":%d,\"class\":", i ? "," : "", r->ref, r->x, r->y);
+            snap_json_str(stdout, r->cls);
+            printf(",\"resource_id\":");
+            snap_json_str(stdout, r->resource_id);
+            printf(",\"text\":");
+            snap_json_str(stdout, r->text);
+            printf(",\"desc\":");
+            snap_json_str(stdout, r->desc);
+            putchar('}');
+            continue;
+        }
+        printf("[ref=%d] %s", r->ref, short_class(r->cls));
+        if (*r->text) {
+            putchar(' ');
+            put_quoted(stdout, r->text);
+        }
+        if (*r->desc) {
+            fputs(" (", stdout);
+            put_quoted(stdout, r->desc);
+            putchar(')');
+        }
+        if (*r->resource_id)
+            printf(" #%s", r->resource_id);
+        printf(" at %d,%d\n", r->x, r->y);
+    }
+    if (json)
+        puts("]");
+    free(refs);
+    adbc_ui_snap_free(s);
+    return status;
+}
+
+/* ---- waits -------------------------------------------------------------------------- */
+
+/* -t SECONDS (0 < S <= 86400) into milliseconds. */
+static int seconds_arg(const char *s, int *ms)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || *end || !(v > 0) || v > 86400)
+        return -1;
+    *ms = (int)(v * 1000);
+    return 0;
+}
+
+/* Options every wait takes; returns 1 when argv[*i] was one of them, -1 on
+ * a bad value. */
+static int wait_opt(int argc, char **argv, int *i, int *timeout_ms, int *show, int *json)
+{
+    const char *a = argv[*i];
+    if (strcmp(a, "-t") == 0) {
+        if (*i + 1 >= argc || seconds_arg(argv[*i + 1], timeout_ms) < 0)
+            return -1;
+        (*i)++;
+        return 1;
+    }
+    if (strcmp(a, "--snapshot") == 0) {
+        *show = 1;
+        return 1;
+    }
+    if (strcmp(a, "--json") == 0) {
+        *show = *json = 1;
+        return 1;
+    }
+    return 0;
+}
+
+/* After a wait: print the snapshot that satisfied it when asked. */
+static int wait_done(snap_ctx *ctx, const char *what, int rc, adbc_ui_snap *s, int show, int json)
+{
+    if (rc < 0) {
+        adbc_ui_snap_free(s);
+        return snap_fail(what, rc);
+    }
+    int status = 0;
+    if (show && s) {
+        status = snap_print(stdout, s, json, ctx->quiet);
+        if (status == 0)
+            status = snap_refs_save(ctx, s);
+    }
+    adbc_ui_snap_free(s);
+    return status;
+}
+
+static int cmd_wait_text(snap_ctx *ctx, int argc, char **argv)
+{
+    const char *text = NULL;
+    unsigned flags = 0;
+    int timeout_ms = 10000, show = 0, json = 0;
+    for (int i = 1; i < argc; i++) {
+        int k = wait_opt(argc, argv, &i, &timeout_ms, &show, &json);
+        if (k < 0)
+            return snap_usage(&snap_cmds_ui[2], "-t takes seconds (0 < S <= 86400)");
+        if (k)
+            continue;
+        if (strcmp(argv[i], "--gone") == 0)
+            flags |= ADBC_UI_WAIT_GONE;
+        else if (strcmp(argv[i], "--contains") == 0)
+            flags |= ADBC_UI_MATCH_CONTAINS;
+        else if (strcmp(argv[i], "--nocase") == 0)
+            flags |= ADBC_UI_MATCH_NOCASE;
+        else if (!text && (argv[i][0] != '-' || strcmp(argv[i], "-") == 0))
+            text = argv[i];
+        else
+            return snap_usage(&snap_cmds_ui[2], "unknown argument");
+    }
+    if (!text)
+        return snap_usage(&snap_cmds_ui[2], "give the text to wait for");
+    adbc_conn *c;
+    if (snap_connect(ctx, &c) < 0)
+        return SNAP_EXIT_FAIL;
+    adbc_ui_opts o;
+    snap_ui_opts(ctx, &o);
+    adbc_ui_snap *s = NULL;
+    int rc = adbc_ui_wait_text(show ? &s : NULL, c, text, flags, timeout_ms, &o);
+    return wait_done(ctx, "wait-text", rc, s, show, json);
+}
+
+static int cmd_wait_state(snap_ctx *ctx, int argc, char **argv)
+{
+    const char *pos[2] = {NULL, NULL};
+    size_t npos = 0;
+    int timeout_ms = 10000, show = 0, json = 0;
+    for (int i = 1; i < argc; i++) {
+        int k = wait_opt(argc, argv, &i, &timeout_ms, &show, &json);
+        if (k < 0)
+            return snap_usage(&snap_cmds_ui[3], "-t takes seconds (0 < S <= 86400)");
+        if (k)
+            continue;
+        if (argv[i][0] == '-' || npos == 2)
+            return snap_usage(&snap_cmds_ui[3], "unknown argument");
+        pos[npos++] = argv[i];
+    }
+    if (npos != 2)
+        return snap_usage(&snap_cmds_ui[3], "give a ref and a state");
+    adbc_ui_cond cond;
+    if (adbc_ui_cond_parse(&cond, pos[1]) < 0)
+        return snap_usage(&snap_cmds_ui[3], adbc_last_error());
+    adbc_ui_reftab *tab;
+    const adbc_ui_ref *ref;
+    int st = snap_ref_lookup(ctx, pos[0], &tab, &ref);
+    if (st)
+        return st;
+    adbc_conn *c;
+    if (snap_connect(ctx, &c) < 0) {
+        adbc_ui_reftab_free(tab);
+        return SNAP_EXIT_FAIL;
+    }
+    adbc_ui_opts o;
+    snap_ui_opts(ctx, &o);
+    adbc_ui_snap *s = NULL;
+    int rc = adbc_ui_wait_state(show ? &s : NULL, c, ref, cond, timeout_ms, &o);
+    adbc_ui_reftab_free(tab);
+    if (rc == ADBC_ESTALE) {
+        adbc_ui_snap_free(s);
+        return snap_fail_act("wait-state", rc);
+    }
+    return wait_done(ctx, "wait-state", rc, s, show, json);
+}
+
+static int cmd_wait_stable(snap_ctx *ctx, int argc, char **argv)
+{
+    int timeout_ms = 10000, show = 0, json = 0;
+    for (int i = 1; i < argc; i++) {
+        int k = wait_opt(argc, argv, &i, &timeout_ms, &show, &json);
+        if (k < 0)
+            return snap_usage(&snap_cmds_ui[4], "-t takes seconds (0 < S <= 86400)");
+        if (!k)
+            return snap_usage(&snap_cmds_ui[4], "unknown argument");
+    }
+    adbc_conn *c;
+    if (snap_connect(ctx, &c) < 0)
+        return SNAP_EXIT_FAIL;
+    adbc_ui_opts o;
+    snap_ui_opts(ctx, &o);
+    adbc_ui_snap *s = NULL;
+    int rc = adbc_ui_wait_stable(show ? &s : NULL, c, timeout_ms, &o);
+    return wait_done(ctx, "wait-stable", rc, s, show, json);
+}
