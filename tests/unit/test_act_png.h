@@ -10,12 +10,12 @@
 #include <string.h>
 #include <zlib.h>
 
-static uint32_t tpng_be32(const uint8_t *p)
+static inline uint32_t tpng_be32(const uint8_t *p)
 {
     return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
-static int tpng_paeth(int a, int b, int c)
+static inline int tpng_paeth(int a, int b, int c)
 {
     int p = a + b - c, pa = abs(p - a), pb = abs(p - b), pc = abs(p - c);
     if (pa <= pb && pa <= pc)
@@ -25,7 +25,7 @@ static int tpng_paeth(int a, int b, int c)
 
 /* Decode png into *pix (malloc'd, rows of w*chans bytes). Returns 0, or a
  * negative number naming the step that failed. */
-static int tpng_decode(const uint8_t *png, size_t len, uint32_t *w, uint32_t *h, int *chans,
+static inline int tpng_decode(const uint8_t *png, size_t len, uint32_t *w, uint32_t *h, int *chans,
                        uint8_t **pix)
 {
     static const uint8_t sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
