@@ -376,8 +376,8 @@ int adbc_ui_reftab_load(adbc_ui_reftab **out, const char *path)
     if (!out || !path)
         return adbc_fail(ADBC_EINVAL, "adbc_ui_reftab_load: out and path must not be NULL");
     *out = NULL;
-    char *b;
-    size_t n;
+    char *b = NULL;
+    size_t n = 0;
     int rc = read_all(&b, &n, path);
     if (rc < 0)
         return rc;

@@ -19,8 +19,9 @@
 
 #define UI_NONE UINT32_MAX
 
-/* Largest dump accepted: offsets are 32-bit, and no screen comes close. */
-#define UI_MAX_DUMP ((size_t)1 << 30)
+/* Largest dump accepted: no screen comes close, and with the arena (at most
+ * three times a dump) every string offset fits in 32 bits. */
+#define UI_MAX_DUMP ((size_t)256 << 20)
 
 /* A string: offset into the doc's string space and length. Offsets below
  * the dump's length point into the dump; the rest into the arena. Every

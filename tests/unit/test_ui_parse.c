@@ -2,6 +2,7 @@
  * give a snapshot or a clean ADBC_EFORMAT, never a crash, a hang or a
  * result passed off as whole. */
 #include <stdint.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "t.h"
@@ -398,6 +399,52 @@ TEST(every_allocation_failure_is_clean)
         adbc_ui_snap_free(s);
     }
     CHECK(ok_seen);
+
+    /* The whole offline pipeline on a real dump, failing each allocation in
+     * turn: parse, JSON, find, TSV, save and load of the ref table. */
+    const char *src = getenv("ADBC_SOURCE_DIR");
+    char fx[4096], refs[] = "/tmp/adbc-ui-alloc-XXXXXX";
+    snprintf(fx, sizeof fx, "%s/fixtures/snapshot/009-settings-small.xml", src ? src : ".");
+    int fd = mkstemp(refs);
+    CHECK(fd >= 0);
+    close(fd);
+    ok_seen = 0;
+    for (long k = 1; k < 400 && !ok_seen; k++) {
+        adbc_test_fail_alloc_at(k);
+        adbc_ui_snap *s = NULL;
+        adbc_ui_reftab *t = NULL;
+        char *j = NULL, *tsv = NULL;
+        int *found = NULL;
+        size_t nf;
+        adbc_ui_selector sel = {.text = "ok", .flags = ADBC_UI_MATCH_NOCASE};
+        int rc = adbc_ui_snap_load(&s, fx);
+        if (rc == 0)
+            rc = adbc_ui_snap_json(&j, NULL, s);
+        if (rc == 0)
+            rc = adbc_ui_find(&found, &nf, s, &sel);
+        if (rc == 0)
+            rc = adbc_ui_reftab_tsv(&tsv, NULL, adbc_ui_snap_refs(s));
+        if (rc == 0)
+            rc = adbc_ui_reftab_save(adbc_ui_snap_refs(s), refs);
+        if (rc == 0)
+            rc = adbc_ui_reftab_load(&t, refs);
+        adbc_test_fail_alloc_at(0);
+        CHECK(rc == 0 || rc == ADBC_ENOMEM);
+        if (rc == ADBC_ENOMEM)
+            CHECK(strstr(adbc_last_error(), "out of memory") != NULL);
+        if (rc == 0) {
+            CHECK_EQ_INT(nf, 1);
+            CHECK_EQ_INT(adbc_ui_reftab_count(t), adbc_ui_reftab_count(adbc_ui_snap_refs(s)));
+            ok_seen = 1;
+        }
+        free(j);
+        free(tsv);
+        free(found);
+        adbc_ui_reftab_free(t);
+        adbc_ui_snap_free(s);
+    }
+    unlink(refs);
+    CHECK(ok_seen);
 }
 
 TEST(load_from_file)
@@ -414,11 +461,46 @@ TEST(load_from_file)
     CHECK_EQ_INT(adbc_ui_snap_load(&s, path), 0);
     CHECK_STR(adbc_ui_snap_text(s, NULL), "- T \"from file\"");
     adbc_ui_snap_free(s);
-    /* A pipe (size unknown) works too. */
-    char cmd[256];
-    snprintf(cmd, sizeof cmd, "/dev/fd/%d", 0);
-    (void)cmd;
     unlink(path);
+    /* A pipe (size unknown, read until it ends) works too. */
+    int fds[2];
+    CHECK(pipe(fds) == 0);
+    const char *big = "<hierarchy><node class=\"T\" text=\"through a pipe\"/></hierarchy>";
+    CHECK(write(fds[1], big, strlen(big)) == (ssize_t)strlen(big));
+    close(fds[1]);
+    char fdpath[64];
+    snprintf(fdpath, sizeof fdpath, "/dev/fd/%d", fds[0]);
+    CHECK_EQ_INT(adbc_ui_snap_load(&s, fdpath), 0);
+    close(fds[0]);
+    CHECK_STR(adbc_ui_snap_text(s, NULL), "- T \"through a pipe\"");
+    adbc_ui_snap_free(s);
+    /* A pipe carrying more than the first read buffer: the loader grows. */
+    const char *src = getenv("ADBC_SOURCE_DIR");
+    char fx[4096];
+    snprintf(fx, sizeof fx, "%s/fixtures/snapshot/046-haoce-noheader-largest.xml", src ? src : ".");
+    adbc_ui_snap *direct = NULL;
+    CHECK_EQ_INT(adbc_ui_snap_load(&direct, fx), 0);
+    CHECK(pipe(fds) == 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(fds[0]);
+        FILE *f = fopen(fx, "rb");
+        char buf[4096];
+        size_t k;
+        while (f && (k = fread(buf, 1, sizeof buf, f)) > 0)
+            if (write(fds[1], buf, k) != (ssize_t)k)
+                break;
+        _exit(0);
+    }
+    close(fds[1]);
+    snprintf(fdpath, sizeof fdpath, "/dev/fd/%d", fds[0]);
+    int rc = adbc_ui_snap_load(&s, fdpath);
+    close(fds[0]);
+    waitpid(pid, NULL, 0);
+    CHECK_EQ_INT(rc, 0);
+    CHECK_STR(adbc_ui_snap_text(s, NULL), adbc_ui_snap_text(direct, NULL));
+    adbc_ui_snap_free(s);
+    adbc_ui_snap_free(direct);
     CHECK_EQ_INT(adbc_ui_snap_load(&s, "/dev/null"), ADBC_EFORMAT);
     CHECK(s == NULL);
 }
