@@ -67,7 +67,8 @@ void adbc_devices_free(adbc_device_entry *list);
 const char *adbc_device_state_text(const adbc_device_entry *e);
 
 /* Connect to the device serial names: "HOST:PORT" (or "[v6]:PORT") over TCP,
- * "usb:PATH" or a USB serial over USB. NULL or "": $ANDROID_SERIAL if set,
+ * "usb:PATH" or a USB serial over USB, "fd:N" over the usbfs descriptor N
+ * this process holds (termux-usb; it stays open). NULL or "": $ANDROID_SERIAL if set,
  * else the only USB device with ADB (ADBC_EINVAL when there are several, the
  * message lists them; ADBC_ENOTFOUND when there is none). opts may be NULL. */
 int adbc_device_connect(adbc_conn **out, const char *serial, const adbc_conn_opts *opts);

@@ -160,10 +160,27 @@ const char *adbc_device_state_text(const adbc_device_entry *e)
     return adbc_dev_state_name(e->state);
 }
 
-/* adb's rule: a serial with a colon is a TCP address, except "usb:PATH". */
+/* adb's rule: a serial with a colon is a TCP address, except adbc's
+ * "usb:PATH" and "fd:N". */
 static int is_tcp(const char *serial)
 {
-    return strncmp(serial, "usb:", 4) != 0 && strchr(serial, ':') != NULL;
+    return strncmp(serial, "usb:", 4) != 0 && strncmp(serial, "fd:", 3) != 0 &&
+           strchr(serial, ':') != NULL;
+}
+
+/* "fd:N": a usbfs descriptor this process was handed (termux-usb). */
+static int connect_fd(adbc_conn **out, const char *serial, const adbc_conn_opts *opts)
+{
+    char *end;
+    long fd = strtol(serial + 3, &end, 10);
+    if (serial[3] == '\0' || *end != '\0' || fd < 0 || fd > 1000000)
+        return adbc_fail(ADBC_EINVAL, "\"%s\": expected fd:N, N an open USB device descriptor",
+                         serial);
+    adbc_transport *t;
+    int rc = adbc_transport_usb_fd(&t, (int)fd, 0);
+    if (rc < 0)
+        return rc;
+    return adbc_conn_open(out, t, opts);
 }
 
 int adbc_device_connect(adbc_conn **out, const char *serial, const adbc_conn_opts *opts)
@@ -175,6 +192,8 @@ int adbc_device_connect(adbc_conn **out, const char *serial, const adbc_conn_opt
         serial = NULL;
     if (serial && is_tcp(serial))
         return adbc_connect(out, serial, opts);
+    if (serial && strncmp(serial, "fd:", 3) == 0)
+        return connect_fd(out, serial, opts);
     adbc_transport *t;
     int rc = adbc_transport_usb(&t, serial);
     if (rc < 0)

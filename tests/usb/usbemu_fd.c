@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "adbc/adbc.h"
+#include "adbc/devices.h"
 #include "adbc/usb.h"
 #include "bed.h"
 
@@ -55,6 +56,22 @@ TEST(fd_kept_when_not_owned)
     close(fd);
 }
 
+TEST(connect_by_fd_serial)
+{
+    int fd = open(bed_dev_node(ADB), O_RDWR | O_CLOEXEC);
+    CHECK(fd >= 0);
+    char serial[32];
+    snprintf(serial, sizeof serial, "fd:%d", fd);
+    adbc_conn *c;
+    CHECK_EQ_INT(adbc_device_connect(&c, serial, NULL), 0);
+    CHECK_STR(adbc_conn_desc(c), "usb:FD000001");
+    adbc_conn_close(c);
+    CHECK(fcntl(fd, F_GETFD) >= 0); /* not ours to close */
+    close(fd);
+    CHECK_EQ_INT(adbc_device_connect(&c, "fd:x", NULL), ADBC_EINVAL);
+    CHECK_EQ_INT(adbc_device_connect(&c, "fd:", NULL), ADBC_EINVAL);
+}
+
 TEST(fd_errors)
 {
     adbc_transport *t;
@@ -89,6 +106,7 @@ int main(void)
         return 1;
     RUN(session_over_fd);
     RUN(fd_kept_when_not_owned);
+    RUN(connect_by_fd_serial);
     RUN(fd_errors);
     bed_free(b);
     return T_DONE();

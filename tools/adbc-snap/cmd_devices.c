@@ -83,7 +83,7 @@ static void print_text(const adbc_device_entry *l, size_t n, int lng)
 
 static int looks_tcp(const char *s)
 {
-    return s && strncmp(s, "usb:", 4) != 0 && strchr(s, ':') != NULL;
+    return s && strncmp(s, "usb:", 4) != 0 && strncmp(s, "fd:", 3) != 0 && strchr(s, ':') != NULL;
 }
 
 static int cmd_devices(snap_ctx *ctx, int argc, char **argv)

@@ -20,8 +20,10 @@ int snap_connect(snap_ctx *ctx, adbc_conn **out)
     }
     const char *addr = ctx->target;
     /* adb's convention: a serial that looks like HOST:PORT is a TCP device;
-     * "usb:PATH" and other serials are USB devices. */
-    if (!addr && ctx->serial && strncmp(ctx->serial, "usb:", 4) != 0 && strchr(ctx->serial, ':'))
+     * "usb:PATH", "fd:N" (a descriptor from termux-usb) and other serials are
+     * USB devices. */
+    if (!addr && ctx->serial && strncmp(ctx->serial, "usb:", 4) != 0 &&
+        strncmp(ctx->serial, "fd:", 3) != 0 && strchr(ctx->serial, ':'))
         addr = ctx->serial;
     adbc_conn_opts o;
     adbc_conn_opts_init(&o);
