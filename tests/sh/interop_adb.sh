@@ -80,6 +80,50 @@ for ((i = 0; i < 100; i++)); do
 done
 cmp "$T_TMP/rand.bin" "${TD_SANDBOX[dev]}/data/local/tmp/in.bin" || t_fail "exec-in data differs"
 
+# Commands still running under device DEV, by their bubblewrap command
+# line (it names the sandbox), matching a pattern.
+running() { ps -eo args= | grep -F -- "${TD_SANDBOX[dev]}" | grep -c -- "$1"; }
+wait_ended()
+{
+    local i
+    for ((i = 0; i < 50; i++)); do
+        [ "$(running "$1")" -eq 0 ] && return 0
+        sleep 0.1
+    done
+    return 1
+}
+
+t_check "a reader that stops reading stalls only its own stream"
+# adb writes into a FIFO nobody reads (we hold it open read-write so
+# opening it does not block): its pipe fills, the adb server stops
+# acknowledging, and the device must stop reading that command's output,
+# not the connection.
+mkfifo "$T_TMP/stall"
+exec {stall}<>"$T_TMP/stall"
+adb_bg a -s "$DEV" exec-out 'cat /dev/zero' > "$T_TMP/stall"
+sleep 0.5
+out=$(A shell echo still-served)
+[ "$out" = still-served ] || t_fail "second command gave '$out' while a stream was stalled"
+[ "$(running 'cat /dev/zero')" -gt 0 ] || t_fail "the stalled command is not running"
+kill "$ADB_BG_PID"
+exec {stall}<&-
+wait_ended 'cat /dev/zero' || t_fail "the stalled 'cat /dev/zero' still runs after its stream closed"
+
+t_check "closing a shell v2 stream hangs its command up (SIGHUP)"
+adb_bg a -s "$DEV" shell 'sleep 41'
+for ((i = 0; i < 50 && $(running 'sleep 41') == 0; i++)); do sleep 0.1; done
+[ "$(running 'sleep 41')" -gt 0 ] || t_fail "the command never started"
+kill "$ADB_BG_PID"
+wait_ended 'sleep 41' || t_fail "'sleep 41' still runs 5 s after its stream closed"
+
+t_check "closing an exec stream ends its command (SIGPIPE when writing, SIGHUP otherwise)"
+adb_bg a -s "$DEV" exec-out 'sleep 42'
+adb_bg a -s "$DEV" exec-out 'cat /dev/zero' > /dev/null
+for ((i = 0; i < 50 && $(running 'sleep 42') == 0; i++)); do sleep 0.1; done
+kill "${T_BG_PIDS[@]: -2}" 2>/dev/null
+wait_ended 'sleep 42' || t_fail "'sleep 42' still runs 5 s after its stream closed"
+wait_ended 'cat /dev/zero' || t_fail "'cat /dev/zero' still runs 5 s after its stream closed"
+
 t_check "a host with an unknown key is 'unauthorized' (prompt pending)"
 adb_server_start b
 adb_run b connect "$DEV" > "$T_TMP/connect-b" 2>&1

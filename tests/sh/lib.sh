@@ -26,6 +26,8 @@ declare -A ADB_PID ADB_PORT ADB_HOME
 T_TMP=
 TD_FD=
 TD_REPLY=
+ADB_BG_PID=
+T_BG_PIDS=()
 T_CHECKS=0
 
 # ---- reporting ----
@@ -100,6 +102,7 @@ _t_stop_pid()
 t_cleanup()
 {
     local rc=$? n
+    for n in "${T_BG_PIDS[@]}"; do _t_stop_pid "$n" 2; done
     for n in "${!TD_PID[@]}"; do _t_stop_pid "${TD_PID[$n]}"; done
     for n in "${!ADB_PID[@]}"; do _t_stop_pid "${ADB_PID[$n]}"; done
     if [ -n "$T_TMP" ] && [ -d "$T_TMP" ] && [ -z "${T_KEEP:-}" ]; then
@@ -171,6 +174,17 @@ td_stop()
         t_fail "test device $name (pid $pid) did not exit within 5 s of SIGTERM"
     }
     unset "TD_PID[$name]"
+    td_check_log "$name"
+}
+
+# Fail if a device's log holds a sanitizer report or a protocol error (in
+# any of its processes: connection processes log to the same stderr).
+td_check_log()
+{
+    local log=${TD_DIR[$1]}/stderr
+    if grep -qE 'ERROR: (Address|Leak)Sanitizer|runtime error:|protocol error' "$log"; then
+        t_fail "test device $1 logged an error: $(grep -m3 -E 'Sanitizer|runtime error|protocol error' "$log")"
+    fi
 }
 
 # td_hello PORT: open a connection (its descriptor in TD_FD), send a host
@@ -253,6 +267,19 @@ adb_run()
     shift
     HOME=${ADB_HOME[$name]} TMPDIR=$T_TMP/adb-$name/tmp \
         timeout "$ADB_TIMEOUT" "$ADB_BIN" -P "${ADB_PORT[$name]}" "$@"
+}
+
+# adb_bg NAME ARGS...: like adb_run, in the background; ADB_BG_PID is the
+# adb client's own pid (kill it to make adb close its stream). Stopped at
+# exit if still running.
+adb_bg()
+{
+    local name=$1
+    shift
+    HOME=${ADB_HOME[$name]} TMPDIR=$T_TMP/adb-$name/tmp \
+        "$ADB_BIN" -P "${ADB_PORT[$name]}" "$@" &
+    ADB_BG_PID=$!
+    T_BG_PIDS+=("$ADB_BG_PID")
 }
 
 # adb_wait_state NAME SERIAL STATE [SECONDS]: poll `adb devices` until
