@@ -127,7 +127,13 @@ int sync_flush(adbc_sync *s, int timeout_ms)
         return adbc_fail(ADBC_ECLOSED, "the sync session has ended");
     if (s->peer_closed)
         return adbc_fail(ADBC_ECLOSED, "the device ended the sync session");
-    int rc = adbc_stream_write(s->st, s->tx, s->tx_len, timeout_ms);
+    /* Let the previous batch reach the socket first: the kernel's socket
+     * buffer keeps the link busy meanwhile, and what sits in our memory stays
+     * one batch, not the connection's whole queue (over 2 MiB when the
+     * device grants a large window). */
+    int rc = adbc_stream_flush(s->st, timeout_ms);
+    if (rc == 0)
+        rc = adbc_stream_write(s->st, s->tx, s->tx_len, timeout_ms);
     s->tx_len = 0;
     if (rc == ADBC_ECLOSED && adbc_conn_status(s->c) == 0) {
         /* adbd closes the session after a FAIL; the FAIL itself may be
@@ -206,11 +212,11 @@ static int is_terminal(adbc_sync_ev_type t)
            t == ADBC_SYNC_EV_OKAY || t == ADBC_SYNC_EV_FAIL;
 }
 
-int sync_next(adbc_sync *s, adbc_sync_event *ev, int timeout_ms)
+static int next_event(adbc_sync *s, adbc_sync_event *ev, int timeout_ms, int may_read)
 {
     if (!s->st)
         return adbc_fail(ADBC_ECLOSED, "the sync session has ended");
-    if (s->tx_len > 0 && !s->peer_closed) {
+    if (may_read && s->tx_len > 0 && !s->peer_closed) {
         int rc = sync_flush(s, timeout_ms == 0 ? -1 : timeout_ms);
         if (rc < 0 && !s->peer_closed)
             return rc;
@@ -254,6 +260,8 @@ int sync_next(adbc_sync *s, adbc_sync_event *ev, int timeout_ms)
             }
             continue;
         }
+        if (!may_read)
+            return 0;
         s->rx_off = 0;
         ssize_t n = adbc_stream_read(s->st, s->rx, SYNC_RX_CAP, timeout_ms);
         if (n > 0) {
@@ -277,6 +285,18 @@ int sync_next(adbc_sync *s, adbc_sync_event *ev, int timeout_ms)
         sync_abort(s);
         return code;
     }
+}
+
+int sync_next(adbc_sync *s, adbc_sync_event *ev, int timeout_ms)
+{
+    return next_event(s, ev, timeout_ms, 1);
+}
+
+int sync_next_buffered(adbc_sync *s, adbc_sync_event *ev)
+{
+    if (s->rx_len == 0)
+        return 0;
+    return next_event(s, ev, 0, 0);
 }
 
 /* ---- stat ---- */

@@ -13,10 +13,12 @@
 #include "services/sync_proto.h"
 
 /* Received bytes are decoded from here; pulls write DATA straight out of it. */
-#define SYNC_RX_CAP (256 * 1024)
+#define SYNC_RX_CAP (512 * 1024)
 /* Requests and DATA chunks are batched here and handed to the stream in one
- * write: 15 full chunks with their headers fit one 1 MiB packet. */
-#define SYNC_TX_CAP (15 * (ADBC_SYNC_HDR + ADBC_SYNC_DATA_MAX))
+ * write (4 full chunks with their headers). One batch waits here while the
+ * previous one is being sent: enough to keep the link busy, small enough
+ * that `adbc-snap push` of any size stays under 8 MB of memory. */
+#define SYNC_TX_CAP (4 * (ADBC_SYNC_HDR + ADBC_SYNC_DATA_MAX))
 /* Replies still due (pipelined requests). */
 #define SYNC_QMAX 64
 
@@ -83,6 +85,12 @@ int sync_expect(adbc_sync *s, adbc_sync_expect x, uint32_t id, char *what);
  * off the queue. A FAIL event ends the session: the handle is aborted after
  * it, as adbd closes it (its text stays valid until the next FAIL). */
 int sync_next(adbc_sync *s, adbc_sync_event *ev, int timeout_ms);
+
+/* Like sync_next, but only from bytes already received: 0 when they hold
+ * no complete event. Events from one call and the next stay valid together
+ * as long as no sync_next() read more in between, so a caller can gather
+ * several DATA pieces for one write. */
+int sync_next_buffered(adbc_sync *s, adbc_sync_event *ev);
 
 /* The description given to sync_expect for the reply that the last
  * terminal event (STAT, LIST_END, DONE, OKAY, FAIL) completed; "" if none. */
