@@ -146,7 +146,7 @@ int adbc_app_install(adbc_conn *c, const char *apk_path, int timeout_ms)
         return adbc_fail(ADBC_EINVAL, "adbc_app_install: c and apk_path must not be NULL");
     int64_t deadline = adbc_deadline(timeout_ms);
     int fd;
-    uint64_t size;
+    uint64_t size = 0;
     int rc = open_apk(&fd, &size, apk_path);
     if (rc < 0)
         return rc;

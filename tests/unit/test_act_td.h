@@ -24,7 +24,7 @@ typedef struct td {
     pid_t pid;
     char dir[256];   /* sandbox root */
     char ctl[320];   /* its control directory */
-    char addr[64];
+    char addr[256];
     adbc_conn *conn;
 } td;
 
