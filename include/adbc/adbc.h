@@ -15,6 +15,7 @@
 #include "adbc/transport.h"
 #include "adbc/conn.h"
 #include "adbc/shell.h"
+#include "adbc/ui.h"
 
 #define ADBC_VERSION_STRING "0.1.0"
 
