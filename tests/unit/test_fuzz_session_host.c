@@ -1,0 +1,5 @@
+/* Replays the seed and regression corpus fixtures/fuzz/session_host/ through the
+ * fuzz harness fuzz/fuzz_session_host.c, as an ordinary test (no libFuzzer). */
+#define FUZZ_NAME "session_host"
+#include "../../fuzz/fuzz_session_host.c"
+#include "../../fuzz/replay_main.c"
