@@ -197,22 +197,23 @@ int act_run(act_out *o, adbc_conn *c, const char *cmd, size_t max_out, int timeo
 }
 
 /* Error text of Android's command-line tools: a line starting "Error" or
- * an exception trace. */
+ * "Exception", or one whose first word is an exception class
+ * ("java.lang.SecurityException: ..."). Only line starts count: `am start`
+ * echoes the intent, whose data may hold any word. */
 static const char *error_text(const char *s)
 {
     for (const char *p = s; *p;) {
-        if (strncmp(p, "Error", 5) == 0)
-            return p;
         const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        size_t w = strcspn(p, ": \t\r\n");
+        if (w > n)
+            w = n;
+        if (strncmp(p, "Error", 5) == 0 || strncmp(p, "Exception", 9) == 0 ||
+            (w >= 9 && memcmp(p + w - 9, "Exception", 9) == 0))
+            return p;
         if (!nl)
             break;
         p = nl + 1;
-    }
-    const char *e = strstr(s, "Exception");
-    if (e) {
-        while (e > s && e[-1] != '\n')
-            e--;
-        return e;
     }
     return NULL;
 }

@@ -446,6 +446,19 @@ TEST(intents)
                  0);
     CHECK_EQ_INT(adbc_app_start(dev.conn, &only, 15000), ADBC_EREMOTE);
     CHECK(strstr(adbc_last_error(), "unable to resolve Intent"));
+    CHECK_EQ_INT(td_puts(&dev, "am-start.out",
+                         "Exception occurred while executing 'start':\n"
+                         "java.lang.SecurityException: Permission Denial: starting Intent\n"),
+                 0);
+    CHECK_EQ_INT(adbc_app_start(dev.conn, &only, 15000), ADBC_EREMOTE);
+    CHECK(strstr(adbc_last_error(), "Permission Denial") || strstr(adbc_last_error(), "while "
+                                                                   "executing"));
+    /* words in the echoed intent are not errors */
+    CHECK_EQ_INT(td_puts(&dev, "am-start.out",
+                         "Starting: Intent { act=a dat=https://x.test/Error/NullPointerException "
+                         "}\n"),
+                 0);
+    CHECK_EQ_INT(adbc_app_start(dev.conn, &only, 15000), 0);
     td_drop(&dev, "am-start.out");
 }
 

@@ -8,6 +8,8 @@
 #include "test_act_png.h"
 #include "ui/act_internal.h"
 
+void adbc_test_fail_alloc_at(long n);
+
 static void wr32(uint8_t *p, uint32_t v)
 {
     p[0] = (uint8_t)v;
@@ -239,6 +241,33 @@ TEST(png_check_catches_damage)
     free(d);
 }
 
+/* Every allocation of the encoder failing in turn: ADBC_ENOMEM and no PNG. */
+TEST(png_allocation_failures)
+{
+    size_t n;
+    uint8_t *d = make_frame(&n, 33, 17, 5, 16, 2, 0);
+    adbc_frame f;
+    CHECK_EQ_INT(adbc_frame_parse(&f, d, n), 0);
+    int done = 0;
+    for (long k = 1; k < 100 && !done; k++) {
+        uint8_t *png = NULL;
+        size_t len = 0;
+        adbc_test_fail_alloc_at(k);
+        int rc = adbc_frame_png(&png, &len, &f, 1);
+        adbc_test_fail_alloc_at(0);
+        if (rc == 0) {
+            done = 1;
+            CHECK_EQ_INT(act_png_check(png, len, NULL, NULL), 0);
+        } else {
+            CHECK_EQ_INT(rc, ADBC_ENOMEM);
+            CHECK(png == NULL);
+        }
+        free(png);
+    }
+    free(d);
+    CHECK(done);
+}
+
 int main(void)
 {
     RUN(parse_header_sizes);
@@ -247,5 +276,6 @@ int main(void)
     RUN(png_screen_sized);
     RUN(png_bad_args);
     RUN(png_check_catches_damage);
+    RUN(png_allocation_failures);
     return T_DONE();
 }

@@ -12,6 +12,8 @@
 #include "adbc/error.h"
 #include "ui/act_internal.h"
 
+void adbc_test_fail_alloc_at(long n);
+
 /* ---- keys and directions ---------------------------------------------------- */
 
 TEST(key_names)
@@ -463,6 +465,42 @@ TEST(stale_ref_rule)
     CHECK_EQ_INT(match(before, resized, "Send", &x, &y, &how), ADBC_ESTALE);
 }
 
+/* Every allocation of the command builders failing in turn: a clean
+ * ADBC_ENOMEM, no output, nothing leaked (ASan), then success. */
+TEST(allocation_failures)
+{
+    adbc_grid g;
+    CHECK_EQ_INT(adbc_grid_make(&g, 1080, 2400), 0);
+    const char *top_text = "topResumedActivity=ActivityRecord{1 u0 com.a/.B t1}\n"
+                           "mCurrentFocus=Window{2 u0 com.a/com.a.B}\n";
+    for (int which = 0; which < 5; which++) {
+        int done = 0;
+        for (long n = 1; n < 400 && !done; n++) {
+            char *out = NULL, *out2 = NULL;
+            adbc_test_fail_alloc_at(n);
+            int rc;
+            switch (which) {
+            case 0: rc = act_type_command(&out, "a b%s 'c' $(d)\nline two", 35); break;
+            case 1: rc = act_adbkbd_command(&out, "h\xc3\xa9llo 'x'"); break;
+            case 2: rc = act_clear_command(&out, 300); break;
+            case 3: rc = adbc_grid_legend(&out, &g); break;
+            default: rc = act_top_parse(&out, &out2, top_text, strlen(top_text)); break;
+            }
+            adbc_test_fail_alloc_at(0);
+            if (rc == 0) {
+                CHECK(out != NULL);
+                done = 1;
+            } else {
+                CHECK_EQ_INT(rc, ADBC_ENOMEM);
+                CHECK(out == NULL && out2 == NULL);
+            }
+            free(out);
+            free(out2);
+        }
+        CHECK(done);
+    }
+}
+
 int main(void)
 {
     RUN(key_names);
@@ -475,5 +513,6 @@ int main(void)
     RUN(clear_and_adbkbd_commands);
     RUN(top_parsing);
     RUN(stale_ref_rule);
+    RUN(allocation_failures);
     return T_DONE();
 }
