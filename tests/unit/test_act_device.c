@@ -190,6 +190,22 @@ TEST(type_into_field)
                              "input text b\n"
                              "input keyevent 62 62\n"
                              "input text c\n"));
+    /* a command too long for a service name goes to sh on stdin */
+    set_sdk(34);
+    char *longtext = malloc(1500 * 4 + 1), *want = malloc(1500 * 5 + 32);
+    longtext[0] = '\0';
+    strcpy(want, "input text ");
+    for (int i = 0; i < 1500; i++) {
+        strcat(longtext, i ? " abc" : "abc");
+        strcat(want, i ? "%sabc" : "abc");
+    }
+    strcat(want, "\n");
+    td_reset(&dev);
+    CHECK_EQ_INT(adbc_act_type_text(dev.conn, longtext, &opts), 0);
+    int same = td_calls_are(&dev, want);
+    free(longtext);
+    free(want);
+    CHECK(same);
     /* the sdk from the options, no getprop */
     td_reset(&dev);
     adbc_act_opts o = opts;

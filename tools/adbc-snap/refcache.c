@@ -27,9 +27,17 @@ static int make_dirs(char *path)
     return mkdir(path, 0700) < 0 && errno != EEXIST ? -1 : 0;
 }
 
-static const char *device_key(const snap_ctx *ctx)
+/* The device's name for its ref file: the address or serial it was
+ * selected by; when it was picked automatically (the only USB device), the
+ * connection's description, which names the port. */
+static const char *device_key(snap_ctx *ctx)
 {
-    return ctx->target ? ctx->target : ctx->serial;
+    if (ctx->target || ctx->serial)
+        return ctx->target ? ctx->target : ctx->serial;
+    adbc_conn *c;
+    if (snap_connect(ctx, &c) < 0)
+        return NULL;
+    return adbc_conn_desc(c);
 }
 
 static char *cache_dir(void)
@@ -49,14 +57,11 @@ static char *cache_dir(void)
     return dir;
 }
 
-char *snap_refs_path(const snap_ctx *ctx)
+char *snap_refs_path(snap_ctx *ctx)
 {
     const char *key = device_key(ctx);
-    if (!key) {
-        fprintf(stderr, "adbc-snap: no device given (-t HOST:PORT or ANDROID_SERIAL): the saved "
-                        "refs belong to a device\n");
-        return NULL;
-    }
+    if (!key)
+        return NULL; /* snap_connect said why */
     char *dir = cache_dir();
     if (!dir) {
         fprintf(stderr, "adbc-snap: no cache directory: set HOME or XDG_CACHE_HOME\n");
@@ -84,7 +89,7 @@ char *snap_refs_path(const snap_ctx *ctx)
     return path;
 }
 
-int snap_refs_save(const snap_ctx *ctx, const adbc_ui_snap *s)
+int snap_refs_save(snap_ctx *ctx, const adbc_ui_snap *s)
 {
     char *path = snap_refs_path(ctx);
     if (!path)
@@ -132,7 +137,7 @@ static int parse_ref(const char *arg, long *ref)
     return snap_int(p, 1, 1000000000, ref);
 }
 
-int snap_ref_lookup(const snap_ctx *ctx, const char *arg, adbc_ui_reftab **tab,
+int snap_ref_lookup(snap_ctx *ctx, const char *arg, adbc_ui_reftab **tab,
                     const adbc_ui_ref **ref)
 {
     *tab = NULL;

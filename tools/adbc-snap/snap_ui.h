@@ -14,18 +14,20 @@
 #define SNAP_EXIT_STALE 3
 
 /* The ref table file of the selected device: $XDG_CACHE_HOME/adbc (else
- * ~/.cache/adbc) / refs-<device address, %-escaped>.tab. NULL (after
- * printing why) when no device or no cache directory is known. malloc'd. */
-char *snap_refs_path(const snap_ctx *ctx);
+ * ~/.cache/adbc) / refs-<device address or serial, %-escaped>.tab; for a
+ * device picked automatically this connects to learn which it is. NULL
+ * (after printing why) when no device or no cache directory is known.
+ * malloc'd. */
+char *snap_refs_path(snap_ctx *ctx);
 
 /* Save s's refs for the device so later invocations can act on them.
  * Prints the error; returns 0 or SNAP_EXIT_FAIL. */
-int snap_refs_save(const snap_ctx *ctx, const adbc_ui_snap *s);
+int snap_refs_save(snap_ctx *ctx, const adbc_ui_snap *s);
 
 /* The record of ref in the device's saved table. *tab must be freed with
  * adbc_ui_reftab_free. Prints the error (no table: run snapshot first) and
  * returns SNAP_EXIT_FAIL. */
-int snap_ref_lookup(const snap_ctx *ctx, const char *arg, adbc_ui_reftab **tab,
+int snap_ref_lookup(snap_ctx *ctx, const char *arg, adbc_ui_reftab **tab,
                     const adbc_ui_ref **ref);
 
 /* Strict integer in [min, max]; 0 or -1. */
