@@ -1,0 +1,30 @@
+/* Logs go to stderr only: stdout carries nothing but protocol. */
+#include "mcp.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <time.h>
+
+void mcp_log(const char *fmt, ...)
+{
+    char buf[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
+    fprintf(stderr, MCP_NAME ": %s\n", buf);
+}
+
+int64_t mcp_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int64_t mcp_wall_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}

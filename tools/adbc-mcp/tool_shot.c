@@ -1,0 +1,184 @@
+/* Screenshots: a PNG written to the screenshot directory (atomically: a
+ * temporary name, then rename), described by path, size and time, and on
+ * request also returned as MCP image content. */
+#include "mcp.h"
+
+#include "adbc/error.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static char *base64(const uint8_t *p, size_t n)
+{
+    static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    char *o = malloc((n + 2) / 3 * 4 + 1), *w = o;
+    if (!o)
+        return NULL;
+    size_t i = 0;
+    for (; i + 2 < n; i += 3) {
+        uint32_t v = (uint32_t)p[i] << 16 | (uint32_t)p[i + 1] << 8 | p[i + 2];
+        *w++ = tab[v >> 18];
+        *w++ = tab[(v >> 12) & 63];
+        *w++ = tab[(v >> 6) & 63];
+        *w++ = tab[v & 63];
+    }
+    if (i < n) {
+        uint32_t v = (uint32_t)p[i] << 16 | (i + 1 < n ? (uint32_t)p[i + 1] << 8 : 0);
+        *w++ = tab[v >> 18];
+        *w++ = tab[(v >> 12) & 63];
+        *w++ = i + 1 < n ? tab[(v >> 6) & 63] : '=';
+        *w++ = '=';
+    }
+    *w = 0;
+    return o;
+}
+
+/* mkdir -p */
+static int make_dirs(const char *dir)
+{
+    char tmp[PATH_MAX];
+    if (snprintf(tmp, sizeof(tmp), "%s", dir) >= (int)sizeof(tmp))
+        return -1;
+    for (char *p = tmp + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = 0;
+        if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
+            return -1;
+        *p = '/';
+    }
+    return mkdir(tmp, 0755) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+static int write_file(const char *path, const uint8_t *data, size_t len)
+{
+    char tmp[PATH_MAX];
+    if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
+        return -1;
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return -1;
+    size_t off = 0;
+    while (off < len) {
+        ssize_t w = write(fd, data + off, len - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            close(fd);
+            unlink(tmp);
+            return -1;
+        }
+        off += (size_t)w;
+    }
+    if (close(fd) != 0 || rename(tmp, path) != 0) {
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+static int t_screenshot(mcp_call *c, const cJSON *a)
+{
+    int image = 0, grid = 0;
+    if (arg_bool(c, a, "include_image", &image) || arg_bool(c, a, "grid", &grid) ||
+        call_device(c))
+        return -1;
+    uint8_t *png = NULL;
+    size_t len = 0;
+    int rc = adbc_screenshot(&png, &len, c->dev->conn, ADBC_SHOT_AUTO, call_remaining(c));
+    if (rc < 0)
+        return call_fail_adbc(c, rc, "screenshot");
+    int64_t now = mcp_wall_ms();
+    time_t secs = (time_t)(now / 1000);
+    struct tm tm;
+    gmtime_r(&secs, &tm);
+    char stamp[80], iso[80];
+    strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+    snprintf(iso, sizeof(iso), "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
+             tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(now % 1000));
+    /* The serial goes into a file name: keep only harmless characters. */
+    char ser[64];
+    size_t k = 0;
+    for (const char *p = c->dev->serial; *p && k + 1 < sizeof(ser); p++)
+        ser[k++] = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+                           (*p >= '0' && *p <= '9') || *p == '-' || *p == '.'
+                       ? *p : '_';
+    ser[k] = 0;
+    const char *dir = c->srv->cfg.screenshot_dir;
+    char path[PATH_MAX], abs[PATH_MAX];
+    static int seq;
+    int n = __atomic_add_fetch(&seq, 1, __ATOMIC_RELAXED);
+    if (make_dirs(dir) != 0 ||
+        snprintf(path, sizeof(path), "%s/%s-%s-%03d-%d.png", dir, ser, stamp,
+                 (int)(now % 1000), n) >= (int)sizeof(path) ||
+        write_file(path, png, len) != 0) {
+        free(png);
+        return call_fail(c, "cannot write the screenshot under %s: %s (set [screenshots] dir "
+                            "in the config to a writable directory)", dir, strerror(errno));
+    }
+    if (!realpath(path, abs))
+        snprintf(abs, sizeof(abs), "%s", path);
+    cJSON *info = cJSON_CreateObject();
+    cJSON_AddStringToObject(info, "path", abs);
+    cJSON_AddNumberToObject(info, "bytes", (double)len);
+    cJSON_AddStringToObject(info, "timestamp", iso);
+    cJSON_AddStringToObject(info, "mimeType", "image/png");
+    if (len >= 24) { /* IHDR: width and height, big-endian, after the signature */
+        cJSON_AddNumberToObject(info, "width", (double)((uint32_t)png[16] << 24 | png[17] << 16 |
+                                                        png[18] << 8 | png[19]));
+        cJSON_AddNumberToObject(info, "height", (double)((uint32_t)png[20] << 24 |
+                                                         png[21] << 16 | png[22] << 8 | png[23]));
+    }
+    char *js = cJSON_PrintUnformatted(info);
+    cJSON_Delete(info);
+    call_text_raw(c, js ? js : "{}");
+    free(js);
+    if (grid) {
+        adbc_act_opts o;
+        adbc_ui_opts uo;
+        mcp_act_opts(c, &o, &uo);
+        adbc_grid g;
+        char *legend = NULL;
+        rc = adbc_act_grid(&g, c->dev->conn, &o);
+        if (rc == 0)
+            rc = adbc_grid_legend(&legend, &g);
+        if (rc < 0)
+            call_text(c, "(no grid: %s)", adbc_last_error());
+        else
+            call_text_raw(c, legend);
+        free(legend);
+    }
+    if (image) {
+        char *b64 = base64(png, len);
+        if (!b64) {
+            free(png);
+            return call_fail(c, "out of memory encoding the image");
+        }
+        cJSON *item = cJSON_CreateObject();
+        cJSON_AddStringToObject(item, "type", "image");
+        cJSON_AddStringToObject(item, "data", b64);
+        cJSON_AddStringToObject(item, "mimeType", "image/png");
+        cJSON_AddItemToArray(c->content, item);
+        free(b64);
+    }
+    free(png);
+    return 0;
+}
+
+const mcp_tool mcp_tools_shot[] = {
+    {"screenshot", "Take a screenshot",
+     "Save the screen as a PNG in the screenshot directory and return its path, bytes, "
+     "timestamp, size and mimeType. include_image: true also returns the picture itself; "
+     "grid: true adds the tap_grid layout.",
+     "{\"type\":\"object\",\"properties\":{\"include_image\":{\"type\":\"boolean\"},\"grid\":"
+     "{\"type\":\"boolean\"}},\"additionalProperties\":false}",
+     t_screenshot, TOOL_READONLY},
+    {NULL, NULL, NULL, NULL, NULL, 0},
+};
