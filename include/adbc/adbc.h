@@ -16,6 +16,7 @@
 #include "adbc/conn.h"
 #include "adbc/shell.h"
 #include "adbc/ui.h"
+#include "adbc/act.h"
 
 #define ADBC_VERSION_STRING "0.1.0"
 
