@@ -1,0 +1,476 @@
+// adbc-mcp driven by the official MCP TypeScript SDK client against the test
+// device: initialize, list tools (the SDK checks every response against the
+// protocol's schemas), call every tool and check what the device was asked,
+// then the malformed-input and safety cases. Run by tests/sh/mcp_sdk.sh,
+// which starts the devices and passes them in the environment.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+
+const env = process.env;
+const BIN = env.MCP_BIN;
+const TMP = env.T_TMP;
+const DEV = JSON.parse(env.MCP_DEVICES); // name -> {addr, ctl, sandbox, pid}
+let passed = 0;
+let failed = 0;
+
+function check(cond, what, detail) {
+  if (cond) {
+    passed++;
+    console.log(`ok ${passed + failed}: ${what}`);
+    return;
+  }
+  failed++;
+  console.log(`FAIL ${passed + failed}: ${what}${detail !== undefined ? `\n    got: ${String(detail).slice(0, 2000)}` : ''}`);
+}
+
+const text = (r) => (r.content || []).filter((c) => c.type === 'text').map((c) => c.text).join('\n');
+const ctlOf = (name) => DEV[name].ctl;
+function calls(name) {
+  const f = path.join(ctlOf(name), 'calls');
+  const s = fs.existsSync(f) ? fs.readFileSync(f, 'utf8') : '';
+  fs.rmSync(f, { force: true });
+  return s.trim();
+}
+
+// ---- screens served by the uiautomator stand-in ----
+const node = (cls, t, id, click, scroll, bounds) =>
+  `<node class="${cls}" text="${t}" resource-id="${id}" package="com.chat" clickable="${click}" scrollable="${scroll}" enabled="true" bounds="${bounds}"/>`;
+const screen = (...nodes) =>
+  `<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation="0"><node class="android.widget.FrameLayout" package="com.chat" bounds="[0,0][1080,2400]">${nodes.join('')}</node></hierarchy>`;
+const LIST = node('android.widget.ListView', '', 'com.chat:id/list', false, true, '[0,200][1080,1900]');
+const FIELD = node('android.widget.EditText', 'draft', 'com.chat:id/msg', true, false, '[40,2000][840,2200]');
+const SEND = node('android.widget.Button', 'Send', 'com.chat:id/send', true, false, '[860,2000][1040,2200]');
+const SCREEN_TEXT = '- Group\n  - List [ref=1]\n  - TextInput [ref=2] "draft"\n  - Button [ref=3] "Send"';
+function serve(name, xml, mode) {
+  fs.writeFileSync(path.join(ctlOf(name), 'screen.xml'), xml);
+  fs.writeFileSync(path.join(ctlOf(name), 'uiautomator.conf'), `dump=screen.xml\n${mode ? `mode=${mode}\n` : ''}`);
+}
+
+function writeConfig(file, body) {
+  fs.writeFileSync(file, body);
+  return file;
+}
+
+async function connect(args, label) {
+  const transport = new StdioClientTransport({
+    command: BIN,
+    args,
+    env: { ...process.env, HOME: path.join(TMP, 'home') },
+    stderr: 'pipe',
+  });
+  const log = [];
+  transport.stderr.on('data', (d) => log.push(d.toString()));
+  const client = new Client({ name: 'adbc-mcp-test', version: '1.0.0' });
+  await client.connect(transport);
+  client.label = label;
+  client.log = log;
+  return client;
+}
+
+const call = (client, name, args = {}) =>
+  client.callTool({ name, arguments: args }, undefined, { timeout: 90000 });
+
+// A raw session: lines in, lines out, no SDK in between (for malformed input).
+class Raw {
+  constructor(args) {
+    this.p = spawn(BIN, args, { env: { ...process.env, HOME: path.join(TMP, 'home') }, stdio: ['pipe', 'pipe', 'pipe'] });
+    this.buf = '';
+    this.lines = [];
+    this.waiters = [];
+    this.bad = [];
+    this.p.stdout.on('data', (d) => {
+      this.buf += d.toString();
+      let i;
+      while ((i = this.buf.indexOf('\n')) >= 0) {
+        const line = this.buf.slice(0, i);
+        this.buf = this.buf.slice(i + 1);
+        let msg;
+        try {
+          msg = JSON.parse(line);
+        } catch {
+          this.bad.push(line);
+          continue;
+        }
+        if (msg.jsonrpc !== '2.0') this.bad.push(line);
+        const w = this.waiters.shift();
+        if (w) w(msg);
+        else this.lines.push(msg);
+      }
+    });
+    this.p.stderr.on('data', () => {});
+  }
+  send(s) {
+    this.p.stdin.write(s + '\n');
+  }
+  next(ms = 30000) {
+    if (this.lines.length) return Promise.resolve(this.lines.shift());
+    return new Promise((resolve, reject) => {
+      const t = setTimeout(() => reject(new Error('no answer within ' + ms + ' ms')), ms);
+      this.waiters.push((m) => {
+        clearTimeout(t);
+        resolve(m);
+      });
+    });
+  }
+  async close() {
+    this.p.stdin.end();
+    await new Promise((r) => this.p.on('exit', r));
+  }
+}
+
+const ALL_TOOLS = [
+  'list_devices', 'select_device', 'snapshot', 'find', 'tap', 'tap_xy', 'tap_grid', 'type', 'press',
+  'swipe', 'scroll', 'long_press', 'back', 'home', 'launch', 'intent', 'stop_app', 'top_activity',
+  'wait_for_text', 'wait_stable', 'screenshot', 'logcat', 'install_apk', 'grant_permission',
+  'revoke_permission', 'clear_app_data',
+];
+
+async function everyTool() {
+  const emu = DEV.emu;
+  const shots = path.join(TMP, 'shots');
+  const cfg = writeConfig(path.join(TMP, 'main.toml'),
+    `# the main server\n[device]\ntargets = ["${emu.addr}"]\nusb = false\nallowlist = ["ALLOWED123"]\n\n[timeouts]\ncall_ms = 30000\nsettle_ms = 0\n\n[screenshots]\ndir = "${shots}"\n`);
+  const c = await connect(['--config', cfg], 'main');
+  check(c.getServerVersion()?.name === 'adbc-mcp', 'initialize: serverInfo names adbc-mcp', JSON.stringify(c.getServerVersion()));
+  check(!!c.getServerCapabilities()?.tools, 'initialize: the tools capability');
+  check(await c.ping().then(() => true), 'ping');
+
+  const { tools } = await c.listTools();
+  const names = tools.map((t) => t.name).sort();
+  check(JSON.stringify(names) === JSON.stringify([...ALL_TOOLS].sort()), 'tools/list: exactly the tools of the issue, no shell without --allow-shell', names.join(','));
+  check(tools.every((t) => t.inputSchema.type === 'object' && t.description.length > 30), 'every tool has an object schema and a description');
+
+  let r = await call(c, 'list_devices');
+  check(!r.isError && text(r).includes(`${emu.addr}\tdevice`), 'list_devices shows the device', text(r));
+
+  serve('emu', screen(LIST, FIELD, SEND));
+  calls('emu');
+  r = await call(c, 'snapshot');
+  check(!r.isError && text(r).includes(SCREEN_TEXT), 'snapshot: the format v1 text', text(r));
+  check(text(r).includes('(emulator)'), 'snapshot: the device is an emulator by ro.kernel.qemu', text(r));
+  r = await call(c, 'snapshot', { format: 'json' });
+  let js = null;
+  try { js = JSON.parse(text(r)); } catch { /* checked below */ }
+  check(js && JSON.stringify(js).includes('adbc.ui.snapshot/1'), 'snapshot format json: parses, names its schema', text(r).slice(0, 300));
+
+  r = await call(c, 'find', { text: 'Send' });
+  check(!r.isError && text(r).includes('[ref=3] Button "Send"') && text(r).includes('(950,2100)'), 'find text=Send gives ref 3', text(r));
+  r = await call(c, 'find', { text: 'sen', contains: true, ignore_case: true });
+  check(!r.isError && text(r).includes('[ref=3]'), 'find contains + ignore_case', text(r));
+  calls('emu');
+
+  r = await call(c, 'tap', { ref: 3 });
+  check(!r.isError && calls('emu') === 'input tap 950 2100', 'tap ref 3: exactly `input tap 950 2100`');
+  check(text(r).includes('after:') && text(r).includes(SCREEN_TEXT), 'tap returns the snapshot after', text(r));
+
+  serve('emu', screen(LIST, FIELD)); // Send is gone: ref 3 is stale
+  r = await call(c, 'snapshot');
+  serve('emu', screen(LIST, FIELD, SEND));
+  r = await call(c, 'tap', { ref: 3 });
+  check(r.isError && /ref 3 is not in the latest snapshot/.test(text(r)) && calls('emu') === '', 'a ref outside the latest snapshot is an error, nothing sent', text(r));
+  r = await call(c, 'snapshot');
+  serve('emu', screen(LIST, FIELD));
+  r = await call(c, 'tap', { ref: 3 });
+  check(r.isError && /snapshot/.test(text(r)) && !calls('emu').includes('input'), 'a stale ref (element gone) is a tool error, no tap sent', text(r));
+  serve('emu', screen(LIST, FIELD, SEND));
+  await call(c, 'snapshot');
+  calls('emu');
+
+  r = await call(c, 'tap_xy', { x: 10, y: 20 });
+  check(!r.isError && calls('emu') === 'input tap 10 20', 'tap_xy: `input tap 10 20`');
+  r = await call(c, 'tap_grid', { cell: 'B2' });
+  let k = calls('emu');
+  check(!r.isError && k.includes('wm size') && k.includes('input tap 161 '), 'tap_grid B2: wm size, then a tap in column B', k);
+
+  const evil = "x'; touch /data/local/tmp/pwned; echo '$(touch /data/local/tmp/pwned2)`touch /data/local/tmp/pwned3`";
+  r = await call(c, 'type', { ref: 2, text: 'hello', clear: true });
+  k = calls('emu');
+  check(!r.isError && k.startsWith('input tap 440 2100') && k.includes('input text hello'), 'type ref 2 clear: tap, clear, `input text hello`', k);
+  r = await call(c, 'type', { text: 'plain' });
+  check(!r.isError && calls('emu') === 'input text plain', 'type without ref: into the focused field');
+  r = await call(c, 'type', { text: 'x', clear: true });
+  check(r.isError && /clear needs/.test(text(r)), 'type clear without ref is refused', text(r));
+
+  r = await call(c, 'press', { key: 'enter' });
+  check(!r.isError && calls('emu') === 'input keyevent 66', 'press enter: keyevent 66');
+  r = await call(c, 'press', { key: 'bogus' });
+  check(r.isError && /back/.test(text(r)) && calls('emu') === '', 'press bogus: error listing key names, nothing sent', text(r));
+  r = await call(c, 'back');
+  check(!r.isError && calls('emu') === 'input keyevent 4', 'back: keyevent 4');
+  r = await call(c, 'home');
+  check(!r.isError && calls('emu') === 'input keyevent 3', 'home: keyevent 3');
+  r = await call(c, 'swipe', { x1: 1, y1: 2, x2: 3, y2: 4 });
+  check(!r.isError && calls('emu') === 'input swipe 1 2 3 4 300', 'swipe: `input swipe 1 2 3 4 300`');
+  await call(c, 'snapshot');
+  calls('emu');
+  r = await call(c, 'scroll', { direction: 'down', ref: 1 });
+  k = calls('emu');
+  check(!r.isError && /^input swipe 540 1050 540 \d+ 300$/.test(k), 'scroll ref 1 down: a swipe upwards inside the list', k);
+  r = await call(c, 'scroll', { direction: 'up' });
+  k = calls('emu');
+  check(!r.isError && k.includes('wm size') && k.includes('input swipe 540 1200 540 '), 'scroll without ref: the whole screen', k);
+  r = await call(c, 'scroll', { direction: 'sideways' });
+  check(r.isError && /up, down, left or right/.test(text(r)), 'scroll direction sideways refused', text(r));
+  await call(c, 'snapshot');
+  calls('emu');
+  r = await call(c, 'long_press', { ref: 3 });
+  check(!r.isError && calls('emu') === 'input swipe 950 2100 950 2100 1000', 'long_press ref 3: a still swipe of 1000 ms');
+
+  fs.writeFileSync(path.join(ctlOf('emu'), 'packages'), 'com.example.app\n');
+  r = await call(c, 'launch', { package: 'com.example.app' });
+  check(!r.isError && calls('emu') === 'monkey -p com.example.app -c android.intent.category.LAUNCHER 1', 'launch: monkey with the launcher category', text(r));
+  r = await call(c, 'launch', { package: 'com.missing' });
+  check(r.isError && /launcher/.test(text(r)), 'launch of a package without a launcher: tool error', text(r));
+  calls('emu');
+  r = await call(c, 'intent', { action: 'android.intent.action.VIEW', data: `https://example.com/?q=${evil}`, extras: [{ type: 'int', key: 'n', value: '5' }] });
+  k = calls('emu');
+  check(!r.isError && k.startsWith('am start') && k.includes('android.intent.action.VIEW') && k.includes('$(touch') && k.includes('--ei n 5'), 'intent: am start with the data as one literal word', k);
+  r = await call(c, 'intent', { extras: [] });
+  check(r.isError && /at least one/.test(text(r)), 'intent without action/data/component refused', text(r));
+  r = await call(c, 'stop_app', { package: 'com.example.app' });
+  check(!r.isError && calls('emu') === 'am force-stop com.example.app', 'stop_app: am force-stop');
+  fs.writeFileSync(path.join(ctlOf('emu'), 'dumpsys-activity-activities'), '  topResumedActivity=ActivityRecord{c1e5a07 u0 com.example.app/.MainActivity t12}\n');
+  fs.writeFileSync(path.join(ctlOf('emu'), 'dumpsys-window'), '  mCurrentFocus=Window{8d2f1b3 u0 com.example.app/com.example.app.MainActivity}\n');
+  r = await call(c, 'top_activity');
+  check(!r.isError && text(r).includes('activity: com.example.app/.MainActivity') && text(r).includes('package: com.example.app'), 'top_activity', text(r));
+
+  serve('emu', screen(LIST, FIELD, SEND));
+  r = await call(c, 'wait_for_text', { text: 'Send', timeout_ms: 5000 });
+  check(!r.isError && text(r).includes('[ref=3]'), 'wait_for_text Send: there', text(r));
+  r = await call(c, 'wait_for_text', { text: 'Never', timeout_ms: 1500 });
+  check(r.isError && /wait_for_text failed/.test(text(r)), 'wait_for_text Never: times out as a tool error', text(r));
+  r = await call(c, 'wait_for_text', { text: 'Send', timeout_ms: 100000 });
+  check(r.isError && /call limit/.test(text(r)), 'wait_for_text beyond the call limit refused', text(r));
+  r = await call(c, 'wait_stable', { timeout_ms: 5000 });
+  check(!r.isError && text(r).includes('stable'), 'wait_stable', text(r));
+
+  // 3x2 RGBA raw frame.
+  const frame = Buffer.alloc(12 + 3 * 2 * 4, 0xff);
+  frame.writeUInt32LE(3, 0); frame.writeUInt32LE(2, 4); frame.writeUInt32LE(1, 8);
+  fs.writeFileSync(path.join(ctlOf('emu'), 'screencap.raw'), frame);
+  calls('emu');
+  r = await call(c, 'screenshot', { include_image: true, grid: true });
+  let info = null;
+  try { info = JSON.parse(r.content[0].text); } catch { /* checked */ }
+  const img = (r.content || []).find((x) => x.type === 'image');
+  check(!r.isError && info && info.mimeType === 'image/png' && info.width === 3 && info.height === 2 && info.path.startsWith(shots) && fs.statSync(info.path).size === info.bytes && /^\d{4}-\d\d-\d\dT/.test(info.timestamp), 'screenshot: a PNG in the screenshot dir, path/bytes/timestamp/mimeType', JSON.stringify(r).slice(0, 500));
+  check(img && img.mimeType === 'image/png' && Buffer.from(img.data, 'base64').equals(fs.readFileSync(info.path)), 'screenshot include_image: the same PNG as image content');
+  check(text(r).includes('A'), 'screenshot grid: the legend', text(r));
+  r = await call(c, 'screenshot');
+  check(!r.isError && !(r.content || []).some((x) => x.type === 'image'), 'screenshot without include_image: no image content');
+
+  fs.writeFileSync(path.join(ctlOf('emu'), 'logcat.txt'), Array.from({ length: 50 }, (_, i) => `line ${i}`).join('\n') + '\n');
+  calls('emu');
+  r = await call(c, 'logcat', { lines: 5 });
+  check(!r.isError && text(r).trim() === 'line 45\nline 46\nline 47\nline 48\nline 49' && calls('emu').startsWith('logcat -d'), 'logcat lines 5: the last five lines', text(r));
+  r = await call(c, 'logcat', { lines: 100000 });
+  check(r.isError && /out of range/.test(text(r)), 'logcat beyond 5000 lines refused', text(r));
+
+  const apk = path.join(TMP, 'app.apk');
+  fs.writeFileSync(apk, Buffer.from('PK\x03\x04 not really an apk, but bytes to install'));
+  r = await call(c, 'install_apk', { path: apk });
+  const installed = ['cmd-installed.apk', 'pm-installed.apk'].map((f) => path.join(ctlOf('emu'), f)).find((f) => fs.existsSync(f));
+  check(!r.isError && installed && fs.readFileSync(installed).equals(fs.readFileSync(apk)), 'install_apk: the bytes reach the device installer', text(r));
+  r = await call(c, 'install_apk', { path: path.join(TMP, 'missing.apk') });
+  check(r.isError && /no APK file/.test(text(r)), 'install_apk of a missing file: tool error', text(r));
+  calls('emu');
+  // The pm stand-in knows no grant/revoke/clear: the exact command line is
+  // what is checked, and that the device's answer comes back as an error.
+  r = await call(c, 'grant_permission', { package: 'com.example.app', permission: 'android.permission.CAMERA' });
+  check(calls('emu') === 'pm grant com.example.app android.permission.CAMERA' && r.isError && /unknown command/.test(text(r)), 'grant_permission: `pm grant PKG PERM`, the device error passed on', text(r));
+  r = await call(c, 'revoke_permission', { package: 'com.example.app', permission: 'android.permission.CAMERA' });
+  check(calls('emu') === 'pm revoke com.example.app android.permission.CAMERA', 'revoke_permission: `pm revoke PKG PERM`');
+  r = await call(c, 'clear_app_data', { package: 'com.example.app' });
+  check(calls('emu') === 'pm clear com.example.app', 'clear_app_data: `pm clear PKG`');
+
+  r = await call(c, 'select_device', { serial: emu.addr });
+  check(!r.isError && text(r).includes('emulator'), 'select_device of the emulator', text(r));
+  r = await call(c, 'select_device', { serial: '10.0.0.1:5555' });
+  check(r.isError && /no device/.test(text(r)), 'select_device of an unlisted serial refused (no new targets from the agent)', text(r));
+
+  // ---- hostile arguments ----
+  r = await call(c, 'tap', { ref: '3' });
+  check(r.isError && /must be an integer/.test(text(r)), 'wrong type: ref as a string', text(r));
+  r = await call(c, 'tap_xy', { x: 1.5, y: 2 });
+  check(r.isError && /integer/.test(text(r)), 'wrong type: a fractional coordinate', text(r));
+  r = await call(c, 'type', { text: 5 });
+  check(r.isError && /must be a string/.test(text(r)), 'wrong type: text as a number', text(r));
+  r = await call(c, 'tap', { ref: 3, refs: 4 });
+  check(r.isError && /unknown argument 'refs'/.test(text(r)), 'an unknown argument is refused', text(r));
+  r = await call(c, 'tap', {});
+  check(r.isError && /missing argument 'ref'/.test(text(r)), 'a missing argument is refused', text(r));
+  r = await call(c, 'type', { text: 'a'.repeat(2_000_000) });
+  check(r.isError && /at most 10000/.test(text(r)) && calls('emu') === '', 'a 2 MB string is refused, nothing sent', text(r));
+  r = await call(c, 'find', { text: 'x'.repeat(5_000_000) });
+  check(r.isError && /at most/.test(text(r)), 'a 5 MB selector is refused', text(r));
+  let threw = null;
+  try { await call(c, 'no_such_tool'); } catch (e) { threw = e; }
+  check(threw && threw.code === -32602, 'an unknown tool is a JSON-RPC -32602 error', threw && threw.message);
+  threw = null;
+  try { await call(c, 'shell', { command: 'id' }); } catch (e) { threw = e; }
+  check(threw && threw.code === -32602, 'no shell tool without --allow-shell', threw && threw.message);
+
+  // Shell metacharacters in every string argument of every tool.
+  await call(c, 'snapshot');
+  const strArgs = {
+    select_device: { serial: evil }, find: { text: evil, desc: evil, resource_id: evil, class: evil },
+    tap_grid: { cell: evil }, type: { text: evil }, type_ref: { ref: 2, text: evil }, press: { key: evil },
+    scroll: { direction: evil }, launch: { package: evil }, stop_app: { package: evil },
+    intent: { action: evil, data: evil, component: evil, extras: [{ type: 'string', key: evil, value: evil }] },
+    wait_for_text: { text: evil, timeout_ms: 800 }, install_apk: { path: evil },
+    grant_permission: { package: evil, permission: evil }, revoke_permission: { package: 'com.a', permission: evil },
+    clear_app_data: { package: evil }, snapshot: { format: evil },
+  };
+  for (const [tool, args] of Object.entries(strArgs)) {
+    const res = await call(c, tool.replace('_ref', ''), args);
+    check(res && Array.isArray(res.content), `metacharacters in every string of ${tool}: an answer`, text(res));
+  }
+  const sb = DEV.emu.sandbox;
+  const pwned = ['pwned', 'pwned2', 'pwned3'].filter((f) => fs.existsSync(path.join(sb, 'data/local/tmp', f)));
+  check(pwned.length === 0, 'no metacharacter ran a command on the device', pwned.join(','));
+  k = calls('emu');
+  check(k.includes("input text") && k.includes('$(touch') && !k.includes('\ntouch'), 'the typed text reached `input` as literal words', k);
+  check(await c.ping().then(() => true), 'still serving after the hostile arguments');
+  await c.close();
+}
+
+async function rawProtocol() {
+  const raw = new Raw(['--no-usb', '-t', DEV.emu.addr, '--config', path.join(TMP, 'main.toml')]);
+  raw.send('{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}');
+  let m = await raw.next();
+  check(m.id === 1 && m.result.protocolVersion === '2025-06-18', 'initialize 2025-06-18 is accepted as asked', JSON.stringify(m));
+  raw.send('{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"1999-01-01"}}');
+  m = await raw.next();
+  check(m.id === 2 && m.result.protocolVersion === '2025-11-25', 'an unknown version gets the newest supported one', JSON.stringify(m));
+  raw.send('{"jsonrpc":"2.0","method":"notifications/initialized"}');
+  const cases = [
+    ['{"jsonrpc":"2.0","id":3,"method":"ping"', null, -32700, 'truncated JSON: -32700 parse error, id null'],
+    ['not json at all', null, -32700, 'garbage: -32700'],
+    ['{"jsonrpc":"2.0","id":4,"method":"ping"} trailing', null, -32700, 'trailing bytes after the message: -32700'],
+    ['[{"jsonrpc":"2.0","id":5,"method":"ping"}]', null, -32600, 'a batch (array): -32600'],
+    ['{"id":6,"method":"ping"}', 6, -32600, 'no "jsonrpc": -32600'],
+    ['{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}', null, -32600, 'an object id: -32600'],
+    ['{"jsonrpc":"2.0","id":7,"method":42}', 7, -32600, 'a numeric method: -32600'],
+    ['{"jsonrpc":"2.0","id":8,"method":"resources/list"}', 8, -32601, 'an unknown method: -32601'],
+    ['{"jsonrpc":"2.0","id":9,"method":"tools/call","params":[1,2]}', 9, -32602, 'params as an array: -32602'],
+    ['{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{}}', 10, -32602, 'tools/call without a name: -32602'],
+    ['{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"tap","arguments":"3"}}', 11, -32602, 'tools/call with string arguments: -32602'],
+    ['{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"nope"}}', 12, -32602, 'an unknown tool: -32602'],
+    ['{"jsonrpc":"2.0","id":13,"method":"initialize","params":{}}', 13, -32602, 'initialize without protocolVersion: -32602'],
+  ];
+  for (const [line, id, code, what] of cases) {
+    raw.send(line);
+    m = await raw.next();
+    check(m.error && m.error.code === code && m.id === id, what, JSON.stringify(m));
+  }
+  raw.send('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":99}}');
+  raw.send('{"jsonrpc":"2.0","method":"some/notification"}');
+  raw.send('{"jsonrpc":"2.0","id":"s1","method":"ping"}');
+  m = await raw.next();
+  check(m.id === 's1' && m.result && Object.keys(m.result).length === 0, 'notifications get no answer; the next ping does', JSON.stringify(m));
+  // A 20 MB line (past the 16 MiB bound) is refused, then service goes on.
+  raw.send('{"jsonrpc":"2.0","id":14,"method":"ping","params":{"pad":"' + 'x'.repeat(20 << 20) + '"}}');
+  m = await raw.next(60000);
+  check(m.error && m.error.code === -32600 && /longer/.test(m.error.message), 'a 20 MB message: -32600, skipped', JSON.stringify(m).slice(0, 300));
+  raw.send('{"jsonrpc":"2.0","id":15,"method":"ping"}');
+  m = await raw.next();
+  check(m.id === 15 && m.result, 'serving after the 20 MB message', JSON.stringify(m));
+  // 1 MB of text in an argument is still a well-formed answer.
+  raw.send(JSON.stringify({ jsonrpc: '2.0', id: 16, method: 'tools/call', params: { name: 'find', arguments: { text: 'y'.repeat(1 << 20) } } }));
+  m = await raw.next();
+  check(m.id === 16 && m.result && m.result.isError === true, 'a 1 MB argument: a tool error, not a crash', JSON.stringify(m).slice(0, 300));
+  await raw.close();
+  check(raw.bad.length === 0, 'stdout held nothing but JSON-RPC messages', raw.bad.join('\n').slice(0, 500));
+  check(raw.p.exitCode === 0, 'the server exits 0 when stdin closes', raw.p.exitCode);
+}
+
+async function allowlist() {
+  const d = DEV;
+  const cfg = writeConfig(path.join(TMP, 'multi.toml'),
+    `[device]\ntargets = ["${d.emu.addr}", "${d.emu2.addr}", "${d.phone_ok.addr}", "${d.phone_no.addr}"]\nusb = false\nallowlist = ["ALLOWED123"]\n[timeouts]\nsettle_ms = 0\n`);
+  const c = await connect(['--config', cfg], 'multi');
+  for (const n of ['emu', 'emu2', 'phone_ok', 'phone_no']) serve(n, screen(LIST, FIELD, SEND));
+  let r = await call(c, 'snapshot');
+  check(r.isError && /4 devices are connected and none is selected/.test(text(r)) && text(r).includes(d.phone_no.addr), 'several devices, none selected: the call fails listing them', text(r));
+  r = await call(c, 'select_device', { serial: d.phone_no.addr });
+  check(r.isError && /physical device/.test(text(r)) && /allowlist/.test(text(r)) && text(r).includes(cfg), 'a physical device off the allowlist is refused, naming the config', text(r));
+  calls('phone_no');
+  r = await call(c, 'tap_xy', { x: 1, y: 1 });
+  check(r.isError && calls('phone_no') === '', 'after the refusal nothing reaches that device', text(r));
+  r = await call(c, 'select_device', { serial: d.emu2.addr });
+  check(!r.isError && /emulator/.test(text(r)), 'ro.boot.qemu=1 makes an emulator', text(r));
+  r = await call(c, 'select_device', { serial: d.phone_ok.addr });
+  check(!r.isError && /physical, on the allowlist/.test(text(r)), 'a physical device allowed by its ro.serialno', text(r));
+  calls('phone_ok');
+  r = await call(c, 'tap_xy', { x: 5, y: 6 });
+  check(!r.isError && calls('phone_ok') === 'input tap 5 6', 'the selected allowed device gets the tap');
+  await c.close();
+
+  // The default from --serial applies the same rule.
+  const c2 = await connect(['--config', cfg, '--serial', d.phone_no.addr], 'default');
+  r = await call(c2, 'snapshot');
+  check(r.isError && /allowlist/.test(text(r)), '--serial of a refused device: refused too', text(r));
+  await c2.close();
+
+  // An empty allowlist allows no physical device.
+  const cfg0 = writeConfig(path.join(TMP, 'empty.toml'), `[device]\ntargets = ["${d.phone_ok.addr}"]\nusb = false\nallowlist = []\n`);
+  const c3 = await connect(['--config', cfg0], 'empty');
+  r = await call(c3, 'snapshot');
+  check(r.isError && /allowlist/.test(text(r)), 'an empty allowlist allows no physical device', text(r));
+  await c3.close();
+}
+
+async function shellFlag() {
+  const c = await connect(['--no-usb', '-t', DEV.emu.addr, '--allow-shell'], 'shell');
+  const { tools } = await c.listTools();
+  check(tools.some((t) => t.name === 'shell'), '--allow-shell adds the shell tool');
+  const r = await call(c, 'shell', { command: 'echo adbc-shell-ok' });
+  check(!r.isError && text(r).includes('adbc-shell-ok'), 'shell runs the command', text(r));
+  await c.close();
+  check(c.log.join('').includes('shell on ') && c.log.join('').includes('echo adbc-shell-ok'), 'the shell command was logged to stderr', c.log.join(''));
+}
+
+async function vanish() {
+  const v = DEV.victim;
+  serve('victim', screen(LIST, FIELD, SEND), 'hang');
+  const c = await connect(['--no-usb', '-t', v.addr, '--config', writeConfig(path.join(TMP, 'v.toml'), '[timeouts]\ncall_ms = 20000\n')], 'victim');
+  const started = Date.now();
+  const pending = call(c, 'snapshot');
+  await new Promise((res) => setTimeout(res, 1500));
+  process.kill(v.pid, 'SIGKILL');
+  const r = await pending;
+  check(r.isError && /failed/.test(text(r)), 'a device killed mid-call: a tool error', text(r));
+  check(Date.now() - started < 19000, 'the error came when the device went, not at the timeout', Date.now() - started);
+  check(await c.ping().then(() => true), 'the server keeps serving after the device vanished');
+  const r2 = await call(c, 'tap_xy', { x: 1, y: 1 });
+  check(r2.isError && /connect/.test(text(r2)), 'the next call says the device cannot be reached', text(r2));
+  const r3 = await call(c, 'list_devices');
+  check(!r3.isError, 'list_devices still answers', text(r3));
+  await c.close();
+}
+
+function configErrors() {
+  const bad = writeConfig(path.join(TMP, 'bad.toml'), '[device]\nallowlist = ["A"]\n\nallowlist = ["B"]\n');
+  let p = spawnSync(BIN, ['--config', bad], { input: '', encoding: 'utf8', timeout: 10000 });
+  check(p.status === 2 && p.stderr.includes('bad.toml:4:') && p.stdout === '', 'a config error stops the server with FILE:LINE on stderr', p.stderr);
+  p = spawnSync(BIN, ['--config', path.join(TMP, 'none.toml')], { input: '', encoding: 'utf8', timeout: 10000 });
+  check(p.status === 2 && /cannot open/.test(p.stderr), 'a named config that does not exist is an error', p.stderr);
+  p = spawnSync(BIN, ['--help'], { encoding: 'utf8', timeout: 10000 });
+  check(p.status === 0 && p.stdout.includes('claude mcp add adbc -- adbc-mcp') && p.stdout.includes('allowlist'), '--help explains setup and the allowlist');
+}
+
+const steps = [['every tool', everyTool], ['raw protocol', rawProtocol], ['allowlist', allowlist], ['--allow-shell', shellFlag], ['device vanishes', vanish], ['config errors', configErrors]];
+for (const [name, fn] of steps) {
+  console.log(`== ${name}`);
+  try {
+    await fn();
+  } catch (e) {
+    failed++;
+    console.log(`FAIL: ${name} threw: ${e && e.stack ? e.stack : e}`);
+  }
+}
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,49 @@
+#!/bin/bash
+# adbc-mcp through the official MCP TypeScript SDK (tests/mcp/test.mjs):
+# starts the test devices it needs (emulators by ro.kernel.qemu and
+# ro.boot.qemu, physical devices on and off the allowlist, one to kill
+# mid-call), installs the pinned SDK with `npm ci` into tests/mcp/node_modules
+# when it is not there, and runs the Node test against them.
+set -u
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+t_init
+
+MCP=${ADBC_MCP:-$ADBC_BUILD_DIR/tools/adbc-mcp}
+DIR=$ADBC_SOURCE_DIR/tests/mcp
+[ -x "$MCP" ] || t_fail "adbc-mcp not built: $MCP"
+command -v node > /dev/null || t_fail "node not found (Debian: apt install nodejs npm)"
+command -v npm > /dev/null || t_fail "npm not found (Debian: apt install npm)"
+
+t_check "the pinned SDK is installed (npm ci, once)"
+if [ ! -f "$DIR/node_modules/@modelcontextprotocol/sdk/package.json" ]; then
+    # Two builds testing at once must not run npm ci over each other.
+    (
+        flock -w 600 9 || exit 1
+        [ -f "$DIR/node_modules/@modelcontextprotocol/sdk/package.json" ] ||
+            (cd "$DIR" && timeout 600 npm ci --no-audit --no-fund --loglevel=error)
+    ) 9> "$DIR/.npm-ci.lock" >&2 || t_fail "npm ci in $DIR failed"
+fi
+want=$(sed -n 's/.*"@modelcontextprotocol\/sdk": "\([^"]*\)".*/\1/p' "$DIR/package.json")
+have=$(node -p "require(process.argv[1]).version" "$DIR/node_modules/@modelcontextprotocol/sdk/package.json")
+[ -n "$want" ] && [ "$want" = "$have" ] || t_fail "SDK $have installed, package.json pins $want: rm -rf $DIR/node_modules"
+
+t_check "test devices: two emulators, two physical devices, one to kill"
+td_start emu --no-auth --prop ro.kernel.qemu=1
+td_start emu2 --no-auth --prop ro.boot.qemu=1
+td_start phone_ok --no-auth --serial ALLOWED123 --prop ro.kernel.qemu=0
+td_start phone_no --no-auth --serial DENIED456
+td_start victim --no-auth --prop ro.kernel.qemu=1
+devs={
+sep=
+for n in emu emu2 phone_ok phone_no victim; do
+    devs+="$sep\"$n\":{\"addr\":\"127.0.0.1:${TD_PORT[$n]}\",\"ctl\":\"${TD_SANDBOX[$n]}/data/local/tmp/.adbc-test\",\"sandbox\":\"${TD_SANDBOX[$n]}\",\"pid\":${TD_PID[$n]}}"
+    sep=,
+done
+devs+="}"
+mkdir -p "$T_TMP/home"
+
+t_check "the SDK-driven test"
+MCP_BIN=$MCP T_TMP=$T_TMP MCP_DEVICES=$devs timeout 600 node "$DIR/test.mjs" ||
+    t_fail "the SDK-driven test failed (output above)"
+for n in emu emu2 phone_ok phone_no; do td_check_log "$n"; done
+echo "ok: $T_CHECKS checks"
