@@ -3,7 +3,8 @@
 # engine in the device role, so if adb can connect, authenticate, run shell
 # and exec against it, the engine speaks the real protocol. Every adb call
 # goes to a private server (own port, own HOME and key), stopped by pid at
-# exit.
+# exit. The last checks load the device with raw handshakes (16 parallel,
+# 1000 sequential connections) and look for leaked fds and zombies.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -52,6 +53,42 @@ rc=$?
 t_check "shell v2: stdin passes through (echo hello | adb shell cat)"
 out=$(echo hello | A shell cat)
 [ "$out" = hello ] || t_fail "got '$out'"
+
+t_check "interactive shell on a PTY (adb shell from a terminal): output, exit status, clean job control"
+# adb switches its terminal to raw mode with TCSAFLUSH, dropping typeahead,
+# so type only once the device's prompt shows.
+HOME=${ADB_HOME[a]} TMPDIR=$T_TMP/adb-a/tmp python3 - "$ADB_BIN" "${ADB_PORT[a]}" "$DEV" \
+    > "$T_TMP/pty.txt" << 'EOF' || t_fail "interactive shell: $(cat "$T_TMP/pty.txt")"
+import os, pty, select, sys, time
+adb, port, dev = sys.argv[1:4]
+pid, fd = pty.fork()
+if pid == 0:
+    os.execvp(adb, [adb, "-P", port, "-s", dev, "shell"])
+# One line at a time, each after the prompt, so echo and output do not mix.
+lines = [b"echo pty-$((6*7))\n", b"exit 4\n"]
+out, deadline = b"", time.time() + 20
+while time.time() < deadline:
+    r, _, _ = select.select([fd], [], [], 0.2)
+    if r:
+        try:
+            data = os.read(fd, 4096)
+        except OSError:
+            break
+        if not data:
+            break
+        out += data
+    if lines and (out.endswith(b"# ") or out.endswith(b"$ ")):
+        os.write(fd, lines.pop(0))
+        out += b"\n"  # so the same prompt is not taken twice
+else:
+    os.kill(pid, 9)
+_, status = os.waitpid(pid, 0)
+code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else -1
+text = out.replace(b"\r", b"").decode(errors="replace")
+print(text)
+print("exit status", code)
+sys.exit(0 if "\npty-42\n" in text and code == 4 and "Cannot set tty" not in text else 1)
+EOF
 
 t_check "getprop stand-in serves the --prop values"
 out=$(A shell getprop ro.product.model)
@@ -150,11 +187,42 @@ ACC=127.0.0.1:${TD_PORT[acc]}
 adb_run b connect "$ACC" > /dev/null 2>&1
 adb_wait_state b "$ACC" device 10 || t_fail "expected device; adb devices: $(adb_run b devices)"
 
+# The device itself, without adb: raw CNXN handshakes (lib.sh td_hello).
+td_start raw --no-auth
+rport=${TD_PORT[raw]} rpid=${TD_PID[raw]}
+
+t_check "16 parallel connections: 16 connection processes, all gone after closing"
+fds=()
+base_fds=$(ls "/proc/$rpid/fd" | wc -l)
+for ((i = 0; i < 16; i++)); do
+    td_hello "$rport"
+    [ "$TD_REPLY" = CNXN ] || t_fail "connection $i: no CNXN (got '$TD_REPLY')"
+    fds+=("$TD_FD")
+done
+n=$(_t_children "$rpid")
+[ "$n" -eq 16 ] || t_fail "$n connection processes for 16 connections"
+for i in "${fds[@]}"; do exec {i}<&-; done
+for ((i = 0; i < 100 && $(_t_children "$rpid") > 0; i++)); do sleep 0.05; done
+[ "$(_t_children "$rpid")" -eq 0 ] || t_fail "connection processes left: $(ps --ppid "$rpid")"
+
+t_check "1000 sequential connections: no fd leak, no zombies"
+for ((i = 0; i < 1000; i++)); do
+    td_hello "$rport"
+    [ "$TD_REPLY" = CNXN ] || t_fail "connection $i: no CNXN (got '$TD_REPLY')"
+    exec {TD_FD}<&-
+done
+for ((i = 0; i < 100 && $(_t_children "$rpid") > 0; i++)); do sleep 0.05; done
+[ "$(_t_zombies "$rpid")" -eq 0 ] || t_fail "zombies: $(ps --ppid "$rpid" -o pid,stat)"
+[ "$(_t_children "$rpid")" -eq 0 ] || t_fail "connection processes left: $(ps --ppid "$rpid")"
+n=$(ls "/proc/$rpid/fd" | wc -l)
+[ "$n" -eq "$base_fds" ] || t_fail "device had $base_fds fds before, $n after"
+
 t_check "everything stops cleanly and no process is left behind"
 adb_run a disconnect > /dev/null 2>&1
 adb_run b disconnect > /dev/null 2>&1
 td_stop dev
 td_stop acc
+td_stop raw
 adb_server_stop a
 adb_server_stop b
 left=$(ps -eo pid=,args= | grep -F "$T_TMP" | grep -v grep)
