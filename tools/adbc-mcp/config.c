@@ -309,10 +309,13 @@ static int parse_value(parser *ps, val *v)
     if (c == '[') {
         v->type = V_ARR;
         ps->p++;
+        int open_line = ps->line;
         for (;;) {
             skip_space(ps);
-            if (ps->p >= ps->end)
+            if (ps->p >= ps->end) {
+                ps->line = open_line;
                 return fail(ps, "unterminated array: close it with ]");
+            }
             if (*ps->p == ']') {
                 ps->p++;
                 return 0;
@@ -336,6 +339,10 @@ static int parse_value(parser *ps, val *v)
             }
             if (ps->p < ps->end && *ps->p == ']')
                 continue;
+            if (ps->p >= ps->end) {
+                ps->line = open_line;
+                return fail(ps, "unterminated array: close it with ]");
+            }
             return fail(ps, "expected ',' or ']' in the array");
         }
     }

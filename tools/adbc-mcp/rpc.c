@@ -233,9 +233,9 @@ void rpc_handle_line(mcp_server *s, const char *line, size_t len)
     if (!method) {
         /* A response to a request of ours: the server sends none, so this
          * is only checked, never answered. */
-        if (!id && !cJSON_GetObjectItemCaseSensitive(msg, "result") &&
+        if (!cJSON_GetObjectItemCaseSensitive(msg, "result") &&
             !cJSON_GetObjectItemCaseSensitive(msg, "error"))
-            rpc_error(s, NULL, -32600, "invalid request: no \"method\"");
+            rpc_error(s, id, -32600, "invalid request: no \"method\"");
         goto out;
     }
     if (!cJSON_IsString(method)) {

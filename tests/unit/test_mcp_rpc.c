@@ -1,0 +1,195 @@
+/* adbc-mcp's JSON-RPC error handling, from outside: the built server is run
+ * with pipes (no device needed), fed malformed and valid lines, and each
+ * answer line is checked for its id and error code. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "t.h"
+
+static pid_t pid;
+static int to_srv = -1, from_srv = -1;
+static char rbuf[1 << 16];
+static size_t rlen;
+
+static int start(const char *extra)
+{
+    const char *build = getenv("ADBC_BUILD_DIR");
+    char bin[512];
+    snprintf(bin, sizeof(bin), "%s/tools/adbc-mcp", build ? build : "build");
+    int in[2], out[2];
+    if (pipe(in) != 0 || pipe(out) != 0)
+        return -1;
+    pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        dup2(in[0], 0);
+        dup2(out[1], 1);
+        int null = open("/dev/null", O_WRONLY);
+        dup2(null, 2);
+        close(in[1]);
+        close(out[0]);
+        setenv("HOME", "/nonexistent-adbc-mcp-test", 1);
+        unsetenv("XDG_CONFIG_HOME");
+        execl(bin, bin, "--no-usb", extra, (char *)NULL);
+        _exit(127);
+    }
+    close(in[0]);
+    close(out[1]);
+    to_srv = in[1];
+    from_srv = out[0];
+    rlen = 0;
+    return 0;
+}
+
+static void send_line(const char *s)
+{
+    size_t n = strlen(s);
+    if (write(to_srv, s, n) != (ssize_t)n || write(to_srv, "\n", 1) != 1)
+        fprintf(stderr, "  write to the server failed\n");
+}
+
+/* The next answer line (NUL-terminated, without the newline), or NULL
+ * after 10 s. */
+static const char *next_line(void)
+{
+    static char line[sizeof(rbuf)];
+    for (;;) {
+        char *nl = memchr(rbuf, '\n', rlen);
+        if (nl) {
+            size_t n = (size_t)(nl - rbuf);
+            memcpy(line, rbuf, n);
+            line[n] = 0;
+            memmove(rbuf, nl + 1, rlen - n - 1);
+            rlen -= n + 1;
+            return line;
+        }
+        struct pollfd p = {from_srv, POLLIN, 0};
+        if (poll(&p, 1, 10000) <= 0 || rlen == sizeof(rbuf))
+            return NULL;
+        ssize_t r = read(from_srv, rbuf + rlen, sizeof(rbuf) - rlen);
+        if (r <= 0)
+            return NULL;
+        rlen += (size_t)r;
+    }
+}
+
+static int stop(void)
+{
+    close(to_srv);
+    int st = -1;
+    for (int i = 0; i < 100; i++) {
+        if (waitpid(pid, &st, WNOHANG) == pid)
+            break;
+        usleep(50000);
+        if (i == 99) {
+            kill(pid, SIGKILL);
+            waitpid(pid, &st, 0);
+        }
+    }
+    close(from_srv);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* send line, expect an error with this id text and code */
+static int expect_error(const char *line, const char *id, int code)
+{
+    send_line(line);
+    const char *got = next_line();
+    char want_id[64], want_code[64];
+    snprintf(want_id, sizeof(want_id), "\"id\":%s,", id);
+    snprintf(want_code, sizeof(want_code), "\"error\":{\"code\":%d,", code);
+    if (!got || strncmp(got, "{\"jsonrpc\":\"2.0\",", 17) != 0 || !strstr(got, want_id) ||
+        !strstr(got, want_code)) {
+        fprintf(stderr, "    sent %.200s\n    got  %.300s\n    want id %s code %d\n", line,
+                got ? got : "(nothing)", id, code);
+        return 0;
+    }
+    return 1;
+}
+
+TEST(malformed_input)
+{
+    CHECK_EQ_INT(start("--check-config") == 0, 1);
+    CHECK_EQ_INT(stop(), 0); /* --check-config with no config file: fine, exits */
+    CHECK_EQ_INT(start("--allow-shell"), 0);
+    CHECK(expect_error("{", "null", -32700));
+    CHECK(expect_error("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}}", "null", -32700));
+    CHECK(expect_error("\xff\xfe", "null", -32700));
+    CHECK(expect_error("[]", "null", -32600));
+    CHECK(expect_error("42", "null", -32600));
+    CHECK(expect_error("{\"jsonrpc\":\"1.0\",\"id\":2,\"method\":\"ping\"}", "2", -32600));
+    CHECK(expect_error("{\"jsonrpc\":\"2.0\",\"id\":null,\"method\":\"ping\"}", "null", -32600));
+    CHECK(expect_error("{\"jsonrpc\":\"2.0\",\"id\":true,\"method\":\"ping\"}", "null", -32600));
+    CHECK(expect_error("{\"jsonrpc\":\"2.0\",\"id\":1.5,\"method\":\"ping\"}", "null", -32600));
+    CHECK(expect_error("{\"jsonrpc\":\"2.0\",\"id\":3}", "3", -32600));
+    CHECK(expect_error("{\"jsonrpc\":\"2.0\",\"id\":\"x\",\"method\":[]}", "\"x\"", -32600));
+    CHECK(expect_error("{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"prompts/list\"}", "4", -32601));
+    CHECK(expect_error("{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"ping\",\"params\":7}", "5",
+                       -32602));
+    CHECK(expect_error("{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"tools/call\",\"params\":"
+                       "{\"name\":3}}", "6", -32602));
+    CHECK(expect_error("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":"
+                       "{\"name\":\"rm_rf\"}}", "7", -32602));
+    CHECK(expect_error("{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"initialize\",\"params\":"
+                       "{\"protocolVersion\":2025}}", "8", -32602));
+    CHECK_EQ_INT(stop(), 0);
+}
+
+TEST(valid_requests_and_notifications)
+{
+    CHECK_EQ_INT(start("--no-usb"), 0);
+    /* Blank lines and notifications are not answered: the first answer is
+     * the ping's. */
+    send_line("");
+    send_line("   ");
+    send_line("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
+    send_line("{\"jsonrpc\":\"2.0\",\"method\":\"tools/list\"}");
+    send_line("{\"jsonrpc\":\"2.0\",\"id\":\"r1\",\"result\":{}}");
+    send_line("{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\"}\r");
+    const char *got = next_line();
+    CHECK(got != NULL);
+    CHECK_STR(got, "{\"jsonrpc\":\"2.0\",\"id\":9,\"result\":{}}");
+    send_line("{\"jsonrpc\":\"2.0\",\"id\":10,\"method\":\"initialize\",\"params\":"
+              "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},"
+              "\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}");
+    got = next_line();
+    CHECK(got && strstr(got, "\"id\":10,\"result\":{\"protocolVersion\":\"2025-11-25\""));
+    send_line("{\"jsonrpc\":\"2.0\",\"id\":11,\"method\":\"tools/list\"}");
+    got = next_line();
+    CHECK(got && strstr(got, "\"name\":\"snapshot\"") && !strstr(got, "\"name\":\"shell\""));
+    /* A tool with bad arguments is a result with isError, not a protocol error. */
+    send_line("{\"jsonrpc\":\"2.0\",\"id\":12,\"method\":\"tools/call\",\"params\":"
+              "{\"name\":\"tap\",\"arguments\":{\"ref\":\"x\"}}}");
+    got = next_line();
+    CHECK(got && strstr(got, "\"id\":12,\"result\":") && strstr(got, "\"isError\":true") &&
+          strstr(got, "must be an integer"));
+    /* No device anywhere: a tool error that says what to do. */
+    send_line("{\"jsonrpc\":\"2.0\",\"id\":13,\"method\":\"tools/call\",\"params\":"
+              "{\"name\":\"snapshot\"}}");
+    got = next_line();
+    CHECK(got && strstr(got, "\"id\":13,\"result\":") && strstr(got, "\"isError\":true") &&
+          strstr(got, "no device found"));
+    /* The last line needs no newline: it is answered at end of input. */
+    CHECK(write(to_srv, "{\"jsonrpc\":\"2.0\",\"id\":14,\"method\":\"ping\"}", 41) == 41);
+    close(to_srv);
+    to_srv = open("/dev/null", O_WRONLY);
+    got = next_line();
+    CHECK(got && strcmp(got, "{\"jsonrpc\":\"2.0\",\"id\":14,\"result\":{}}") == 0);
+    CHECK_EQ_INT(stop(), 0);
+}
+
+int main(void)
+{
+    signal(SIGPIPE, SIG_IGN);
+    RUN(malformed_input);
+    RUN(valid_requests_and_notifications);
+    return T_DONE();
+}
