@@ -3,6 +3,7 @@
 #include "bed_int.h"
 
 #include <errno.h>
+#include <openssl/crypto.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +42,56 @@ static int setup_keys(bed *b)
     return rc;
 }
 
+void bed_note_worker(bed *b)
+{
+    g_mutex_lock(&b->mu);
+    if (!b->worker)
+        b->worker = g_main_context_ref_thread_default();
+    g_mutex_unlock(&b->mu);
+}
+
+struct stop_wait {
+    GMutex mu;
+    GCond cond;
+    int done;
+};
+
+static gboolean stop_openssl_thread(gpointer user)
+{
+    struct stop_wait *w = user;
+    OPENSSL_thread_stop(); /* the device's signature checks left per-thread state */
+    g_mutex_lock(&w->mu);
+    w->done = 1;
+    g_cond_signal(&w->cond);
+    g_mutex_unlock(&w->mu);
+    return G_SOURCE_REMOVE;
+}
+
+/* Free what OpenSSL keeps for umockdev's worker thread, in that thread: it
+ * is not joined before the program exits. */
+static void stop_worker_openssl(bed *b)
+{
+    if (!b->worker)
+        return;
+    struct stop_wait *w = g_new0(struct stop_wait, 1);
+    g_mutex_init(&w->mu);
+    g_cond_init(&w->cond);
+    g_main_context_invoke(b->worker, stop_openssl_thread, w);
+    gint64 end = g_get_monotonic_time() + G_TIME_SPAN_SECOND;
+    g_mutex_lock(&w->mu);
+    while (!w->done && g_cond_wait_until(&w->cond, &w->mu, end))
+        ;
+    int done = w->done;
+    g_mutex_unlock(&w->mu);
+    if (done) { /* else the callback may still come: leave w alone */
+        g_mutex_clear(&w->mu);
+        g_cond_clear(&w->cond);
+        g_free(w);
+    }
+    g_main_context_unref(b->worker);
+    b->worker = NULL;
+}
+
 bed *bed_new(void)
 {
     const char *preload = getenv("LD_PRELOAD");
@@ -49,6 +100,7 @@ bed *bed_new(void)
         return NULL;
     }
     bed *b = g_new0(bed, 1);
+    g_mutex_init(&b->mu);
     b->tb = umockdev_testbed_new();
     if (!umockdev_in_mock_environment()) {
         fprintf(stderr, "bed: the umockdev test bed is not active\n");
@@ -169,6 +221,7 @@ void bed_free(bed *b)
         return;
     for (GList *l = b->devs; l; l = l->next)
         dev_free(l->data);
+    stop_worker_openssl(b);
     g_list_free(b->devs);
     if (b->tb)
         g_object_unref(b->tb);
@@ -181,5 +234,6 @@ void bed_free(bed *b)
         unlink(path);
         rmdir(b->home);
     }
+    g_mutex_clear(&b->mu);
     g_free(b);
 }

@@ -118,6 +118,17 @@ static int cb_verify(void *user, const uint8_t *token, size_t token_len, const u
            adbc_authorized_keys_verify(d->b->keys, token, token_len, sig, sig_len) == 0;
 }
 
+/* AUTH tokens from GLib's generator rather than OpenSSL's: OpenSSL keeps a
+ * per-thread generator, and umockdev's worker thread may outlive the test's
+ * last chance to free it. A test device needs no cryptographic randomness. */
+static int cb_random(void *user, uint8_t *token, size_t len)
+{
+    (void)user;
+    for (size_t i = 0; i < len; i++)
+        token[i] = (uint8_t)g_random_int_range(0, 256);
+    return 0;
+}
+
 static int cb_offer(void *user, const char *pubkey)
 {
     (void)user;
@@ -207,6 +218,7 @@ static void cb_closed(void *user, uint32_t id, int reason)
 }
 
 static const adbc_session_callbacks callbacks = {
+    .auth_random = cb_random,
     .auth_verify = cb_verify,
     .auth_offer = cb_offer,
     .on_open = cb_open,

@@ -70,6 +70,8 @@ struct bed_dev {
 
 struct bed {
     UMockdevTestbed *tb;
+    GMutex mu;
+    GMainContext *worker;     /* umockdev's ioctl thread, once it has run */
     GList *devs;
     adbc_authorized_keys *keys;
     char home[256];           /* $ANDROID_USER_HOME we created, "" if given */
@@ -82,6 +84,9 @@ char *bed_device_record(const bed_dev *d);
  * (stall) for descriptors the device does not have. */
 int bed_get_descriptor(const bed_dev *d, uint16_t value, uint16_t index, uint8_t *out,
                        size_t len);
+
+/* bed.c: note the thread the ioctl handlers run in (called from it). */
+void bed_note_worker(bed *b);
 
 /* bed_usbfs.c: the usbdevfs ioctl handler. */
 void bed_usbfs_attach(bed_dev *d);

@@ -275,6 +275,7 @@ static gboolean on_ioctl(UMockdevIoctlBase *h, UMockdevIoctlClient *c, gpointer 
     bed_dev *d = user;
     gulong req = umockdev_ioctl_client_get_request(c);
     int rc;
+    bed_note_worker(d->b);
     g_mutex_lock(&d->mu);
     if (req == USBDEVFS_REAPURBNDELAY || req == USBDEVFS_REAPURB)
         rc = reap(d, c);

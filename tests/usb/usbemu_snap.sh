@@ -35,6 +35,7 @@ contains() { # name, needle, haystack
     fi
 }
 
+# Commands get -n (no stdin): none of them reads it.
 THREE=(-d serial=EMU0001,sysfs-serial -d serial=EMU0002,port=2,dev=3
        -d serial=EMU0003,port=3,dev=4,auth=prompt
        -d serial=EMU0004,port=4,dev=5,kind=fastboot,sysfs-serial
@@ -55,29 +56,29 @@ out=$($BED "${THREE[@]}" -- "$SNAP" devices --json 2>/dev/null </dev/null)
 contains "devices --json" '{"serial":"EMU0002","state":"device","transport":"usb","usb":"1-2","vendor_id":"18d1","product_id":"4ee7","product":"bed_prod","model":"Bed Phone","device":"bed","error":null}' "$out"
 contains "devices --json: fastboot" '"serial":"EMU0004","state":"bootloader"' "$out"
 
-out=$($BED "${THREE[@]}" -- "$SNAP" -s EMU0002 shell getprop ro.serialno 2>&1 </dev/null)
+out=$($BED "${THREE[@]}" -- "$SNAP" -s EMU0002 shell -n getprop ro.serialno 2>&1 </dev/null)
 check "-s SERIAL picks that device" "EMU0002" "$out"
-out=$($BED "${THREE[@]}" -- "$SNAP" -s usb:1-1 shell getprop ro.serialno 2>&1 </dev/null)
+out=$($BED "${THREE[@]}" -- "$SNAP" -s usb:1-1 shell -n getprop ro.serialno 2>&1 </dev/null)
 check "-s usb:PATH picks that port" "EMU0001" "$out"
-out=$($BED "${THREE[@]}" -- env ANDROID_SERIAL=EMU0002 "$SNAP" shell echo via env 2>&1 </dev/null)
+out=$($BED "${THREE[@]}" -- env ANDROID_SERIAL=EMU0002 "$SNAP" shell -n echo via env 2>&1 </dev/null)
 check "ANDROID_SERIAL" "via env" "$out"
 
-out=$($BED "${THREE[@]}" -- "$SNAP" shell echo hi 2>&1 </dev/null); rc=$?
+out=$($BED "${THREE[@]}" -- "$SNAP" shell -n echo hi 2>&1 </dev/null); rc=$?
 check "several devices: refused" "1" "$rc"
 contains "several devices: listed" "EMU0001 (1-1), EMU0002 (1-2)" "$out"
-out=$($BED "${THREE[@]}" -- "$SNAP" -s EMU0004 shell echo hi 2>&1 </dev/null); rc=$?
+out=$($BED "${THREE[@]}" -- "$SNAP" -s EMU0004 shell -n echo hi 2>&1 </dev/null); rc=$?
 contains "fastboot device: not ADB" "fastboot" "$out"
-out=$($BED "${THREE[@]}" -- "$SNAP" -s EMU0009 shell echo hi 2>&1 </dev/null); rc=$?
+out=$($BED "${THREE[@]}" -- "$SNAP" -s EMU0009 shell -n echo hi 2>&1 </dev/null); rc=$?
 contains "unknown serial" 'no USB device with serial "EMU0009"' "$out"
 
 ONE=(-d serial=SOLO0001,sysfs-serial -d serial=NOTADB,port=2,dev=3,kind=other)
-out=$($BED "${ONE[@]}" -- "$SNAP" shell echo only one 2>&1 </dev/null)
+out=$($BED "${ONE[@]}" -- "$SNAP" shell -n echo only one 2>&1 </dev/null)
 check "the only device, no -s" "only one" "$out"
-$BED "${ONE[@]}" -- "$SNAP" shell bed-fail >/dev/null 2>"$T/err" </dev/null; rc=$?
+$BED "${ONE[@]}" -- "$SNAP" shell -n bed-fail >/dev/null 2>"$T/err" </dev/null; rc=$?
 check "shell exit status" "3" "$rc"
 check "shell stderr" "oops" "$(cat "$T/err")"
 
-out=$($BED -d serial=NOTADB,kind=other -- "$SNAP" shell echo hi 2>&1 </dev/null); rc=$?
+out=$($BED -d serial=NOTADB,kind=other -- "$SNAP" shell -n echo hi 2>&1 </dev/null); rc=$?
 check "no device: status" "1" "$rc"
 contains "no device: says how" "a USB device with USB debugging on" "$out"
 
