@@ -129,6 +129,13 @@ int sync_push_collect(adbc_sync *s, sync_job *j, size_t keep);
 int sync_pull_one(adbc_sync *s, sync_job *j, const char *remote, const char *local,
                   const adbc_sync_statbuf *st);
 
+/* sync_pull_one in two halves, so a tree pull can ask for the next files
+ * while one is arriving: queue the RECV; then take its reply. Replies come
+ * in request order. */
+int sync_pull_request(adbc_sync *s, sync_job *j, const char *remote);
+int sync_pull_receive(adbc_sync *s, sync_job *j, const char *remote, const char *local,
+                      const adbc_sync_statbuf *st);
+
 /* ---- trees (sync_tree.c) ---- */
 
 int sync_push_tree(adbc_sync *s, sync_job *j, const char *local, const char *remote);

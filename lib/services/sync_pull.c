@@ -109,12 +109,21 @@ static int set_attrs(sync_job *j, int fd, const adbc_sync_statbuf *st, const cha
     return 0;
 }
 
-int sync_pull_one(adbc_sync *s, sync_job *j, const char *remote, const char *local,
-                  const adbc_sync_statbuf *st)
+int sync_pull_request(adbc_sync *s, sync_job *j, const char *remote)
 {
-    int rc = sync_ensure(s, j->timeout_ms);
+    size_t len = strlen(remote);
+    int rc = sync_put_req(s, ADBC_SYNC_RECV, remote, len, j->timeout_ms);
     if (rc < 0)
         return rc;
+    char *what = adbc_malloc(len + 8);
+    if (what)
+        snprintf(what, len + 8, "pull %s", remote);
+    return sync_expect(s, ADBC_SYNC_X_RECV, ADBC_SYNC_RECV, what);
+}
+
+int sync_pull_receive(adbc_sync *s, sync_job *j, const char *remote, const char *local,
+                      const adbc_sync_statbuf *st)
+{
     j->p.src = remote;
     j->p.dst = local;
     j->p.file_bytes = 0;
@@ -122,18 +131,12 @@ int sync_pull_one(adbc_sync *s, sync_job *j, const char *remote, const char *loc
     j->p.file_done = 0;
     char *tmp;
     int fd;
-    if ((rc = sync_tmp_create(local, &tmp, &fd)) < 0)
+    int rc = sync_tmp_create(local, &tmp, &fd);
+    if (rc < 0) {
+        sync_abort(s); /* its reply is on the way: drop the session */
         return rc;
-    size_t len = strlen(remote);
-    rc = sync_put_req(s, ADBC_SYNC_RECV, remote, len, j->timeout_ms);
-    if (rc == 0) {
-        char *what = adbc_malloc(len + 8);
-        if (what)
-            snprintf(what, len + 8, "pull %s", remote);
-        rc = sync_expect(s, ADBC_SYNC_X_RECV, ADBC_SYNC_RECV, what);
     }
-    if (rc == 0)
-        rc = receive(s, j, fd, remote, local);
+    rc = receive(s, j, fd, remote, local);
     if (rc == 0)
         rc = set_attrs(j, fd, st, local);
     if (close(fd) != 0 && rc == 0)
@@ -151,6 +154,17 @@ int sync_pull_one(adbc_sync *s, sync_job *j, const char *remote, const char *loc
     j->p.file_done = 1;
     sync_job_report(j, 1);
     return 0;
+}
+
+int sync_pull_one(adbc_sync *s, sync_job *j, const char *remote, const char *local,
+                  const adbc_sync_statbuf *st)
+{
+    int rc = sync_ensure(s, j->timeout_ms);
+    if (rc == 0)
+        rc = sync_pull_request(s, j, remote);
+    if (rc == 0)
+        rc = sync_pull_receive(s, j, remote, local, st);
+    return rc;
 }
 
 static int pullable(uint32_t mode)

@@ -20,6 +20,7 @@
 
 #define TREE_DEPTH_MAX 64
 #define MKDIR_CMD_MAX (32 * 1024) /* adb's bound for one mkdir command line */
+#define PULL_AHEAD 16              /* RECVs asked for ahead (< SYNC_QMAX) */
 
 typedef struct tree_item {
     char *src, *dst;
@@ -441,6 +442,12 @@ int sync_pull_tree(adbc_sync *s, sync_job *j, const char *remote, const char *lo
         return (int)r;
     t.v[0].rst = *root;
     int rc = walk_remote(s, j, &t, 0, 0, NULL);
+    if (rc == 0)
+        rc = sync_ensure(s, j->timeout_ms);
+    /* Ask for up to PULL_AHEAD files before the first has arrived, so small
+     * files do not each cost a round trip. The first failure ends the pull
+     * (and the device ends the session), so nothing needs re-asking. */
+    size_t next = 0, inflight = 0;
     for (size_t i = 0; i < t.n && rc == 0; i++) {
         tree_item *it = &t.v[i];
         if (it->dir) {
@@ -448,7 +455,18 @@ int sync_pull_tree(adbc_sync *s, sync_job *j, const char *remote, const char *lo
                 j->res.dirs++;
             continue;
         }
-        rc = sync_pull_one(s, j, it->src, it->dst, &it->rst);
+        if (next <= i)
+            next = i;
+        while (rc == 0 && next < t.n && inflight < PULL_AHEAD) {
+            if (!t.v[next].dir) {
+                rc = sync_pull_request(s, j, t.v[next].src);
+                inflight++;
+            }
+            next++;
+        }
+        if (rc == 0)
+            rc = sync_pull_receive(s, j, it->src, it->dst, &it->rst);
+        inflight--;
     }
     /* Directory times last, deepest first: writing files into a directory
      * changes its mtime. */

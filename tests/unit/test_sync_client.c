@@ -560,6 +560,62 @@ TEST(pull_tree_follows_links_and_stops_loops)
     rm_rf(tmpdir);
 }
 
+/* RECV replies held back until 10 requests have arrived: a client asking for
+ * one file at a time would time out. */
+static char held_paths[16][64];
+static int nheld;
+
+static void reply_recv(fdev *d, const char *path)
+{
+    const mfile *m = fd_follow(d, path);
+    fd_hdr(d, ADBC_SYNC_DATA, (uint32_t)m->len);
+    fd_out(d, m->data, m->len);
+    fd_hdr(d, ADBC_SYNC_DONE, 0);
+}
+
+static int hold_recv_hook(fdev *d, const adbc_sync_event *ev)
+{
+    if (ev->id != ADBC_SYNC_RECV)
+        return 0;
+    snprintf(held_paths[nheld++], 64, "%s", ev->text);
+    if (nheld == 10)
+        for (int i = 0; i < nheld; i++)
+            reply_recv(d, held_paths[i]);
+    return 1;
+}
+
+TEST(pull_tree_is_pipelined)
+{
+    mk_tmp();
+    static fdev d;
+    memset(&d, 0, sizeof d);
+    adbc_conn *c;
+    CHECK_EQ_INT(fd_start(&d, NULL, &c), 0);
+    for (int i = 0; i < 10; i++) {
+        char p[64], body[16];
+        snprintf(p, sizeof p, i < 5 ? "/data/many/f%d" : "/data/many/sub/f%d", i);
+        int n = snprintf(body, sizeof body, "body %d", i);
+        fd_put(&d, p, S_IFREG | 0644, body, (size_t)n, 100 + i);
+    }
+    nheld = 0;
+    d.hook = hold_recv_hook;
+    adbc_sync *s;
+    CHECK_EQ_INT(adbc_sync_open(&s, c, TMO), 0);
+    adbc_sync_result r;
+    int rc = adbc_sync_pull(s, "/data/many", tpath("many"), NULL, &r, 2000);
+    if (rc)
+        fprintf(stderr, "  %s\n", adbc_last_error());
+    CHECK_EQ_INT(rc, 0);
+    CHECK_EQ_INT(r.files, 10);
+    size_t n;
+    uint8_t *got = read_file(tpath("many/sub/f7"), &n);
+    CHECK(got && n == 6 && memcmp(got, "body 7", 6) == 0);
+    free(got);
+    adbc_sync_close(s);
+    fd_stop(&d, c);
+    rm_rf(tmpdir);
+}
+
 /* ---- malformed replies and failures, in context ---- */
 
 static const char *bad_recv_reply;
@@ -869,6 +925,7 @@ int main(void)
     RUN(push_tree_without_fixed_push_mkdir);
     RUN(pull_file_atomic_with_attrs);
     RUN(pull_tree_follows_links_and_stops_loops);
+    RUN(pull_tree_is_pipelined);
     RUN(malformed_recv_replies_leave_no_file);
     RUN(hostile_entry_name_cannot_escape_a_tree_pull);
     RUN(timeout_then_recovery);
