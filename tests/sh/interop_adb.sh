@@ -217,6 +217,74 @@ for ((i = 0; i < 100 && $(_t_children "$rpid") > 0; i++)); do sleep 0.05; done
 n=$(ls "/proc/$rpid/fd" | wc -l)
 [ "$n" -eq "$base_fds" ] || t_fail "device had $base_fds fds before, $n after"
 
+t_check "hostile shell v2 input: unknown ids, oversized control packets and a 4 GiB stdin claim are survived"
+# Raw ADB from Python (no auth): frames adb would never send, then proof
+# that the connection and the device still serve.
+python3 - "$rport" > "$T_TMP/hostile.txt" 2>&1 << 'EOF' || t_fail "hostile input: $(cat "$T_TMP/hostile.txt")"
+import socket, struct, sys
+port = int(sys.argv[1])
+def pkt(cmd, a0, a1, data=b""):
+    c = struct.unpack("<I", cmd)[0]
+    return struct.pack("<6I", c, a0, a1, len(data), 0, c ^ 0xFFFFFFFF) + data
+def rd(s):
+    def exact(n):
+        b = b""
+        while len(b) < n:
+            d = s.recv(n - len(b))
+            if not d:
+                raise SystemExit("connection closed by the device")
+            b += d
+        return b
+    cmd, a0, a1, n, _, _ = struct.unpack("<6I", exact(24))
+    return struct.pack("<I", cmd).decode(), a0, a1, exact(n)
+def reply_for(s, hid):  # skip packets for earlier streams
+    while True:
+        r = rd(s)
+        if r[2] == hid:
+            return r
+def collect(s, hid):  # WRTE payloads until CLSE
+    out = b""
+    while True:
+        r = reply_for(s, hid)
+        if r[0] == "WRTE":
+            out += r[3]
+            s.sendall(pkt(b"OKAY", hid, r[1]))
+        elif r[0] == "CLSE":
+            return out
+def frame(i, data):
+    return bytes([i]) + struct.pack("<I", len(data)) + data
+s = socket.create_connection(("127.0.0.1", port), timeout=10)
+s.sendall(pkt(b"CNXN", 0x01000001, 256 * 1024, b"host::features=shell_v2"))
+assert rd(s)[0] == "CNXN"
+s.sendall(pkt(b"OPEN", 1, 0, b"shell,v2,raw:cat; echo done\0"))
+r = reply_for(s, 1); assert r[0] == "OKAY", r
+bad = (frame(9, b"abc") + frame(5, b"x" * 5000) + frame(5, b"garbage") + frame(3, b"\x07")
+       + frame(0, b"hello\n") + frame(4, b""))
+s.sendall(pkt(b"WRTE", 1, r[1], bad))
+out = collect(s, 1)
+want = frame(1, b"hello\n")
+assert out.startswith(want) and out.endswith(frame(3, b"\x00")) and b"done\n" in out, out
+s.sendall(pkt(b"OPEN", 2, 0, b"shell,v2,raw:cat > /dev/null\0"))
+r = reply_for(s, 2); assert r[0] == "OKAY", r
+s.sendall(pkt(b"WRTE", 2, r[1], b"\x00\xff\xff\xff\xff" + b"z" * 1000))
+assert reply_for(s, 2)[0] == "OKAY"
+s.sendall(pkt(b"CLSE", 2, r[1]))
+for hid, svc in ((3, b"nosuch:service\0"), (4, b"shell\0")):
+    s.sendall(pkt(b"OPEN", hid, 0, svc))
+    assert reply_for(s, hid)[0] == "CLSE", svc
+s.sendall(pkt(b"OPEN", 5, 0, b"exec:echo alive\0"))
+assert reply_for(s, 5)[0] == "OKAY"
+assert collect(s, 5) == b"alive\n"
+s.close()
+g = socket.create_connection(("127.0.0.1", port), timeout=10)
+g.sendall(b"GET / HTTP/1.0\r\n\r\n" + b"x" * 64)
+assert g.recv(100) == b"", "garbage was answered"
+print("ok")
+EOF
+grep -q "protocol error" "${TD_DIR[raw]}/stderr" ||
+    t_fail "the garbage connection was not reported as a protocol error"
+: > "${TD_DIR[raw]}/stderr" # expected; td_stop fails on protocol errors
+
 t_check "everything stops cleanly and no process is left behind"
 adb_run a disconnect > /dev/null 2>&1
 adb_run b disconnect > /dev/null 2>&1

@@ -145,8 +145,10 @@ td_start()
     done
     [ -x "$TD_BIN" ] || t_fail "test device not built: $TD_BIN (build the adbc-testdevice target)"
     : > "$dir/stdout"
+    : > "$dir/stderr"
+    # Appending, so a test may truncate the log of a running device.
     "$TD_BIN" --port 0 --sandbox "$dir/sandbox" --authorized-keys "$dir/adb_keys" \
-        --pidfile "$dir/pid" "${args[@]}" > "$dir/stdout" 2> "$dir/stderr" &
+        --pidfile "$dir/pid" "${args[@]}" >> "$dir/stdout" 2>> "$dir/stderr" &
     local pid=$!
     TD_PID[$name]=$pid
     local i line=
