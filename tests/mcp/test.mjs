@@ -67,9 +67,11 @@ async function connect(args, label) {
   await client.connect(transport);
   client.label = label;
   client.log = log;
+  servers.push(client);
   return client;
 }
 
+const servers = [];
 const call = (client, name, args = {}) =>
   client.callTool({ name, arguments: args }, undefined, { timeout: 90000 });
 
@@ -472,5 +474,7 @@ for (const [name, fn] of steps) {
     console.log(`FAIL: ${name} threw: ${e && e.stack ? e.stack : e}`);
   }
 }
+const reports = servers.filter((c) => /Sanitizer|runtime error/.test(c.log.join('')));
+check(reports.length === 0, 'no sanitizer report in any server log', reports.map((c) => c.label + ': ' + c.log.join('').slice(-1500)).join('\n'));
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed ? 1 : 0);

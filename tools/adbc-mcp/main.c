@@ -149,9 +149,11 @@ int main(int argc, char **argv)
         int more = i + 1 < argc;
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             usage(stdout);
+            free(targets);
             return 0;
         } else if (strcmp(a, "--version") == 0) {
             printf(MCP_NAME " " MCP_VERSION "\n");
+            free(targets);
             return 0;
         } else if (strcmp(a, "--config") == 0 && more) {
             config = argv[++i];
@@ -169,20 +171,22 @@ int main(int argc, char **argv)
             fprintf(stderr, MCP_NAME ": %s '%s' (see --help)\n",
                     a[0] == '-' && !more ? "missing value or unknown option" : "unknown argument",
                     a);
+            free(targets);
             return 2;
         }
     }
     char err[1024];
+    int rc = 1;
     s.config_path = config ? strdup(config) : default_config_path();
     if (s.config_path &&
         mcp_config_load(&s.cfg, s.config_path, config != NULL, err, sizeof(err)) != 0) {
         fprintf(stderr, MCP_NAME ": %s\n", err);
-        return 2;
+        rc = 2;
+        goto out;
     }
     for (size_t i = 0; i < ntargets; i++)
         if (add_target(&s.cfg, targets[i]) != 0)
-            return 1;
-    free(targets);
+            goto out;
     if (serial) {
         free(s.cfg.default_serial);
         s.cfg.default_serial = strdup(serial);
@@ -194,10 +198,11 @@ int main(int argc, char **argv)
     if (check) {
         printf("%s: ok (%zu allowed, %zu targets)\n", s.config_path ? s.config_path : "(none)",
                s.cfg.nallow, s.cfg.ntargets);
-        return 0;
+        rc = 0;
+        goto out;
     }
     if (tools_init() != 0)
-        return 1;
+        goto out;
 
     /* stdout is the protocol: keep it private and send fd 1 to stderr, so
      * nothing printed by accident can corrupt the stream. */
@@ -206,7 +211,7 @@ int main(int argc, char **argv)
     s.out_fd = dup(STDOUT_FILENO);
     if (s.out_fd < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
         perror(MCP_NAME ": dup");
-        return 1;
+        goto out;
     }
     pthread_mutex_init(&s.out_lock, NULL);
     pthread_mutex_init(&s.state_lock, NULL);
@@ -222,11 +227,15 @@ int main(int argc, char **argv)
     while (s.inflight > 0)
         pthread_cond_wait(&s.flight_cond, &s.flight_lock);
     pthread_mutex_unlock(&s.flight_lock);
+    rpc_join_done(&s);
     mcp_log("stdin closed: exiting");
     devices_free(&s);
+    close(s.out_fd);
+    rc = 0;
+out:
     tools_free();
     mcp_config_free(&s.cfg);
     free(s.config_path);
-    close(s.out_fd);
-    return 0;
+    free(targets);
+    return rc;
 }

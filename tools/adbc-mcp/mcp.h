@@ -48,6 +48,11 @@ typedef struct mcp_server {
     pthread_mutex_t flight_lock;
     pthread_cond_t flight_cond;
     int inflight;
+    /* Call threads that have finished but are not yet joined: joined before
+     * the next call starts and at exit, so a thread's own cleanup (OpenSSL's
+     * per-thread state) has run before the process ends. */
+    pthread_t done[2 * MCP_MAX_INFLIGHT];
+    int ndone;
 } mcp_server;
 
 /* One tool call being served. */
@@ -69,6 +74,7 @@ void rpc_send(mcp_server *s, cJSON *msg);  /* writes one line, frees msg */
 void rpc_error(mcp_server *s, const cJSON *id, int code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 void rpc_handle_line(mcp_server *s, const char *line, size_t len);
+void rpc_join_done(mcp_server *s); /* join call threads that have finished */
 
 /* ---- result.c: building a tool's result ---- */
 void call_text(mcp_call *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -135,10 +135,23 @@ static void *call_thread(void *arg)
     cJSON_Delete(job->params);
     free(job);
     pthread_mutex_lock(&s->flight_lock);
+    s->done[s->ndone++] = pthread_self();
     s->inflight--;
     pthread_cond_broadcast(&s->flight_cond);
     pthread_mutex_unlock(&s->flight_lock);
     return NULL;
+}
+
+void rpc_join_done(mcp_server *s)
+{
+    pthread_t t[2 * MCP_MAX_INFLIGHT];
+    pthread_mutex_lock(&s->flight_lock);
+    int n = s->ndone;
+    memcpy(t, s->done, (size_t)n * sizeof(t[0]));
+    s->ndone = 0;
+    pthread_mutex_unlock(&s->flight_lock);
+    for (int i = 0; i < n; i++)
+        pthread_join(t[i], NULL);
 }
 
 static void on_tools_call(mcp_server *s, const cJSON *id, const cJSON *params)
@@ -153,6 +166,7 @@ static void on_tools_call(mcp_server *s, const cJSON *id, const cJSON *params)
         rpc_error(s, id, -32602, "tools/call params.arguments must be an object");
         return;
     }
+    rpc_join_done(s);
     pthread_mutex_lock(&s->flight_lock);
     int busy = s->inflight >= MCP_MAX_INFLIGHT;
     if (!busy)
@@ -170,11 +184,7 @@ static void on_tools_call(mcp_server *s, const cJSON *id, const cJSON *params)
         job->params = cJSON_Duplicate(params, 1);
     }
     pthread_t t;
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    if (!job || !job->id || !job->params || pthread_create(&t, &attr, call_thread, job) != 0) {
-        pthread_attr_destroy(&attr);
+    if (!job || !job->id || !job->params || pthread_create(&t, NULL, call_thread, job) != 0) {
         if (job) {
             cJSON_Delete(job->id);
             cJSON_Delete(job->params);
@@ -186,7 +196,6 @@ static void on_tools_call(mcp_server *s, const cJSON *id, const cJSON *params)
         rpc_error(s, id, -32603, "cannot start the call (out of memory or threads)");
         return;
     }
-    pthread_attr_destroy(&attr);
 }
 
 static int valid_id(const cJSON *id)
