@@ -47,7 +47,6 @@ int adbc_sync_open(adbc_sync **out, adbc_conn *c, int timeout_ms)
     s->stat_v2 = adbc_conn_has_feature(c, "stat_v2");
     s->ls_v2 = adbc_conn_has_feature(c, "ls_v2");
     s->mkdir_fixed = adbc_conn_has_feature(c, "fixed_push_mkdir");
-    s->open_timeout_ms = timeout_ms;
     int rc = sync_ensure(s, timeout_ms);
     if (rc < 0) {
         adbc_sync_close(s);

@@ -43,7 +43,6 @@ struct adbc_sync {
     size_t q_head, q_len;
     char *last_what;        /* description of the last reply completed */
     char fail_text[ADBC_SYNC_TEXT_MAX + 1];
-    int open_timeout_ms;
 };
 
 /* A transfer in progress: options, counters and the progress throttle. */
