@@ -185,7 +185,10 @@ static int handle_cnxn(adbc_session *s, const adbc_header *h, const uint8_t *dat
                                  "protocol violation: %s's CNXN offers a max payload of %u bytes",
                                  who, h->arg1);
     adbc_banner b;
-    if (adbc_banner_parse(&b, (const char *)data, h->data_length) < 0)
+    int brc = adbc_banner_parse(&b, (const char *)data, h->data_length);
+    if (brc == ADBC_ENOMEM) /* our failure, not the peer's */
+        return adbc_session_fail(s, ADBC_ENOMEM, "%s", adbc_last_error());
+    if (brc < 0)
         return adbc_session_fail(s, ADBC_EPROTO, "protocol violation: %s's CNXN has a %s", who,
                                  adbc_last_error());
     adbc_banner_clear(&s->peer);
