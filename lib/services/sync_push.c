@@ -14,6 +14,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 static char *describe(const char *local, const char *remote)
@@ -107,15 +108,23 @@ static int send_request(adbc_sync *s, sync_job *j, const char *remote, uint32_t 
     return rc < 0 ? after_write_error(s, j, rc) : 0;
 }
 
-/* The file's contents as DATA chunks read straight into the batch. */
+/* The file's contents as DATA chunks read straight into the batch: one
+ * readv fills every chunk slot left in it, each behind room for its header. */
 static int send_contents(adbc_sync *s, sync_job *j, int fd, const char *local)
 {
+    const size_t slot = ADBC_SYNC_HDR + ADBC_SYNC_DATA_MAX;
     for (;;) {
         int rc = chunk_room(s, j);
         if (rc < 0)
             return rc;
-        uint8_t *dst = s->tx + s->tx_len + ADBC_SYNC_HDR;
-        ssize_t n = read(fd, dst, ADBC_SYNC_DATA_MAX);
+        struct iovec iov[SYNC_TX_CAP / (ADBC_SYNC_HDR + ADBC_SYNC_DATA_MAX)];
+        int slots = 0;
+        for (size_t at = s->tx_len; SYNC_TX_CAP - at >= slot; at += slot) {
+            iov[slots].iov_base = s->tx + at + ADBC_SYNC_HDR;
+            iov[slots].iov_len = ADBC_SYNC_DATA_MAX;
+            slots++;
+        }
+        ssize_t n = readv(fd, iov, slots);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0) {
@@ -127,8 +136,13 @@ static int send_contents(adbc_sync *s, sync_job *j, int fd, const char *local)
         }
         if (n == 0)
             return 0;
-        adbc_sync_put_hdr(s->tx + s->tx_len, ADBC_SYNC_DATA, (uint32_t)n);
-        s->tx_len += ADBC_SYNC_HDR + (size_t)n;
+        /* readv fills the slots in order: full chunks, then the rest */
+        for (size_t left = (size_t)n; left > 0;) {
+            size_t k = left < ADBC_SYNC_DATA_MAX ? left : ADBC_SYNC_DATA_MAX;
+            adbc_sync_put_hdr(s->tx + s->tx_len, ADBC_SYNC_DATA, (uint32_t)k);
+            s->tx_len += ADBC_SYNC_HDR + k;
+            left -= k;
+        }
         j->p.file_bytes += (uint64_t)n;
         j->p.bytes += (uint64_t)n;
         j->res.bytes += (uint64_t)n;
