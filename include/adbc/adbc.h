@@ -17,6 +17,8 @@
 #include "adbc/shell.h"
 #include "adbc/ui.h"
 #include "adbc/act.h"
+#include "adbc/usb.h"
+#include "adbc/devices.h"
 
 #define ADBC_VERSION_STRING "0.1.0"
 

@@ -214,11 +214,14 @@ static void *reader_main(void *arg)
             break;
         }
         if (n < 0) {
+            /* The transport's own message says what happened. */
             char msg[512];
-            if (n == ADBC_ECLOSED)
-                snprintf(msg, sizeof msg, "%s: the device closed the connection", c->t->desc);
+            const char *m = adbc_last_error();
+            if (*m)
+                snprintf(msg, sizeof msg, "%s", m);
             else
-                snprintf(msg, sizeof msg, "%s", adbc_last_error());
+                snprintf(msg, sizeof msg, "%s: the connection ended (%s)", c->t->desc,
+                         adbc_strerror(n));
             adbc_conn_set_error(c, n, msg);
             pthread_mutex_unlock(&c->mu);
             break;

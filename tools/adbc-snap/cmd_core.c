@@ -2,6 +2,7 @@
 #include "snap.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,14 +76,24 @@ static int cmd_info(snap_ctx *ctx, int argc, char **argv)
 struct pump {
     adbc_shell *sh;
     int timeout_ms;
+    _Atomic int done; /* the command ended: stop forwarding */
 };
 
-/* Forward our stdin to the command until EOF, then close its stdin. */
+/* Forward our stdin to the command until EOF, then close its stdin. Polls
+ * so it can stop (and be joined) when the command ends first. */
 static void *stdin_pump(void *arg)
 {
     struct pump *p = arg;
     char buf[65536];
     for (;;) {
+        struct pollfd pf = {.fd = 0, .events = POLLIN};
+        int pr = poll(&pf, 1, 100);
+        if (p->done)
+            return NULL;
+        if (pr < 0 && errno == EINTR)
+            continue;
+        if (pr == 0)
+            continue;
         ssize_t n = read(0, buf, sizeof buf);
         if (n < 0 && errno == EINTR)
             continue;
@@ -121,7 +132,7 @@ static int run_stream(snap_ctx *ctx, const char *cmd, adbc_shell_mode mode, int 
     if (rc < 0)
         return snap_fail(cmd, rc);
     pthread_t th;
-    struct pump p = {sh, ctx->timeout_ms};
+    struct pump p = {sh, ctx->timeout_ms, 0};
     int pumping = forward_stdin && adbc_shell_is_v2(sh) && !isatty(0) &&
                   pthread_create(&th, NULL, stdin_pump, &p) == 0;
     if (!pumping && adbc_shell_is_v2(sh))
@@ -147,10 +158,11 @@ static int run_stream(snap_ctx *ctx, const char *cmd, adbc_shell_mode mode, int 
             break;
         }
     }
-    if (pumping)
-        pthread_detach(th); /* it may be blocked in read(0); the process exits */
-    else
-        adbc_shell_free(sh);
+    if (pumping) {
+        p.done = 1;
+        pthread_join(th, NULL);
+    }
+    adbc_shell_free(sh);
     return status;
 }
 
