@@ -25,9 +25,13 @@ static void note_error(adbc_device_entry *e, int rc)
              *adbc_last_error() ? adbc_last_error() : adbc_strerror(rc));
 }
 
+/* Copy into a fixed field, cutting what does not fit (fields are labels). */
 static void copy_str(char *dst, size_t len, const char *src)
 {
-    snprintf(dst, len, "%s", src ? src : "");
+    size_t n = src ? strnlen(src, len - 1) : 0;
+    if (n)
+        memcpy(dst, src, n);
+    dst[n] = '\0';
 }
 
 /* Run the handshake on t (taken) and record what it shows. */

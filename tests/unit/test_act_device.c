@@ -300,8 +300,8 @@ static int shot_matches(uint32_t w, uint32_t h, size_t header)
     size_t plen = 0;
     int ok = 0;
     if (adbc_screenshot(&png, &plen, dev.conn, ADBC_SHOT_RAW, 15000) == 0) {
-        uint32_t pw, ph;
-        int chans;
+        uint32_t pw = 0, ph = 0;
+        int chans = 0;
         if (tpng_decode(png, plen, &pw, &ph, &chans, &pix) == 0 && pw == w && ph == h &&
             chans == 3) {
             ok = 1;

@@ -153,8 +153,8 @@ static int round_trip(uint32_t w, uint32_t h, uint32_t fmt, size_t header, int o
         bad = 2;
         goto out;
     }
-    uint32_t pw, ph;
-    int chans;
+    uint32_t pw = 0, ph = 0;
+    int chans = 0;
     int rc = tpng_decode(png, plen, &pw, &ph, &chans, &pix);
     if (rc != 0 || pw != w || ph != h) {
         fprintf(stderr, "  decode %d, %ux%u\n", rc, pw, ph);

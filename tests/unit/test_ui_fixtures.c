@@ -124,7 +124,7 @@ TEST(all_dumps_match_expected_text_and_refs)
     int bad = 0;
     for (size_t i = 0; i < n; i++) {
         char path[4400];
-        snprintf(path, sizeof path, "%s/%s.xml", dir, names[i]);
+        CHECK(snprintf(path, sizeof path, "%.4096s/%.127s.xml", dir, names[i]) < (int)sizeof path);
         adbc_ui_snap *s = NULL;
         int rc = adbc_ui_snap_load(&s, path);
         if (rc != 0) {
