@@ -449,6 +449,68 @@ TEST(push_tree_is_pipelined)
     rm_rf(tmpdir);
 }
 
+/* A device whose file system has no symlinks (FAT-like /sdcard) refuses the
+ * link: its target's contents go instead. */
+static int no_links_hook(fdev *d, const adbc_sync_event *ev)
+{
+    size_t plen;
+    uint32_t mode;
+    if (ev->id != ADBC_SYNC_SEND ||
+        adbc_sync_parse_send_spec(ev->text, ev->text_len, &plen, &mode) != 0 || !S_ISLNK(mode))
+        return 0;
+    d->sending = 1;
+    d->send_failed = 1;
+    fd_fail(d, "symlink failed: Operation not permitted");
+    return 1;
+}
+
+TEST(links_as_contents_where_the_device_has_none)
+{
+    mk_tmp();
+    static fdev d;
+    memset(&d, 0, sizeof d);
+    adbc_conn *c;
+    CHECK_EQ_INT(fd_start(&d, NULL, &c), 0);
+    d.hook = no_links_hook;
+    mkdir(tpath("t"), 0755);
+    CHECK_EQ_INT(write_file(tpath("t/real"), "target!", 7, 0644, 50), 0);
+    CHECK_EQ_INT(symlink("real", tpath("t/link")), 0);
+    CHECK_EQ_INT(write_file(tpath("t/zafter"), "after", 5, 0644, 60), 0);
+    adbc_sync *s;
+    CHECK_EQ_INT(adbc_sync_open(&s, c, TMO), 0);
+    adbc_sync_result r;
+    CHECK_EQ_INT(adbc_sync_push(s, tpath("t"), "/sdcard/t", NULL, &r, TMO), 0);
+    CHECK_EQ_INT(r.files, 3);
+    pthread_mutex_lock(&d.mu);
+    const mfile *l = fd_find(&d, "/sdcard/t/link");
+    CHECK(l && S_ISREG(l->mode) && l->len == 7 && memcmp(l->data, "target!", 7) == 0);
+    const mfile *z = fd_find(&d, "/sdcard/t/zafter");
+    CHECK(z && z->len == 5);
+    CHECK_EQ_INT(d.sync_opens, 2); /* the FAIL ended the first session */
+    pthread_mutex_unlock(&d.mu);
+    /* with ADBC_SYNC_FOLLOW_LINKS no link is even tried */
+    d.hook = NULL;
+    adbc_sync_opts o;
+    adbc_sync_opts_init(&o);
+    o.flags = ADBC_SYNC_FOLLOW_LINKS;
+    CHECK_EQ_INT(adbc_sync_push(s, tpath("t/link"), "/data/l2", &o, &r, TMO), 0);
+    pthread_mutex_lock(&d.mu);
+    const mfile *l2 = fd_find(&d, "/data/l2");
+    CHECK(l2 && S_ISREG(l2->mode) && l2->len == 7);
+    CHECK_EQ_INT(d.sync_opens, 2);
+    pthread_mutex_unlock(&d.mu);
+    /* without it, a single link goes as a link */
+    CHECK_EQ_INT(adbc_sync_push(s, tpath("t/link"), "/data/l3", NULL, &r, TMO), 0);
+    pthread_mutex_lock(&d.mu);
+    const mfile *l3 = fd_find(&d, "/data/l3");
+    CHECK(l3 && S_ISLNK(l3->mode));
+    CHECK_STR(l3->link, "real");
+    pthread_mutex_unlock(&d.mu);
+    adbc_sync_close(s);
+    fd_stop(&d, c);
+    rm_rf(tmpdir);
+}
+
 TEST(push_tree_without_fixed_push_mkdir)
 {
     mk_tmp();
@@ -922,6 +984,7 @@ int main(void)
     RUN(push_bytes_on_the_wire);
     RUN(push_fail_names_path_and_device_message);
     RUN(push_tree_is_pipelined);
+    RUN(links_as_contents_where_the_device_has_none);
     RUN(push_tree_without_fixed_push_mkdir);
     RUN(pull_file_atomic_with_attrs);
     RUN(pull_tree_follows_links_and_stops_loops);
