@@ -610,7 +610,7 @@ int main(int argc, char **argv)
         ins[nin].xml = slurp(path, &ins[nin].len);
         if (!ins[nin].xml)
             continue;
-        snprintf(ins[nin].name, sizeof ins[nin].name, "%s", e->d_name);
+        snprintf(ins[nin].name, sizeof ins[nin].name, "%.127s", e->d_name);
         nin++;
     }
     closedir(dd);
