@@ -284,6 +284,11 @@ int adbc_run(adbc_conn *c, adbc_shell_mode mode, const char *command, const void
         rc = adbc_shell_write(sh, stdin_data, stdin_len, adbc_remaining(deadline));
     if (rc == 0 && sh->v2)
         rc = adbc_shell_close_stdin(sh, adbc_remaining(deadline));
+    /* A quick command may finish and the device close the stream before
+     * our stdin reaches it: its output and exit status are already here,
+     * so read them rather than fail. A lost connection still fails below. */
+    if (rc == ADBC_ECLOSED && adbc_conn_status(c) == 0)
+        rc = 0;
     size_t ocap = 0, ecap = 0;
     uint8_t *chunk = rc == 0 ? adbc_malloc(RX_BUF) : NULL;
     if (rc == 0 && !chunk)
