@@ -48,5 +48,6 @@ extern const snap_cmd snap_cmds_core[];
 extern const snap_cmd snap_cmds_sync[];
 extern const snap_cmd snap_cmds_devices[];
 extern const snap_cmd snap_cmds_ui[], snap_cmds_act[];
+extern const snap_cmd snap_cmds_pair[];
 
 #endif
