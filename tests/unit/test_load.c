@@ -85,7 +85,13 @@ TEST(sequential_connections)
     printf("  1000 sequential connections in %lld ms; RSS after 100: %ld KiB, after 1000: %ld KiB, "
            "peak %ld KiB\n",
            (long long)(adbc_now_ms_test() - t0), start, end, peak_kb());
+#if defined(__SANITIZE_ADDRESS__)
+    /* ASan keeps freed memory in quarantine, so RSS grows by design there;
+     * leaks are LeakSanitizer's to find in that build. */
+    (void)end;
+#else
     CHECK(end <= start + 4096);
+#endif
 }
 
 static void *conn_thread(void *arg)
