@@ -21,6 +21,11 @@ DEV_BANNER = b"device::ro.product.name=sdk_gphone64;ro.product.model=sdk_gphone6
 HOST_BANNER = b"host::features=shell_v2,cmd,stat_v2,ls_v2,fixed_push_mkdir,delayed_ack\0"
 
 def put(harness, name, data):
+    if harness == "pair":
+        put1("pair_machine", name, data)
+    put1(harness, name, data)
+
+def put1(harness, name, data):
     d = os.path.join(out, harness)
     os.makedirs(d, exist_ok=True)
     with open(os.path.join(d, "seed-" + name), "wb") as f:
