@@ -158,6 +158,9 @@ static void cb_closed(void *user, uint32_t id, int reason)
     if (st) {
         st->closed = 1;
         st->close_reason = reason;
+        /* A CLSE processed after the connection failed (say, stream data was
+         * dropped for lack of memory) must not read as a clean end. */
+        st->torn = c->status != 0;
     }
     pthread_cond_broadcast(&c->cond);
 }
@@ -584,7 +587,7 @@ ssize_t adbc_stream_read(adbc_stream *st, void *buf, size_t len, int timeout_ms)
             rc = (ssize_t)n;
             break;
         }
-        if (st->closed) {
+        if (st->closed && !st->torn) {
             rc = 0;
             break;
         }
@@ -631,12 +634,12 @@ int adbc_stream_write(adbc_stream *st, const void *buf, size_t len, int timeout_
      * size of a transfer, even when the device grants a huge window. */
     size_t high_water = 2 * (size_t)adbc_session_max_payload(c->s) + 64 * 1024;
     while (len > 0) {
-        if (st->closed) {
-            rc = adbc_fail(ADBC_ECLOSED, "the device closed the stream");
-            break;
-        }
         if (c->status) {
             rc = adbc_conn_raise(c);
+            break;
+        }
+        if (st->closed) {
+            rc = adbc_fail(ADBC_ECLOSED, "the device closed the stream");
             break;
         }
         size_t queued = adbc_session_send_queued(c->s);

@@ -13,6 +13,7 @@ struct adbc_stream {
     uint32_t id;
     int ready;   /* the device accepted the OPEN */
     int closed;  /* the device closed it (or refused: close_reason) */
+    int torn;    /* it closed after the connection had failed: data may be missing */
     int close_reason;
     uint8_t *buf; /* received, not yet read: buf[head .. head+len) */
     size_t cap, head, len;
