@@ -84,8 +84,9 @@ int adbc_stream_read_full(adbc_stream *s, void *buf, size_t len, int timeout_ms)
  * call. */
 int adbc_stream_write(adbc_stream *s, const void *buf, size_t len, int timeout_ms);
 
-/* Wait until everything written so far has been acknowledged by the peer
- * (its window is fully open again). */
+/* Wait until everything queued on the connection so far has been handed to
+ * the transport (not for the peer's acknowledgement). Paces a writer that
+ * wants little in flight. */
 int adbc_stream_flush(adbc_stream *s, int timeout_ms);
 
 /* Close the stream (CLSE) and free the handle. Data the peer still sends is

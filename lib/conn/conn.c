@@ -581,8 +581,12 @@ ssize_t adbc_stream_read(adbc_stream *st, void *buf, size_t len, int timeout_ms)
             st->len -= n;
             if (st->len == 0)
                 st->head = 0;
-            if (!st->closed)
-                adbc_session_consume(c->s, st->id, n);
+            /* Returning credit can fail only for lack of memory; the window
+             * would then never reopen, so fail the connection instead of
+             * letting the transfer stall until its timeout. */
+            if (!st->closed && adbc_session_consume(c->s, st->id, n) < 0)
+                adbc_conn_set_error(c, ADBC_ENOMEM,
+                                    "out of memory acknowledging received data");
             adbc_conn_kick(c);
             rc = (ssize_t)n;
             break;
