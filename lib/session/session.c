@@ -423,6 +423,19 @@ int adbc_session_recv(adbc_session *s, const uint8_t *data, size_t len)
                     return (int)(total - len);
                 continue;
             }
+            /* A WRTE payload that spans reads is handed to on_data piece by
+             * piece instead of being reassembled first: one copy less on
+             * every large transfer. Only possible when no data check has to
+             * be verified over the whole payload first. */
+            if (s->cur.command == ADBC_A_WRTE && s->state == ADBC_SESSION_ONLINE &&
+                s->version >= ADBC_VERSION_SKIP_CHECKSUM) {
+                int rc = adbc_wrte_begin(s, &s->cur, &s->deliver);
+                if (rc < 0)
+                    return adbc_fail_keep(rc);
+                s->plen = 0;
+                s->in_payload = 2;
+                continue;
+            }
             if (s->pcap < dl) {
                 uint8_t *nb = adbc_realloc(s->pbuf, dl);
                 if (!nb)
@@ -436,6 +449,16 @@ int adbc_session_recv(adbc_session *s, const uint8_t *data, size_t len)
         }
         size_t need = s->cur.data_length - s->plen;
         size_t take = need < len ? need : len;
+        if (s->in_payload == 2) {
+            if (s->deliver && s->cb.on_data)
+                s->cb.on_data(s->user, s->cur.arg1, data, take);
+            s->plen += take;
+            data += take;
+            len -= take;
+            if (s->plen == s->cur.data_length)
+                s->in_payload = 0;
+            continue;
+        }
         memcpy(s->pbuf + s->plen, data, take);
         s->plen += take;
         data += take;

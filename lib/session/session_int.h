@@ -55,7 +55,9 @@ struct adbc_session {
     uint8_t hdrbuf[ADBC_HEADER_SIZE];
     size_t hdrlen;
     adbc_header cur;
-    int in_payload;
+    int in_payload;       /* 1: reassembling cur's payload in pbuf; 2: streaming a
+                             WRTE payload straight to on_data as it arrives */
+    int deliver;          /* streaming: hand the bytes to on_data */
     uint8_t *pbuf;
     size_t pcap, plen;
 
@@ -97,6 +99,10 @@ void adbc_stream_remove(adbc_session *s, uint32_t local);
 int adbc_handle_open(adbc_session *s, const adbc_header *h, const uint8_t *data);
 int adbc_handle_okay(adbc_session *s, const adbc_header *h, const uint8_t *data);
 int adbc_handle_wrte(adbc_session *s, const adbc_header *h, const uint8_t *data);
+/* Check a WRTE header and account for its bytes before its payload has
+ * arrived; *deliver says whether the payload goes to on_data (0: a stream
+ * we closed, or an empty packet already acknowledged). */
+int adbc_wrte_begin(adbc_session *s, const adbc_header *h, int *deliver);
 int adbc_handle_clse(adbc_session *s, const adbc_header *h);
 
 #endif

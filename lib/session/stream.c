@@ -165,8 +165,9 @@ int adbc_handle_okay(adbc_session *s, const adbc_header *h, const uint8_t *data)
     return 0;
 }
 
-int adbc_handle_wrte(adbc_session *s, const adbc_header *h, const uint8_t *data)
+int adbc_wrte_begin(adbc_session *s, const adbc_header *h, int *deliver)
 {
+    *deliver = 0;
     adbc_sstream *st = adbc_stream_find(s, h->arg1);
     if (!st) {
         if (!was_ours(s, h->arg1))
@@ -200,8 +201,18 @@ int adbc_handle_wrte(adbc_session *s, const adbc_header *h, const uint8_t *data)
     if (h->data_length == 0)
         return adbc_sq_push(s, ADBC_A_OKAY, st->local, st->remote, (const uint8_t *)"\0\0\0\0",
                             s->delayed_ack ? 4 : 0);
-    if (s->cb.on_data)
-        s->cb.on_data(s->user, st->local, data, h->data_length);
+    *deliver = 1;
+    return 0;
+}
+
+int adbc_handle_wrte(adbc_session *s, const adbc_header *h, const uint8_t *data)
+{
+    int deliver;
+    int rc = adbc_wrte_begin(s, h, &deliver);
+    if (rc < 0)
+        return rc;
+    if (deliver && s->cb.on_data)
+        s->cb.on_data(s->user, h->arg1, data, h->data_length);
     return 0;
 }
 

@@ -208,6 +208,7 @@ typedef struct hpeer {
     adbc_session *s;
     char log[16384]; /* one line per event */
     size_t loglen;
+    size_t last_data_at; /* offset of the last "data" line */
 
     /* host auth */
     unsigned nkeys;      /* keys auth_sign knows: 0 .. nkeys-1 */
@@ -343,7 +344,21 @@ static inline void hcb_data(void *u, uint32_t id, const uint8_t *data, size_t le
     hpeer *p = u;
     if (id < H_MAX_STREAMS)
         hbuf_put(&p->rx[id], data, len);
-    h_log(p, "data %u %zu\n", id, len);
+    /* Stream data is a byte stream: the engine may hand a WRTE payload over
+     * in pieces (as it arrives), so consecutive data events of one stream
+     * are logged as one. */
+    size_t prev = p->last_data_at, total = len;
+    unsigned pid;
+    size_t plen;
+    if (p->loglen > 0 && prev < p->loglen &&
+        sscanf(p->log + prev, "data %u %zu\n", &pid, &plen) == 2 && pid == id &&
+        strchr(p->log + prev, '\n') == p->log + p->loglen - 1) {
+        p->loglen = prev;
+        p->log[prev] = '\0';
+        total += plen;
+    }
+    p->last_data_at = p->loglen;
+    h_log(p, "data %u %zu\n", id, total);
     if (p->auto_consume)
         adbc_session_consume(p->s, id, len);
 }
