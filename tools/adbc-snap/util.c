@@ -30,6 +30,9 @@ int snap_connect(snap_ctx *ctx, adbc_conn **out)
     o.on_auth_prompt = on_prompt;
     if (ctx->timeout_ms < o.connect_timeout_ms)
         o.connect_timeout_ms = ctx->timeout_ms;
+    /* --timeout also bounds the wait for the user at the key prompt. */
+    if (ctx->timeout_ms < o.auth_timeout_ms)
+        o.auth_timeout_ms = ctx->timeout_ms;
     int rc = addr ? adbc_connect(&ctx->conn, addr, &o)
                   : adbc_device_connect(&ctx->conn, ctx->serial, &o);
     if (rc == ADBC_ENOTFOUND && !addr && !ctx->serial) {
