@@ -1260,7 +1260,7 @@ static void random_packet(hbuf *b)
     uint32_t cmd = rnd() % 10 == 0 ? rnd() : cmds[rnd() % 8];
     uint32_t a0 = rnd() % 4 == 0 ? rnd() : rnd() % 4;
     uint32_t a1 = rnd() % 4 == 0 ? rnd() : rnd() % 4;
-    uint8_t data[64];
+    uint8_t data[64] = {0}; /* n may be raised to 4 or 20 below */
     size_t n = rnd() % 3 == 0 ? 0 : rnd() % sizeof data;
     for (size_t i = 0; i < n; i++)
         data[i] = (uint8_t)rnd();

@@ -7,6 +7,7 @@
 #include "t.h"
 
 #include <pthread.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <time.h>
 
@@ -58,6 +59,7 @@ static int pump_until(adbc_session *s, adbc_transport *t, adbc_session_state wan
 
 typedef struct device {
     adbc_transport *t;
+    int fd; /* the socket under t, to see what is waiting */
     const char *allow;
     size_t preread;
     int rc_tls, rc;
@@ -83,16 +85,29 @@ static void *device_main(void *arg)
     d->rc = adbc_session_new(&s, &cfg, &cb, d);
     if (d->rc)
         return NULL;
-    /* Read the host's CNXN, answer STLS. */
+    /* Read the host's CNXN (it may come in pieces), answer STLS. */
     uint8_t buf[65536];
-    int n = d->t->ops->read(d->t, buf, sizeof buf, 5000);
-    if (n < 0 || adbc_session_recv(s, buf, (size_t)n) < 0 || send_all(s, d->t)) {
+    while (adbc_session_send_queued(s) == 0) {
+        int n = d->t->ops->read(d->t, buf, sizeof buf, 5000);
+        if (n < 0 || adbc_session_recv(s, buf, (size_t)n) < 0) {
+            d->rc = -100;
+            goto out;
+        }
+    }
+    if (send_all(s, d->t)) {
         d->rc = -100;
         goto out;
     }
-    /* Let the host's STLS and its ClientHello pile up, so one read gets both. */
-    struct timespec ts = {0, 200 * 1000 * 1000};
-    nanosleep(&ts, NULL);
+    /* Let the host's STLS and its ClientHello pile up, so one read gets both:
+     * wait (120 s at most: TLS set-up is slow under valgrind) until more than the 24-byte
+     * STLS packet is waiting on the socket. */
+    for (int i = 0; i < 12000; i++) {
+        int avail = 0;
+        if (ioctl(d->fd, FIONREAD, &avail) == 0 && avail > 24)
+            break;
+        struct timespec ts = {0, 10 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
     static uint8_t rest[65536];
     size_t rest_len = 0;
     d->rc = pump_until(s, d->t, ADBC_SESSION_TLS, rest, &rest_len);
@@ -133,7 +148,7 @@ TEST(stls_upgrade_end_to_end)
     CHECK_EQ_INT(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
     CHECK_EQ_INT(adbc_transport_fd(&ht, sv[0], 1), 0);
     CHECK_EQ_INT(adbc_transport_fd(&dt, sv[1], 1), 0);
-    device d = {.t = dt, .allow = fp_key};
+    device d = {.t = dt, .fd = sv[1], .allow = fp_key};
     pthread_t th;
     pthread_create(&th, NULL, device_main, &d);
 
@@ -163,7 +178,7 @@ TEST(unpaired_host_reads_enotpaired)
     CHECK_EQ_INT(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
     CHECK_EQ_INT(adbc_transport_fd(&ht, sv[0], 1), 0);
     CHECK_EQ_INT(adbc_transport_fd(&dt, sv[1], 1), 0);
-    device d = {.t = dt, .allow = NULL};
+    device d = {.t = dt, .fd = sv[1], .allow = NULL};
     pthread_t th;
     pthread_create(&th, NULL, device_main, &d);
     adbc_session *hs = NULL;
