@@ -172,7 +172,6 @@ TEST(damaged_files_are_refused)
     }
     free(m);
     /* Extra bytes after the check line. */
-    memcpy(bad + 0, bad, 0);
     char *longer = malloc(n + 2);
     memcpy(longer, good, n);
     memcpy(longer + n, "x\n", 2);
@@ -180,7 +179,8 @@ TEST(damaged_files_are_refused)
     CHECK_EQ_INT(adbc_ui_reftab_load(&t, bad), ADBC_EFORMAT);
     free(longer);
     /* Another format version: named in the message. */
-    char *v2 = strdup(good);
+    char *v2 = malloc(n); /* good is n bytes, not NUL-terminated */
+    memcpy(v2, good, n);
     v2[12] = '7';
     spit(bad, v2, n);
     CHECK_EQ_INT(adbc_ui_reftab_load(&t, bad), ADBC_EFORMAT);
