@@ -13,6 +13,8 @@
 #include "hostile_peer.h"
 #include "t.h"
 
+#include <time.h>
+
 #define CONNECT_MS 1500
 #define IO_MS 2000
 #define MARGIN_MS 1000
@@ -245,6 +247,9 @@ static void s_stream(hostile *h)
 
 /* Open a stream through the peer, then read from it: the read must fail
  * with code within IO_MS (+ margin). */
+/* Milliseconds to leave a freshly opened stream unread (0: read at once). */
+static int g_read_delay_ms;
+
 static void stream_case(const char *what, after_open fn, int code, int fail_at_open)
 {
     hostile h;
@@ -260,6 +265,12 @@ static void stream_case(const char *what, after_open fn, int code, int fail_at_o
     adbc_stream *s = NULL;
     int64_t t0 = hp_now_ms();
     rc = adbc_stream_open(&s, c, "shell,v2,raw:echo", IO_MS);
+    if (rc == 0 && g_read_delay_ms > 0) {
+        /* Let the peer's burst arrive unread: reading while it arrives
+         * returns credit and keeps the overflow from happening. */
+        struct timespec ts = {0, (long)g_read_delay_ms * 1000000L};
+        nanosleep(&ts, NULL);
+    }
     if (rc == 0) {
         char buf[65536];
         ssize_t r;
@@ -381,7 +392,9 @@ TEST(stream_second_okay) { stream_case("second OKAY, other id", a_second_okay, A
 TEST(stream_beyond_window)
 {
     g_banner = HP_BANNER ",delayed_ack";
+    g_read_delay_ms = 300;
     stream_case("WRTE beyond the window", a_beyond_window, ADBC_EPROTO, 0);
+    g_read_delay_ms = 0;
     g_banner = HP_BANNER;
 }
 
