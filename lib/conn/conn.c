@@ -15,6 +15,9 @@
 #include <time.h>
 
 #define READ_CHUNK (256 * 1024)
+/* adbc_stream_read_swap trades buffers from this much buffered data on;
+ * below it a copy costs less than the caller's buffer growing again. */
+#define STREAM_SWAP_MIN (64 * 1024)
 
 void adbc_conn_opts_init(adbc_conn_opts *o)
 {
@@ -563,6 +566,33 @@ static int orphaned(void)
     return adbc_fail(ADBC_ECLOSED, "the stream's connection was closed");
 }
 
+/* Lock held: wait until the stream has data (1), ended cleanly (0), or the
+ * connection failed or the deadline passed (an error, raised). */
+static int wait_readable(adbc_conn *c, adbc_stream *st, int64_t deadline, int timeout_ms)
+{
+    for (;;) {
+        if (st->len > 0)
+            return 1;
+        if (st->closed && !st->torn)
+            return 0;
+        if (c->status)
+            return adbc_conn_raise(c);
+        if (wait_until(c, &c->cond, deadline) == ADBC_ETIMEDOUT)
+            return adbc_fail(ADBC_ETIMEDOUT, "no data from the device within %d ms", timeout_ms);
+    }
+}
+
+/* Lock held: n bytes left the stream's buffer; return their credit. */
+static void taken(adbc_conn *c, adbc_stream *st, size_t n)
+{
+    /* Returning credit can fail only for lack of memory; the window would
+     * then never reopen, so fail the connection instead of letting the
+     * transfer stall until its timeout. */
+    if (!st->closed && adbc_session_consume(c->s, st->id, n) < 0)
+        adbc_conn_set_error(c, ADBC_ENOMEM, "out of memory acknowledging received data");
+    adbc_conn_kick(c);
+}
+
 ssize_t adbc_stream_read(adbc_stream *st, void *buf, size_t len, int timeout_ms)
 {
     adbc_conn *c = st->c;
@@ -572,37 +602,49 @@ ssize_t adbc_stream_read(adbc_stream *st, void *buf, size_t len, int timeout_ms)
         return 0;
     int64_t deadline = adbc_deadline(timeout_ms);
     pthread_mutex_lock(&c->mu);
-    ssize_t rc;
-    for (;;) {
-        if (st->len > 0) {
-            size_t n = st->len < len ? st->len : len;
-            memcpy(buf, st->buf + st->head, n);
-            st->head += n;
-            st->len -= n;
-            if (st->len == 0)
-                st->head = 0;
-            /* Returning credit can fail only for lack of memory; the window
-             * would then never reopen, so fail the connection instead of
-             * letting the transfer stall until its timeout. */
-            if (!st->closed && adbc_session_consume(c->s, st->id, n) < 0)
-                adbc_conn_set_error(c, ADBC_ENOMEM,
-                                    "out of memory acknowledging received data");
-            adbc_conn_kick(c);
-            rc = (ssize_t)n;
-            break;
+    ssize_t rc = wait_readable(c, st, deadline, timeout_ms);
+    if (rc > 0) {
+        size_t n = st->len < len ? st->len : len;
+        memcpy(buf, st->buf + st->head, n);
+        st->head += n;
+        st->len -= n;
+        if (st->len == 0)
+            st->head = 0;
+        taken(c, st, n);
+        rc = (ssize_t)n;
+    }
+    pthread_mutex_unlock(&c->mu);
+    return rc;
+}
+
+ssize_t adbc_stream_read_swap(adbc_stream *st, uint8_t **buf, size_t *cap, size_t *off,
+                              int timeout_ms)
+{
+    adbc_conn *c = st->c;
+    *off = 0;
+    if (!c)
+        return orphaned();
+    int64_t deadline = adbc_deadline(timeout_ms);
+    pthread_mutex_lock(&c->mu);
+    ssize_t rc = wait_readable(c, st, deadline, timeout_ms);
+    if (rc > 0) {
+        size_t n = st->len;
+        if (n >= STREAM_SWAP_MIN || n > *cap) {
+            /* Trade buffers: the caller's (empty) one takes the stream's
+             * next data, and the stream's, full, goes to the caller. */
+            uint8_t *mine = st->buf;
+            size_t mine_cap = st->cap;
+            st->buf = *buf;
+            st->cap = *cap;
+            *buf = mine;
+            *cap = mine_cap;
+            *off = st->head;
+        } else {
+            memcpy(*buf, st->buf + st->head, n);
         }
-        if (st->closed && !st->torn) {
-            rc = 0;
-            break;
-        }
-        if (c->status) {
-            rc = adbc_conn_raise(c);
-            break;
-        }
-        if (wait_until(c, &c->cond, deadline) == ADBC_ETIMEDOUT) {
-            rc = adbc_fail(ADBC_ETIMEDOUT, "no data from the device within %d ms", timeout_ms);
-            break;
-        }
+        st->head = st->len = 0;
+        taken(c, st, n);
+        rc = (ssize_t)n;
     }
     pthread_mutex_unlock(&c->mu);
     return rc;

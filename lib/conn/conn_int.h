@@ -41,6 +41,16 @@ struct adbc_conn {
     adbc_conn_opts opts;
 };
 
+/* Read everything buffered on the stream (waiting as adbc_stream_read
+ * does) without copying it when there is much: *buf, of *cap bytes and
+ * allocated with adbc_malloc, is handed to the stream for its next data and
+ * the stream's own buffer comes back in its place, with *cap updated. The
+ * bytes read are (*buf)[*off .. *off + n) for a return of n > 0; 0 is the
+ * stream's clean end and a negative value an error, as for
+ * adbc_stream_read. The caller owns and frees whatever *buf holds. */
+ssize_t adbc_stream_read_swap(adbc_stream *st, uint8_t **buf, size_t *cap, size_t *off,
+                              int timeout_ms);
+
 /* Lock held: end the connection with an error (first one wins). */
 void adbc_conn_set_error(adbc_conn *c, int code, const char *msg);
 

@@ -39,6 +39,7 @@ int adbc_sync_open(adbc_sync **out, adbc_conn *c, int timeout_ms)
         return adbc_fail(ADBC_ENOMEM, "out of memory opening a sync session");
     s->c = c;
     s->rx = adbc_malloc(SYNC_RX_CAP);
+    s->rx_cap = SYNC_RX_CAP;
     s->tx = adbc_malloc(SYNC_TX_CAP);
     if (!s->rx || !s->tx) {
         adbc_sync_close(s);
@@ -261,9 +262,12 @@ static int next_event(adbc_sync *s, adbc_sync_event *ev, int timeout_ms, int may
         }
         if (!may_read)
             return 0;
-        s->rx_off = 0;
-        ssize_t n = adbc_stream_read(s->st, s->rx, SYNC_RX_CAP, timeout_ms);
+        /* Pulled file data is read without a copy: the stream hands over
+         * its buffer, and the DATA in it goes from there to the file. */
+        size_t off;
+        ssize_t n = adbc_stream_read_swap(s->st, &s->rx, &s->rx_cap, &off, timeout_ms);
         if (n > 0) {
+            s->rx_off = off;
             s->rx_len = (size_t)n;
             continue;
         }

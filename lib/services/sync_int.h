@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include "adbc/sync.h"
+#include "conn/conn_int.h"
 #include "core/internal.h"
 #include "services/sync_proto.h"
 
@@ -34,8 +35,8 @@ struct adbc_sync {
     adbc_stream *st;        /* NULL once the session ended: reopened on demand */
     int stat_v2, ls_v2, mkdir_fixed;
     adbc_sync_rdec dec;
-    uint8_t *rx;
-    size_t rx_off, rx_len;
+    uint8_t *rx;            /* traded with the stream's buffer by each read */
+    size_t rx_cap, rx_off, rx_len;
     uint8_t *tx;
     size_t tx_len;
     int peer_closed;        /* a write found the stream closed: only reading is left */

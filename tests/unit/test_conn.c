@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "adbc/adbc.h"
+#include "conn/conn_int.h"
 
 typedef struct dev_stream {
     uint32_t id;
@@ -342,6 +343,86 @@ TEST(source_reads_to_eof)
     stop_dev(&d);
 }
 
+/* adbc_stream_read_swap (what a pull reads with): every byte arrives once
+ * and in order whether the buffers are traded or copied, the buffer that
+ * comes back is the caller's to free, and the credit of what was taken is
+ * returned (with a 64 KiB window the transfer would stall otherwise). */
+static void swap_reads(uint32_t window, size_t first_cap, int *traded, int *copied)
+{
+    dev d = {.accept_key = 1};
+    adbc_conn *c = NULL;
+    CHECK_EQ_INT(connect_to(&d, &c, window), 0);
+    adbc_stream *s;
+    CHECK_EQ_INT(adbc_stream_open(&s, c, "source:3000000", 2000), 0);
+    size_t cap = first_cap, got = 0;
+    uint8_t *buf = adbc_malloc(cap);
+    CHECK(buf != NULL);
+    int bad = 0;
+    *traded = *copied = 0;
+    for (;;) {
+        uint8_t *before = buf;
+        size_t off = 12345;
+        ssize_t r = adbc_stream_read_swap(s, &buf, &cap, &off, 5000);
+        CHECK(r >= 0);
+        if (r == 0)
+            break;
+        CHECK(off + (size_t)r <= cap);
+        if (buf == before) {
+            (*copied)++;
+            CHECK_EQ_INT(off, 0);
+        } else {
+            (*traded)++;
+        }
+        for (ssize_t i = 0; i < r; i++)
+            if (buf[off + (size_t)i] != (uint8_t)((got + (size_t)i) * 7 + 3))
+                bad = 1;
+        got += (size_t)r;
+    }
+    CHECK_EQ_INT(got, 3000000);
+    CHECK_EQ_INT(bad, 0);
+    adbc_free(buf);
+    adbc_stream_close(s);
+    adbc_conn_close(c);
+    stop_dev(&d);
+}
+
+TEST(swap_read_trades_buffers)
+{
+    int traded, copied;
+    swap_reads(0, 4096, &traded, &copied);
+    CHECK(traded > 0);
+}
+
+TEST(swap_read_small_window_copies_and_returns_credit)
+{
+    /* with a 16 KiB window no more than 16 KiB + one packet is ever
+     * buffered: under the trade threshold, so it is copied */
+    int traded, copied;
+    swap_reads(16384, 1 << 20, &traded, &copied);
+    CHECK(copied > 0);
+    CHECK_EQ_INT(traded, 0);
+}
+
+TEST(swap_read_reports_end_and_errors)
+{
+    dev d = {.accept_key = 1};
+    adbc_conn *c = NULL;
+    CHECK_EQ_INT(connect_to(&d, &c, 0), 0);
+    adbc_stream *s;
+    CHECK_EQ_INT(adbc_stream_open(&s, c, "sink:", 2000), 0);
+    size_t cap = 4096, off = 7;
+    uint8_t *buf = adbc_malloc(cap);
+    CHECK(buf != NULL);
+    /* nothing comes on a sink: the deadline passes with a message */
+    CHECK_EQ_INT(adbc_stream_read_swap(s, &buf, &cap, &off, 50), ADBC_ETIMEDOUT);
+    CHECK(strstr(adbc_last_error(), "no data from the device") != NULL);
+    CHECK_EQ_INT(cap, 4096);
+    adbc_free(buf);
+    adbc_stream_close(s);
+    adbc_conn_close(c);
+    stop_dev(&d);
+}
+
 /* A stream nobody reads must not stall another stream on the same
  * connection: its data waits in its own buffer, bounded by the window. */
 TEST(unread_stream_does_not_stall_others)
@@ -444,6 +525,9 @@ int main(void)
     RUN(echo_legacy_flow_control);
     RUN(refused_service);
     RUN(source_reads_to_eof);
+    RUN(swap_read_trades_buffers);
+    RUN(swap_read_small_window_copies_and_returns_credit);
+    RUN(swap_read_reports_end_and_errors);
     RUN(unread_stream_does_not_stall_others);
     RUN(streams_from_many_threads);
     RUN(read_timeout_keeps_stream_usable);
