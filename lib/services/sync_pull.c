@@ -9,9 +9,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/falloc.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdint.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -91,6 +94,23 @@ static int receive(adbc_sync *s, sync_job *j, int fd, const char *remote, const 
     }
 }
 
+/* Reserve the file's blocks up front, without changing its size: the file
+ * system then skips its per-write block reservation (ext4 writes about a
+ * quarter faster). Best effort: where it is not supported the writes go on
+ * as before and report what goes wrong themselves. The size comes from the
+ * device, so never more than half of the free space is reserved: a device
+ * that claims a huge file cannot take the disk from other programs. */
+static int preallocate(int fd, uint64_t size)
+{
+    struct statfs fs;
+    if (size == 0 || fstatfs(fd, &fs) != 0)
+        return 0;
+    uint64_t free_bytes = (uint64_t)fs.f_bavail * (uint64_t)fs.f_bsize;
+    if (size > free_bytes / 2 || size > (uint64_t)INT64_MAX)
+        return 0;
+    return fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, (off_t)size) == 0;
+}
+
 /* Mode and mtime from the device, as `adb pull -a` sets them: the mode bits
  * through the umask. Without them the file gets what a new file would. */
 static int set_attrs(sync_job *j, int fd, const adbc_sync_statbuf *st, const char *local)
@@ -136,7 +156,13 @@ int sync_pull_receive(adbc_sync *s, sync_job *j, const char *remote, const char 
         sync_abort(s); /* its reply is on the way: drop the session */
         return rc;
     }
+    int prealloc = preallocate(fd, st->size);
     rc = receive(s, j, fd, remote, local);
+    /* A file that shrank on the device since its stat keeps no blocks
+     * reserved beyond its end: truncating to its own size releases them
+     * (best effort, like the reservation: the bytes are right either way). */
+    if (rc == 0 && prealloc && j->p.file_bytes < st->size)
+        (void)!ftruncate(fd, (off_t)j->p.file_bytes);
     if (rc == 0)
         rc = set_attrs(j, fd, st, local);
     if (close(fd) != 0 && rc == 0)

@@ -583,6 +583,45 @@ TEST(pull_file_atomic_with_attrs)
     rm_rf(tmpdir);
 }
 
+/* The pull reserves the file's blocks from the size the device's stat
+ * gave. A file that is smaller by the time it is read comes out with its
+ * real bytes and no reservation left past its end; a size no disk could
+ * hold (a hostile device) is not reserved at all. */
+TEST(pull_reservation_follows_the_bytes_received)
+{
+    mk_tmp();
+    static fdev d;
+    memset(&d, 0, sizeof d);
+    adbc_conn *c;
+    CHECK_EQ_INT(fd_start(&d, NULL, &c), 0);
+    uint8_t *data = pattern(5000, 3);
+    mfile *m = fd_put(&d, "/sdcard/shrunk", S_IFREG | 0644, data, 5000, 1400000000);
+    m->stat_size = 8u << 20; /* stat: 8 MiB; the read: 5000 bytes */
+    mfile *h = fd_put(&d, "/sdcard/huge", S_IFREG | 0644, data, 5000, 1400000000);
+    h->stat_size = 1ull << 62;
+    adbc_sync *s;
+    CHECK_EQ_INT(adbc_sync_open(&s, c, TMO), 0);
+    const char *names[2] = {"shrunk", "huge"};
+    for (int i = 0; i < 2; i++) {
+        char remote[64];
+        snprintf(remote, sizeof remote, "/sdcard/%s", names[i]);
+        CHECK_EQ_INT(adbc_sync_pull(s, remote, tpath(names[i]), NULL, NULL, TMO), 0);
+        size_t n;
+        uint8_t *got = read_file(tpath(names[i]), &n);
+        CHECK(got && n == 5000 && memcmp(got, data, n) == 0);
+        free(got);
+        struct stat st;
+        CHECK_EQ_INT(stat(tpath(names[i]), &st), 0);
+        CHECK_EQ_INT(st.st_size, 5000);
+        /* what the file holds on disk: its bytes' blocks, not 8 MiB */
+        CHECK((uint64_t)st.st_blocks * 512 < 1u << 20);
+    }
+    free(data);
+    adbc_sync_close(s);
+    fd_stop(&d, c);
+    rm_rf(tmpdir);
+}
+
 TEST(pull_tree_follows_links_and_stops_loops)
 {
     mk_tmp();
@@ -987,6 +1026,7 @@ int main(void)
     RUN(links_as_contents_where_the_device_has_none);
     RUN(push_tree_without_fixed_push_mkdir);
     RUN(pull_file_atomic_with_attrs);
+    RUN(pull_reservation_follows_the_bytes_received);
     RUN(pull_tree_follows_links_and_stops_loops);
     RUN(pull_tree_is_pipelined);
     RUN(malformed_recv_replies_leave_no_file);

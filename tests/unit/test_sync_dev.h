@@ -33,6 +33,8 @@ typedef struct mfile {
     uint64_t ino;
     uint8_t *data;
     size_t len;
+    uint64_t stat_size;     /* nonzero: the size STAT reports (a file that
+                               changes between its stat and its read) */
     char link[256];         /* S_IFLNK: absolute target */
 } mfile;
 
@@ -150,7 +152,7 @@ static adbc_sync_statbuf fd_st(const mfile *m)
 {
     adbc_sync_statbuf st = {0};
     st.mode = m->mode;
-    st.size = S_ISLNK(m->mode) ? strlen(m->link) : m->len;
+    st.size = S_ISLNK(m->mode) ? strlen(m->link) : m->stat_size ? m->stat_size : m->len;
     st.mtime = m->mtime;
     st.atime = m->mtime;
     st.ctime = m->mtime;
