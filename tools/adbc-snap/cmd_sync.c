@@ -154,6 +154,43 @@ static int open_sync(snap_ctx *ctx, adbc_sync **s)
     return 0;
 }
 
+/* Where SRC goes: into an existing directory under its own name, else to
+ * DST itself. malloc'd; NULL when out of memory. */
+static char *target_for(const char *dst, int dst_isdir, const char *src)
+{
+    if (!dst_isdir)
+        return strdup(dst);
+    char *b = base_name(src);
+    char *t = b ? join(dst, b) : NULL;
+    free(b);
+    return t;
+}
+
+/* One push (from a local path) or pull, with the progress bar and adb's
+ * summary line naming LABEL. 0, or -1 once the error is printed. */
+static int transfer(snap_ctx *ctx, adbc_sync *s, int push, const char *from, const char *label,
+                    const char *target, unsigned flags)
+{
+    bar b;
+    bar_init(&b, ctx);
+    adbc_sync_opts o;
+    adbc_sync_opts_init(&o);
+    o.progress = on_progress;
+    o.user = &b;
+    o.flags = flags;
+    adbc_sync_result r;
+    double t0 = now_s();
+    int rc = push ? adbc_sync_push(s, from, target, &o, &r, ctx->timeout_ms)
+                  : adbc_sync_pull(s, from, target, &o, &r, ctx->timeout_ms);
+    bar_clear(&b);
+    if (rc < 0) {
+        snap_fail(push ? "push" : "pull", rc);
+        return -1;
+    }
+    summary(ctx, label, push ? "pushed" : "pulled", &r, now_s() - t0);
+    return 0;
+}
+
 /* ---- push ---- */
 
 static int cmd_push(snap_ctx *ctx, int argc, char **argv)
@@ -210,38 +247,16 @@ static int cmd_push(snap_ctx *ctx, int argc, char **argv)
         struct stat lst;
         if (lstat(src, &lst) == 0 && S_ISLNK(lst.st_mode) && !(flags & ADBC_SYNC_FOLLOW_LINKS))
             real = realpath(src, NULL);
-        /* Into an existing directory a source goes under its own name. */
-        char *target = NULL;
-        if (dst_isdir) {
-            char *b = base_name(src);
-            target = b ? join(dst, b) : NULL;
-            free(b);
-        } else {
-            target = strdup(dst);
-        }
+        char *target = target_for(dst, dst_isdir, src);
         if (!target) {
             fprintf(stderr, "adbc-snap: out of memory\n");
             free(real);
             status = SNAP_EXIT_FAIL;
             break;
         }
-        bar b;
-        bar_init(&b, ctx);
-        adbc_sync_opts o;
-        adbc_sync_opts_init(&o);
-        o.progress = on_progress;
-        o.user = &b;
-        o.flags = flags;
-        adbc_sync_result r;
-        double t0 = now_s();
-        rc = adbc_sync_push(s, real ? real : src, target, &o, &r, ctx->timeout_ms);
+        if (transfer(ctx, s, 1, real ? real : src, src, target, flags) < 0)
+            status = SNAP_EXIT_FAIL;
         free(real);
-        bar_clear(&b);
-        if (rc < 0) {
-            status = snap_fail("push", rc);
-        } else {
-            summary(ctx, src, "pushed", &r, now_s() - t0);
-        }
         free(target);
     }
     adbc_sync_close(s);
@@ -286,34 +301,14 @@ static int cmd_pull(snap_ctx *ctx, int argc, char **argv)
     int status = 0;
     for (; i < last; i++) {
         const char *src = argv[i];
-        char *target = NULL;
-        if (dst_isdir) {
-            char *b = base_name(src);
-            target = b ? join(dst, b) : NULL;
-            free(b);
-        } else {
-            target = strdup(dst);
-        }
+        char *target = target_for(dst, dst_isdir, src);
         if (!target) {
             fprintf(stderr, "adbc-snap: out of memory\n");
             status = SNAP_EXIT_FAIL;
             break;
         }
-        bar b;
-        bar_init(&b, ctx);
-        adbc_sync_opts o;
-        adbc_sync_opts_init(&o);
-        o.progress = on_progress;
-        o.user = &b;
-        o.flags = flags;
-        adbc_sync_result r;
-        double t0 = now_s();
-        int rc = adbc_sync_pull(s, src, target, &o, &r, ctx->timeout_ms);
-        bar_clear(&b);
-        if (rc < 0)
-            status = snap_fail("pull", rc);
-        else
-            summary(ctx, src, "pulled", &r, now_s() - t0);
+        if (transfer(ctx, s, 0, src, src, target, flags) < 0)
+            status = SNAP_EXIT_FAIL;
         free(target);
     }
     adbc_sync_close(s);
