@@ -47,7 +47,7 @@ struct fdev {
     int fd;
     adbc_session *s;
     pthread_t th;
-    volatile int stop;
+    _Atomic int stop;
     pthread_mutex_t mu;
     const char *banner;
     uint32_t sid;           /* the open sync stream, 0 if none */
