@@ -33,7 +33,7 @@ struct hostile {
     int fd;         /* the peer's end */
     hp_script script;
     int arg;        /* a parameter for the script (a cut offset, a count...) */
-    volatile int stop;
+    _Atomic int stop;
     pthread_t thr;
     hp_pkt_in in;   /* the last packet read */
 };

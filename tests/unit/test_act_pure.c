@@ -112,7 +112,7 @@ TEST(grid_layout)
     CHECK_EQ_INT(adbc_grid_make(&g, 100, 70000), ADBC_EINVAL);
     /* every cell's centre lies inside the screen, and cells tile it */
     CHECK_EQ_INT(adbc_grid_make(&g, 1081, 2401), 0);
-    char name[8];
+    char name[16];
     for (int c = 0; c < g.cols; c++)
         for (int r = 1; r <= g.rows; r++) {
             snprintf(name, sizeof name, "%c%d", 'A' + c, r);
