@@ -17,6 +17,7 @@
 #include "adbc/act.h"
 #include "adbc/shell.h"
 #include "unit/test_act_td.h"
+#include "bench/bench_stats.h"
 
 #define W 1080
 #define H 2400
@@ -26,18 +27,6 @@ static double now_ms(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 static uint32_t rnd(uint32_t *s)
