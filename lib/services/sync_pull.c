@@ -99,11 +99,14 @@ static int receive(adbc_sync *s, sync_job *j, int fd, const char *remote, const 
  * quarter faster). Best effort: where it is not supported the writes go on
  * as before and report what goes wrong themselves. The size comes from the
  * device, so never more than half of the free space is reserved: a device
- * that claims a huge file cannot take the disk from other programs. */
+ * that claims a huge file cannot take the disk from other programs. Small
+ * files are written as they come: two more system calls per file would cost
+ * a tree of them more than the reservation saves. */
+#define PREALLOC_MIN (1024 * 1024)
 static int preallocate(int fd, uint64_t size)
 {
     struct statfs fs;
-    if (size == 0 || fstatfs(fd, &fs) != 0)
+    if (size < PREALLOC_MIN || fstatfs(fd, &fs) != 0)
         return 0;
     uint64_t free_bytes = (uint64_t)fs.f_bavail * (uint64_t)fs.f_bsize;
     if (size > free_bytes / 2 || size > (uint64_t)INT64_MAX)
