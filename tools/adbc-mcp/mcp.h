@@ -141,8 +141,5 @@ int ui_snapshot_into(mcp_call *c, int json, const char *heading);
 /* After an act: settle, then a snapshot as above; a failed snapshot is a
  * note, not an error (the act was done). */
 void ui_after_act(mcp_call *c);
-/* The ref record of the device's latest snapshot, or a tool error. */
-const adbc_ui_ref *ui_ref(mcp_call *c, int ref);
-void mcp_act_opts(mcp_call *c, adbc_act_opts *o, adbc_ui_opts *uo);
 
 #endif

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "adbc/error.h"
+#include "ops.h"
 
 void call_text_raw(mcp_call *c, const char *text)
 {
@@ -46,27 +46,11 @@ int call_fail(mcp_call *c, const char *fmt, ...)
     return -1;
 }
 
-static const char *next_step(int rc)
-{
-    switch (rc) {
-    case ADBC_ESTALE: return "call snapshot and use a ref from it";
-    case ADBC_ETIMEDOUT: return "the device did not answer in time; check it is awake and "
-                                "responsive, then retry (list_devices shows its state)";
-    case ADBC_ECLOSED:
-    case ADBC_EIO: return "the connection to the device was lost; check it is still "
-                          "connected (list_devices), then retry";
-    case ADBC_ENOTFOUND: return "check the name, or take a new snapshot";
-    case ADBC_EUNSUPPORTED: return "this device cannot do that";
-    default: return NULL;
-    }
-}
-
 int call_fail_adbc(mcp_call *c, int rc, const char *what)
 {
-    const char *msg = adbc_last_error();
-    const char *step = next_step(rc);
-    return call_fail(c, "%s failed: %s%s%s%s", what, msg && *msg ? msg : adbc_strerror(rc),
-                     step ? " (" : "", step ? step : "", step ? ")" : "");
+    ops_err e;
+    ops_fail_adbc(&e, rc, what);
+    return call_fail(c, "%s", e.msg);
 }
 
 int call_remaining(const mcp_call *c)

@@ -3,6 +3,8 @@
  * request also returned as MCP image content. */
 #include "mcp.h"
 
+#include "ops.h"
+
 #include "adbc/error.h"
 
 #include <errno.h>
@@ -143,7 +145,9 @@ static int t_screenshot(mcp_call *c, const cJSON *a)
     if (grid) {
         adbc_act_opts o;
         adbc_ui_opts uo;
-        mcp_act_opts(c, &o, &uo);
+        ops_ctx oc;
+        ops_ctx_init(&oc, c->dev->conn, &c->dev->last, c->deadline);
+        ops_act_opts(&oc, &o, &uo);
         adbc_grid g;
         char *legend = NULL;
         rc = adbc_act_grid(&g, c->dev->conn, &o);

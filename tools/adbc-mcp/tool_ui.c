@@ -9,16 +9,6 @@
 #include <string.h>
 #include <time.h>
 
-void mcp_act_opts(mcp_call *c, adbc_act_opts *o, adbc_ui_opts *uo)
-{
-    adbc_ui_opts_init(uo);
-    uo->timeout_ms = call_remaining(c);
-    adbc_act_opts_init(o);
-    o->timeout_ms = call_remaining(c);
-    o->verify = 1; /* acts on refs always find the element again first */
-    o->ui = uo;
-}
-
 /* Add snap to the result and keep it as the device's latest (takes it). */
 static int present(mcp_call *c, adbc_ui_snap *snap, int json, const char *heading)
 {
@@ -77,25 +67,6 @@ void ui_after_act(mcp_call *c)
         return;
     }
     present(c, snap, 0, "after:");
-}
-
-const adbc_ui_ref *ui_ref(mcp_call *c, int ref)
-{
-    mcp_dev *d = c->dev;
-    if (!d->last) {
-        call_fail(c, "no snapshot of %s yet: call snapshot first, then use a ref from it",
-                  d->serial);
-        return NULL;
-    }
-    const adbc_ui_reftab *t = adbc_ui_snap_refs(d->last);
-    const adbc_ui_ref *r = adbc_ui_reftab_get(t, ref);
-    if (!r) {
-        size_t n = adbc_ui_reftab_count(t);
-        call_fail(c, "ref %d is not in the latest snapshot (%s%zu): take a snapshot and use a "
-                     "ref it shows", ref, n ? "refs 1.." : "it has no refs, ", n);
-        return NULL;
-    }
-    return r;
 }
 
 static int t_snapshot(mcp_call *c, const cJSON *a)
