@@ -185,6 +185,8 @@ static int on_ref(snap_ctx *ctx, int argc, char **argv, ref_act kind)
 
 static int cmd_tap(snap_ctx *ctx, int argc, char **argv)
 {
+    if (snap_is_select(argc, argv))
+        return snap_tap_select(ctx, cmd_named(argv[0]), argc, argv);
     return on_ref(ctx, argc, argv, R_TAP);
 }
 
@@ -622,8 +624,8 @@ static int cmd_logcat(snap_ctx *ctx, int argc, char **argv)
 }
 
 const snap_cmd snap_cmds_act[] = {
-    {"tap", cmd_tap, "tap REF",
-     "tap an element of the last snapshot; acts take --snapshot [--json] [--settle MS], "
+    {"tap", cmd_tap, "tap REF | --text T | --id ID | --desc D",
+     "tap an element of the last snapshot, or the one a selector names; acts take --snapshot [--json] [--settle MS], "
      "--no-verify"},
     {"tap-xy", cmd_tap_xy, "tap-xy X Y", "tap a point"},
     {"tap-grid", cmd_tap_grid, "tap-grid CELL", "tap the centre of a grid cell (C5)"},

@@ -43,4 +43,9 @@ void snap_ui_opts(const snap_ctx *ctx, adbc_ui_opts *o);
 /* Exit status for a failed library call: SNAP_EXIT_STALE for ADBC_ESTALE. */
 int snap_fail_act(const char *what, int rc);
 
+/* tap by selector (cmd_select.c): whether argv has --text/--id/--desc,
+ * and the command itself. */
+int snap_is_select(int argc, char **argv);
+int snap_tap_select(snap_ctx *ctx, const snap_cmd *cmd, int argc, char **argv);
+
 #endif
