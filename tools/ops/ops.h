@@ -138,6 +138,9 @@ int ops_act_run(ops_ctx *c, const ops_act *a);
 /* ---- observing (ops_observe.c) ---- */
 /* Take a snapshot and keep it as the latest. */
 int ops_snapshot(ops_ctx *c);
+/* The text exactly as `adbc-snap snapshot` prints it: the snapshot and a
+ * newline, or nothing for an empty screen. malloc'd. */
+char *ops_snapshot_text(const adbc_ui_snap *s);
 /* The refs of s as a JSON array: ref, role class, text, desc, id, states,
  * bounds [x1,y1,x2,y2], tap point [x,y]. */
 cJSON *ops_refs_json(const adbc_ui_snap *s);

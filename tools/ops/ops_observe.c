@@ -20,6 +20,20 @@ int ops_snapshot(ops_ctx *c)
     return 0;
 }
 
+char *ops_snapshot_text(const adbc_ui_snap *s)
+{
+    size_t n = 0;
+    const char *t = adbc_ui_snap_text(s, &n);
+    char *out = malloc(n + 2);
+    if (!out)
+        return NULL;
+    memcpy(out, t, n);
+    if (n)
+        out[n++] = '\n';
+    out[n] = '\0';
+    return out;
+}
+
 static const char *const state_names[] = {"clickable", "editable", "scrollable", "checked",
                                           "selected",  "focused",  "enabled"};
 
@@ -70,7 +84,9 @@ int ops_observe(ops_ctx *c, cJSON **out)
     cJSON_AddStringToObject(top, "package", pkg ? pkg : "");
     free(act);
     free(pkg);
-    cJSON_AddStringToObject(o, "snapshot", adbc_ui_snap_text(*c->last, NULL));
+    char *text = ops_snapshot_text(*c->last);
+    cJSON_AddStringToObject(o, "snapshot", text ? text : "");
+    free(text);
     cJSON_AddStringToObject(o, "snapshot_id", adbc_ui_snap_id(*c->last));
     cJSON_AddItemToObject(o, "refs", ops_refs_json(*c->last));
     *out = o;

@@ -1,0 +1,422 @@
+#!/bin/bash
+# adbc-serve's HTTP/JSON API with curl as the client, against two test
+# devices serving different screens: every route and status, the envelope,
+# the token, body caps and malformed JSON, slow clients, a busy device,
+# 1,000 requests from 16 clients across both devices, a device killed
+# mid-call and coming back, and the set-of-marks PNG decoded here.
+set -u
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+t_init
+
+SERVE=${ADBC_SERVE:-$ADBC_BUILD_DIR/tools/adbc-serve}
+SNAP=${ADBC_SNAP:-$ADBC_BUILD_DIR/tools/adbc-snap}
+[ -x "$SERVE" ] || { echo "skip: adbc-serve not built (libmicrohttpd-dev missing)"; exit 0; }
+command -v curl > /dev/null || t_fail "curl is needed (scripts/packages.txt)"
+command -v jq > /dev/null || t_fail "jq is needed (scripts/packages.txt)"
+export HOME=$T_TMP/home XDG_CACHE_HOME=$T_TMP/cache XDG_CONFIG_HOME=$T_TMP/config
+mkdir -p "$HOME"
+unset ADBC_SERVE_TOKEN
+
+P='package="com.chat" enabled="true"'
+# screen CTL TEXTS...: a screen with one clickable button per text (the
+# first at y 2000, the next 300 px above, ...), a list and a field.
+screen()
+{
+    local ctl=$1 y=2000 body=
+    shift
+    for t in "$@"; do
+        body+="<node class=\"android.widget.Button\" text=\"$t\" resource-id=\"com.chat:id/b$y\" clickable=\"true\" $P bounds=\"[860,$y][1040,$((y + 200))]\"/>"
+        y=$((y - 300))
+    done
+    printf '%s' "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation=\"0\"><node class=\"android.widget.FrameLayout\" $P bounds=\"[0,0][1080,2400]\"><node class=\"android.widget.ListView\" scrollable=\"true\" $P bounds=\"[0,200][1080,900]\"/><node class=\"android.widget.EditText\" text=\"draft\" clickable=\"true\" $P bounds=\"[40,2000][840,2200]\"/>$body</node></hierarchy>" > "$ctl/screen.xml"
+    echo "dump=screen.xml" > "$ctl/uiautomator.conf"
+}
+setup_dev()
+{
+    local n=$1 ctl=${TD_SANDBOX[$1]}/data/local/tmp/.adbc-test
+    mkdir -p "$ctl"
+    echo "  topResumedActivity=ActivityRecord{1a2b u0 com.$n/.Main t7}" > "$ctl/dumpsys-activity-activities"
+    echo "  mCurrentFocus=Window{3c4d u0 com.$n/com.$n.Main}" > "$ctl/dumpsys-window"
+}
+td_start a --no-auth
+td_start b --no-auth
+CA=${TD_SANDBOX[a]}/data/local/tmp/.adbc-test
+CB=${TD_SANDBOX[b]}/data/local/tmp/.adbc-test
+setup_dev a
+setup_dev b
+screen "$CA" Send
+screen "$CB" Reply Forward
+A=127.0.0.1:${TD_PORT[a]}
+B=127.0.0.1:${TD_PORT[b]}
+
+TOK=$T_TMP/token
+"$SERVE" -t "$A" -t "$B" --listen 127.0.0.1:0 --token-file "$TOK" --ready-file "$T_TMP/port" \
+    --settle 0 --busy-wait 300 --conn-timeout 2 --body-max 4096 --connect-timeout 3 \
+    2> "$T_TMP/serve.log" &
+SPID=$!
+T_BG_PIDS+=("$SPID")
+for ((i = 0; i < 100; i++)); do
+    [ -s "$T_TMP/port" ] && break
+    kill -0 "$SPID" 2> /dev/null || t_fail "adbc-serve exited: $(cat "$T_TMP/serve.log")"
+    sleep 0.05
+done
+[ -s "$T_TMP/port" ] || t_fail "adbc-serve did not start: $(cat "$T_TMP/serve.log")"
+URL=http://127.0.0.1:$(cat "$T_TMP/port")
+OUT=$T_TMP/out
+
+# H [CURL ARGS...] PATH: a request with the token; body in $OUT, status in $code.
+H()
+{
+    local path=${*: -1}
+    code=$(curl -s -m 30 -o "$OUT" -w '%{http_code}' -H "Authorization: Bearer $(cat "$TOK")" \
+        "${@:1:$#-1}" "$URL$path")
+}
+J() { jq -r "$1" "$OUT"; }
+expect()
+{
+    [ "$code" = "$1" ] || t_fail "status $code, expected $1: $(head -c 600 "$OUT")"
+    if [ $# -gt 1 ]; then
+        [ "$(J .error.code)" = "$2" ] || t_fail "error code $(J .error.code), expected $2: $(head -c 600 "$OUT")"
+        [ "$(J .ok)" = false ] && [ -n "$(J .error.message)" ] || t_fail "not an error envelope: $(head -c 300 "$OUT")"
+    elif [ "$1" = 200 ] && [ "$(J .ok)" != true ]; then
+        t_fail "not an ok envelope: $(head -c 300 "$OUT")"
+    fi
+}
+calls() { grep -v -e '^uiautomator' -e '^dumpsys' "$1/calls" 2> /dev/null; rm -f "$1/calls"; }
+
+t_check "the token file: created 0600, 32 random bytes as 64 hex digits"
+[ "$(stat -c %a "$TOK")" = 600 ] || t_fail "token file mode $(stat -c %a "$TOK")"
+grep -qxE '[0-9a-f]{64}' "$TOK" || t_fail "token file content: $(cat "$TOK")"
+
+t_check "GET /health needs no token"
+code=$(curl -s -m 10 -o "$OUT" -w '%{http_code}' "$URL/health")
+expect 200
+[ "$(J .result.status)" = ok ] && [ "$(J .result.devices)" = 2 ] || t_fail "health: $(cat "$OUT")"
+
+t_check "token missing, wrong, right"
+code=$(curl -s -m 10 -o "$OUT" -w '%{http_code}' "$URL/v1/devices")
+expect 401 unauthorized
+code=$(curl -s -m 10 -o "$OUT" -w '%{http_code}' -H "Authorization: Bearer $(cat "$TOK" | tr 0-9a-f a-f0-9)" "$URL/v1/devices")
+expect 401 unauthorized
+code=$(curl -s -m 10 -o "$OUT" -w '%{http_code}' -H "Authorization: Bearer $(cut -c1-63 "$TOK")" "$URL/v1/devices")
+expect 401 unauthorized
+code=$(curl -s -m 10 -o "$OUT" -w '%{http_code}' -H "Authorization: Basic $(cat "$TOK")" "$URL/v1/devices")
+expect 401 unauthorized
+code=$(curl -s -m 10 -o "$OUT" -w '%{http_code}' -X POST -H 'Content-Type: application/json' -d '{"action":"home"}' "$URL/v1/act?device=$A")
+expect 401 unauthorized
+[ -z "$(calls "$CA")" ] || t_fail "an unauthorized act reached the device"
+for ((i = 0; i < 100; i++)); do
+    H /v1/devices
+    expect 200
+    [ "$(J '[.result[].state] | join(" ")')" = "connected connected" ] && break
+    sleep 0.1
+done
+[ "$(J '[.result[].device] | join(" ")')" = "$A $B" ] || t_fail "devices: $(cat "$OUT")"
+[ "$(J '[.result[].state] | join(" ")')" = "connected connected" ] || t_fail "states: $(cat "$OUT")"
+
+t_check "GET /v1/snapshot: exactly what adbc-snap snapshot prints; json; refs"
+timeout 30 "$SNAP" -t "$A" snapshot > "$T_TMP/snap-a.txt" || t_fail "adbc-snap snapshot failed"
+H "/v1/snapshot?device=$A"
+expect 200
+cmp -s <(J .result.snapshot; true) <(cat "$T_TMP/snap-a.txt"; echo) ||
+    t_fail "snapshot text differs: $(J .result.snapshot) vs $(cat "$T_TMP/snap-a.txt")"
+[ "$(J '.result.refs[2].text')" = Send ] && [ "$(J '.result.refs[2].tap | join(",")')" = 950,2100 ] &&
+    [ "$(J '.result.refs[2].bounds | join(",")')" = 860,2000,1040,2200 ] || t_fail "refs: $(J .result.refs)"
+H "/v1/snapshot?device=$A&format=json"
+expect 200
+[ "$(J .result.snapshot.schema)" = adbc.ui.snapshot/1 ] || t_fail "json snapshot: $(head -c 300 "$OUT")"
+H "/v1/snapshot?device=$A&format=xml"
+expect 400 bad_request
+H "/v1/snapshot"
+expect 400 bad_request
+H "/v1/snapshot?device=nosuch:1"
+expect 404 not_found
+
+t_check "GET /v1/observe: the resumed activity, the snapshot and refs at one moment"
+H "/v1/observe?device=$B"
+expect 200
+[ "$(J .result.top.package)" = com.b ] || t_fail "top: $(J .result.top)"
+J .result.top.activity | grep -q 'com.b/.Main' || t_fail "top activity: $(J .result.top)"
+J .result.snapshot | grep -q '"Forward"' || t_fail "observe snapshot: $(J .result.snapshot)"
+[ "$(J '.result.refs | length')" = 4 ] || t_fail "refs: $(J .result.refs)"
+# A grey 1080x2400 RGBX frame for the screenshots.
+python3 - "$CB/screencap.raw" << 'PY' || t_fail "could not write a raw frame"
+import struct, sys
+w, h = 1080, 2400
+open(sys.argv[1], 'wb').write(struct.pack('<III', w, h, 2) + bytes([90, 90, 90, 255]) * (w * h))
+PY
+H "/v1/observe?device=$B&screenshot=1"
+expect 200
+J .result.screenshot | base64 -d | head -c 8 | cmp -s - <(printf '\x89PNG\r\n\x1a\n') ||
+    t_fail "observe screenshot is not a base64 PNG"
+
+t_check "GET /v1/screenshot: a PNG; ?marks=1 draws each ref's box and number where the ref is"
+H "/v1/screenshot?device=$B"
+[ "$code" = 200 ] || t_fail "screenshot: status $code $(head -c 300 "$OUT")"
+head -c 8 "$OUT" | cmp -s - <(printf '\x89PNG\r\n\x1a\n') || t_fail "not a PNG"
+H "/v1/screenshot?device=$B&marks=1"
+[ "$code" = 200 ] || t_fail "marks: status $code $(head -c 300 "$OUT")"
+cp "$OUT" "$T_TMP/marks.png"
+H "/v1/snapshot?device=$B"
+J .result.refs > "$T_TMP/refs.json"
+python3 - "$T_TMP/marks.png" "$T_TMP/refs.json" << 'PY' || t_fail "the marks are not where the refs are"
+import json, struct, sys, zlib
+png = open(sys.argv[1], 'rb').read()
+refs = json.load(open(sys.argv[2]))
+assert png[:8] == b'\x89PNG\r\n\x1a\n'
+pos, idat, w = 8, b'', 0
+while pos < len(png):
+    n, t = struct.unpack('>I4s', png[pos:pos + 8])
+    d = png[pos + 8:pos + 8 + n]
+    if t == b'IHDR':
+        w, h, depth, ctype = struct.unpack('>IIBB', d[:10])
+        assert depth == 8 and ctype in (2, 6), (depth, ctype)
+        ch = 3 if ctype == 2 else 4
+    elif t == b'IDAT':
+        idat += d
+    pos += 12 + n
+raw = zlib.decompress(idat)
+stride = w * ch
+rows, prev = [], bytearray(stride)
+for y in range(h):
+    f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+    for i in range(stride):
+        a = line[i - ch] if i >= ch else 0
+        b = prev[i]
+        c = prev[i - ch] if i >= ch else 0
+        if f == 1: line[i] = (line[i] + a) & 255
+        elif f == 2: line[i] = (line[i] + b) & 255
+        elif f == 3: line[i] = (line[i] + (a + b) // 2) & 255
+        elif f == 4:
+            p = a + b - c; pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+            line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+    rows.append(bytes(line)); prev = line
+px = lambda x, y: tuple(rows[y][x * ch:x * ch + 3])
+pal = [(230, 25, 75), (60, 180, 75), (0, 130, 200), (245, 130, 48), (145, 30, 180), (0, 160, 160), (240, 50, 230), (128, 128, 0)]
+grey = (90, 90, 90)
+assert len(refs) >= 3
+for r in refs:
+    x1, y1, x2, y2 = r['bounds']
+    col = pal[(r['ref'] - 1) % 8]
+    ym, xm = (y1 + y2) // 2, (x1 + x2) // 2
+    for (x, y) in ((x1, ym), (x2 - 1, ym), (xm, y2 - 1), (x2 - 1, y1)):
+        assert px(x, y) == col, ('ref', r['ref'], 'edge', x, y, px(x, y), col)
+    # the number's tab: coloured, with white dots of the digits in it
+    tab = [px(x, y) for y in range(y1, y1 + 7 * 4) for x in range(x1, x1 + 20)]
+    assert (255, 255, 255) in tab, ('no digits for ref', r['ref'])
+    # inside the box, away from the tab and other boxes, the screen as it was
+    if px(xm, ym) != grey:
+        assert any(o is not r and o['bounds'][0] <= xm < o['bounds'][2] and o['bounds'][1] <= ym < o['bounds'][3] for o in refs), ('inside ref', r['ref'], px(xm, ym))
+assert px(5, 150) == grey, px(5, 150)
+PY
+
+t_check "POST /v1/act tap on a ref: exactly one tap, the new observation returned"
+H "/v1/snapshot?device=$A"
+calls "$CA" > /dev/null
+H -X POST -d '{"action":"tap","ref":3}' "/v1/act?device=$A"
+expect 200
+[ "$(calls "$CA")" = "input tap 950 2100" ] || t_fail "tap calls"
+[ "$(J .result.ref)" = 3 ] && [ "$(J '.result.at | join(",")')" = 950,2100 ] || t_fail "act result: $(J .result)"
+J .result.observation.snapshot | grep -q '"Send"' || t_fail "no observation after the act: $(J .result)"
+[ "$(J .result.observation.top.package)" = com.a ] || t_fail "observation top: $(J .result.observation.top)"
+
+t_check "an unknown ref is 404, nothing sent"
+H -X POST -d '{"action":"tap","ref":99}' "/v1/act?device=$A"
+expect 404 unknown_ref
+[ -z "$(calls "$CA")" ] || t_fail "something was sent"
+
+t_check "a stale ref is 409 and never acted on"
+H "/v1/snapshot?device=$A"
+SID=$(J .result.snapshot_id)
+screen "$CA" Other
+calls "$CA" > /dev/null
+H -X POST -d '{"action":"tap","ref":3}' "/v1/act?device=$A"
+expect 409 stale
+[ -z "$(calls "$CA")" ] || t_fail "a stale ref was acted on"
+screen "$CA" Send
+H "/v1/snapshot?device=$A"
+calls "$CA" > /dev/null
+H -X POST -d "{\"action\":\"tap\",\"ref\":3,\"snapshot\":\"$SID-old\"}" "/v1/act?device=$A"
+expect 409 stale
+[ -z "$(calls "$CA")" ] || t_fail "a ref of an older snapshot was acted on"
+
+t_check "acts by selector; ambiguity is 409 with the candidates"
+calls "$CB" > /dev/null
+H -X POST -d '{"action":"tap","selector":{"text":"Forward"}}' "/v1/act?device=$B"
+expect 200
+[ "$(calls "$CB")" = "input tap 950 1800" ] || t_fail "selector tap"
+screen "$CB" Reply Reply
+H -X POST -d '{"action":"tap","selector":{"text":"Reply"}}' "/v1/act?device=$B"
+expect 409 ambiguous
+J .error.message | grep -q '\[ref=3\] Button "Reply"' || t_fail "candidates: $(J .error.message)"
+[ -z "$(calls "$CB")" ] || t_fail "an ambiguous selector was acted on"
+H -X POST -d '{"action":"tap","selector":{"text":"Nowhere"}}' "/v1/act?device=$B"
+expect 404 not_found
+screen "$CB" Reply Forward
+
+t_check "the other actions reach the device as the act API says"
+H -X POST -d '{"action":"press","key":"enter"}' "/v1/act?device=$A"
+expect 200
+H -X POST -d '{"action":"back"}' "/v1/act?device=$A"
+expect 200
+H -X POST -d '{"action":"home"}' "/v1/act?device=$A"
+expect 200
+H -X POST -d '{"action":"swipe","x1":1,"y1":2,"x2":3,"y2":4}' "/v1/act?device=$A"
+expect 200
+H -X POST -d '{"action":"type","text":"hi"}' "/v1/act?device=$A"
+expect 200
+H -X POST -d '{"action":"long_press","ref":3,"duration_ms":700}' "/v1/act?device=$A"
+expect 200
+H -X POST -d '{"action":"scroll","ref":1,"direction":"down"}' "/v1/act?device=$A"
+expect 200
+got=$(calls "$CA")
+exp="input keyevent 66
+input keyevent 4
+input keyevent 3
+input swipe 1 2 3 4 300
+input text hi
+input swipe 950 2100 950 2100 700"
+[ "$(printf '%s\n' "$got" | head -n 6)" = "$exp" ] || t_fail "calls: $got"
+printf '%s\n' "$got" | tail -n 1 | grep -qE '^input swipe 540 550 540 [0-9]+ 300$' || t_fail "scroll: $got"
+
+t_check "bad bodies: malformed JSON, not an object, unknown action, bad argument, over the cap"
+H -X POST -d '{"action":' "/v1/act?device=$A"
+expect 400 bad_json
+H -X POST -d '[1,2]' "/v1/act?device=$A"
+expect 400 bad_json
+H -X POST -d '{"action":"dance"}' "/v1/act?device=$A"
+expect 400 bad_request
+H -X POST -d '{"action":"tap","ref":"3"}' "/v1/act?device=$A"
+expect 400 bad_request
+H -X POST -d '{"action":"tap","ref":3,"bogus":1}' "/v1/act?device=$A"
+expect 400 bad_request
+head -c 5000 /dev/zero | tr '\0' ' ' > "$T_TMP/big"
+H -X POST --data-binary @"$T_TMP/big" "/v1/act?device=$A"
+expect 413 too_large
+H -X POST -H 'Transfer-Encoding: chunked' --data-binary @"$T_TMP/big" "/v1/act?device=$A"
+expect 413 too_large
+[ -z "$(calls "$CA")" ] || t_fail "a refused body reached the device"
+
+t_check "unknown route 404, wrong method 405"
+H /v1/nothing
+expect 404 no_route
+H -X POST -d '{}' /v1/observe
+expect 405 method_not_allowed
+
+t_check "POST /v1/app: top, launch, stop, intent"
+H -X POST -d '{"op":"top"}' "/v1/app?device=$B"
+expect 200
+[ "$(J .result.package)" = com.b ] || t_fail "app top: $(cat "$OUT")"
+echo com.b > "$CB/packages"
+H -X POST -d '{"op":"launch","package":"com.b"}' "/v1/app?device=$B"
+expect 200
+H -X POST -d '{"op":"stop","package":"com.b"}' "/v1/app?device=$B"
+expect 200
+H -X POST -d '{"op":"intent","action":"android.intent.action.VIEW","data":"x:y"}' "/v1/app?device=$B"
+expect 200
+H -X POST -d '{"op":"launch","package":"com.b; reboot"}' "/v1/app?device=$B"
+expect 400 bad_request
+got=$(calls "$CB")
+printf '%s\n' "$got" | grep -qx 'monkey -p com.b -c android.intent.category.LAUNCHER 1' &&
+    printf '%s\n' "$got" | grep -qx 'am force-stop com.b' &&
+    printf '%s\n' "$got" | grep -q '^am start' || t_fail "app calls: $got"
+
+t_check "POST /v1/wait: text on screen, and a timeout"
+H -X POST -d '{"text":"Forward","timeout_ms":3000}' "/v1/wait?device=$B"
+expect 200
+J .result.snapshot | grep -q Forward || t_fail "wait result: $(cat "$OUT")"
+H -X POST -d '{"text":"Never","timeout_ms":500}' "/v1/wait?device=$B"
+expect 504 timeout
+
+t_check "a busy device: 423 past the busy wait, the other device served meanwhile"
+curl -s -m 30 -o "$T_TMP/long" -H "Authorization: Bearer $(cat "$TOK")" -d '{"text":"Never","timeout_ms":2500}' "$URL/v1/wait?device=$A" &
+LONG=$!
+sleep 0.5
+H "/v1/snapshot?device=$A"
+expect 423 busy
+H "/v1/snapshot?device=$B"
+expect 200
+wait $LONG
+
+t_check "slow clients are closed after the connection timeout and do not stop others"
+python3 - "$(cat "$T_TMP/port")" << 'PY' || t_fail "slow clients"
+import socket, sys, time, urllib.request
+port = int(sys.argv[1])
+slow = []
+for i in range(20):
+    s = socket.create_connection(('127.0.0.1', port), timeout=10)
+    s.sendall(b'GET /health HTTP/1.1\r\nHost: x\r\n')  # and never finish the headers
+    slow.append(s)
+t0 = time.time()
+body = urllib.request.urlopen('http://127.0.0.1:%d/health' % port, timeout=5).read()
+assert b'"ok":true' in body, body
+assert time.time() - t0 < 2, 'a healthy client waited %.1f s behind slow ones' % (time.time() - t0)
+for s in slow:  # each is closed by the server (2 s timeout), not held open
+    s.settimeout(8)
+    assert s.recv(100) == b'' or True
+closed_at = time.time() - t0
+assert closed_at < 8, closed_at
+for s in slow:
+    s.settimeout(0.5)
+    try:
+        assert s.recv(100) == b'', 'still open'
+    except ConnectionResetError:
+        pass
+PY
+
+t_check "1,000 requests from 16 clients over two devices: none lost, none mixed"
+screen "$CA" Send
+screen "$CB" Reply Forward
+seq 1000 | xargs -P 16 -I{} sh -c '
+    n={}; if [ $((n % 2)) = 0 ]; then d=$1; w=Send; else d=$2; w=Forward; fi
+    out=$(curl -s -m 60 -H "Authorization: Bearer $3" "$4/v1/snapshot?device=$d&wait=60000") || { echo "LOST $n"; exit 0; }
+    case $out in *"\"ok\":true"*"\\\"$w\\\""*) echo "OK $n" ;; *) echo "BAD $n $d $out" ;; esac
+' _ "$A" "$B" "$(cat "$TOK")" "$URL" > "$T_TMP/many"
+[ "$(grep -c '^OK ' "$T_TMP/many")" = 1000 ] ||
+    t_fail "of 1000: $(grep -c '^OK ' "$T_TMP/many") right; first wrong: $(grep -v '^OK ' "$T_TMP/many" | head -n 3)"
+[ "$(cut -d' ' -f2 "$T_TMP/many" | sort -n | uniq | wc -l)" = 1000 ] || t_fail "answers missing or doubled"
+
+t_check "a device killed mid-call: 502, the server keeps serving, and reconnects when it returns"
+echo "mode=hang" >> "$CA/uiautomator.conf"
+curl -s -m 30 -o "$T_TMP/mid" -w '%{http_code}' -H "Authorization: Bearer $(cat "$TOK")" \
+    "$URL/v1/snapshot?device=$A" > "$T_TMP/mid.code" &
+MID=$!
+sleep 0.5
+PORT_A=${TD_PORT[a]}
+# The device and everything it runs (the hanging stand-in among them) die.
+tree() { local c; for c in $(ps --ppid "$1" -o pid=); do tree "$c"; done; echo "$1"; }
+victims=$(tree "${TD_PID[a]}")
+kill -9 $victims 2> /dev/null
+wait "${TD_PID[a]}" 2> /dev/null
+wait $MID
+[ "$(cat "$T_TMP/mid.code")" = 502 ] && [ "$(jq -r .error.code "$T_TMP/mid")" = device_gone ] ||
+    t_fail "the call in flight: $(cat "$T_TMP/mid.code") $(cat "$T_TMP/mid")"
+H "/v1/snapshot?device=$A"
+expect 502 device_gone
+H "/v1/snapshot?device=$B"
+expect 200
+H /v1/devices
+[ "$(J '.result[0].state')" = gone ] || t_fail "devices after the kill: $(cat "$OUT")"
+td_start a --no-auth --port "$PORT_A"
+[ "${TD_PORT[a]}" = "$PORT_A" ] || t_fail "the device came back on another port"
+sed -i '/^mode=/d' "$CA/uiautomator.conf"
+back=
+for ((i = 0; i < 100; i++)); do
+    H /v1/devices
+    [ "$(J '.result[0].state')" = connected ] && { back=1; break; }
+    sleep 0.1
+done
+[ -n "$back" ] || t_fail "not reconnected within 10 s: $(cat "$OUT"); $(tail -n 5 "$T_TMP/serve.log")"
+H "/v1/snapshot?device=$A"
+expect 200
+J .result.snapshot | grep -q Send || t_fail "after the return: $(cat "$OUT")"
+
+t_check "the server stops cleanly on SIGTERM"
+kill -TERM "$SPID"
+for ((i = 0; i < 100; i++)); do kill -0 "$SPID" 2> /dev/null || break; sleep 0.05; done
+kill -0 "$SPID" 2> /dev/null && t_fail "adbc-serve still running 5 s after SIGTERM"
+wait "$SPID"
+st=$?
+[ "$st" = 0 ] || t_fail "adbc-serve exited $st: $(tail -n 5 "$T_TMP/serve.log")"
+
+echo "ok: $T_CHECKS checks"

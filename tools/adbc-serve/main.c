@@ -1,0 +1,174 @@
+/* adbc-serve: options, the devices, the token, then serve until SIGINT or
+ * SIGTERM. See docs/serve.md. */
+#include "serve.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: adbc-serve [-s SERIAL | -t HOST:PORT]... [--listen HOST:PORT]\n"
+            "                  [--token-file FILE] [--settle MS] [--busy-wait MS]\n"
+            "                  [--call-timeout S] [--connect-timeout S] [--conn-timeout S]\n"
+            "                  [--body-max BYTES] [--ready-file FILE]\n\n"
+            "Holds connections to the devices and serves the HTTP/JSON API (docs/serve.md).\n"
+            "Default: the device in ANDROID_SERIAL, else the only USB device; listen on\n"
+            "127.0.0.1:7737; token from ADBC_SERVE_TOKEN, else the token file\n"
+            "($XDG_CONFIG_HOME/adbc/serve.token, created 0600 when missing).\n");
+}
+
+static int num(const char *opt, const char *v, long lo, long hi, long *out)
+{
+    char *end;
+    long n = v ? strtol(v, &end, 10) : 0;
+    if (!v || !*v || *end || n < lo || n > hi) {
+        fprintf(stderr, SERVE_NAME ": %s takes a number %ld..%ld\n", opt, lo, hi);
+        return -1;
+    }
+    *out = n;
+    return 0;
+}
+
+static int add_dev(serve *s, const char *name)
+{
+    if (s->ndevs == SERVE_MAX_DEVICES) {
+        fprintf(stderr, SERVE_NAME ": at most %d devices\n", SERVE_MAX_DEVICES);
+        return -1;
+    }
+    if (strlen(name) >= sizeof s->devs[0].name) {
+        fprintf(stderr, SERVE_NAME ": device name too long\n");
+        return -1;
+    }
+    for (int i = 0; i < s->ndevs; i++)
+        if (strcmp(s->devs[i].name, name) == 0) {
+            fprintf(stderr, SERVE_NAME ": %s named twice\n", name);
+            return -1;
+        }
+    snprintf(s->devs[s->ndevs++].name, sizeof s->devs[0].name, "%s", name);
+    return 0;
+}
+
+static char *default_token_path(void)
+{
+    const char *x = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+    char *p = NULL;
+    if (x && *x)
+        return asprintf(&p, "%s/adbc/serve.token", x) < 0 ? NULL : p;
+    if (home && *home)
+        return asprintf(&p, "%s/.config/adbc/serve.token", home) < 0 ? NULL : p;
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    static serve s;
+    s.call_ms = 30000;
+    s.busy_ms = 5000;
+    s.settle_ms = 300;
+    s.connect_ms = 10000;
+    s.conn_timeout_s = 10;
+    s.body_max = 1 << 20;
+    const char *listen = "127.0.0.1:7737", *token_file = NULL, *ready = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        long n;
+        if ((strcmp(a, "-s") == 0 || strcmp(a, "-t") == 0) && v) {
+            if (add_dev(&s, v) != 0)
+                return 2;
+            i++;
+        } else if (strcmp(a, "--listen") == 0 && v) {
+            listen = v;
+            i++;
+        } else if (strcmp(a, "--token-file") == 0 && v) {
+            token_file = v;
+            i++;
+        } else if (strcmp(a, "--ready-file") == 0 && v) {
+            ready = v;
+            i++;
+        } else if (strcmp(a, "--settle") == 0) {
+            if (num(a, v, 0, 10000, &n))
+                return 2;
+            s.settle_ms = (int)n;
+            i++;
+        } else if (strcmp(a, "--busy-wait") == 0) {
+            if (num(a, v, 0, 600000, &n))
+                return 2;
+            s.busy_ms = (int)n;
+            i++;
+        } else if (strcmp(a, "--call-timeout") == 0) {
+            if (num(a, v, 1, 600, &n))
+                return 2;
+            s.call_ms = (int)n * 1000;
+            i++;
+        } else if (strcmp(a, "--connect-timeout") == 0) {
+            if (num(a, v, 1, 120, &n))
+                return 2;
+            s.connect_ms = (int)n * 1000;
+            i++;
+        } else if (strcmp(a, "--conn-timeout") == 0) {
+            if (num(a, v, 1, 3600, &n))
+                return 2;
+            s.conn_timeout_s = (int)n;
+            i++;
+        } else if (strcmp(a, "--body-max") == 0) {
+            if (num(a, v, 1024, 64L << 20, &n))
+                return 2;
+            s.body_max = (size_t)n;
+            i++;
+        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            usage(stdout);
+            return 0;
+        } else {
+            fprintf(stderr, SERVE_NAME ": unknown or incomplete option %s\n", a);
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (s.ndevs == 0) {
+        const char *env = getenv("ANDROID_SERIAL");
+        if (add_dev(&s, env && *env ? env : "") != 0)
+            return 2;
+    }
+    const char *env_token = getenv("ADBC_SERVE_TOKEN");
+    int explicit_token = token_file || (env_token && *env_token);
+    char *defpath = token_file ? NULL : default_token_path();
+    if (!token_file && !defpath && !explicit_token) {
+        fprintf(stderr, SERVE_NAME ": no HOME or XDG_CONFIG_HOME for the token file: give "
+                        "--token-file FILE or ADBC_SERVE_TOKEN\n");
+        return 2;
+    }
+    if (serve_token_load(&s, token_file ? token_file : defpath) != 0) {
+        free(defpath);
+        return 1;
+    }
+    free(defpath);
+
+    /* Signals go to the main thread only, which waits for them. */
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    serve_devs_init(&s);
+    if (serve_reconnector_start(&s) != 0) {
+        fprintf(stderr, SERVE_NAME ": cannot start a thread\n");
+        return 1;
+    }
+    int status = 0;
+    if (serve_http_start(&s, listen, explicit_token, ready) != 0) {
+        status = 1;
+    } else {
+        int sig = 0;
+        sigwait(&set, &sig);
+        fprintf(stderr, SERVE_NAME ": stopping (signal %d)\n", sig);
+    }
+    serve_http_stop();
+    serve_reconnector_stop(&s);
+    serve_devs_free(&s);
+    return status;
+}

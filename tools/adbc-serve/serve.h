@@ -1,0 +1,96 @@
+/* adbc-serve: a persistent session with one or more devices, for agents.
+ *
+ * It holds each device's connection (no handshake per call), its lock (calls
+ * on one device never interleave), its latest snapshot and ref table, and
+ * reconnects with backoff when a device comes back. It answers an HTTP/JSON
+ * API (http.c, routes.c) and a local control socket for adbc-snap
+ * (control.c). The operations themselves are tools/ops'. */
+#ifndef ADBC_SERVE_H
+#define ADBC_SERVE_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "adbc/adbc.h"
+#include "ops.h"
+
+#define SERVE_NAME "adbc-serve"
+#define SERVE_MAX_DEVICES 16
+#define SERVE_TOKEN_BYTES 32
+
+enum { DEV_CONNECTING = 0, DEV_CONNECTED, DEV_GONE };
+
+typedef struct serve_dev {
+    char name[256];          /* as selected: HOST:PORT or a USB serial */
+    pthread_mutex_t lock;    /* held for the whole of a call */
+    adbc_conn *conn;         /* NULL while the device is gone */
+    adbc_ui_snap *last;      /* the latest snapshot: the refs acts take */
+    int64_t next_try;        /* monotonic ms: the next reconnect attempt */
+    int backoff_ms;          /* 0 while connected */
+    char error[512];         /* why the last connect failed */
+    _Atomic int state;       /* DEV_CONNECTING, DEV_CONNECTED, DEV_GONE: read without the lock */
+    unsigned long calls;     /* calls served */
+} serve_dev;
+
+typedef struct serve {
+    serve_dev devs[SERVE_MAX_DEVICES];
+    int ndevs;
+    char token[2 * SERVE_TOKEN_BYTES + 1];
+    int call_ms;             /* bound of every call (--call-timeout) */
+    int busy_ms;             /* how long a call waits for a busy device (--busy-wait) */
+    int settle_ms;           /* pause after an act before the observation */
+    int connect_ms;
+    int conn_timeout_s;      /* idle HTTP connection timeout */
+    size_t body_max;
+    _Atomic int stopping;
+    pthread_t reconnector;
+    pthread_mutex_t wake_lock;
+    pthread_cond_t wake;
+} serve;
+
+/* ---- dev.c ---- */
+void serve_devs_init(serve *s);
+void serve_devs_free(serve *s);
+/* The device a request names (device=NAME), or the only one; NULL with e set. */
+serve_dev *serve_dev_find(serve *s, const char *name, ops_err *e);
+/* Lock dev within wait_ms (OPS_EBUSY past it) and make sure it is
+ * connected (OPS_EDEVICE when it is gone). */
+int serve_dev_acquire(serve *s, serve_dev *d, int wait_ms, ops_err *e);
+/* Unlock; after a device error the connection is dropped and the
+ * reconnector takes over. */
+void serve_dev_release(serve *s, serve_dev *d, ops_code code);
+int serve_reconnector_start(serve *s);
+void serve_reconnector_stop(serve *s);
+
+/* ---- token.c ---- */
+/* The token: ADBC_SERVE_TOKEN, else the file (created 0600 with 32 random
+ * bytes, hex, when missing). 0 or -1 after printing why. */
+int serve_token_load(serve *s, const char *path);
+/* Constant-time: the time depends only on the server's token length. */
+int serve_token_ok(const serve *s, const char *given);
+
+/* ---- marks.c ---- */
+/* Draw every ref's box and number on a raw screencap frame, encode PNG. */
+int serve_marks_png(uint8_t **png, size_t *len, const adbc_frame *f, const adbc_ui_snap *snap);
+
+/* ---- http.c ---- */
+int serve_http_start(serve *s, const char *listen, int explicit_token, const char *ready_file);
+void serve_http_stop(void);
+
+/* ---- routes.c: each returns the HTTP status and sets *body (envelope or
+ * PNG) and *ctype ---- */
+typedef struct serve_req {
+    serve *srv;
+    const char *method, *path;
+    const char *(*arg)(void *conn, const char *name); /* query argument */
+    void *conn;
+    const char *body;
+    size_t body_len;
+} serve_req;
+int serve_route(serve_req *r, char **body, size_t *len, const char **ctype);
+/* {"ok":false,"error":{"code","message"}} */
+char *serve_error_json(const char *code, const char *msg, size_t *len);
+
+#endif

@@ -1,0 +1,129 @@
+/* The bearer token. From ADBC_SERVE_TOKEN, or a file that holds it: when the
+ * file is missing it is created (O_EXCL, mode 0600) with 32 random bytes
+ * from getrandom() written as 64 hex digits. A file others can read is
+ * refused: the token is the only thing between the network and the phone.
+ * Comparison takes the same time wherever the first difference is. */
+#include "serve.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int valid(const char *t)
+{
+    size_t n = strlen(t);
+    if (n < 16 || n > 2 * SERVE_TOKEN_BYTES)
+        return 0;
+    for (const char *p = t; *p; p++)
+        if (*p <= ' ' || *p > '~')
+            return 0;
+    return 1;
+}
+
+static int create(const char *path)
+{
+    unsigned char raw[SERVE_TOKEN_BYTES];
+    size_t got = 0;
+    while (got < sizeof raw) {
+        ssize_t k = getrandom(raw + got, sizeof raw - got, 0);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            fprintf(stderr, SERVE_NAME ": getrandom: %s\n", strerror(errno));
+            return -1;
+        }
+        got += (size_t)k;
+    }
+    char hex[2 * SERVE_TOKEN_BYTES + 2];
+    for (size_t i = 0; i < sizeof raw; i++)
+        snprintf(hex + 2 * i, 3, "%02x", raw[i]);
+    strcat(hex, "\n");
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        fprintf(stderr, SERVE_NAME ": cannot create the token file %s: %s\n", path,
+                strerror(errno));
+        return -1;
+    }
+    ssize_t w = write(fd, hex, strlen(hex));
+    if (w != (ssize_t)strlen(hex) || fsync(fd) != 0 || close(fd) != 0) {
+        fprintf(stderr, SERVE_NAME ": writing the token file %s failed\n", path);
+        unlink(path);
+        return -1;
+    }
+    fprintf(stderr, SERVE_NAME ": created the token file %s (mode 0600)\n", path);
+    return 0;
+}
+
+static void mkparent(const char *path)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    for (char *p = dir + 1; *p; p++)
+        if (*p == '/') {
+            *p = '\0';
+            mkdir(dir, 0700);
+            *p = '/';
+        }
+}
+
+int serve_token_load(serve *s, const char *path)
+{
+    const char *env = getenv("ADBC_SERVE_TOKEN");
+    if (env && *env) {
+        if (!valid(env)) {
+            fprintf(stderr, SERVE_NAME ": ADBC_SERVE_TOKEN must be 16 to 64 printable "
+                            "characters without spaces\n");
+            return -1;
+        }
+        snprintf(s->token, sizeof s->token, "%s", env);
+        return 0;
+    }
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        if (errno != ENOENT) {
+            fprintf(stderr, SERVE_NAME ": %s: %s\n", path, strerror(errno));
+            return -1;
+        }
+        mkparent(path);
+        if (create(path) != 0)
+            return -1;
+    } else if (st.st_mode & 077) {
+        fprintf(stderr, SERVE_NAME ": the token file %s is readable by others (mode %03o): "
+                        "chmod 600 it\n", path, (unsigned)(st.st_mode & 0777));
+        return -1;
+    }
+    FILE *f = fopen(path, "re");
+    if (!f) {
+        fprintf(stderr, SERVE_NAME ": %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    char buf[256] = "";
+    if (!fgets(buf, sizeof buf, f))
+        buf[0] = '\0';
+    fclose(f);
+    buf[strcspn(buf, "\r\n")] = '\0';
+    if (!valid(buf)) {
+        fprintf(stderr, SERVE_NAME ": the token file %s must hold one line of 16 to 64 "
+                        "printable characters (delete it to have a new one made)\n", path);
+        return -1;
+    }
+    snprintf(s->token, sizeof s->token, "%s", buf);
+    return 0;
+}
+
+int serve_token_ok(const serve *s, const char *given)
+{
+    size_t n = strlen(s->token);
+    size_t g = given ? strlen(given) : 0;
+    volatile unsigned char d = (unsigned char)(g != n);
+    /* Always n iterations over the server's token; the given one is read
+     * cyclically so its length changes nothing but the result. */
+    for (size_t i = 0; i < n; i++)
+        d |= (unsigned char)(s->token[i] ^ (g ? (unsigned char)given[i % g] : 0xff));
+    return d == 0;
+}
