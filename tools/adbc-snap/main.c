@@ -5,8 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const snap_cmd *const tables[] = {snap_cmds_core, snap_cmds_sync, snap_cmds_devices,
-                                         snap_cmds_ui, snap_cmds_act, snap_cmds_pair};
+static const snap_cmd *const tables[] = {snap_cmds_core,   snap_cmds_sync, snap_cmds_devices,
+                                         snap_cmds_ui,     snap_cmds_act,  snap_cmds_screen,
+                                         snap_cmds_apps,   snap_cmds_pair};
 
 static void usage(FILE *f)
 {

@@ -47,7 +47,8 @@ void snap_json_str(FILE *f, const char *s);
 extern const snap_cmd snap_cmds_core[];
 extern const snap_cmd snap_cmds_sync[];
 extern const snap_cmd snap_cmds_devices[];
-extern const snap_cmd snap_cmds_ui[], snap_cmds_act[];
+extern const snap_cmd snap_cmds_ui[], snap_cmds_act[], snap_cmds_screen[];
+extern const snap_cmd snap_cmds_apps[];
 extern const snap_cmd snap_cmds_pair[];
 
 #endif
