@@ -99,8 +99,9 @@ TEST(interrupt_ends_a_read_waiting_forever)
         later_start(&l, c, CANCEL_AFTER_MS);
         char buf[64];
         rc = (int)adbc_stream_read(s, buf, sizeof buf, -1);
-        int64_t late = hp_now_ms() - l.at;
+        int64_t end = hp_now_ms();
         pthread_join(l.th, NULL);
+        int64_t late = end - l.at;
         printf("  read: %d after the interrupt %lld ms: %s\n", rc, (long long)late,
                adbc_last_error());
         /* later calls fail at once too, until cleared */
@@ -142,8 +143,9 @@ TEST(interrupt_ends_a_write_the_device_never_takes)
         later_start(&l, c, CANCEL_AFTER_MS);
         static char big[1 << 20];
         rc = adbc_stream_write(s, big, sizeof big, -1);
-        late = hp_now_ms() - l.at;
+        int64_t end = hp_now_ms();
         pthread_join(l.th, NULL);
+        late = end - l.at;
         printf("  write: %d after the interrupt %lld ms: %s\n", rc, (long long)late,
                adbc_last_error());
         adbc_stream_close(s);
@@ -164,8 +166,9 @@ TEST(interrupt_ends_an_open_the_device_never_answers)
     later_start(&l, c, CANCEL_AFTER_MS);
     adbc_stream *s = NULL;
     int rc = adbc_stream_open(&s, c, "shell:true", -1);
-    int64_t late = hp_now_ms() - l.at;
+    int64_t end = hp_now_ms();
     pthread_join(l.th, NULL);
+    int64_t late = end - l.at;
     printf("  open: %d after the interrupt %lld ms: %s\n", rc, (long long)late,
            adbc_last_error());
     adbc_stream_close(s);
