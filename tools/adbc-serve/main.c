@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void usage(FILE *f)
 {
@@ -13,7 +14,8 @@ static void usage(FILE *f)
             "usage: adbc-serve [-s SERIAL | -t HOST:PORT]... [--listen HOST:PORT]\n"
             "                  [--token-file FILE] [--settle MS] [--busy-wait MS]\n"
             "                  [--call-timeout S] [--connect-timeout S] [--conn-timeout S]\n"
-            "                  [--body-max BYTES] [--ready-file FILE]\n\n"
+            "                  [--body-max BYTES] [--ready-file FILE]\n"
+            "                  [--control SOCKET [--no-http] [--pid-file FILE]]\n\n"
             "Holds connections to the devices and serves the HTTP/JSON API (docs/serve.md).\n"
             "Default: the device in ANDROID_SERIAL, else the only USB device; listen on\n"
             "127.0.0.1:7737; token from ADBC_SERVE_TOKEN, else the token file\n"
@@ -72,6 +74,8 @@ int main(int argc, char **argv)
     s.conn_timeout_s = 10;
     s.body_max = 1 << 20;
     const char *listen = "127.0.0.1:7737", *token_file = NULL, *ready = NULL;
+    const char *control = NULL, *pid_file = NULL;
+    int http = 1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         long n;
@@ -85,6 +89,14 @@ int main(int argc, char **argv)
         } else if (strcmp(a, "--token-file") == 0 && v) {
             token_file = v;
             i++;
+        } else if (strcmp(a, "--control") == 0 && v) {
+            control = v;
+            i++;
+        } else if (strcmp(a, "--pid-file") == 0 && v) {
+            pid_file = v;
+            i++;
+        } else if (strcmp(a, "--no-http") == 0) {
+            http = 0;
         } else if (strcmp(a, "--ready-file") == 0 && v) {
             ready = v;
             i++;
@@ -132,6 +144,15 @@ int main(int argc, char **argv)
         if (add_dev(&s, env && *env ? env : "") != 0)
             return 2;
     }
+    if (!http && !control) {
+        fprintf(stderr, SERVE_NAME ": --no-http leaves nothing to serve without --control\n");
+        return 2;
+    }
+    if (control && s.ndevs != 1) {
+        fprintf(stderr, SERVE_NAME ": --control serves one device (start one server per "
+                        "device)\n");
+        return 2;
+    }
     const char *env_token = getenv("ADBC_SERVE_TOKEN");
     int explicit_token = token_file || (env_token && *env_token);
     char *defpath = token_file ? NULL : default_token_path();
@@ -140,7 +161,7 @@ int main(int argc, char **argv)
                         "--token-file FILE or ADBC_SERVE_TOKEN\n");
         return 2;
     }
-    if (serve_token_load(&s, token_file ? token_file : defpath) != 0) {
+    if (http && serve_token_load(&s, token_file ? token_file : defpath) != 0) {
         free(defpath);
         return 1;
     }
@@ -160,15 +181,32 @@ int main(int argc, char **argv)
         return 1;
     }
     int status = 0;
-    if (serve_http_start(&s, listen, explicit_token, ready) != 0) {
+    if ((control && serve_control_start(&s, control) != 0) ||
+        (http && serve_http_start(&s, listen, explicit_token, http ? ready : NULL) != 0)) {
         status = 1;
     } else {
+        if (pid_file) {
+            FILE *f = fopen(pid_file, "w");
+            if (f) {
+                fprintf(f, "%ld\n", (long)getpid());
+                fclose(f);
+            }
+        }
+        if (!http && ready) {
+            FILE *f = fopen(ready, "w");
+            if (f)
+                fclose(f);
+        }
         int sig = 0;
         sigwait(&set, &sig);
         fprintf(stderr, SERVE_NAME ": stopping (signal %d)\n", sig);
     }
     serve_http_stop();
-    serve_reconnector_stop(&s);
+    serve_reconnector_stop(&s); /* sets s.stopping: the control clients end too */
+    if (control)
+        serve_control_stop(&s, control);
+    if (pid_file)
+        unlink(pid_file);
     serve_devs_free(&s);
     return status;
 }

@@ -30,6 +30,7 @@ static int cmd_info(snap_ctx *ctx, int argc, char **argv)
             return snap_usage(&snap_cmds_core[0], "unknown argument");
     }
     adbc_conn *c;
+    ctx->no_session = 1; /* it describes the transport: always the direct one */
     if (snap_connect(ctx, &c) < 0)
         return SNAP_EXIT_FAIL;
     const adbc_banner *b = adbc_conn_banner(c);

@@ -93,6 +93,11 @@ static const snap_help help_table[] = {
      "first: a fresh dump must still show the element (in place, or moved but\n"
      "unmistakable), else nothing is sent and the exit status is 3 (take a new\n"
      "snapshot).\n\n"
+     "tap --text T | --id ID | --desc D taps the one element a selector names in\n"
+     "a fresh snapshot (whose refs are saved), tried in five tiers: the exact\n"
+     "resource-id, a control's own text, a label inside a clickable parent,\n"
+     "content-desc, an editable field showing the text. Several matches are\n"
+     "refused with the candidates listed and exit status 3; none is status 1.\n\n"
      "Every act takes:\n"
      "  --snapshot    print the screen after the act (and save its refs)\n"
      "  --json        the same as JSON\n"
@@ -148,6 +153,15 @@ static const snap_help help_table[] = {
      "comes for SECONDS (-t), then stops.\n\n"
      "  -n LINES     how many of the last lines\n"
      "  -t SECONDS   follow for this long (at most 3600)"},
+    {"session",
+     "session start: start a background adbc-serve holding the selected device's\n"
+     "connection (-s SERIAL or -t HOST:PORT), answering on a unix socket in\n"
+     "$XDG_RUNTIME_DIR/adbc/ (0600, our uid only). While it runs every adbc-snap\n"
+     "command for that device goes through it: no handshake with the device,\n"
+     "the same output and exit status. --no-session (before the command)\n"
+     "connects directly; `info` always does.\n"
+     "session stop: stop it. session status: whether one runs (exit 0) or not\n"
+     "(exit 1). A session file no server answers is stale: it is removed."},
     {"help",
      "Shows the help of a command (the same as `adbc-snap COMMAND --help`), or\n"
      "with no COMMAND the list of commands.\n\n"

@@ -8,13 +8,14 @@
 
 const snap_cmd *const snap_tables[] = {snap_cmds_core, snap_cmds_sync,   snap_cmds_devices,
                                        snap_cmds_ui,   snap_cmds_act,    snap_cmds_screen,
-                                       snap_cmds_apps, snap_cmds_pair,   snap_cmds_help};
+                                       snap_cmds_apps, snap_cmds_pair,   snap_cmds_session,
+                                       snap_cmds_help};
 const size_t snap_ntables = sizeof snap_tables / sizeof snap_tables[0];
 
 void snap_usage_all(FILE *f)
 {
     fprintf(f,
-            "usage: adbc-snap [-s SERIAL | -t HOST:PORT] [--timeout SECONDS] [-q] COMMAND "
+            "usage: adbc-snap [-s SERIAL | -t HOST:PORT] [--timeout SECONDS] [-q] [--no-session] COMMAND "
             "[ARGS...]\n\n"
             "Talks to adbd directly (no adb server). A SERIAL of the form HOST:PORT means TCP,\n"
             "usb:PATH a USB port, anything else a USB serial; ANDROID_SERIAL is used when\n"
@@ -70,6 +71,8 @@ int main(int argc, char **argv)
             ctx.timeout_ms = (int)(s * 1000);
         } else if (strcmp(a, "-q") == 0) {
             ctx.quiet = 1;
+        } else if (strcmp(a, "--no-session") == 0) {
+            ctx.no_session = 1;
         } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             snap_usage_all(stdout);
             return 0;

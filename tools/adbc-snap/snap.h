@@ -12,6 +12,7 @@ typedef struct snap_ctx {
     const char *target;  /* -t HOST:PORT */
     int timeout_ms;      /* --timeout, per operation */
     int quiet;           /* -q */
+    int no_session;      /* --no-session: never through a running session */
     const char *argv0;
     adbc_conn *conn;     /* opened by snap_connect, closed by main */
 } snap_ctx;
@@ -73,5 +74,10 @@ void snap_usage_all(FILE *f);
  * command's help on stdout (0; without an entry: a message, SNAP_EXIT_FAIL). */
 const char *snap_help_text(const char *name);
 int snap_help_show(const snap_cmd *cmd);
+
+/* Connect through a running session for the selected device (cmd_session.c);
+ * -1 when there is none (or --no-session). */
+int snap_session_connect(snap_ctx *ctx, adbc_conn **out);
+extern const snap_cmd snap_cmds_session[];
 
 #endif

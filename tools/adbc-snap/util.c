@@ -25,6 +25,11 @@ int snap_connect(snap_ctx *ctx, adbc_conn **out)
     if (!addr && ctx->serial && strncmp(ctx->serial, "usb:", 4) != 0 &&
         strncmp(ctx->serial, "fd:", 3) != 0 && strchr(ctx->serial, ':'))
         addr = ctx->serial;
+    if (snap_session_connect(ctx, &ctx->conn) == 0) {
+        snap_signals_watch(ctx->conn);
+        *out = ctx->conn;
+        return 0;
+    }
     adbc_conn_opts o;
     adbc_conn_opts_init(&o);
     o.on_auth_prompt = on_prompt;

@@ -1,0 +1,168 @@
+#!/bin/bash
+# adbc-snap session start|stop|status with adbc-snap as the session client:
+# commands go through the session (the device sees no new connection) with
+# the same output and exit status as without; --no-session bypasses; the
+# socket is 0600 and refuses other uids; two sessions for two devices; a
+# stale session file (its server killed) is ignored and cleaned up.
+set -u
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+t_init
+
+SNAP=${ADBC_SNAP:-$ADBC_BUILD_DIR/tools/adbc-snap}
+[ -x "$ADBC_BUILD_DIR/tools/adbc-serve" ] || { echo "skip: adbc-serve not built"; exit 0; }
+export HOME=$T_TMP/home XDG_CACHE_HOME=$T_TMP/cache XDG_RUNTIME_DIR=$T_TMP/run
+mkdir -p "$HOME" "$XDG_RUNTIME_DIR"
+chmod 700 "$XDG_RUNTIME_DIR"
+RUN=$XDG_RUNTIME_DIR/adbc
+
+td_start a --no-auth -v
+td_start b --no-auth -v
+A=127.0.0.1:${TD_PORT[a]}
+B=127.0.0.1:${TD_PORT[b]}
+for n in a b; do
+    ctl=${TD_SANDBOX[$n]}/data/local/tmp/.adbc-test
+    mkdir -p "$ctl"
+    printf '%s' "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation=\"0\"><node class=\"android.widget.FrameLayout\" package=\"com.$n\" enabled=\"true\" bounds=\"[0,0][1080,2400]\"><node class=\"android.widget.Button\" text=\"Button of $n\" clickable=\"true\" package=\"com.$n\" enabled=\"true\" bounds=\"[100,100][500,300]\"/></node></hierarchy>" > "$ctl/screen.xml"
+    echo "dump=screen.xml" > "$ctl/uiautomator.conf"
+done
+
+stop_all()
+{
+    local st=$?
+    "$SNAP" -q -t "$A" session stop > /dev/null 2>&1
+    "$SNAP" -q -t "$B" session stop > /dev/null 2>&1
+    return $st
+}
+trap 'stop_all; t_cleanup' EXIT
+
+# R DEV [GLOBAL OPTS] ARGS...: run adbc-snap; stdout, stderr, status kept.
+R()
+{
+    local dev=$1
+    shift
+    timeout 60 "$SNAP" -t "$dev" --timeout 20 "$@" > "$T_TMP/o" 2> "$T_TMP/e"
+    rc=$?
+}
+online() { grep -c ': online' "${TD_DIR[$1]}/stderr"; }
+
+CMDS=("shell echo out; echo err >&2; exit 7" "shell true" "exec:echo binary-safe" "snapshot"
+      "snapshot --json" "getprop ro.product.brand" "tap 1" "shell cat /nonexistent")
+# The reference: every command without a session.
+i=0
+for c in "${CMDS[@]}"; do
+    if [ "${c%%:*}" = exec ]; then set -- exec "${c#exec:}"; else read -ra w <<< "$c"; set -- "${w[@]}"; fi
+    [ "$1" = shell ] && set -- shell "${c#shell }"
+    R "$A" "$@"
+    cp "$T_TMP/o" "$T_TMP/ref-o-$i"
+    cp "$T_TMP/e" "$T_TMP/ref-e-$i"
+    echo "$rc" > "$T_TMP/ref-rc-$i"
+    i=$((i + 1))
+done
+
+t_check "status without a session: exit 1"
+R "$A" session status
+[ "$rc" = 1 ] && grep -q "no session for $A" "$T_TMP/o" || t_fail "status: $rc $(cat "$T_TMP/o" "$T_TMP/e")"
+
+t_check "session start: the server runs, the socket is 0600 in a 0700 directory"
+R "$A" session start
+[ "$rc" = 0 ] || t_fail "start: $rc $(cat "$T_TMP/e")"
+sock=$(ls "$RUN"/session-*.sock)
+[ "$(stat -c %a "$RUN")" = 700 ] && [ "$(stat -c %a "$sock")" = 600 ] ||
+    t_fail "modes: dir $(stat -c %a "$RUN") socket $(stat -c %a "$sock")"
+R "$A" session status
+[ "$rc" = 0 ] && grep -q "session for $A: running" "$T_TMP/o" || t_fail "status: $rc $(cat "$T_TMP/o")"
+
+t_check "through the session: the same output and status, and no new connection to the device"
+before=$(online a)
+i=0
+for c in "${CMDS[@]}"; do
+    if [ "${c%%:*}" = exec ]; then set -- exec "${c#exec:}"; else read -ra w <<< "$c"; set -- "${w[@]}"; fi
+    [ "$1" = shell ] && set -- shell "${c#shell }"
+    R "$A" "$@"
+    # (a snapshot's JSON carries the time it was taken: the one thing that differs)
+    sed -i 's/"timestamp_ms":[0-9]*//' "$T_TMP/o" "$T_TMP/ref-o-$i"
+    cmp -s "$T_TMP/o" "$T_TMP/ref-o-$i" || t_fail "'$c': stdout differs: $(cat "$T_TMP/o") vs $(cat "$T_TMP/ref-o-$i")"
+    cmp -s "$T_TMP/e" "$T_TMP/ref-e-$i" || t_fail "'$c': stderr differs: $(cat "$T_TMP/e") vs $(cat "$T_TMP/ref-e-$i")"
+    [ "$rc" = "$(cat "$T_TMP/ref-rc-$i")" ] || t_fail "'$c': status $rc, without a session $(cat "$T_TMP/ref-rc-$i")"
+    i=$((i + 1))
+done
+[ "$(online a)" = "$before" ] || t_fail "the device saw $(($(online a) - before)) new connections"
+
+t_check "a larger transfer both ways through the session"
+head -c 3000000 /dev/urandom > "$T_TMP/big"
+R "$A" push "$T_TMP/big" /data/local/tmp/big
+[ "$rc" = 0 ] || t_fail "push: $(cat "$T_TMP/e")"
+R "$A" pull /data/local/tmp/big "$T_TMP/big.back"
+[ "$rc" = 0 ] && cmp -s "$T_TMP/big" "$T_TMP/big.back" || t_fail "pull: $rc $(cat "$T_TMP/e")"
+R "$A" shell "cat /data/local/tmp/big"
+cmp -s "$T_TMP/big" "$T_TMP/o" || t_fail "shell cat of 3 MB through the session differs"
+[ "$(online a)" = "$before" ] || t_fail "the transfers connected to the device"
+
+t_check "--no-session connects directly"
+R "$A" --no-session shell true
+[ "$rc" = 0 ] && [ "$(online a)" = $((before + 1)) ] || t_fail "--no-session: rc $rc, $(($(online a) - before)) connections"
+
+t_check "another uid is refused by the socket's peer check"
+if command -v setpriv > /dev/null && [ "$(id -u)" = 0 ]; then
+    chmod 755 "$T_TMP" "$XDG_RUNTIME_DIR" "$RUN"
+    chmod 666 "$sock"
+    setpriv --reuid=65534 --regid=65534 --clear-groups /usr/bin/python3 - "$sock" << 'PY' || t_fail "another uid got an answer"
+import socket, struct, sys
+s = socket.socket(socket.AF_UNIX)
+s.settimeout(5)
+s.connect(sys.argv[1])
+banner = b'host::\0'
+hdr = struct.pack('<6I', 0x4e584e43, 0x01000001, 4096, len(banner), sum(banner), 0x4e584e43 ^ 0xffffffff)
+try:
+    s.sendall(hdr + banner)
+    assert s.recv(24) == b'', 'answered'
+except (ConnectionResetError, BrokenPipeError):
+    pass
+PY
+    chmod 600 "$sock"
+    chmod 700 "$RUN" "$XDG_RUNTIME_DIR" "$T_TMP"
+    grep -q "refused a client of uid 65534" "$RUN"/session-*.log || t_fail "no refusal logged"
+else
+    echo "  (not root or no setpriv: skipped)"
+fi
+
+t_check "two sessions for two devices, each answering for its own"
+R "$B" session start
+[ "$rc" = 0 ] || t_fail "start b: $(cat "$T_TMP/e")"
+before_b=$(online b)
+R "$B" snapshot
+grep -q "Button of b" "$T_TMP/o" || t_fail "b: $(cat "$T_TMP/o")"
+R "$A" snapshot
+grep -q "Button of a" "$T_TMP/o" || t_fail "a: $(cat "$T_TMP/o")"
+[ "$(online b)" = "$before_b" ] || t_fail "b was connected to directly"
+[ "$(ls "$RUN"/session-*.sock | wc -l)" = 2 ] || t_fail "sockets: $(ls "$RUN")"
+
+t_check "a stale session file: its server killed, commands connect directly, status cleans up"
+pid=$(cat "$RUN"/session-127.0.0.1%3A${TD_PORT[a]}.pid)
+kill -9 "$pid"
+for ((i = 0; i < 100; i++)); do kill -0 "$pid" 2> /dev/null || break; sleep 0.05; done
+[ -S "$sock" ] || t_fail "the killed server's socket is gone already; the test needs it stale"
+R "$A" shell "echo direct"
+[ "$rc" = 0 ] && [ "$(cat "$T_TMP/o")" = direct ] || t_fail "with a stale file: $rc $(cat "$T_TMP/o" "$T_TMP/e")"
+R "$A" session status
+[ "$rc" = 1 ] && grep -q "removed a stale session file" "$T_TMP/e" || t_fail "status on stale: $rc $(cat "$T_TMP/e")"
+[ ! -e "$sock" ] || t_fail "the stale socket was left"
+R "$A" session start
+[ "$rc" = 0 ] || t_fail "start after stale: $(cat "$T_TMP/e")"
+
+t_check "session stop: the server exits, the files go, status says so"
+R "$A" session stop
+[ "$rc" = 0 ] || t_fail "stop: $(cat "$T_TMP/e")"
+[ ! -e "$sock" ] || t_fail "socket left after stop"
+R "$A" session status
+[ "$rc" = 1 ] || t_fail "status after stop: $rc"
+R "$A" session stop
+[ "$rc" = 1 ] || t_fail "stop without a session: $rc"
+R "$B" session stop
+[ "$rc" = 0 ] || t_fail "stop b: $(cat "$T_TMP/e")"
+
+t_check "session without a named device is a usage error"
+timeout 20 env -u ANDROID_SERIAL "$SNAP" session start > /dev/null 2>&1
+[ $? = 2 ] || t_fail "no device named: not status 2"
+
+echo "ok: $T_CHECKS checks"

@@ -1,0 +1,293 @@
+/* adbc-snap session start|stop|status, and the session side of connecting.
+ *
+ * A session is an adbc-serve process holding the device's connection and
+ * answering on a unix socket in $XDG_RUNTIME_DIR/adbc/ (else
+ * /tmp/adbc-UID/; the directory 0700 and ours, the socket 0600), named
+ * session-<device, %-escaped>.sock with its .pid and .log beside it. While it
+ * runs, every adbc-snap command for that device connects through the socket:
+ * a local CNXN answered at once, no key or TLS exchange with the device,
+ * each stream relayed over the connection the session holds. Output and
+ * exit status are the commands' own. --no-session connects directly; `info`
+ * always does, since it describes the transport itself. A socket no server
+ * answers is a stale session file: it is ignored (and removed by `session
+ * status` and `session start`). */
+#include "snap.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* The device a session is for: what -t or -s named. */
+static const char *session_name(const snap_ctx *ctx)
+{
+    return ctx->target ? ctx->target : ctx->serial;
+}
+
+/* dir/session-NAME.EXT into buf; 0, or -1 (with a message when loud). */
+static int session_path(char *buf, size_t cap, const char *name, const char *ext, int loud)
+{
+    const char *rt = getenv("XDG_RUNTIME_DIR");
+    char dir[PATH_MAX];
+    if (rt && *rt)
+        snprintf(dir, sizeof dir, "%s/adbc", rt);
+    else
+        snprintf(dir, sizeof dir, "/tmp/adbc-%u", (unsigned)getuid());
+    if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+        if (loud)
+            fprintf(stderr, "adbc-snap: cannot create %s: %s\n", dir, strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid() ||
+        (st.st_mode & 077)) {
+        if (loud)
+            fprintf(stderr, "adbc-snap: %s must be a directory of ours with mode 0700\n", dir);
+        return -1;
+    }
+    char esc[3 * 256 + 1];
+    size_t k = 0;
+    for (const unsigned char *p = (const unsigned char *)name; *p && k + 4 < sizeof esc; p++) {
+        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+            *p == '.' || *p == '-' || *p == '_')
+            esc[k++] = (char)*p;
+        else
+            k += (size_t)snprintf(esc + k, sizeof esc - k, "%%%02X", *p);
+    }
+    esc[k] = '\0';
+    int n = snprintf(buf, cap, "%s/session-%s.%s", dir, esc, ext);
+    if (n < 0 || (size_t)n >= cap || (strcmp(ext, "sock") == 0 && (size_t)n >= 108)) {
+        if (loud)
+            fprintf(stderr, "adbc-snap: the session path is too long: %s\n", buf);
+        return -1;
+    }
+    return 0;
+}
+
+/* A connected socket to the session, or -1. */
+static int session_dial(const char *sock)
+{
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    snprintf(sa.sun_path, sizeof sa.sun_path, "%s", sock);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -1;
+    if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+int snap_session_connect(snap_ctx *ctx, adbc_conn **out)
+{
+    const char *name = session_name(ctx);
+    char sock[PATH_MAX];
+    if (ctx->no_session || !name || session_path(sock, sizeof sock, name, "sock", 0) != 0)
+        return -1;
+    int fd = session_dial(sock);
+    if (fd < 0)
+        return -1;
+    adbc_transport *t = NULL;
+    if (adbc_transport_fd(&t, fd, 1) < 0) {
+        close(fd);
+        return -1;
+    }
+    adbc_conn_opts o;
+    adbc_conn_opts_init(&o);
+    if (ctx->timeout_ms < o.connect_timeout_ms)
+        o.connect_timeout_ms = ctx->timeout_ms;
+    return adbc_conn_open(out, t, &o) < 0 ? -1 : 0;
+}
+
+static long read_pid(const char *path)
+{
+    FILE *f = fopen(path, "re");
+    long pid = 0;
+    if (f) {
+        if (fscanf(f, "%ld", &pid) != 1)
+            pid = 0;
+        fclose(f);
+    }
+    return pid;
+}
+
+/* Whether pid is an adbc-serve of ours. */
+static int is_server(long pid)
+{
+    if (pid <= 1 || kill((pid_t)pid, 0) != 0)
+        return 0;
+    char p[64], cmd[4096];
+    snprintf(p, sizeof p, "/proc/%ld/cmdline", pid);
+    int fd = open(p, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, cmd, sizeof cmd - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    cmd[n] = '\0';
+    return strstr(cmd, "adbc-serve") != NULL;
+}
+
+static void sleep_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+static int cmd_session(snap_ctx *ctx, int argc, char **argv);
+
+const snap_cmd snap_cmds_session[] = {
+    {"session", cmd_session, "session start|stop|status",
+     "hold the device's connection in a background server; commands go through it"},
+    {NULL, NULL, NULL, NULL},
+};
+
+static int start(snap_ctx *ctx, const char *name, const char *sock, const char *pidf,
+                 const char *logf)
+{
+    char self[PATH_MAX], exe[PATH_MAX + 16];
+    const char *env = getenv("ADBC_SERVE");
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (env && *env) {
+        snprintf(exe, sizeof exe, "%s", env);
+    } else if (n > 0) {
+        self[n] = '\0';
+        char *slash = strrchr(self, '/');
+        *slash = '\0';
+        snprintf(exe, sizeof exe, "%s/adbc-serve", self);
+        if (access(exe, X_OK) != 0)
+            snprintf(exe, sizeof exe, "adbc-serve"); /* from PATH */
+    } else {
+        snprintf(exe, sizeof exe, "adbc-serve");
+    }
+    char ready[PATH_MAX + 8], tmo[16];
+    snprintf(ready, sizeof ready, "%s.ready", pidf);
+    snprintf(tmo, sizeof tmo, "%d", ctx->timeout_ms / 1000 > 0 ? ctx->timeout_ms / 1000 : 1);
+    unlink(ready);
+    pid_t pid = fork();
+    if (pid < 0)
+        return snap_fail("session start: fork", ADBC_EIO);
+    if (pid == 0) {
+        setsid();
+        int in = open("/dev/null", O_RDONLY), lg = open(logf, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (in >= 0)
+            dup2(in, 0);
+        if (lg >= 0) {
+            dup2(lg, 1);
+            dup2(lg, 2);
+        }
+        const char *sel = ctx->target ? "-t" : "-s";
+        execlp(exe, exe, sel, name, "--control", sock, "--no-http", "--pid-file", pidf,
+               "--ready-file", ready, "--connect-timeout", tmo, (char *)NULL);
+        fprintf(stderr, "adbc-snap: cannot run %s: %s\n", exe, strerror(errno));
+        _exit(127);
+    }
+    for (int waited = 0;; waited += 20) {
+        int st;
+        if (access(ready, F_OK) == 0)
+            break;
+        if (waitpid(pid, &st, WNOHANG) == pid || waited > ctx->timeout_ms) {
+            fprintf(stderr, "adbc-snap: the session server did not start (see %s)\n", logf);
+            if (waited > ctx->timeout_ms)
+                kill(pid, SIGTERM);
+            return SNAP_EXIT_FAIL;
+        }
+        sleep_ms(20);
+    }
+    unlink(ready);
+    /* The device must answer through it, or there is no session. */
+    adbc_conn *c = NULL;
+    if (snap_session_connect(ctx, &c) != 0) {
+        fprintf(stderr, "adbc-snap: session for %s: the device did not answer through the "
+                        "server (%s); stopped it (log: %s)\n", name, adbc_last_error(), logf);
+        kill(pid, SIGTERM);
+        waitpid(pid, NULL, 0);
+        return SNAP_EXIT_FAIL;
+    }
+    adbc_conn_close(c);
+    if (!ctx->quiet)
+        fprintf(stderr, "adbc-snap: session for %s started (pid %ld, %s)\n", name, (long)pid,
+                sock);
+    return 0;
+}
+
+static int cmd_session(snap_ctx *ctx, int argc, char **argv)
+{
+    if (argc != 2 || (strcmp(argv[1], "start") && strcmp(argv[1], "stop") &&
+                      strcmp(argv[1], "status")))
+        return snap_usage(&snap_cmds_session[0], "start, stop or status");
+    const char *name = session_name(ctx);
+    if (!name) {
+        fprintf(stderr, "adbc-snap session: name the device with -s SERIAL or -t HOST:PORT (or "
+                        "ANDROID_SERIAL)\n");
+        return SNAP_EXIT_USAGE;
+    }
+    char sock[PATH_MAX], pidf[PATH_MAX], logf[PATH_MAX];
+    if (session_path(sock, sizeof sock, name, "sock", 1) ||
+        session_path(pidf, sizeof pidf, name, "pid", 1) ||
+        session_path(logf, sizeof logf, name, "log", 1))
+        return SNAP_EXIT_FAIL;
+    long pid = read_pid(pidf);
+    int fd = session_dial(sock);
+    int alive = fd >= 0;
+    if (fd >= 0)
+        close(fd);
+    int stale = !alive && (access(sock, F_OK) == 0 || access(pidf, F_OK) == 0);
+    if (stale && (!pid || !is_server(pid))) {
+        unlink(sock);
+        unlink(pidf);
+        if (!ctx->quiet)
+            fprintf(stderr, "adbc-snap: removed a stale session file for %s\n", name);
+    }
+    if (strcmp(argv[1], "status") == 0) {
+        if (!alive) {
+            printf("no session for %s\n", name);
+            return SNAP_EXIT_FAIL;
+        }
+        printf("session for %s: running, pid %ld, socket %s\n", name, pid, sock);
+        return 0;
+    }
+    if (strcmp(argv[1], "start") == 0) {
+        if (alive) {
+            if (!ctx->quiet)
+                fprintf(stderr, "adbc-snap: a session for %s is already running (pid %ld)\n",
+                        name, pid);
+            return 0;
+        }
+        return start(ctx, name, sock, pidf, logf);
+    }
+    if (!alive && !(pid && is_server(pid))) {
+        fprintf(stderr, "adbc-snap: no session for %s\n", name);
+        return SNAP_EXIT_FAIL;
+    }
+    if (!is_server(pid)) {
+        fprintf(stderr, "adbc-snap: the session's pid file (%s) does not name an adbc-serve; "
+                        "not stopping anything\n", pidf);
+        return SNAP_EXIT_FAIL;
+    }
+    kill((pid_t)pid, SIGTERM);
+    for (int waited = 0; kill((pid_t)pid, 0) == 0; waited += 20) {
+        if (waited > 10000) {
+            fprintf(stderr, "adbc-snap: the session server (pid %ld) did not stop in 10 s\n",
+                    pid);
+            return SNAP_EXIT_FAIL;
+        }
+        waitpid((pid_t)pid, NULL, WNOHANG);
+        sleep_ms(20);
+    }
+    unlink(sock);
+    unlink(pidf);
+    if (!ctx->quiet)
+        fprintf(stderr, "adbc-snap: session for %s stopped\n", name);
+    return 0;
+}
