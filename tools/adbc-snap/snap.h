@@ -11,6 +11,7 @@ typedef struct snap_ctx {
     const char *serial;  /* -s, or ANDROID_SERIAL */
     const char *target;  /* -t HOST:PORT */
     int timeout_ms;      /* --timeout, per operation */
+    int timeout_set;     /* --timeout was given */
     int quiet;           /* -q */
     const char *argv0;
     adbc_conn *conn;     /* opened by snap_connect, closed by main */
@@ -49,5 +50,9 @@ extern const snap_cmd snap_cmds_sync[];
 extern const snap_cmd snap_cmds_devices[];
 extern const snap_cmd snap_cmds_ui[], snap_cmds_act[];
 extern const snap_cmd snap_cmds_pair[];
+extern const snap_cmd snap_cmds_wait[];
+
+/* 1 if name is one of adb's wait-for-[TRANSPORT-]STATE commands. */
+int snap_is_wait_cmd(const char *name);
 
 #endif
