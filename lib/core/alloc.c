@@ -1,4 +1,4 @@
-/* Allocation wrappers and clocks.
+/* Allocation wrappers.
  *
  * All library allocations pass through here so a test can make the Nth one
  * fail (adbc_test_fail_alloc_at) and check that every caller copes. */
@@ -6,7 +6,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /* Fault injection: when > 0, the allocation that brings the counter to this
  * value fails (and every later one too, if sticky). Process-wide and atomic
@@ -72,30 +71,4 @@ char *adbc_strdup(const char *s)
 void adbc_free(void *p)
 {
     free(p);
-}
-
-int64_t adbc_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-int64_t adbc_deadline(int timeout_ms)
-{
-    if (timeout_ms < 0)
-        return -1;
-    return adbc_now_ms() + timeout_ms;
-}
-
-int adbc_remaining(int64_t deadline)
-{
-    if (deadline < 0)
-        return -1;
-    int64_t left = deadline - adbc_now_ms();
-    if (left < 0)
-        return 0;
-    if (left > 0x7fffffff)
-        return 0x7fffffff;
-    return (int)left;
 }

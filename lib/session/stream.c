@@ -191,12 +191,16 @@ int adbc_wrte_begin(adbc_session *s, const adbc_header *h, int *deliver)
                                      "data to %llu bytes, beyond the %u-byte window",
                                      st->local, (unsigned long long)st->unacked, s->window);
     } else {
-        if (st->unacked > 0)
+        /* The host role holds a device to one WRTE in flight. The device
+         * role accepts more, as adbd does (it checks nothing here), since
+         * adb's server may send a second WRTE before our OKAY: the bytes add
+         * up and one OKAY answers once all of them are consumed. */
+        if (st->unacked > 0 && s->role == ADBC_ROLE_HOST)
             return adbc_session_fail(s, ADBC_EPROTO,
                                      "protocol violation: second WRTE on stream %u before our "
                                      "OKAY (legacy flow control allows one)",
                                      st->local);
-        st->unacked = h->data_length;
+        st->unacked += h->data_length;
     }
     if (h->data_length == 0)
         return adbc_sq_push(s, ADBC_A_OKAY, st->local, st->remote, (const uint8_t *)"\0\0\0\0",

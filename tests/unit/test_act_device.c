@@ -9,7 +9,7 @@
 #include "core/internal.h"
 #include "test_act_png.h"
 #include "test_act_td.h"
-#include "ui/act_internal.h"
+#include "act/act_internal.h"
 
 static td dev;
 

@@ -6,7 +6,7 @@
 #include "adbc/act.h"
 #include "adbc/error.h"
 #include "test_act_png.h"
-#include "ui/act_internal.h"
+#include "act/act_internal.h"
 
 void adbc_test_fail_alloc_at(long n);
 

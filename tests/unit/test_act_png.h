@@ -1,6 +1,6 @@
 /* A small PNG decoder for the act tests: chunk walk with CRC checks, zlib
  * inflate, and reversal of all five filter types, for 8-bit RGB and RGBA.
- * Written independently of lib/ui/png.c so a test compares the encoder
+ * Written independently of lib/act/png.c so a test compares the encoder
  * with a separate reading of the format. */
 #ifndef TEST_ACT_PNG_H
 #define TEST_ACT_PNG_H

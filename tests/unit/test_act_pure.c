@@ -10,7 +10,7 @@
 
 #include "adbc/act.h"
 #include "adbc/error.h"
-#include "ui/act_internal.h"
+#include "act/act_internal.h"
 
 void adbc_test_fail_alloc_at(long n);
 

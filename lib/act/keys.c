@@ -3,7 +3,7 @@
  * Names are the short ones people and agents type ("back", "enter"); the
  * codes are Android's KeyEvent constants. A KEYCODE_ prefix is accepted so
  * names copied from Android documentation work too. */
-#include "ui/act_internal.h"
+#include "act/act_internal.h"
 
 #include <ctype.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* Verified acts: take a fresh dump and find the ref's element in it
  * (act_match.c has the rule), so an act on a stale ref sends nothing. */
-#include "ui/act_internal.h"
+#include "act/act_internal.h"
 
 #include <string.h>
 

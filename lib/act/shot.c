@@ -7,7 +7,7 @@
  * device encodes itself. stderr goes to /dev/null on the device: exec:
  * mixes it into the pixel stream, and a warning such as "multiple displays
  * found" would otherwise corrupt the frame. */
-#include "ui/act_internal.h"
+#include "act/act_internal.h"
 
 #include <string.h>
 

@@ -3,7 +3,7 @@
  * These drive Android's own tools (monkey, am, dumpsys) and read their
  * printed results, since their exit status is not reliable across
  * versions: `am start` exits 0 after "Error: Activity not started". */
-#include "ui/act_internal.h"
+#include "act/act_internal.h"
 
 #include <ctype.h>
 #include <errno.h>

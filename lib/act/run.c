@@ -4,7 +4,7 @@
  * but reports no exit status, so each command is followed by an echo of
  * "$?" behind a marker. A command too long for the service name (old
  * devices take 4 KiB) is fed to `sh` on its stdin instead. */
-#include "ui/act_internal.h"
+#include "act/act_internal.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -3,7 +3,7 @@
  * Everything that can refuse is checked before the first tap (the text is
  * typeable, the IME is there, the ref is not stale), so a failed call
  * leaves the screen as it was. */
-#include "ui/act_internal.h"
+#include "act/act_internal.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
  * (`-d -t N` ends by itself), or following the log for a fixed time after
  * which adbc closes the stream. An open-ended follow would tie up a caller
  * that only wanted "what just happened". */
-#include "ui/act_internal.h"
+#include "act/act_internal.h"
 
 #include <stdio.h>
 #include <string.h>

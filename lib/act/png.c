@@ -7,7 +7,7 @@
  * repeated rows) compresses about as well as the phone's output for a
  * fraction of the time. The whole image goes into one IDAT chunk: PNG
  * allows chunks up to 2^31-1 bytes and decoders take one as well as many. */
-#include "ui/act_internal.h"
+#include "act/act_internal.h"
 
 #include <string.h>
 #include <zlib.h>

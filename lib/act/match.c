@@ -9,7 +9,7 @@
  * (same content and size, anywhere). Two candidates are as bad as none:
  * picking one would be a guess, and a wrong tap can send a message or
  * delete something. */
-#include "ui/act_internal.h"
+#include "act/act_internal.h"
 
 #include <string.h>
 

@@ -3,7 +3,7 @@
  * Every gesture is one `input` command in one exec round trip. Acts on a
  * ref resolve the ref first (act_verify.c), so with verification on a
  * stale ref sends nothing at all. */
-#include "ui/act_internal.h"
+#include "act/act_internal.h"
 
 #include <stdio.h>
 #include <string.h>

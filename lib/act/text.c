@@ -8,7 +8,7 @@
  * types ASCII only: everything else goes to the ADB Keyboard IME as base64,
  * which also keeps the shell away from the text. Every piece of text is a
  * single-quoted shell word, so nothing in it can run a command. */
-#include "ui/act_internal.h"
+#include "act/act_internal.h"
 
 #include <string.h>
 

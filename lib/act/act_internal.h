@@ -3,8 +3,8 @@
  * Commands are built as text by the functions here (pure, so unit tests
  * check the exact command lines) and run by act_run over exec:. Every
  * caller-supplied string enters a command through act_buf_quote. */
-#ifndef ADBC_UI_ACT_INTERNAL_H
-#define ADBC_UI_ACT_INTERNAL_H
+#ifndef ADBC_ACT_INTERNAL_H
+#define ADBC_ACT_INTERNAL_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -3,7 +3,7 @@
  * screenshot. Ten columns A-J keep the letters few; rows are about as tall
  * as a column is wide, so cells are near square and "C5" means the same
  * size of target everywhere on the screen. */
-#include "ui/act_internal.h"
+#include "act/act_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>

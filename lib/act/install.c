@@ -6,7 +6,7 @@
  * sync to /data/local/tmp, `pm install -r`, and the copy removed. Success
  * is judged by the "Success" line both tools print, since their exit status
  * is not reliable across versions. */
-#include "ui/act_internal.h"
+#include "act/act_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
