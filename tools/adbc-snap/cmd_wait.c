@@ -13,10 +13,9 @@ static int cmd_get_state(snap_ctx *ctx, int argc, char **argv);
 static int cmd_get_serialno(snap_ctx *ctx, int argc, char **argv);
 
 const snap_cmd snap_cmds_wait[] = {
-    {"wait-for-device", cmd_wait,
-     "wait-for[-usb|-local|-any]-STATE [-t SECONDS]",
-     "wait until the device is in STATE: device, recovery, rescue, sideload, bootloader, "
-     "or disconnect (gone); -t bounds the wait (default: --timeout if given, else none)"},
+    {"wait-for-device", cmd_wait, "wait-for-device [-t SECONDS]",
+     "wait until the device is ready; also wait-for[-usb|-local|-any]-STATE (STATE: "
+     "device, recovery, rescue, sideload, bootloader, disconnect)"},
     {"get-state", cmd_get_state, "get-state", "print the device's state (device, unauthorized, ...)"},
     {"get-serialno", cmd_get_serialno, "get-serialno", "print the selected device's serial"},
     {NULL, NULL, NULL, NULL},
