@@ -67,7 +67,8 @@ static int emu_addr(char *addr, size_t len, const char *serial)
 
 /* The devices "the only device" chooses from: USB (not in fastboot) and
  * emulators. */
-static int candidates(adbc_device_entry **list, size_t *n, const adbc_devices_opts *o)
+static int candidates(adbc_device_entry **list, size_t *n, const adbc_devices_opts *o,
+                      size_t *nfastboot)
 {
     int rc = adbc_devices_list(list, n, NULL, 0, o);
     if (rc < 0 && rc != ADBC_ENOMEM && o->usb) {
@@ -82,6 +83,8 @@ static int candidates(adbc_device_entry **list, size_t *n, const adbc_devices_op
     for (size_t i = 0; i < *n; i++)
         if ((*list)[i].state != ADBC_DEV_BOOTLOADER)
             (*list)[k++] = (*list)[i];
+    if (nfastboot)
+        *nfastboot = *n - k;
     *n = k;
     return 0;
 }
@@ -100,7 +103,11 @@ static int several(const adbc_device_entry *l, size_t n)
     char names[400] = "";
     size_t len = 0;
     for (size_t i = 0; i < n && len + 2 < sizeof names; i++) {
-        int w = snprintf(names + len, sizeof names - len, "%s%s", i ? ", " : "", l[i].serial);
+        int w = l[i].usb_path[0]
+                    ? snprintf(names + len, sizeof names - len, "%s%s (%s)", i ? ", " : "",
+                               l[i].serial, l[i].usb_path)
+                    : snprintf(names + len, sizeof names - len, "%s%s", i ? ", " : "",
+                               l[i].serial);
         if (w < 0)
             break;
         len += (size_t)w;
@@ -157,7 +164,7 @@ int adbc_device_find(adbc_device_entry *out, const char *serial, const adbc_devi
         o.local = 0; /* a USB serial or usb:PATH */
     adbc_device_entry *list;
     size_t n;
-    int rc = candidates(&list, &n, &o);
+    int rc = candidates(&list, &n, &o, NULL);
     if (rc < 0)
         return rc;
     if (!serial) {
@@ -208,9 +215,16 @@ int adbc_device_connect(adbc_conn **out, const char *serial, const adbc_conn_opt
     o.probe = 0;
     adbc_device_entry *list;
     size_t n;
-    int rc = candidates(&list, &n, &o);
+    size_t nfastboot = 0;
+    int rc = candidates(&list, &n, &o, &nfastboot);
     if (rc < 0)
         return rc;
+    if (n == 0 && nfastboot > 0) {
+        /* Only devices in fastboot mode: opening one says so. */
+        adbc_devices_free(list);
+        rc = adbc_transport_usb(&t, NULL);
+        return rc < 0 ? rc : adbc_conn_open(out, t, opts);
+    }
     if (n != 1) {
         rc = n == 0 ? none_found() : several(list, n);
         adbc_devices_free(list);

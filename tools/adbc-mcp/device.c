@@ -280,17 +280,6 @@ int device_select(mcp_call *c, const char *serial)
     for (size_t i = 0; i < n; i++)
         if (strcmp(l[i].serial, serial) == 0)
             e = &l[i];
-    /* Not listed: a serial the selection rule still reaches (HOST:PORT,
-     * emulator-N beyond the scanned ports, usb:PATH, an mDNS instance). */
-    adbc_device_entry found;
-    adbc_devices_opts fo;
-    adbc_devices_opts_init(&fo);
-    fo.usb = s->cfg.usb;
-    int left = call_remaining(c);
-    if (fo.timeout_ms > left)
-        fo.timeout_ms = left;
-    if (!e && adbc_device_find(&found, serial, &fo) == 0)
-        e = &found;
     char names[2048];
     describe(names, sizeof(names), l, n);
     if (!e) {
