@@ -46,6 +46,7 @@ int snap_connect(snap_ctx *ctx, adbc_conn **out)
         snap_fail(sel ? sel : "device", rc);
         return rc;
     }
+    snap_signals_watch(ctx->conn);
     *out = ctx->conn;
     return 0;
 }
