@@ -108,7 +108,7 @@ static void *pump(void *arg)
         pthread_mutex_unlock(&st->m);
         if (st->stop)
             break;
-        ssize_t n = adbc_stream_read(st->ds, buf, c->maxp, 200);
+        ssize_t n = adbc_stream_read(st->ds, buf, c->maxp, 20); /* drop() waits this at most */
         if (n == ADBC_ETIMEDOUT)
             continue;
         if (n <= 0)
