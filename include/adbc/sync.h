@@ -119,8 +119,9 @@ enum {
 typedef enum adbc_sync_compression {
     /* The default: the best algorithm both sides have (zstd, then lz4, then
        brotli, as adb ranks them), except on a link faster than compressing:
-       TCP to this machine (loopback) and local sockets get none. USB links
-       are compressed (see docs/sync.md, "Compression"). */
+       TCP to this machine (loopback, also under TLS) and USB 3 get none;
+       USB 2, remote TCP and handed-over descriptors are compressed (see
+       docs/sync.md, "Compression"). */
     ADBC_SYNC_COMPRESS_AUTO = 0,
     ADBC_SYNC_COMPRESS_NONE,   /* never (adb -Z) */
     ADBC_SYNC_COMPRESS_ANY,    /* the best both sides have, on any link (adb -z any) */

@@ -4,6 +4,7 @@
  * choice, or by default the best algorithm both sides have unless the link
  * is faster than the compressor. */
 #include "services/sync_int.h"
+#include "transport/usb_int.h"
 
 #include <string.h>
 #include <strings.h>
@@ -59,13 +60,20 @@ static adbc_sync_compression of_flag(uint32_t flag)
     return ADBC_SYNC_COMPRESS_NONE;
 }
 
-/* TCP to this machine: nothing compresses faster than the kernel copies
- * (docs/sync.md has the figures). The transport's description is
- * "tcp:<host>:<port>" for TCP; USB and descriptors handed over count as
- * slow links. */
-static int link_is_local(const adbc_conn *c)
+/* Links that outrun the compressor (docs/sync.md, "Compression", has the
+ * figures): TCP to this machine (also under TLS: wireless debugging on the
+ * phone itself) and USB 3. The transport's description is
+ * "tcp:<host>:<port>" for TCP, "tls:" before it for TLS. USB 2, USB of
+ * unknown speed, remote TCP and descriptors handed over count as slow. */
+static int link_is_fast(const adbc_conn *c)
 {
-    const char *d = c->t ? c->t->desc : "";
+    if (!c->t)
+        return 0;
+    if (usb_transport_mbps(c->t) >= 5000)
+        return 1;
+    const char *d = c->t->desc;
+    if (strncmp(d, "tls:", 4) == 0)
+        d += 4;
     if (strncmp(d, "tcp:", 4) != 0)
         return 0;
     d += 4;
@@ -87,7 +95,7 @@ void sync_v2_init(adbc_sync *s)
         if (adbc_conn_has_feature(c, "sendrecv_v2_zstd"))
             s->comp_dev |= ADBC_SYNC_FLAG_ZSTD;
     }
-    s->link_fast = link_is_local(c);
+    s->link_fast = link_is_fast(c);
 }
 
 int adbc_sync_has_send_v2(const adbc_sync *s)

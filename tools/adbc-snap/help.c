@@ -42,8 +42,8 @@ static const snap_help help_table[] = {
      "           an algorithm the device lacks is an error)\n"
      "  -Z       do not compress\n"
      "By default contents are compressed with the best algorithm both sides\n"
-     "have (zstd, lz4, brotli) except over TCP to this machine, where copying\n"
-     "is faster than compressing."},
+     "have (zstd, lz4, brotli) except over TCP to this machine and USB 3,\n"
+     "where copying is faster than compressing."},
     {"pull",
      "Copies files or directory trees from the device. Files are written beside\n"
      "their destination and renamed into place only when complete.\n\n"
@@ -52,8 +52,8 @@ static const snap_help help_table[] = {
      "           an algorithm the device lacks is an error)\n"
      "  -Z       do not compress\n"
      "By default contents are compressed with the best algorithm both sides\n"
-     "have (zstd, lz4, brotli) except over TCP to this machine, where copying\n"
-     "is faster than compressing."},
+     "have (zstd, lz4, brotli) except over TCP to this machine and USB 3,\n"
+     "where copying is faster than compressing."},
     {"ls",
      "Lists a directory on the device (names; -l: mode, size, time, name).\n\n"
      "  -l       long listing\n"
