@@ -85,6 +85,24 @@ grep -q "1 file pushed" "$T_TMP/push.log" || t_fail "push -n summary: $(cat "$T_
 S push -n "$T_TMP/tree" /data/local/tmp/drytree > "$T_TMP/push.log" 2>&1 || t_fail "push -n tree"
 [ ! -e "$SB/data/local/tmp/drytree" ] || t_fail "a dry run made /data/local/tmp/drytree"
 
+t_check "a link that dies mid-transfer (linkemu --drop-after): a clear error, no file left"
+EMU=$(dirname "${BASH_SOURCE[0]}")/../bench/linkemu.py
+python3 "$EMU" relay --target "$DEV" --delay-ms 1 --rate-mbit 400 --drop-after 400000 \
+    --max-seconds 120 > "$T_TMP/relay.out" 2>&1 &
+T_BG_PIDS+=($!)
+for i in $(seq 100); do grep -q '^listening on ' "$T_TMP/relay.out" && break; sleep 0.05; done
+LINK=$(sed -n 's/^listening on //p' "$T_TMP/relay.out")
+[ -n "$LINK" ] || t_fail "linkemu did not start: $(cat "$T_TMP/relay.out")"
+mkdir -p "$T_TMP/cut"
+timeout 60 "$SNAP" -t "$LINK" pull -z any /data/local/tmp/any-r1048576 "$T_TMP/cut/f" > "$T_TMP/o" 2>&1 &&
+    t_fail "pull through a dying link succeeded"
+grep -qi "lost\|closed" "$T_TMP/o" || t_fail "message: $(cat "$T_TMP/o")"
+[ -z "$(ls -A "$T_TMP/cut")" ] || t_fail "left behind: $(ls -A "$T_TMP/cut")"
+timeout 60 "$SNAP" -t "$LINK" push -z any "$T_TMP/in/r1048576" /data/local/tmp/cut > "$T_TMP/o" 2>&1 &&
+    t_fail "push through a dying link succeeded"
+for i in $(seq 50); do [ -e "$SB/data/local/tmp/cut" ] || break; sleep 0.1; done
+[ ! -e "$SB/data/local/tmp/cut" ] || t_fail "the device kept a partial file"
+
 t_check "an unknown algorithm is a usage error naming the accepted ones"
 S push -z gzip "$T_TMP/in/r1" /data/local/tmp/x > "$T_TMP/o" 2>&1
 [ $? = 2 ] || t_fail "push -z gzip did not exit 2"
