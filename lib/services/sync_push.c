@@ -184,7 +184,10 @@ static int send_compressed(adbc_sync *s, sync_job *j, int fd, const char *local)
             s->tx_len += ADBC_SYNC_HDR + k;
             j->res.wire_bytes += k;
         }
-        sync_job_report(j, 0);
+        if ((rc = sync_job_report(j, 0)) < 0) {
+            sync_abort(s); /* adbd deletes the partial file */
+            break;
+        }
     }
     adbc_sync_zenc_free(e);
     return rc;
@@ -224,7 +227,10 @@ static int send_contents(adbc_sync *s, sync_job *j, int fd, const char *local)
         j->p.bytes += (uint64_t)n;
         j->res.bytes += (uint64_t)n;
         j->res.wire_bytes += (uint64_t)n;
-        sync_job_report(j, 0);
+        if ((rc = sync_job_report(j, 0)) < 0) {
+            sync_abort(s); /* adbd deletes the partial file */
+            return rc;
+        }
     }
 }
 
@@ -292,8 +298,9 @@ int sync_push_one(adbc_sync *s, sync_job *j, const char *local, const char *remo
                           what)) < 0)
         return rc;
     j->p.file_done = 1;
-    sync_job_report(j, 1);
-    return 0;
+    if ((rc = sync_job_report(j, 1)) < 0)
+        sync_abort(s);
+    return rc;
 }
 
 /* A link the device would not create (file systems such as /sdcard have no
