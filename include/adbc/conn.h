@@ -68,6 +68,21 @@ const char *adbc_conn_desc(const adbc_conn *c);
 /* 0 while the connection works; else the error that ended it. */
 int adbc_conn_status(const adbc_conn *c);
 
+/* Cancel: every call on c that is blocked (opening, reading, writing or
+ * flushing a stream, and the services built on them) returns ADBC_ECANCELED
+ * promptly, and so does every such call made later, until
+ * adbc_conn_clear_interrupt. Safe from any thread (not from a signal
+ * handler: call it from a thread that waits for the signal, as adbc-snap
+ * does). Closing streams and the connection still works. */
+void adbc_conn_interrupt(adbc_conn *c);
+
+/* Let calls on c run again after adbc_conn_interrupt. Streams that were
+ * interrupted mid-transfer are in an unknown state: close them. */
+void adbc_conn_clear_interrupt(adbc_conn *c);
+
+/* 1 while c is interrupted. */
+int adbc_conn_interrupted(const adbc_conn *c);
+
 /* Open a stream to a service ("shell,v2,raw:ls", "exec:cat", "sync:").
  * ADBC_EREFUSED when the device refuses it. */
 int adbc_stream_open(adbc_stream **out, adbc_conn *c, const char *service, int timeout_ms);

@@ -528,6 +528,10 @@ int adbc_stream_open(adbc_stream **out, adbc_conn *c, const char *service, int t
     c->streams[c->nstreams++] = st;
     adbc_conn_kick(c);
     while (!st->ready && !st->closed && !c->status) {
+        if (c->interrupted) {
+            rc = adbc_conn_cancelled();
+            break;
+        }
         if (wait_until(c, &c->cond, deadline) == ADBC_ETIMEDOUT) {
             rc = adbc_fail(ADBC_ETIMEDOUT,
                            "the device did not answer the request to open \"%.100s\" within %d "
@@ -571,6 +575,8 @@ static int orphaned(void)
 static int wait_readable(adbc_conn *c, adbc_stream *st, int64_t deadline, int timeout_ms)
 {
     for (;;) {
+        if (c->interrupted)
+            return adbc_conn_cancelled();
         if (st->len > 0)
             return 1;
         if (st->closed && !st->torn)
@@ -680,6 +686,10 @@ int adbc_stream_write(adbc_stream *st, const void *buf, size_t len, int timeout_
      * size of a transfer, even when the device grants a huge window. */
     size_t high_water = 2 * (size_t)adbc_session_max_payload(c->s) + 64 * 1024;
     while (len > 0) {
+        if (c->interrupted) {
+            rc = adbc_conn_cancelled();
+            break;
+        }
         if (c->status) {
             rc = adbc_conn_raise(c);
             break;
@@ -728,6 +738,10 @@ int adbc_stream_flush(adbc_stream *st, int timeout_ms)
     int rc = 0;
     pthread_mutex_lock(&c->mu);
     while (adbc_session_send_queued(c->s) > 0 && !c->status && !st->closed) {
+        if (c->interrupted) {
+            rc = adbc_conn_cancelled();
+            break;
+        }
         if (wait_until(c, &c->cond, deadline) == ADBC_ETIMEDOUT) {
             rc = adbc_fail(ADBC_ETIMEDOUT, "could not send queued data within %d ms", timeout_ms);
             break;

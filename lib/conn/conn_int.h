@@ -31,6 +31,7 @@ struct adbc_conn {
     int status;               /* 0, or the error that ended the connection */
     char errmsg[512];
     int prompted;             /* the auth prompt callback has fired */
+    _Atomic int interrupted;  /* adbc_conn_interrupt: blocked calls return ECANCELED */
 
     adbc_stream **streams;
     size_t nstreams, cap;
@@ -56,6 +57,9 @@ void adbc_conn_set_error(adbc_conn *c, int code, const char *msg);
 
 /* Lock held: raise the connection's error in the calling thread. */
 int adbc_conn_raise(adbc_conn *c);
+
+/* Raise ADBC_ECANCELED for an interrupted call (interrupt.c). */
+int adbc_conn_cancelled(void);
 
 /* Lock held: the output queue grew; wake the writer. */
 void adbc_conn_kick(adbc_conn *c);

@@ -4,6 +4,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 
 const snap_cmd *const snap_tables[] = {snap_cmds_core, snap_cmds_sync,   snap_cmds_devices,
                                        snap_cmds_ui,   snap_cmds_act,    snap_cmds_screen,
@@ -100,10 +101,18 @@ int main(int argc, char **argv)
     if (has_opt(cmd->name, argc - i, argv + i, "--help"))
         return snap_help_show(cmd);
     snap_json_set(has_opt(cmd->name, argc - i, argv + i, "--json"));
+    if (snap_signals_start() != 0)
+        fprintf(stderr, "adbc-snap: cannot watch for signals: an interrupt will not clean up\n");
     int rc = cmd->run(&ctx, argc - i, argv + i);
+    snap_signals_watch(NULL);
+    adbc_conn_close(ctx.conn);
+    int sig = snap_signal_received();
+    if (sig) {
+        fprintf(stderr, "adbc-snap: stopped by signal %d (%s)\n", sig, strsignal(sig));
+        rc = 128 + sig;
+    }
     /* A failure that printed no JSON of its own still gets one document. */
     if (rc != 0)
         snap_json_error(cmd->name, 0, "failed (the cause is on stderr)", NULL, rc);
-    adbc_conn_close(ctx.conn);
     return rc;
 }

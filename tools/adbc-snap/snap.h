@@ -74,6 +74,13 @@ char *snap_join(int argc, char **argv, int from);
  * UTF-8 become U+FFFD. */
 void snap_json_str(FILE *f, const char *s);
 
+/* SIGINT/SIGTERM/SIGHUP handling (signals.c): start before any thread;
+ * watch the connection a signal interrupts (NULL: none, before closing it);
+ * the signal that came (0: none). */
+int snap_signals_start(void);
+void snap_signals_watch(adbc_conn *c);
+int snap_signal_received(void);
+
 extern const snap_cmd snap_cmds_core[];
 extern const snap_cmd snap_cmds_sync[];
 extern const snap_cmd snap_cmds_devices[];
