@@ -14,6 +14,7 @@ typedef struct snap_ctx {
     int quiet;           /* -q */
     const char *argv0;
     adbc_conn *conn;     /* opened by snap_connect, closed by main */
+    struct adbc_reverse *reverse; /* set: snap_connect accepts its device-opened streams */
 } snap_ctx;
 
 typedef struct snap_cmd {
@@ -57,6 +58,7 @@ extern const snap_cmd snap_cmds_devices[];
 extern const snap_cmd snap_cmds_ui[], snap_cmds_act[], snap_cmds_screen[];
 extern const snap_cmd snap_cmds_apps[];
 extern const snap_cmd snap_cmds_pair[];
+extern const snap_cmd snap_cmds_forward[];
 extern const snap_cmd snap_cmds_help[];
 
 /* The dispatch tables (main.c): every command is in one of them. */
