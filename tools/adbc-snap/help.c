@@ -13,9 +13,32 @@ typedef struct snap_help {
     const char *text;
 } snap_help;
 
-#define JSON_NOTE "--json   print the result as one JSON object on stdout"
+#define JSON_NOTE "--json   print the result as one JSON object on stdout; errors too"
 
 static const snap_help help_table[] = {
+    {"forward",
+     "Listens on each LOCAL and relays every connection over its own stream to\n"
+     "REMOTE on the device, until interrupted (there is no adb server to keep\n"
+     "forwards alive) or the device goes away, which closes every relayed\n"
+     "connection and exits 1 with a message. Prints \"LOCAL REMOTE\" per pair\n"
+     "once listening, with tcp:0 resolved to the port chosen.\n\n"
+     "  LOCAL    tcp:PORT (127.0.0.1), tcp:HOST:PORT ([::1]:PORT for IPv6),\n"
+     "           localabstract:NAME, localfilesystem:PATH\n"
+     "  REMOTE   tcp:PORT, localabstract:NAME, localreserved:NAME,\n"
+     "           localfilesystem:PATH, jdwp:PID, vsock:CID:PORT\n"
+     "  -v       a line per connection on stderr (opened, refused, closed + bytes)\n"
+     "  --half-close  after a local peer's end of file keep delivering the\n"
+     "           device's answer until the device closes (default: close, as adb)"},
+    {"reverse",
+     "Makes the device listen on each REMOTE (a rule adbd keeps) and relays the\n"
+     "connections it gets to LOCAL on this host, until interrupted; the device\n"
+     "drops the rules when the connection ends. Streams the device opens for\n"
+     "anything but these LOCAL destinations are refused. Prints \"REMOTE LOCAL\"\n"
+     "per rule, with tcp:0 resolved to the device's port.\n\n"
+     "  -v            a line per connection on stderr\n"
+     "  --no-rebind   fail if the device has a rule for REMOTE already\n"
+     "  --list        the device's rules (reverse:list-forward)\n"
+     "  --remove REMOTE   remove one rule;  --remove-all   remove every rule"},
     {"info",
      "The device's state, the properties and features of its connection banner,\n"
      "and the protocol version, maximum payload and delayed-ack setting agreed.\n\n"
@@ -24,23 +47,48 @@ static const snap_help help_table[] = {
      "Runs CMD... (joined with spaces, as adb does) in the device's shell. With\n"
      "shell v2 stdout and stderr stay apart and adbc-snap exits with the\n"
      "command's own status; stdin is forwarded when it is not a terminal.\n\n"
-     "  -n       do not forward stdin\n\n"
+     "  -n       do not forward stdin\n"
+     "  --json   collect the output: {\"exit_code\", \"stdout\", \"stderr\"} (as\n"
+     "           \"stdout_base64\"/\"stderr_base64\" when not UTF-8); stdin is\n"
+     "           not forwarded. The exit status is the command's as without it.\n\n"
      "Options must come before CMD; everything from CMD on goes to the device."},
     {"exec",
      "Runs CMD... with the exec: service: no terminal, no shell protocol, the\n"
      "output byte for byte (use it for binary data: `exec cat FILE > copy`).\n\n"
-
+     "  --json   collect the output: {\"stdout\"} (\"stdout_base64\" when not\n"
+     "           UTF-8)\n\n"
      "Options must come before CMD; everything from CMD on goes to the device."},
     {"push",
      "Copies files or directory trees to the device with the sync service.\n"
      "Into an existing directory a source goes under its own name; several\n"
      "sources need a directory. Prints adb's summary line per source, and on a\n"
      "terminal a progress line (stderr).\n\n"
-     "  -L       send the targets of symbolic links instead of the links"},
+     "  -L       send the targets of symbolic links instead of the links\n"
+     "  -n       dry run: send everything, the device writes nothing\n"
+     "  --json   one object for the run, printed at its end: totals \"files\",\n"
+     "           \"skipped\", \"bytes\", \"seconds\", \"exit_status\", and \"sources\":\n"
+     "           one entry per source with its \"target\" and counts, or its\n"
+     "           \"error\"; no summary lines\n"
+     "  -z ALG   compress with ALG: any, none, brotli, lz4 or zstd (sync v2;\n"
+     "           an algorithm the device lacks is an error)\n"
+     "  -Z       do not compress\n"
+     "By default contents are compressed with the best algorithm both sides\n"
+     "have (zstd, lz4, brotli) except over TCP to this machine and USB 3,\n"
+     "where copying is faster than compressing."},
     {"pull",
      "Copies files or directory trees from the device. Files are written beside\n"
      "their destination and renamed into place only when complete.\n\n"
-     "  -a       keep the modification time and mode"},
+     "  -a       keep the modification time and mode\n"
+     "  --json   one object for the run, printed at its end: totals \"files\",\n"
+     "           \"skipped\", \"bytes\", \"seconds\", \"exit_status\", and \"sources\":\n"
+     "           one entry per source with its \"target\" and counts, or its\n"
+     "           \"error\"; no summary lines\n"
+     "  -z ALG   compress with ALG: any, none, brotli, lz4 or zstd (sync v2;\n"
+     "           an algorithm the device lacks is an error)\n"
+     "  -Z       do not compress\n"
+     "By default contents are compressed with the best algorithm both sides\n"
+     "have (zstd, lz4, brotli) except over TCP to this machine and USB 3,\n"
+     "where copying is faster than compressing."},
     {"ls",
      "Lists a directory on the device (names; -l: mode, size, time, name).\n\n"
      "  -l       long listing\n"
@@ -61,7 +109,8 @@ static const snap_help help_table[] = {
      "Pairs this computer's adb key with an Android 11+ device (Developer\n"
      "options > Wireless debugging > Pair device with pairing code). CODE is\n"
      "read from stdin when not given. Then connect with -t to the port the\n"
-     "Wireless debugging screen shows."},
+     "Wireless debugging screen shows.\n\n"
+     "  --json   {\"paired\", \"guid\"}; errors as JSON"},
     {"wait-for-device",
      "Waits until the selected device (-s, ANDROID_SERIAL, else the only one)\n"
      "is in STATE, as adb's wait-for-[TRANSPORT-]STATE: TRANSPORT is usb,\n"
@@ -81,7 +130,7 @@ static const snap_help help_table[] = {
      "The screen as an indented outline with [ref=N] markers on what can be\n"
      "acted on; the refs are saved for the device, so later `tap N` etc. act on\n"
      "this snapshot's elements.\n\n"
-     "  --json      the snapshot as JSON\n"
+     "  --json      the snapshot as JSON; errors as JSON too\n"
      "  --xml FILE  read a saved uiautomator dump instead of a device\n"
      "  -o FILE     write the output to FILE"},
     {"find",
@@ -94,18 +143,18 @@ static const snap_help help_table[] = {
      "Snapshots until TEXT is on the screen (--gone: until it is not), for at\n"
      "most -t SECONDS (default 10). Exit status 1 on timeout.\n\n"
      "  --snapshot   print the snapshot that satisfied the wait\n"
-     "  --json       the same, as JSON"},
+     "  --json       the same, as JSON (errors as JSON too)"},
     {"wait-state",
      "Snapshots until the element REF (of the last snapshot) is in STATE:\n"
      "checked, unchecked, enabled, disabled, focused, unfocused, selected or\n"
      "unselected; -t SECONDS bounds it (default 10).\n\n"
      "  --snapshot   print the snapshot that satisfied the wait\n"
-     "  --json       the same, as JSON"},
+     "  --json       the same, as JSON (errors as JSON too)"},
     {"wait-stable",
      "Snapshots until two in a row are the same (the screen has settled), for at\n"
      "most -t SECONDS (default 10).\n\n"
      "  --snapshot   print the last snapshot\n"
-     "  --json       the same, as JSON"},
+     "  --json       the same, as JSON (errors as JSON too)"},
     {"tap",
      "Taps the centre of element REF of the last snapshot. The act is verified\n"
      "first: a fresh dump must still show the element (in place, or moved but\n"
@@ -118,7 +167,7 @@ static const snap_help help_table[] = {
      "refused with the candidates listed and exit status 3; none is status 1.\n\n"
      "Every act takes:\n"
      "  --snapshot    print the screen after the act (and save its refs)\n"
-     "  --json        the same as JSON\n"
+     "  --json        the same as JSON; errors as JSON too\n"
      "  --settle MS   wait before that snapshot (default 500)\n"
      "  --no-verify   act on the saved coordinates without checking"},
     {"tap-xy", "Taps the point X Y (pixels). Takes the options of `tap`."},
@@ -127,7 +176,8 @@ static const snap_help help_table[] = {
      "Takes the options of `tap`."},
     {"grid",
      "Prints the screen's grid: ten columns A-J and near-square rows, with the\n"
-     "pixel bounds of each cell, for tapping where no element has a ref."},
+     "pixel bounds of each cell, for tapping where no element has a ref.\n\n"
+     "  " JSON_NOTE},
     {"type",
      "Focuses element REF and types TEXT (any Unicode; what `input text` cannot\n"
      "carry is sent another way). Use -- before TEXT that starts with \"-\".\n\n"
@@ -150,27 +200,34 @@ static const snap_help help_table[] = {
      "is not a terminal.\n\n"
      "  -o FILE           where to write (\"-\": stdout)\n"
      "  --png-on-device   let the device encode (screencap -p)\n"
-     "  --raw             insist on raw pixels"},
-    {"launch", "Starts the launcher activity of package PKG."},
+     "  --raw             insist on raw pixels\n"
+     "  --json            print {\"path\", \"width\", \"height\", \"bytes\"} (needs -o)"},
+    {"launch", "Starts the launcher activity of package PKG.\n\n"
+               "  --json   {\"ok\": true, ...}; errors as JSON"},
     {"intent",
      "Starts an activity with an intent (am start): an ACTION, a --data URI\n"
      "and/or a --component PKG/CLASS, with extras --es KEY STRING,\n"
-     "--ei KEY INT, --ez KEY true|false (each may repeat)."},
-    {"stop", "Force-stops package PKG."},
+     "--ei KEY INT, --ez KEY true|false (each may repeat).\n\n"
+     "  --json   {\"ok\": true, ...}; errors as JSON"},
+    {"stop", "Force-stops package PKG.\n\n  --json   {\"ok\": true, ...}; errors as JSON"},
     {"top",
      "The resumed activity and the focused package.\n\n"
      "  " JSON_NOTE},
     {"install",
      "Installs APK (streamed with `cmd package install` when the device can,\n"
-     "else pushed to /data/local/tmp and installed with pm)."},
-    {"uninstall", "Removes package PKG."},
+     "else pushed to /data/local/tmp and installed with pm).\n\n"
+     "  --json   {\"ok\": true, ...}; errors as JSON"},
+    {"uninstall", "Removes package PKG.\n\n  --json   {\"ok\": true, ...}; errors as JSON"},
     {"getprop",
-     "One system property (its value), or all of them as getprop prints them."},
+     "One system property (its value), or all of them as getprop prints them.\n\n"
+     "  --json   {\"NAME\": \"value\", ...} (one or all); errors as JSON"},
     {"logcat",
      "The last LINES lines of the device's log (default 200), or the log as it\n"
      "comes for SECONDS (-t), then stops.\n\n"
      "  -n LINES     how many of the last lines\n"
-     "  -t SECONDS   follow for this long (at most 3600)"},
+     "  -t SECONDS   follow for this long (at most 3600)\n"
+     "  --json       {\"lines\": [...]}, one string a line (bytes that are not\n"
+     "               UTF-8 as U+FFFD); errors as JSON"},
     {"session",
      "session start: start a background adbc-serve holding the selected device's\n"
      "connection (-s SERIAL or -t HOST:PORT), answering on a unix socket in\n"
@@ -192,6 +249,14 @@ const char *snap_help_text(const char *name)
     for (const snap_help *h = help_table; h->name; h++)
         if (strcmp(h->name, name) == 0)
             return h->text;
+    return NULL;
+}
+
+const char *snap_help_orphan(void)
+{
+    for (const snap_help *h = help_table; h->name; h++)
+        if (!snap_cmd_find(h->name))
+            return h->name;
     return NULL;
 }
 
