@@ -59,11 +59,13 @@ int snap_tap_select(snap_ctx *ctx, const snap_cmd *cmd, int argc, char **argv)
     int ref = 0, tier = 0;
     if (ops_snapshot(&oc) < 0) {
         fprintf(stderr, "adbc-snap: %s\n", oc.err.msg);
+        snap_json_error("tap", 0, oc.err.msg, NULL, SNAP_EXIT_FAIL);
         return SNAP_EXIT_FAIL;
     }
     if (ops_select(&ref, &tier, snap, &sel, &oc.err) < 0) {
         fprintf(stderr, "adbc-snap: tap: %s\n", oc.err.msg);
         int st = oc.err.code == OPS_EAMBIGUOUS ? SNAP_EXIT_STALE : SNAP_EXIT_FAIL;
+        snap_json_error("tap", 0, oc.err.msg, NULL, st);
         adbc_ui_snap_free(snap);
         return st;
     }
@@ -93,6 +95,7 @@ int snap_tap_select(snap_ctx *ctx, const snap_cmd *cmd, int argc, char **argv)
     ops_ctx_init(&oc, c, &snap, ops_now_ms() + ctx->timeout_ms);
     if (ops_snapshot(&oc) < 0) {
         fprintf(stderr, "adbc-snap: snapshot after the act: %s\n", oc.err.msg);
+        snap_json_error("snapshot after the act", 0, oc.err.msg, NULL, SNAP_EXIT_FAIL);
         return SNAP_EXIT_FAIL;
     }
     st = snap_print(stdout, snap, json, ctx->quiet);
