@@ -11,6 +11,8 @@
 #ifndef ADBC_DEVICES_H
 #define ADBC_DEVICES_H
 
+#include "adbc/version.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -22,6 +24,7 @@
 extern "C" {
 #endif
 
+/* abi: out — filled in by adbc; the caller only reads it */
 typedef struct adbc_device_entry {
     char serial[256];     /* what -s takes: the USB serial ("usb:PATH" when the device
                              has none) or HOST:PORT */
@@ -39,7 +42,9 @@ typedef struct adbc_device_entry {
     uint16_t vendor_id, product_id; /* USB only */
 } adbc_device_entry;
 
+/* abi: in — filled in by the caller: size first (docs/abi.md) */
 typedef struct adbc_devices_opts {
+    size_t size;           /* sizeof the struct as the caller compiled it */
     int usb;             /* 1 (default): list USB devices; 0: only the TCP targets */
     int probe;           /* 1 (default): a handshake with each device for its state */
     int timeout_ms;      /* per device, for the handshake; default 3000 */
@@ -48,7 +53,8 @@ typedef struct adbc_devices_opts {
 } adbc_devices_opts;
 
 /* Defaults as documented above. */
-void adbc_devices_opts_init(adbc_devices_opts *opts);
+ADBC_API void adbc_devices_opts_init_sized(adbc_devices_opts *opts, size_t size);
+#define adbc_devices_opts_init(o) adbc_devices_opts_init_sized((o), sizeof *(o))
 
 /* List the USB devices with an ADB or fastboot interface (bus order), then
  * each of the ntcp "HOST:PORT" targets in tcp. *out is an array of *count
@@ -57,21 +63,21 @@ void adbc_devices_opts_init(adbc_devices_opts *opts);
  * Fails only when memory runs out or USB cannot be listed at all (no
  * libusb backend, no /dev/bus/usb): then opts->usb = 0 still lists the TCP
  * targets. */
-int adbc_devices_list(adbc_device_entry **out, size_t *count, const char *const *tcp, size_t ntcp,
+ADBC_API int adbc_devices_list(adbc_device_entry **out, size_t *count, const char *const *tcp, size_t ntcp,
                       const adbc_devices_opts *opts);
-void adbc_devices_free(adbc_device_entry *list);
+ADBC_API void adbc_devices_free(adbc_device_entry *list);
 
 /* The state as `adb devices` words it: "device", "unauthorized", "offline",
  * "bootloader", "recovery", ..., "no permissions" (ADBC_EPERM), "busy"
  * (ADBC_EBUSY), "unknown" (not probed). */
-const char *adbc_device_state_text(const adbc_device_entry *e);
+ADBC_API const char *adbc_device_state_text(const adbc_device_entry *e);
 
 /* Connect to the device serial names: "HOST:PORT" (or "[v6]:PORT") over TCP,
  * "usb:PATH" or a USB serial over USB, "fd:N" over the usbfs descriptor N
  * this process holds (termux-usb; it stays open). NULL or "": $ANDROID_SERIAL if set,
  * else the only USB device with ADB (ADBC_EINVAL when there are several, the
  * message lists them; ADBC_ENOTFOUND when there is none). opts may be NULL. */
-int adbc_device_connect(adbc_conn **out, const char *serial, const adbc_conn_opts *opts);
+ADBC_API int adbc_device_connect(adbc_conn **out, const char *serial, const adbc_conn_opts *opts);
 
 #ifdef __cplusplus
 }
