@@ -15,6 +15,7 @@ struct adbc_stream {
     int closed;  /* the device closed it (or refused: close_reason) */
     int torn;    /* it closed after the connection had failed: data may be missing */
     int close_reason;
+    char *service; /* what it was opened for (device-opened: the destination) */
     uint8_t *buf; /* received, not yet read: buf[head .. head+len) */
     size_t cap, head, len;
 };
@@ -31,9 +32,13 @@ struct adbc_conn {
     int status;               /* 0, or the error that ended the connection */
     char errmsg[512];
     int prompted;             /* the auth prompt callback has fired */
+    _Atomic int interrupted;  /* adbc_conn_interrupt: blocked calls return ECANCELED */
 
     adbc_stream **streams;
     size_t nstreams, cap;
+    /* Device-opened streams accepted and not yet taken by adbc_conn_accept. */
+    adbc_stream *pending[64];
+    size_t npending;
 
     adbc_keyring *keys;
     int own_keys;
@@ -56,6 +61,9 @@ void adbc_conn_set_error(adbc_conn *c, int code, const char *msg);
 
 /* Lock held: raise the connection's error in the calling thread. */
 int adbc_conn_raise(adbc_conn *c);
+
+/* Raise ADBC_ECANCELED for an interrupted call (interrupt.c). */
+int adbc_conn_cancelled(void);
 
 /* Lock held: the output queue grew; wake the writer. */
 void adbc_conn_kick(adbc_conn *c);

@@ -72,9 +72,11 @@ int adbc_handle_open(adbc_session *s, const adbc_header *h, const uint8_t *data)
 {
     if (h->arg0 == 0)
         return adbc_session_fail(s, ADBC_EPROTO, "protocol violation: OPEN with remote id 0");
-    if (s->role == ADBC_ROLE_HOST || (h->arg1 != 0) != (s->delayed_ack != 0))
-        /* The host serves no services; a window that does not match the
-         * negotiated mode is refused as adbd refuses it. */
+    if ((s->role == ADBC_ROLE_HOST && !s->accept_opens) ||
+        (h->arg1 != 0) != (s->delayed_ack != 0))
+        /* A host serves nothing unless it asked for device-opened streams
+         * (reverse forwarding); a window that does not match the negotiated
+         * mode is refused as adbd refuses it. */
         return adbc_sq_push(s, ADBC_A_CLSE, 0, h->arg0, NULL, 0);
     size_t n = h->data_length;
     while (n > 0 && data[n - 1] == '\0')
@@ -191,12 +193,16 @@ int adbc_wrte_begin(adbc_session *s, const adbc_header *h, int *deliver)
                                      "data to %llu bytes, beyond the %u-byte window",
                                      st->local, (unsigned long long)st->unacked, s->window);
     } else {
-        if (st->unacked > 0)
+        /* The host role holds a device to one WRTE in flight. The device
+         * role accepts more, as adbd does (it checks nothing here), since
+         * adb's server may send a second WRTE before our OKAY: the bytes add
+         * up and one OKAY answers once all of them are consumed. */
+        if (st->unacked > 0 && s->role == ADBC_ROLE_HOST)
             return adbc_session_fail(s, ADBC_EPROTO,
                                      "protocol violation: second WRTE on stream %u before our "
                                      "OKAY (legacy flow control allows one)",
                                      st->local);
-        st->unacked = h->data_length;
+        st->unacked += h->data_length;
     }
     if (h->data_length == 0)
         return adbc_sq_push(s, ADBC_A_OKAY, st->local, st->remote, (const uint8_t *)"\0\0\0\0",

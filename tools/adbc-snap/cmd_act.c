@@ -1,5 +1,5 @@
-/* adbc-snap act commands: input by ref or point, the grid, typing,
- * screenshots, apps and device queries.
+/* adbc-snap act commands: input by ref or point, the grid, typing and keys
+ * (screenshots: cmd_screen.c; apps and device queries: cmd_apps.c).
  *
  * Acts on a ref use the table the last `snapshot` saved for the device and
  * are verified by default: a fresh dump must show the element (in place, or
@@ -321,8 +321,9 @@ static int cmd_home(snap_ctx *ctx, int argc, char **argv)
 static int cmd_grid(snap_ctx *ctx, int argc, char **argv)
 {
     const snap_cmd *cmd = cmd_named(argv[0]);
+    int json = argc == 2 && strcmp(argv[1], "--json") == 0;
     act_args a;
-    int st = parse(&a, cmd, argc, argv, 0, 0, 0);
+    int st = parse(&a, cmd, argc - json, argv, 0, 0, 0);
     if (st)
         return st;
     free(a.pos);
@@ -333,12 +334,36 @@ static int cmd_grid(snap_ctx *ctx, int argc, char **argv)
     adbc_act_opts_init(&o);
     o.timeout_ms = ctx->timeout_ms;
     adbc_grid g;
-    char *legend;
+    char *legend = NULL;
     int rc = adbc_act_grid(&g, c, &o);
-    if (rc == 0)
+    if (rc == 0 && !json)
         rc = adbc_grid_legend(&legend, &g);
     if (rc < 0)
         return snap_fail("grid", rc);
+    if (json) {
+        /* The centre of every column (in row 1) and every row (in column A). */
+        printf("{\"width\":%d,\"height\":%d,\"cols\":%d,\"rows\":%d,\"column_centres\":{",
+               g.width, g.height, g.cols, g.rows);
+        for (int i = 0; i < g.cols; i++) {
+            char name[16];
+            int x, y;
+            snprintf(name, sizeof name, "%c1", 'A' + i);
+            if (adbc_grid_cell(&x, &y, &g, name) < 0)
+                return snap_fail("grid", ADBC_EINVAL);
+            printf("%s\"%c\":%d", i ? "," : "", 'A' + i, x);
+        }
+        printf("},\"row_centres\":{");
+        for (int r = 1; r <= g.rows; r++) {
+            char name[16];
+            int x, y;
+            snprintf(name, sizeof name, "A%d", r);
+            if (adbc_grid_cell(&x, &y, &g, name) < 0)
+                return snap_fail("grid", ADBC_EINVAL);
+            printf("%s\"%d\":%d", r > 1 ? "," : "", r, y);
+        }
+        printf("}}\n");
+        return 0;
+    }
     fputs(legend, stdout);
     free(legend);
     return 0;
@@ -368,266 +393,13 @@ static int cmd_tap_grid(snap_ctx *ctx, int argc, char **argv)
     return finish(ctx, &a, c, done);
 }
 
-/* ---- screenshot --------------------------------------------------------------------- */
-
-/* Write all of data to path atomically (beside it, then renamed), or to
- * stdout for "-". */
-static int write_out(const char *path, const uint8_t *data, size_t len)
-{
-    if (strcmp(path, "-") == 0) {
-        if (fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0) {
-            perror("stdout");
-            return -1;
-        }
-        return 0;
-    }
-    size_t n = strlen(path) + 32;
-    char *tmp = malloc(n);
-    if (!tmp)
-        return -1;
-    snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "wb");
-    int ok = f && fwrite(data, 1, len, f) == len;
-    if (f && fclose(f) != 0)
-        ok = 0;
-    if (ok && rename(tmp, path) != 0)
-        ok = 0;
-    if (!ok) {
-        fprintf(stderr, "adbc-snap: cannot write %s: %s\n", path, strerror(errno));
-        unlink(tmp);
-    }
-    free(tmp);
-    return ok ? 0 : -1;
-}
-
-static int cmd_screenshot(snap_ctx *ctx, int argc, char **argv)
-{
-    const snap_cmd *cmd = cmd_named(argv[0]);
-    const char *out = NULL;
-    adbc_shot_mode mode = ADBC_SHOT_AUTO;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "-o") == 0 && i + 1 < argc)
-            out = argv[++i];
-        else if (strcmp(argv[i], "--png-on-device") == 0)
-            mode = ADBC_SHOT_DEVICE_PNG;
-        else if (strcmp(argv[i], "--raw") == 0)
-            mode = ADBC_SHOT_RAW;
-        else
-            return snap_usage(cmd, "unknown argument");
-    }
-    if (!out) {
-        if (isatty(1))
-            return snap_usage(cmd, "give -o FILE (or redirect stdout): PNG bytes are not for "
-                                   "a terminal");
-        out = "-";
-    }
-    adbc_conn *c;
-    if (snap_connect(ctx, &c) < 0)
-        return SNAP_EXIT_FAIL;
-    uint8_t *png;
-    size_t len;
-    int rc = adbc_screenshot(&png, &len, c, mode, ctx->timeout_ms);
-    if (rc < 0)
-        return snap_fail("screenshot", rc);
-    int st = write_out(out, png, len) < 0 ? SNAP_EXIT_FAIL : 0;
-    if (st == 0 && !ctx->quiet && strcmp(out, "-") != 0) {
-        uint32_t w = (uint32_t)png[16] << 24 | (uint32_t)png[17] << 16 |
-                     (uint32_t)png[18] << 8 | png[19];
-        uint32_t h = (uint32_t)png[20] << 24 | (uint32_t)png[21] << 16 |
-                     (uint32_t)png[22] << 8 | png[23];
-        fprintf(stderr, "adbc-snap: wrote %s (%ux%u PNG, %zu bytes)\n", out, w, h, len);
-    }
-    free(png);
-    return st;
-}
-
-/* ---- apps and device -------------------------------------------------------------- */
-
-/* Commands of the form NAME ARG: launch, stop, install, uninstall. */
-static int one_arg(snap_ctx *ctx, int argc, char **argv,
-                   int (*fn)(adbc_conn *, const char *, int), const char *done)
-{
-    const snap_cmd *cmd = cmd_named(argv[0]);
-    act_args a;
-    int st = parse(&a, cmd, argc, argv, 0, 1, 1);
-    if (st)
-        return st;
-    adbc_conn *c;
-    if (snap_connect(ctx, &c) < 0) {
-        free(a.pos);
-        return SNAP_EXIT_FAIL;
-    }
-    int rc = fn(c, a.pos[0], ctx->timeout_ms);
-    if (rc < 0)
-        return fail(&a, cmd->name, rc);
-    if (!ctx->quiet)
-        fprintf(stderr, "adbc-snap: %s %s\n", done, a.pos[0]);
-    free(a.pos);
-    return 0;
-}
-
-static int cmd_launch(snap_ctx *ctx, int argc, char **argv)
-{
-    return one_arg(ctx, argc, argv, adbc_app_launch, "launched");
-}
-
-static int cmd_stop(snap_ctx *ctx, int argc, char **argv)
-{
-    return one_arg(ctx, argc, argv, adbc_app_stop, "stopped");
-}
-
-static int cmd_install(snap_ctx *ctx, int argc, char **argv)
-{
-    return one_arg(ctx, argc, argv, adbc_app_install, "installed");
-}
-
-static int cmd_uninstall(snap_ctx *ctx, int argc, char **argv)
-{
-    return one_arg(ctx, argc, argv, adbc_app_uninstall, "uninstalled");
-}
-
-static int cmd_intent(snap_ctx *ctx, int argc, char **argv)
-{
-    const snap_cmd *cmd = cmd_named(argv[0]);
-    adbc_intent in = {.size = sizeof(adbc_intent)};
-    adbc_intent_extra *ex = calloc((size_t)argc, sizeof *ex);
-    if (!ex)
-        return SNAP_EXIT_FAIL;
-    for (int i = 1; i < argc; i++) {
-        const char *s = argv[i];
-        if (strcmp(s, "--data") == 0 && i + 1 < argc)
-            in.data = argv[++i];
-        else if (strcmp(s, "--component") == 0 && i + 1 < argc)
-            in.component = argv[++i];
-        else if ((strcmp(s, "--es") == 0 || strcmp(s, "--ei") == 0 || strcmp(s, "--ez") == 0) &&
-                 i + 2 < argc) {
-            ex[in.nextras].type = s[3] == 's' ? 's' : s[3] == 'i' ? 'i' : 'b';
-            ex[in.nextras].key = argv[i + 1];
-            ex[in.nextras].value = argv[i + 2];
-            in.nextras++;
-            i += 2;
-        } else if (s[0] != '-' && !in.action)
-            in.action = s;
-        else {
-            free(ex);
-            return snap_usage(cmd, "unknown or incomplete argument");
-        }
-    }
-    if (!in.action && !in.data && !in.component) {
-        free(ex);
-        return snap_usage(cmd, "give an action, --data or --component");
-    }
-    in.extras = ex;
-    adbc_conn *c;
-    if (snap_connect(ctx, &c) < 0) {
-        free(ex);
-        return SNAP_EXIT_FAIL;
-    }
-    int rc = adbc_app_start(c, &in, ctx->timeout_ms);
-    free(ex);
-    if (rc < 0)
-        return snap_fail("intent", rc);
-    if (!ctx->quiet)
-        fprintf(stderr, "adbc-snap: started the intent\n");
-    return 0;
-}
-
-static int cmd_top(snap_ctx *ctx, int argc, char **argv)
-{
-    const snap_cmd *cmd = cmd_named(argv[0]);
-    int json = 0;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--json") == 0)
-            json = 1;
-        else
-            return snap_usage(cmd, "unknown argument");
-    }
-    adbc_conn *c;
-    if (snap_connect(ctx, &c) < 0)
-        return SNAP_EXIT_FAIL;
-    char *act, *pkg;
-    int rc = adbc_app_top(&act, &pkg, c, ctx->timeout_ms);
-    if (rc < 0)
-        return snap_fail("top", rc);
-    if (json) {
-        printf("{\"activity\":");
-        snap_json_str(stdout, act);
-        printf(",\"package\":");
-        snap_json_str(stdout, pkg);
-        printf("}\n");
-    } else {
-        printf("activity: %s\npackage: %s\n", act, pkg);
-    }
-    free(act);
-    free(pkg);
-    return 0;
-}
-
-static int cmd_getprop(snap_ctx *ctx, int argc, char **argv)
-{
-    const snap_cmd *cmd = cmd_named(argv[0]);
-    act_args a;
-    int st = parse(&a, cmd, argc, argv, 0, 0, 1);
-    if (st)
-        return st;
-    adbc_conn *c;
-    if (snap_connect(ctx, &c) < 0) {
-        free(a.pos);
-        return SNAP_EXIT_FAIL;
-    }
-    char *v;
-    int rc = adbc_getprop(&v, c, a.npos ? a.pos[0] : NULL, ctx->timeout_ms);
-    if (rc < 0)
-        return fail(&a, "getprop", rc);
-    fputs(v, stdout);
-    if (a.npos)
-        putchar('\n');
-    free(v);
-    free(a.pos);
-    return 0;
-}
-
-static int cmd_logcat(snap_ctx *ctx, int argc, char **argv)
-{
-    const snap_cmd *cmd = cmd_named(argv[0]);
-    long lines = 0;
-    int ms = 0;
-    for (int i = 1; i < argc; i++) {
-        char *end;
-        if (strcmp(argv[i], "-n") == 0 && i + 1 < argc &&
-            snap_int(argv[i + 1], 1, 1000000, &lines) == 0) {
-            i++;
-        } else if (strcmp(argv[i], "-t") == 0 && i + 1 < argc) {
-            double s = strtod(argv[++i], &end);
-            if (end == argv[i] || *end || !(s > 0) || s > 3600)
-                return snap_usage(cmd, "-t takes seconds (0 < S <= 3600)");
-            ms = (int)(s * 1000);
-        } else {
-            return snap_usage(cmd, "unknown argument");
-        }
-    }
-    if (!lines && !ms)
-        lines = 200; /* bounded by default: the last 200 lines */
-    adbc_conn *c;
-    if (snap_connect(ctx, &c) < 0)
-        return SNAP_EXIT_FAIL;
-    char *out;
-    size_t len;
-    int rc = adbc_logcat(&out, &len, c, (int)lines, ms, ctx->timeout_ms);
-    if (rc < 0)
-        return snap_fail("logcat", rc);
-    fwrite(out, 1, len, stdout);
-    free(out);
-    return 0;
-}
-
 const snap_cmd snap_cmds_act[] = {
     {"tap", cmd_tap, "tap REF",
      "tap an element of the last snapshot; acts take --snapshot [--json] [--settle MS], "
      "--no-verify"},
     {"tap-xy", cmd_tap_xy, "tap-xy X Y", "tap a point"},
     {"tap-grid", cmd_tap_grid, "tap-grid CELL", "tap the centre of a grid cell (C5)"},
-    {"grid", cmd_grid, "grid", "the screen's grid: ten columns A-J, near-square rows"},
+    {"grid", cmd_grid, "grid [--json]", "the screen's grid: ten columns A-J, near-square rows"},
     {"type", cmd_type, "type REF TEXT [--clear]", "focus the element and type (--clear first)"},
     {"press", cmd_press, "press KEY", "a key by name (back, enter, ...) or code"},
     {"swipe", cmd_swipe, "swipe X1 Y1 X2 Y2 [MS]", "a swipe (default 300 ms)"},
@@ -635,18 +407,6 @@ const snap_cmd snap_cmds_act[] = {
     {"long-press", cmd_long_press, "long-press REF", "hold on an element for a second"},
     {"back", cmd_back, "back", "the back key"},
     {"home", cmd_home, "home", "the home key"},
-    {"screenshot", cmd_screenshot, "screenshot [-o FILE] [--png-on-device]",
-     "PNG of the screen (raw pixels, encoded here)"},
-    {"launch", cmd_launch, "launch PKG", "start an app's launcher activity"},
-    {"intent", cmd_intent, "intent ACTION [--data URI] [--component C]",
-     "am start, with --es K V, --ei K N, --ez K true|false extras"},
-    {"stop", cmd_stop, "stop PKG", "force-stop an app"},
-    {"top", cmd_top, "top [--json]", "the resumed activity and the focused package"},
-    {"install", cmd_install, "install APK", "install an APK (streamed when the device can)"},
-    {"uninstall", cmd_uninstall, "uninstall PKG", "remove an app"},
-    {"getprop", cmd_getprop, "getprop [NAME]", "a system property, or all of them"},
-    {"logcat", cmd_logcat, "logcat [-n LINES] [-t SECONDS]",
-     "the last lines of the log (default 200), or follow it for a time"},
     {NULL, NULL, NULL, NULL},
 };
 

@@ -11,6 +11,7 @@ typedef struct snap_ctx {
     const char *serial;  /* -s, or ANDROID_SERIAL */
     const char *target;  /* -t HOST:PORT */
     int timeout_ms;      /* --timeout, per operation */
+    int timeout_set;     /* --timeout was given */
     int quiet;           /* -q */
     const char *argv0;
     adbc_conn *conn;     /* opened by snap_connect, closed by main */
@@ -32,22 +33,81 @@ typedef struct snap_cmd {
  * failure prints the error and returns it. */
 int snap_connect(snap_ctx *ctx, adbc_conn **out);
 
-/* Print "adbc-snap: <what>: <last error>" to stderr; returns SNAP_EXIT_FAIL. */
+/* Print "adbc-snap: <what>: <last error>" to stderr (and with --json the
+ * error as JSON on stdout); returns SNAP_EXIT_FAIL, or status. */
 int snap_fail(const char *what, int rc);
+int snap_fail_status(const char *what, int rc, int status);
 
-/* Print a usage error for a command; returns SNAP_EXIT_USAGE. */
+/* Print a usage error for a command (JSON too); returns SNAP_EXIT_USAGE. */
 int snap_usage(const snap_cmd *cmd, const char *msg);
+
+/* Print "adbc-snap: <what>: <message>" (what NULL: "adbc-snap: <message>")
+ * to stderr, and the JSON error with --json; returns status. */
+int snap_error(int status, const char *what, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* --json: with it on (main sets it when a command's options hold --json),
+ * every error is also printed on stdout as one JSON object:
+ *   {"error":{"what", "code", "reason", "message", "usage"},"exit_status":N}
+ * ("code"/"reason": the adbc_err and its text, when a library call failed;
+ * "usage" for usage errors). Only one JSON document goes to stdout: a
+ * command that has printed its result marks it, and later errors go to
+ * stderr only. */
+void snap_json_set(int on);
+int snap_json_on(void);
+void snap_json_mark(void);
+int snap_json_marked(void);
+void snap_json_error(const char *what, int code, const char *message, const char *usage,
+                     int status);
+
+/* Write len bytes as "key":"..." when they are UTF-8, else as
+ * "key_base64":"..." (byte-exact either way). */
+void snap_json_bytes(FILE *f, const char *key, const void *data, size_t len);
+
+/* Write len bytes as a JSON string; bytes that are not UTF-8 become U+FFFD
+ * (for text such as log lines). */
+void snap_json_strn(FILE *f, const char *s, size_t len);
 
 /* Join argv[from..argc) with single spaces (as adb does for shell). malloc'd. */
 char *snap_join(int argc, char **argv, int from);
 
-/* Write s as a JSON string literal (with quotes) to f. */
+/* Write s as a JSON string literal (with quotes) to f; bytes that are not
+ * UTF-8 become U+FFFD. */
 void snap_json_str(FILE *f, const char *s);
+
+/* SIGINT/SIGTERM/SIGHUP handling (signals.c): start before any thread;
+ * watch the connection a signal interrupts (NULL: none, before closing it);
+ * the signal that came (0: none). */
+int snap_signals_start(void);
+void snap_signals_watch(adbc_conn *c);
+int snap_signal_received(void);
 
 extern const snap_cmd snap_cmds_core[];
 extern const snap_cmd snap_cmds_sync[];
 extern const snap_cmd snap_cmds_devices[];
-extern const snap_cmd snap_cmds_ui[], snap_cmds_act[];
+extern const snap_cmd snap_cmds_ui[], snap_cmds_act[], snap_cmds_screen[];
+extern const snap_cmd snap_cmds_apps[];
 extern const snap_cmd snap_cmds_pair[];
+extern const snap_cmd snap_cmds_wait[];
+
+/* 1 if name is one of adb's wait-for-[TRANSPORT-]STATE commands. */
+int snap_is_wait_cmd(const char *name);
+
+extern const snap_cmd snap_cmds_help[];
+
+/* The dispatch tables (main.c): every command is in one of them. */
+extern const snap_cmd *const snap_tables[];
+extern const size_t snap_ntables;
+
+/* The command named name, or NULL. */
+const snap_cmd *snap_cmd_find(const char *name);
+
+/* The general usage: global options and the list of commands. */
+void snap_usage_all(FILE *f);
+
+/* help.c: the long help of a command (NULL when it has none); print a
+ * command's help on stdout (0; without an entry: a message, SNAP_EXIT_FAIL). */
+const char *snap_help_text(const char *name);
+int snap_help_show(const snap_cmd *cmd);
 
 #endif

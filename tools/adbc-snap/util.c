@@ -1,10 +1,26 @@
-/* adbc-snap helpers: device selection, errors, JSON strings. */
+/* adbc-snap helpers: device selection, errors, argument joining. */
 #include "snap.h"
 
 #include "adbc/devices.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+
+int snap_error(int status, const char *what, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (what)
+        fprintf(stderr, "adbc-snap: %s: %s\n", what, msg);
+    else
+        fprintf(stderr, "adbc-snap: %s\n", msg);
+    snap_json_error(what, 0, msg, NULL, status);
+    return status;
+}
 
 static void on_prompt(void *user, const char *message)
 {
@@ -18,13 +34,9 @@ int snap_connect(snap_ctx *ctx, adbc_conn **out)
         *out = ctx->conn;
         return 0;
     }
-    const char *addr = ctx->target;
-    /* adb's convention: a serial that looks like HOST:PORT is a TCP device;
-     * "usb:PATH", "fd:N" (a descriptor from termux-usb) and other serials are
-     * USB devices. */
-    if (!addr && ctx->serial && strncmp(ctx->serial, "usb:", 4) != 0 &&
-        strncmp(ctx->serial, "fd:", 3) != 0 && strchr(ctx->serial, ':'))
-        addr = ctx->serial;
+    /* -t HOST:PORT, else the selection rule (adbc_device_connect): -s or
+     * ANDROID_SERIAL (already in ctx->serial), else the only device. */
+    const char *sel = ctx->target ? ctx->target : ctx->serial;
     adbc_conn_opts o;
     adbc_conn_opts_init(&o);
     o.on_auth_prompt = on_prompt;
@@ -33,37 +45,51 @@ int snap_connect(snap_ctx *ctx, adbc_conn **out)
     /* --timeout also bounds the wait for the user at the key prompt. */
     if (ctx->timeout_ms < o.auth_timeout_ms)
         o.auth_timeout_ms = ctx->timeout_ms;
-    int rc = addr ? adbc_connect(&ctx->conn, addr, &o)
-                  : adbc_device_connect(&ctx->conn, ctx->serial, &o);
-    if (rc == ADBC_ENOTFOUND && !addr && !ctx->serial) {
+    int rc = adbc_device_connect(&ctx->conn, sel, &o);
+    if (rc == ADBC_ENOTFOUND && !sel) {
+        snap_json_error("connect", rc,
+                        "no device found: connect one over USB with USB debugging on, give "
+                        "-t HOST:PORT, or set ANDROID_SERIAL",
+                        NULL, SNAP_EXIT_FAIL);
         fprintf(stderr,
                 "adbc-snap: no device found. Connect one of:\n"
                 "  - a USB device with USB debugging on (Settings > Developer options); on "
                 "Linux the\n    device node needs a udev rule (see docs/usb.md); "
                 "`adbc-snap devices` lists what is found\n"
+                "  - an emulator (found on 127.0.0.1 ports 5555-5585, as adb finds it)\n"
                 "  - a device with adbd on TCP: adbc-snap -t HOST:PORT ... (wireless debugging "
                 "or `adb tcpip 5555`)\n"
                 "  - set ANDROID_SERIAL=SERIAL or HOST:PORT\n");
         return rc;
     }
     if (rc < 0) {
-        snap_fail(addr ? addr : ctx->serial ? ctx->serial : "usb", rc);
+        snap_fail(sel ? sel : "device", rc);
         return rc;
     }
+    snap_signals_watch(ctx->conn);
     *out = ctx->conn;
     return 0;
 }
 
-int snap_fail(const char *what, int rc)
+int snap_fail_status(const char *what, int rc, int status)
 {
     const char *msg = adbc_last_error();
-    fprintf(stderr, "adbc-snap: %s: %s\n", what, *msg ? msg : adbc_strerror(rc));
-    return SNAP_EXIT_FAIL;
+    if (!*msg)
+        msg = adbc_strerror(rc);
+    fprintf(stderr, "adbc-snap: %s: %s\n", what, msg);
+    snap_json_error(what, rc, msg, NULL, status);
+    return status;
+}
+
+int snap_fail(const char *what, int rc)
+{
+    return snap_fail_status(what, rc, SNAP_EXIT_FAIL);
 }
 
 int snap_usage(const snap_cmd *cmd, const char *msg)
 {
     fprintf(stderr, "adbc-snap %s: %s\nusage: adbc-snap %s\n", cmd->name, msg, cmd->usage);
+    snap_json_error(cmd->name, 0, msg, cmd->usage, SNAP_EXIT_USAGE);
     return SNAP_EXIT_USAGE;
 }
 
@@ -82,24 +108,4 @@ char *snap_join(int argc, char **argv, int from)
         strcat(s, argv[i]);
     }
     return s;
-}
-
-void snap_json_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; p && *p; p++) {
-        switch (*p) {
-        case '"': fputs("\\\"", f); break;
-        case '\\': fputs("\\\\", f); break;
-        case '\n': fputs("\\n", f); break;
-        case '\r': fputs("\\r", f); break;
-        case '\t': fputs("\\t", f); break;
-        default:
-            if (*p < 0x20)
-                fprintf(f, "\\u%04x", *p);
-            else
-                fputc(*p, f);
-        }
-    }
-    fputc('"', f);
 }
