@@ -23,5 +23,6 @@
 #include "adbc/act.h"
 #include "adbc/usb.h"
 #include "adbc/devices.h"
+#include "adbc/forward.h"
 
 #endif
