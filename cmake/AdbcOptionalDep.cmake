@@ -1,4 +1,6 @@
-# adbc_optional_dep(NAME PKGMODULE [TOOL] [DOC text])
+# adbc_optional_dep(NAME PKGMODULES [TOOL] [DOC text])
+#
+# PKGMODULES: one pkg-config module, or a ;-list of them that go together.
 #
 # An optional dependency found through pkg-config, behind the cache option
 # ADBC_WITH_<NAME> = AUTO | ON | OFF:
@@ -37,7 +39,8 @@ function(adbc_optional_dep name module)
   set(ADBC_HAVE_${name} ${have} PARENT_SCOPE)
   if(have AND NOT A_TOOL)
     set(ADBC_PC_REQUIRES_PRIVATE ${ADBC_PC_REQUIRES_PRIVATE} ${module} PARENT_SCOPE)
-    set(ADBC_PKG_MODULES ${ADBC_PKG_MODULES} "${name}=${module}" PARENT_SCOPE)
+    string(REPLACE ";" "," _mods "${module}")
+    set(ADBC_PKG_MODULES ${ADBC_PKG_MODULES} "${name}=${_mods}" PARENT_SCOPE)
     set(ADBC_LIB_DEFINES ${ADBC_LIB_DEFINES} ADBC_HAVE_${name}=1 PARENT_SCOPE)
     set(ADBC_LIB_DEPS ${ADBC_LIB_DEPS} PkgConfig::${name} PARENT_SCOPE)
   endif()

@@ -28,6 +28,7 @@ void adbc_sync_opts_init_sized(adbc_sync_opts *out, size_t size)
 {
     adbc_sync_opts d, *o = &d;
     memset(o, 0, sizeof *o);
+    o->compression = ADBC_SYNC_COMPRESS_AUTO;
     o->size = sizeof *o;
     adbc_abi_give(out, size, &d, sizeof d);
 }
@@ -51,6 +52,7 @@ int adbc_sync_open(adbc_sync **out, adbc_conn *c, int timeout_ms)
     s->stat_v2 = adbc_conn_has_feature(c, "stat_v2");
     s->ls_v2 = adbc_conn_has_feature(c, "ls_v2");
     s->mkdir_fixed = adbc_conn_has_feature(c, "fixed_push_mkdir");
+    sync_v2_init(s);
     int rc = sync_ensure(s, timeout_ms);
     if (rc < 0) {
         adbc_sync_close(s);
