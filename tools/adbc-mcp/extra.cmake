@@ -1,2 +1,2 @@
-# adbc-mcp speaks JSON through cJSON (Debian: libcjson-dev), as tools/ops does.
-target_link_libraries(${name} PRIVATE PkgConfig::CJSON m)
+# cJSON and the operation layer (tools/ops), shared with adbc-serve.
+target_link_libraries(${name} PRIVATE adbc_ops PkgConfig::CJSON m)

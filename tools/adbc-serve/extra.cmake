@@ -1,2 +1,2 @@
-# adbc-serve's HTTP server is libmicrohttpd (ADBC_WITH_MICROHTTPD; docs/serve.md says why).
-target_link_libraries(${name} PRIVATE PkgConfig::MICROHTTPD Threads::Threads)
+# libmicrohttpd (deps.cmake) and the operation layer (tools/ops).
+target_link_libraries(${name} PRIVATE adbc_ops PkgConfig::MICROHTTPD PkgConfig::CJSON Threads::Threads)

@@ -6,7 +6,7 @@
  * element was picked from is saved as the device's refs. */
 #include "snap_ui.h"
 
-#include "ops.h"
+#include "ops_base.h"
 
 #include <errno.h>
 #include <string.h>
@@ -54,29 +54,28 @@ int snap_tap_select(snap_ctx *ctx, const snap_cmd *cmd, int argc, char **argv)
     if (snap_connect(ctx, &c) < 0)
         return SNAP_EXIT_FAIL;
     adbc_ui_snap *snap = NULL;
-    ops_ctx oc;
-    ops_ctx_init(&oc, c, &snap, ops_now_ms() + ctx->timeout_ms);
+    adbc_ui_opts uo;
+    snap_ui_opts(ctx, &uo);
     int ref = 0, tier = 0;
-    if (ops_snapshot(&oc) < 0) {
-        fprintf(stderr, "adbc-snap: %s\n", oc.err.msg);
-        snap_json_error("tap", 0, oc.err.msg, NULL, SNAP_EXIT_FAIL);
-        return SNAP_EXIT_FAIL;
-    }
-    if (ops_select(&ref, &tier, snap, &sel, &oc.err) < 0) {
-        fprintf(stderr, "adbc-snap: tap: %s\n", oc.err.msg);
-        int st = oc.err.code == OPS_EAMBIGUOUS ? SNAP_EXIT_STALE : SNAP_EXIT_FAIL;
-        snap_json_error("tap", 0, oc.err.msg, NULL, st);
+    int rc = adbc_ui_snapshot(&snap, c, &uo);
+    if (rc < 0)
+        return snap_fail("snapshot", rc);
+    ops_err err;
+    if (ops_select(&ref, &tier, snap, &sel, &err) < 0) {
+        fprintf(stderr, "adbc-snap: tap: %s\n", err.msg);
+        int st = err.code == OPS_EAMBIGUOUS ? SNAP_EXIT_STALE : SNAP_EXIT_FAIL;
+        snap_json_error("tap", 0, err.msg, NULL, st);
         adbc_ui_snap_free(snap);
         return st;
     }
     int st = snap_refs_save(ctx, snap);
     const adbc_ui_ref *r = adbc_ui_reftab_get(adbc_ui_snap_refs(snap), ref);
     adbc_act_opts o;
-    adbc_ui_opts uo;
-    ops_act_opts(&oc, &o, &uo);
+    adbc_act_opts_init(&o);
+    o.timeout_ms = ctx->timeout_ms;
     o.verify = 0; /* picked from the dump just taken */
     adbc_act_where w;
-    int rc = st ? 0 : adbc_act_tap(&w, c, r, &o);
+    rc = st ? 0 : adbc_act_tap(&w, c, r, &o);
     adbc_ui_snap_free(snap);
     if (st)
         return st;
@@ -92,12 +91,9 @@ int snap_tap_select(snap_ctx *ctx, const snap_cmd *cmd, int argc, char **argv)
     while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {
     }
     snap = NULL;
-    ops_ctx_init(&oc, c, &snap, ops_now_ms() + ctx->timeout_ms);
-    if (ops_snapshot(&oc) < 0) {
-        fprintf(stderr, "adbc-snap: snapshot after the act: %s\n", oc.err.msg);
-        snap_json_error("snapshot after the act", 0, oc.err.msg, NULL, SNAP_EXIT_FAIL);
-        return SNAP_EXIT_FAIL;
-    }
+    rc = adbc_ui_snapshot(&snap, c, &uo);
+    if (rc < 0)
+        return snap_fail("snapshot after the act", rc);
     st = snap_print(stdout, snap, json, ctx->quiet);
     if (st == 0)
         st = snap_refs_save(ctx, snap);

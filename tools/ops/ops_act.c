@@ -119,7 +119,7 @@ int ops_act_parse(ops_act *a, ops_action action, const cJSON *args, ops_err *e)
     case OPS_PRESS:
         if (ops_arg_str(e, args, "key", 1, 64, &a->key_name))
             return -1;
-        if (adbc_key_parse(&a->key, a->key_name) < 0)
+        if (adbc_keycode_parse(&a->key, a->key_name) < 0)
             return ops_fail_adbc(e, ADBC_EINVAL, "press");
         return 0;
     case OPS_SWIPE:
@@ -239,7 +239,7 @@ int ops_act_run(ops_ctx *c, const ops_act *a)
         rc = adbc_act_press(c->conn, a->key, &o);
         if (rc < 0)
             return ops_fail_adbc(&c->err, rc, "press");
-        const char *kn = adbc_key_name(a->key);
+        const char *kn = adbc_keycode_name(a->key);
         snprintf(c->done, sizeof c->done, "pressed %s (key code %d)", kn ? kn : a->key_name,
                  a->key);
         return 0;

@@ -93,3 +93,28 @@ int ops_arg_only(ops_err *e, const cJSON *args, const char *const *names)
     }
     return 0;
 }
+
+#define MAX_SEL 4096
+
+int ops_sel_parse(ops_sel *sel, const cJSON *obj, ops_err *e)
+{
+    memset(sel, 0, sizeof *sel);
+    if (!cJSON_IsObject(obj))
+        return ops_fail(e, OPS_EARG, "argument 'selector' must be an object such as "
+                                     "{\"text\":\"Send\"}, {\"id\":\"com.app:id/send\"} or "
+                                     "{\"desc\":\"Search\"}");
+    static const char *const names[] = {"id", "resource_id", "text", "desc", NULL};
+    const char *id2 = NULL;
+    if (ops_arg_only(e, obj, names) || ops_arg_str(e, obj, "id", 0, MAX_SEL, &sel->id) ||
+        ops_arg_str(e, obj, "resource_id", 0, MAX_SEL, &id2) ||
+        ops_arg_str(e, obj, "text", 0, MAX_SEL, &sel->text) ||
+        ops_arg_str(e, obj, "desc", 0, MAX_SEL, &sel->desc))
+        return -1;
+    if (!sel->id)
+        sel->id = id2;
+    if ((sel->id && !*sel->id) || (sel->text && !*sel->text) || (sel->desc && !*sel->desc))
+        return ops_fail(e, OPS_EARG, "selector fields must not be empty");
+    if (!sel->id && !sel->text && !sel->desc)
+        return ops_fail(e, OPS_EARG, "a selector needs at least one of id, text, desc");
+    return 0;
+}

@@ -1,6 +1,6 @@
 /* Operation errors: one code a front end maps to its own form, and a
  * message that says what went wrong and what to do next. */
-#include "ops.h"
+#include "ops_base.h"
 
 #include <stdarg.h>
 #include <stdio.h>

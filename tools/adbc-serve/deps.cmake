@@ -1,0 +1,7 @@
+# adbc-serve's HTTP server is libmicrohttpd (Debian: libmicrohttpd-dev; docs/serve.md
+# says why), a dependency of this program only; it also needs cJSON (tools/ops).
+adbc_optional_dep(MICROHTTPD libmicrohttpd TOOL DOC "HTTP server of adbc-serve; without it adbc-serve is not built")
+if(NOT ADBC_HAVE_MICROHTTPD OR NOT ADBC_HAVE_CJSON)
+  message(STATUS "adbc: adbc-serve not built (needs libmicrohttpd and libcjson)")
+  set(ADBC_SKIP_TOOL TRUE)
+endif()
