@@ -12,6 +12,7 @@ int ops_intent_parse(adbc_intent *in, adbc_intent_extra *extras, size_t cap, con
                      ops_err *e)
 {
     memset(in, 0, sizeof *in);
+    in->size = sizeof *in;
     if (ops_arg_str(e, a, "action", 0, 512, &in->action) ||
         ops_arg_str(e, a, "data", 0, 4096, &in->data) ||
         ops_arg_str(e, a, "component", 0, 512, &in->component))

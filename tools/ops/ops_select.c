@@ -91,6 +91,7 @@ int ops_select(int *ref, int *tier, const adbc_ui_snap *s, const ops_sel *sel, o
         n = 0;
         adbc_ui_selector q;
         memset(&q, 0, sizeof q);
+        q.size = sizeof q;
         if (tr == 1 && sel->id) {
             q.resource_id = sel->id;
             rc = find(&refs, &n, s, &q, e);
