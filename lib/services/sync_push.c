@@ -98,19 +98,28 @@ static int put_hdr(adbc_sync *s, sync_job *j, uint32_t id, uint32_t len)
     return 0;
 }
 
-static int send_request(adbc_sync *s, sync_job *j, const char *remote, uint32_t mode)
+/* Queue the SEND and, at once, the reply it is due: a device may answer
+ * FAIL in the middle of the file (disk full) and close the session, and
+ * that FAIL must be read as this file's reply before the closed stream is
+ * reported. */
+static int send_request(adbc_sync *s, sync_job *j, const char *local, const char *remote,
+                        uint32_t mode)
 {
     char spec[ADBC_SYNC_PATH_MAX + 1];
     long n = adbc_sync_send_spec(spec, sizeof spec, remote, mode);
     if (n < 0)
         return (int)n;
     int rc = sync_put_req(s, ADBC_SYNC_SEND, spec, (size_t)n, j->timeout_ms);
-    return rc < 0 ? after_write_error(s, j, rc) : 0;
+    if (rc < 0)
+        return after_write_error(s, j, rc);
+    return sync_expect(s, ADBC_SYNC_X_STATUS, ADBC_SYNC_SEND, describe(local, remote));
 }
 
 /* The file's contents as DATA chunks read straight into the batch: one
- * readv fills every chunk slot left in it, each behind room for its header. */
-static int send_contents(adbc_sync *s, sync_job *j, int fd, const char *local)
+ * readv fills every chunk slot left in it, each behind room for its header.
+ * size: the file's size when the push began; a file that turns out shorter
+ * was truncated meanwhile, and what the device got is not that file. */
+static int send_contents(adbc_sync *s, sync_job *j, int fd, const char *local, uint64_t size)
 {
     const size_t slot = ADBC_SYNC_HDR + ADBC_SYNC_DATA_MAX;
     for (;;) {
@@ -133,6 +142,15 @@ static int send_contents(adbc_sync *s, sync_job *j, int fd, const char *local)
              * delete it. */
             sync_abort(s);
             return adbc_fail(ADBC_EIO, "cannot read %s: %s", local, strerror(e));
+        }
+        if (n == 0 && j->p.file_bytes < size) {
+            /* Ending the session before DONE makes adbd delete its copy. */
+            sync_abort(s);
+            return adbc_fail(ADBC_EIO,
+                             "%s shrank while it was pushed: it had %llu bytes when the push "
+                             "began, only %llu could be read; the device's copy was dropped",
+                             local, (unsigned long long)size,
+                             (unsigned long long)j->p.file_bytes);
         }
         if (n == 0)
             return 0;
@@ -163,7 +181,7 @@ static int send_link(adbc_sync *s, sync_job *j, const char *local, const char *r
     target[n++] = '\0'; /* adbd takes the target as a C string */
     if ((size_t)n > ADBC_SYNC_DATA_MAX)
         return adbc_fail(ADBC_EINVAL, "the link %s is too long to push", local);
-    int rc = send_request(s, j, remote, (uint32_t)st->st_mode);
+    int rc = send_request(s, j, local, remote, (uint32_t)st->st_mode);
     if (rc == 0)
         rc = chunk_room(s, j);
     if (rc < 0)
@@ -200,17 +218,14 @@ int sync_push_one(adbc_sync *s, sync_job *j, const char *local, const char *remo
                              local, strerror(errno));
         posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
         /* Only the permission bits and the type go to the device. */
-        rc = send_request(s, j, remote, (uint32_t)(S_IFREG | (st->st_mode & 07777)));
+        rc = send_request(s, j, local, remote, (uint32_t)(S_IFREG | (st->st_mode & 07777)));
         if (rc == 0)
-            rc = send_contents(s, j, fd, local);
+            rc = send_contents(s, j, fd, local, (uint64_t)st->st_size);
         close(fd);
     }
     if (rc == 0)
         rc = put_hdr(s, j, ADBC_SYNC_DONE, (uint32_t)st->st_mtime);
     if (rc < 0)
-        return rc;
-    char *what = describe(local, remote);
-    if ((rc = sync_expect(s, ADBC_SYNC_X_STATUS, ADBC_SYNC_SEND, what)) < 0)
         return rc;
     j->p.file_done = 1;
     if ((rc = sync_job_report(j, 1)) < 0)
