@@ -197,14 +197,27 @@ typedef struct reader {
     pthread_t th;
 } reader;
 
+/* Read the FIFO until its writer closes it, for at most 5 s (a pull that
+ * replaced the FIFO instead of writing into it never opens it). */
 static void *read_fifo(void *arg)
 {
     reader *r = arg;
-    int fd = open(r->path, O_RDONLY);
+    int fd = open(r->path, O_RDONLY | O_NONBLOCK);
     char buf[65536];
-    ssize_t n;
-    while (fd >= 0 && (n = read(fd, buf, sizeof buf)) > 0)
-        r->got += n;
+    int64_t end = hp_now_ms() + 5000;
+    int seen = 0;
+    while (fd >= 0 && hp_now_ms() < end) {
+        ssize_t n = read(fd, buf, sizeof buf);
+        if (n > 0) {
+            r->got += n;
+            seen = 1;
+        } else if (n == 0 && seen) {
+            break; /* the writer closed it */
+        } else {
+            struct timespec ts = {0, 5 * 1000000L};
+            nanosleep(&ts, NULL);
+        }
+    }
     if (fd >= 0)
         close(fd);
     return NULL;
