@@ -109,6 +109,45 @@ static void cb_online(void *user)
     pthread_cond_broadcast(&c->cond);
 }
 
+/* Lock held: room for one more stream handle in the table. */
+static int grow_streams(adbc_conn *c)
+{
+    if (c->nstreams < c->cap)
+        return 0;
+    size_t ncap = c->cap ? c->cap * 2 : 8;
+    adbc_stream **n = adbc_realloc(c->streams, ncap * sizeof *n);
+    if (!n)
+        return ADBC_ENOMEM;
+    c->streams = n;
+    c->cap = ncap;
+    return 0;
+}
+
+/* The device opened a stream (reverse forwarding). Refused unless the
+ * caller asked for such streams and accepts this destination. */
+static int cb_open(void *user, uint32_t id, const char *service)
+{
+    adbc_conn *c = user;
+    if (!c->opts.on_device_open || c->stopping || c->status)
+        return 1;
+    if (c->npending >= sizeof c->pending / sizeof c->pending[0])
+        return 1;
+    if (c->opts.on_device_open(c->opts.user, service) != 1)
+        return 1;
+    adbc_stream *st = adbc_calloc(1, sizeof *st);
+    if (!st || grow_streams(c) < 0 || !(st->service = adbc_strdup(service))) {
+        adbc_free(st);
+        return 1; /* out of memory: the device sees a refusal */
+    }
+    st->c = c;
+    st->id = id;
+    st->ready = 1;
+    c->streams[c->nstreams++] = st;
+    c->pending[c->npending++] = st;
+    pthread_cond_broadcast(&c->cond);
+    return 0;
+}
+
 static void cb_ready(void *user, uint32_t id)
 {
     adbc_conn *c = user;
@@ -376,6 +415,7 @@ int adbc_conn_open(adbc_conn **out, adbc_transport *t, const adbc_conn_opts *opt
     adbc_session_config cfg;
     adbc_session_config_init(&cfg, ADBC_ROLE_HOST);
     cfg.features = c->opts.features;
+    cfg.accept_opens = c->opts.on_device_open != NULL;
     if (c->opts.max_payload)
         cfg.max_payload = c->opts.max_payload;
     if (c->opts.window)
@@ -385,6 +425,7 @@ int adbc_conn_open(adbc_conn **out, adbc_transport *t, const adbc_conn_opts *opt
         .auth_public_key = cb_pubkey,
         .auth_prompt = cb_prompt,
         .on_online = cb_online,
+        .on_open = cb_open,
         .on_ready = cb_ready,
         .on_data = cb_data,
         .on_writable = cb_writable,
@@ -446,6 +487,11 @@ void adbc_conn_close(adbc_conn *c)
         pthread_join(c->writer, NULL);
     for (size_t i = 0; i < c->nstreams; i++) {
         c->streams[i]->c = NULL; /* handles still held by the caller are orphaned */
+    }
+    for (size_t i = 0; i < c->npending; i++) { /* never handed out: ours to free */
+        adbc_free(c->pending[i]->service);
+        adbc_free(c->pending[i]->buf);
+        adbc_free(c->pending[i]);
     }
     adbc_free(c->streams);
     adbc_session_free(c->s);
@@ -512,15 +558,9 @@ int adbc_stream_open(adbc_stream **out, adbc_conn *c, const char *service, int t
         rc = adbc_conn_raise(c);
         goto out;
     }
-    if (c->nstreams == c->cap) {
-        size_t ncap = c->cap ? c->cap * 2 : 8;
-        adbc_stream **n = adbc_realloc(c->streams, ncap * sizeof *n);
-        if (!n) {
-            rc = adbc_fail(ADBC_ENOMEM, "out of memory opening a stream");
-            goto out;
-        }
-        c->streams = n;
-        c->cap = ncap;
+    if (grow_streams(c) < 0 || !(st->service = adbc_strdup(service))) {
+        rc = adbc_fail(ADBC_ENOMEM, "out of memory opening a stream");
+        goto out;
     }
     rc = adbc_session_open(c->s, service, &st->id);
     if (rc < 0)
@@ -561,8 +601,49 @@ int adbc_stream_open(adbc_stream **out, adbc_conn *c, const char *service, int t
         }
 out:
     pthread_mutex_unlock(&c->mu);
+    adbc_free(st->service);
     adbc_free(st);
     return rc;
+}
+
+int adbc_conn_accept(adbc_conn *c, adbc_stream **out, int timeout_ms)
+{
+    *out = NULL;
+    if (!c)
+        return adbc_fail(ADBC_EINVAL, "adbc_conn_accept: no connection");
+    if (!c->opts.on_device_open)
+        return adbc_fail(ADBC_EINVAL, "adbc_conn_accept: the connection refuses device-opened "
+                                      "streams (set on_device_open in its options)");
+    int64_t deadline = adbc_deadline(timeout_ms);
+    int rc = 0;
+    pthread_mutex_lock(&c->mu);
+    for (;;) {
+        if (c->npending > 0) {
+            *out = c->pending[0];
+            memmove(c->pending, c->pending + 1, --c->npending * sizeof c->pending[0]);
+            break;
+        }
+        if (c->status) {
+            rc = adbc_conn_raise(c);
+            break;
+        }
+        if (c->stopping) {
+            rc = adbc_fail(ADBC_ECLOSED, "the connection is closing");
+            break;
+        }
+        if (wait_until(c, &c->cond, deadline) == ADBC_ETIMEDOUT) {
+            rc = adbc_fail(ADBC_ETIMEDOUT, "the device opened no stream within %d ms",
+                           timeout_ms);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&c->mu);
+    return rc;
+}
+
+const char *adbc_stream_destination(const adbc_stream *st)
+{
+    return st->service ? st->service : "";
 }
 
 static int orphaned(void)
@@ -770,6 +851,7 @@ void adbc_stream_close(adbc_stream *st)
             }
         pthread_mutex_unlock(&c->mu);
     }
+    adbc_free(st->service);
     adbc_free(st->buf);
     adbc_free(st);
 }

@@ -15,6 +15,7 @@ struct adbc_stream {
     int closed;  /* the device closed it (or refused: close_reason) */
     int torn;    /* it closed after the connection had failed: data may be missing */
     int close_reason;
+    char *service; /* what it was opened for (device-opened: the destination) */
     uint8_t *buf; /* received, not yet read: buf[head .. head+len) */
     size_t cap, head, len;
 };
@@ -35,6 +36,9 @@ struct adbc_conn {
 
     adbc_stream **streams;
     size_t nstreams, cap;
+    /* Device-opened streams accepted and not yet taken by adbc_conn_accept. */
+    adbc_stream *pending[64];
+    size_t npending;
 
     adbc_keyring *keys;
     int own_keys;
