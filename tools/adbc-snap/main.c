@@ -61,20 +61,21 @@ static int has_opt(const char *name, int argc, char **argv, const char *opt)
     return 0;
 }
 
-/* The timeout rule (docs/act.md): transfers and streams (and the waits,
- * which take their own -t) are bounded by silence, each wait for the device
- * at most --timeout; every other command by a deadline of --timeout for the
- * whole call. */
-static int streaming(const char *name)
+/* The timeout rule (docs/act.md): these commands are bounded operations,
+ * with --timeout as a deadline for the whole call. The others are
+ * transfers and streams (each wait for the device at most --timeout),
+ * waits with their own -t, or serve until stopped (forward, reverse). */
+static int bounded_cmd(const char *name)
 {
-    static const char *const names[] = {"shell", "exec", "push", "pull", "install",
-                                        "logcat", "wait-text", "wait-state", "wait-stable",
-                                        "pair", "help", NULL};
+    static const char *const names[] = {
+        "info", "ls", "stat", "devices", "snapshot", "find", "tap", "tap-xy", "tap-grid",
+        "grid", "type", "press", "swipe", "scroll", "long-press", "back", "home",
+        "screenshot", "launch", "intent", "stop", "top", "uninstall", "getprop", "get-state",
+        "get-serialno", NULL};
     for (int k = 0; names[k]; k++)
         if (strcmp(name, names[k]) == 0)
             return 1;
-    /* wait-for-*: until the device is in a state, -t or --timeout (none: forever) */
-    return strncmp(name, "wait-for", 8) == 0;
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -126,7 +127,7 @@ int main(int argc, char **argv)
     snap_json_set(has_opt(cmd->name, argc - i, argv + i, "--json"));
     if (snap_signals_start() != 0)
         fprintf(stderr, "adbc-snap: cannot watch for signals: an interrupt will not clean up\n");
-    int bounded = !streaming(cmd->name);
+    int bounded = bounded_cmd(cmd->name);
     if (bounded && snap_deadline_start(ctx.timeout_ms) != 0)
         fprintf(stderr, "adbc-snap: cannot start the --timeout watchdog\n");
     int rc = cmd->run(&ctx, argc - i, argv + i);
