@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A connection: transport + session engine + a reader and a writer thread.
  *
  * The reader feeds everything the transport delivers into the engine, which

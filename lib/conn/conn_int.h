@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Internal state of a connection and its stream handles. */
 #ifndef ADBC_CONN_INT_H
 #define ADBC_CONN_INT_H
