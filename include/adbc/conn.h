@@ -36,6 +36,15 @@ typedef struct adbc_conn_opts {
      * USB debugging?" prompt and adbc waits for the user. */
     void (*on_auth_prompt)(void *user, const char *message);
     void *user;
+    /* Streams the device opens (reverse forwarding: adbd connects a
+     * `reverse:forward` rule by opening a stream to the host destination,
+     * "tcp:8080"). NULL refuses every one, as a host without reverse
+     * forwarding must. Otherwise called from the connection's reader thread
+     * with its lock held, so it must decide at once and not call into the
+     * connection: return 1 to accept (the stream then waits for
+     * adbc_conn_accept), 0 to refuse (the device sees its connection
+     * refused). At most 64 accepted streams wait; more are refused. */
+    int (*on_device_open)(void *user, const char *destination);
 } adbc_conn_opts;
 
 /* Defaults as documented above. */
@@ -68,6 +77,21 @@ const char *adbc_conn_desc(const adbc_conn *c);
 /* 0 while the connection works; else the error that ended it. */
 int adbc_conn_status(const adbc_conn *c);
 
+/* Cancel: every call on c that is blocked (opening, reading, writing or
+ * flushing a stream, and the services built on them) returns ADBC_ECANCELED
+ * promptly, and so does every such call made later, until
+ * adbc_conn_clear_interrupt. Safe from any thread (not from a signal
+ * handler: call it from a thread that waits for the signal, as adbc-snap
+ * does). Closing streams and the connection still works. */
+void adbc_conn_interrupt(adbc_conn *c);
+
+/* Let calls on c run again after adbc_conn_interrupt. Streams that were
+ * interrupted mid-transfer are in an unknown state: close them. */
+void adbc_conn_clear_interrupt(adbc_conn *c);
+
+/* 1 while c is interrupted. */
+int adbc_conn_interrupted(const adbc_conn *c);
+
 /* Open a stream to a service ("shell,v2,raw:ls", "exec:cat", "sync:").
  * ADBC_EREFUSED when the device refuses it. */
 int adbc_stream_open(adbc_stream **out, adbc_conn *c, const char *service, int timeout_ms);
@@ -88,6 +112,17 @@ int adbc_stream_write(adbc_stream *s, const void *buf, size_t len, int timeout_m
  * the transport (not for the peer's acknowledgement). Paces a writer that
  * wants little in flight. */
 int adbc_stream_flush(adbc_stream *s, int timeout_ms);
+
+/* Take the next stream the device opened and on_device_open accepted,
+ * waiting up to timeout_ms. ADBC_ETIMEDOUT when none came; the
+ * connection's error when it ended. The stream is used like one from
+ * adbc_stream_open; adbc_stream_destination() says where the device wants
+ * it to go. */
+int adbc_conn_accept(adbc_conn *c, adbc_stream **out, int timeout_ms);
+
+/* The service a stream was opened for: what adbc_stream_open was given, or
+ * the destination the device asked for on an accepted stream. */
+const char *adbc_stream_destination(const adbc_stream *s);
 
 /* Close the stream (CLSE) and free the handle. Data the peer still sends is
  * dropped. */

@@ -31,7 +31,8 @@ typedef enum adbc_err {
     ADBC_EBUSY = -16,        /* resource held by someone else */
     ADBC_ENOTPAIRED = -17,   /* TLS: this computer's key is not paired */
     ADBC_EPAIRCODE = -18,    /* pairing: wrong pairing code */
-    ADBC_EFORMAT = -19       /* malformed input data (a file, a dump) */
+    ADBC_EFORMAT = -19,      /* malformed input data (a file, a dump) */
+    ADBC_ECANCELED = -20     /* stopped by adbc_conn_interrupt or a callback */
 } adbc_err;
 
 /* Short static description of an error code ("timed out"). Never NULL. */

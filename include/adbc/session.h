@@ -108,10 +108,13 @@ typedef struct adbc_session_callbacks {
 
     /* Both: the handshake is complete (state is ONLINE). */
     void (*on_online)(void *user);
-    /* Device: the host opened stream `id` for `service`. Return 0 to accept
-     * (OKAY is sent), or nonzero to refuse (CLSE(0, remote) is sent). Write
-     * to the stream once on_writable is called, which happens right after
-     * on_open returns 0 and the OKAY is queued. */
+    /* The peer opened stream `id` for `service`. Return 0 to accept (OKAY
+     * is sent), or nonzero to refuse (CLSE(0, remote) is sent). Write to the
+     * stream once on_writable is called, which happens right after on_open
+     * returns 0 and the OKAY is queued. Device role: the host's requests.
+     * Host role: only with adbc_session_config.accept_opens set (the device
+     * connecting a reverse forward; `service` is the host destination it
+     * asks for, "tcp:8080"); otherwise every device OPEN is refused. */
     int (*on_open)(void *user, uint32_t id, const char *service);
     /* Host: our OPEN of stream `id` was accepted. */
     void (*on_ready)(void *user, uint32_t id);
@@ -137,6 +140,8 @@ typedef struct adbc_session_config {
     int auth_required;       /* device: challenge with AUTH (else CNXN at once) */
     int offer_tls;           /* device: answer CNXN with STLS */
     unsigned max_auth_tokens;/* host: give up after this many TOKENs; 0 = 16 */
+    int accept_opens;        /* host: pass streams the device opens to on_open
+                                (reverse forwarding); 0 refuses them all */
 } adbc_session_config;
 
 /* Fill cfg with defaults for the role. */

@@ -100,7 +100,10 @@ typedef struct adbc_sync_progress {
     int file_done;          /* 1 on the last report for this file */
 } adbc_sync_progress;
 
-typedef void (*adbc_sync_progress_fn)(void *user, const adbc_sync_progress *p);
+/* Return 0 to go on; nonzero stops the push or pull with ADBC_ECANCELED
+ * (the file in transfer is dropped: a pull removes its temporary, and the
+ * device deletes a partly pushed file when the session ends). */
+typedef int (*adbc_sync_progress_fn)(void *user, const adbc_sync_progress *p);
 
 enum {
     /* push: send a symlink's target contents instead of the link itself */

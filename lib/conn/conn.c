@@ -112,6 +112,7 @@ int adbc_conn_open(adbc_conn **out, adbc_transport *t, const adbc_conn_opts *opt
     adbc_session_config cfg;
     adbc_session_config_init(&cfg, ADBC_ROLE_HOST);
     cfg.features = c->opts.features;
+    cfg.accept_opens = c->opts.on_device_open != NULL;
     if (c->opts.max_payload)
         cfg.max_payload = c->opts.max_payload;
     if (c->opts.window)
@@ -172,6 +173,12 @@ void adbc_conn_close(adbc_conn *c)
         pthread_join(c->writer, NULL);
     for (size_t i = 0; i < c->nstreams; i++) {
         c->streams[i]->c = NULL; /* handles still held by the caller are orphaned */
+    }
+    for (size_t i = 0; i < c->npending; i++) { /* never handed out: ours to free */
+        adbc_free(c->pending[i]->service);
+        adbc_free(c->pending[i]->buf);
+        adbc_free(c->pending[i]->out);
+        adbc_free(c->pending[i]);
     }
     adbc_free(c->streams);
     adbc_session_free(c->s);

@@ -1,8 +1,8 @@
 /* Internal state of a connection and its stream handles, shared by the
  * connection's files: conn.c (lifetime, handshake, accessors), events.c
  * (the engine's callbacks and what follows each batch of input), send.c
- * (who writes to the transport), io.c (the reader and writer threads) and
- * stream.c (the stream calls). */
+ * (who writes to the transport), io.c (the reader and writer threads),
+ * stream.c (the stream calls) and interrupt.c (cancelling them). */
 #ifndef ADBC_CONN_INT_H
 #define ADBC_CONN_INT_H
 
@@ -25,6 +25,7 @@ struct adbc_stream {
     int closed;  /* the device closed it (or refused: close_reason) */
     int torn;    /* it closed after the connection had failed: data may be missing */
     int close_reason;
+    char *service; /* what it was opened for (device-opened: the destination) */
     uint8_t *buf; /* received, not yet read: buf[head .. head+len) */
     size_t cap, head, len;
     size_t owed;  /* received bytes not yet acknowledged to the engine */
@@ -49,6 +50,7 @@ struct adbc_conn {
     int status;               /* 0, or the error that ended the connection */
     char errmsg[512];
     int prompted;             /* the auth prompt callback has fired */
+    _Atomic int interrupted;  /* adbc_conn_interrupt: blocked calls return ECANCELED */
 
     /* Sending (send.c). One thread at a time writes to the transport: the
      * one that set `sending`. */
@@ -58,6 +60,9 @@ struct adbc_conn {
 
     adbc_stream **streams;
     size_t nstreams, cap;
+    /* Device-opened streams accepted and not yet taken by adbc_conn_accept. */
+    adbc_stream *pending[64];
+    size_t npending;
 
     adbc_keyring *keys;
     int own_keys;
@@ -81,6 +86,9 @@ void adbc_conn_set_error(adbc_conn *c, int code, const char *msg);
 /* Lock held: raise the connection's error in the calling thread. */
 int adbc_conn_raise(adbc_conn *c);
 
+/* Raise ADBC_ECANCELED for an interrupted call (interrupt.c). */
+int adbc_conn_cancelled(void);
+
 /* Lock held: the output queue grew. Send it from the calling thread as far
  * as the transport takes it without blocking (nothing to do when another
  * thread is sending: it sends this too); what is left goes to the writer
@@ -93,6 +101,9 @@ int adbc_conn_wait(adbc_conn *c, pthread_cond_t *cv, int64_t deadline);
 
 /* Lock held: the stream with local id `id`, or NULL. */
 adbc_stream *adbc_conn_find_stream(adbc_conn *c, uint32_t id);
+
+/* Lock held: room for one more stream handle in the table (ADBC_ENOMEM). */
+int adbc_conn_grow_streams(adbc_conn *c);
 
 /* Lock held: bytes were sent; wake whoever waits for room or an empty queue. */
 void adbc_conn_sent(adbc_conn *c);

@@ -41,6 +41,44 @@ static void cb_wake(void *user)
     pthread_cond_broadcast(&c->cond);
 }
 
+int adbc_conn_grow_streams(adbc_conn *c)
+{
+    if (c->nstreams < c->cap)
+        return 0;
+    size_t ncap = c->cap ? c->cap * 2 : 8;
+    adbc_stream **n = adbc_realloc(c->streams, ncap * sizeof *n);
+    if (!n)
+        return ADBC_ENOMEM;
+    c->streams = n;
+    c->cap = ncap;
+    return 0;
+}
+
+/* The device opened a stream (reverse forwarding). Refused unless the
+ * caller asked for such streams and accepts this destination. */
+static int cb_open(void *user, uint32_t id, const char *service)
+{
+    adbc_conn *c = user;
+    if (!c->opts.on_device_open || c->stopping || c->status)
+        return 1;
+    if (c->npending >= sizeof c->pending / sizeof c->pending[0])
+        return 1;
+    if (c->opts.on_device_open(c->opts.user, service) != 1)
+        return 1;
+    adbc_stream *st = adbc_calloc(1, sizeof *st);
+    if (!st || adbc_conn_grow_streams(c) < 0 || !(st->service = adbc_strdup(service))) {
+        adbc_free(st);
+        return 1; /* out of memory: the device sees a refusal */
+    }
+    st->c = c;
+    st->id = id;
+    st->ready = 1;
+    c->streams[c->nstreams++] = st;
+    c->pending[c->npending++] = st;
+    pthread_cond_broadcast(&c->cond);
+    return 0;
+}
+
 static void cb_ready(void *user, uint32_t id)
 {
     adbc_conn *c = user;
@@ -111,6 +149,7 @@ const adbc_session_callbacks adbc_conn_callbacks = {
     .auth_public_key = cb_pubkey,
     .auth_prompt = cb_wake,
     .on_online = cb_wake,
+    .on_open = cb_open,
     .on_ready = cb_ready,
     .on_data = cb_data,
     .on_writable = cb_writable,

@@ -26,15 +26,9 @@ int adbc_stream_open(adbc_stream **out, adbc_conn *c, const char *service, int t
         rc = adbc_conn_raise(c);
         goto out;
     }
-    if (c->nstreams == c->cap) {
-        size_t ncap = c->cap ? c->cap * 2 : 8;
-        adbc_stream **n = adbc_realloc(c->streams, ncap * sizeof *n);
-        if (!n) {
-            rc = adbc_fail(ADBC_ENOMEM, "out of memory opening a stream");
-            goto out;
-        }
-        c->streams = n;
-        c->cap = ncap;
+    if (adbc_conn_grow_streams(c) < 0 || !(st->service = adbc_strdup(service))) {
+        rc = adbc_fail(ADBC_ENOMEM, "out of memory opening a stream");
+        goto out;
     }
     rc = adbc_session_open(c->s, service, &st->id);
     if (rc < 0)
@@ -42,6 +36,10 @@ int adbc_stream_open(adbc_stream **out, adbc_conn *c, const char *service, int t
     c->streams[c->nstreams++] = st;
     adbc_conn_kick(c);
     while (!st->ready && !st->closed && !c->status) {
+        if (c->interrupted) {
+            rc = adbc_conn_cancelled();
+            break;
+        }
         if (adbc_conn_wait(c, &c->cond, deadline) == ADBC_ETIMEDOUT) {
             rc = adbc_fail(ADBC_ETIMEDOUT,
                            "the device did not answer the request to open \"%.100s\" within %d "
@@ -71,8 +69,49 @@ int adbc_stream_open(adbc_stream **out, adbc_conn *c, const char *service, int t
         }
 out:
     pthread_mutex_unlock(&c->mu);
+    adbc_free(st->service);
     adbc_free(st);
     return rc;
+}
+
+int adbc_conn_accept(adbc_conn *c, adbc_stream **out, int timeout_ms)
+{
+    *out = NULL;
+    if (!c)
+        return adbc_fail(ADBC_EINVAL, "adbc_conn_accept: no connection");
+    if (!c->opts.on_device_open)
+        return adbc_fail(ADBC_EINVAL, "adbc_conn_accept: the connection refuses device-opened "
+                                      "streams (set on_device_open in its options)");
+    int64_t deadline = adbc_deadline(timeout_ms);
+    int rc = 0;
+    pthread_mutex_lock(&c->mu);
+    for (;;) {
+        if (c->npending > 0) {
+            *out = c->pending[0];
+            memmove(c->pending, c->pending + 1, --c->npending * sizeof c->pending[0]);
+            break;
+        }
+        if (c->status) {
+            rc = adbc_conn_raise(c);
+            break;
+        }
+        if (c->stopping) {
+            rc = adbc_fail(ADBC_ECLOSED, "the connection is closing");
+            break;
+        }
+        if (adbc_conn_wait(c, &c->cond, deadline) == ADBC_ETIMEDOUT) {
+            rc = adbc_fail(ADBC_ETIMEDOUT, "the device opened no stream within %d ms",
+                           timeout_ms);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&c->mu);
+    return rc;
+}
+
+const char *adbc_stream_destination(const adbc_stream *st)
+{
+    return st->service ? st->service : "";
 }
 
 static int orphaned(void)
@@ -85,6 +124,8 @@ static int orphaned(void)
 static int wait_readable(adbc_conn *c, adbc_stream *st, int64_t deadline, int timeout_ms)
 {
     for (;;) {
+        if (c->interrupted)
+            return adbc_conn_cancelled();
         if (st->len > 0)
             return 1;
         if (st->closed && !st->torn)
@@ -215,6 +256,10 @@ int adbc_stream_write(adbc_stream *st, const void *buf, size_t len, int timeout_
      * them at once. Both together stay under the high-water bound
      * (adbc_conn_room), so memory does not grow with a transfer. */
     while (len > 0) {
+        if (c->interrupted) {
+            rc = adbc_conn_cancelled();
+            break;
+        }
         if (c->status) {
             rc = adbc_conn_raise(c);
             break;
@@ -272,6 +317,10 @@ static int drain(adbc_conn *c, adbc_stream *st, int64_t deadline)
     int rc = 0;
     st->draining = 1;
     while ((st->out_len > 0 || adbc_session_send_queued(c->s) > 0) && !c->status && !st->closed) {
+        if (c->interrupted) {
+            rc = ADBC_ECANCELED;
+            break;
+        }
         if (adbc_conn_wait(c, &c->cond, deadline) == ADBC_ETIMEDOUT) {
             rc = ADBC_ETIMEDOUT;
             break;
@@ -289,7 +338,10 @@ int adbc_stream_flush(adbc_stream *st, int timeout_ms)
     int64_t deadline = adbc_deadline(timeout_ms);
     int rc = 0;
     pthread_mutex_lock(&c->mu);
-    if (drain(c, st, deadline) == ADBC_ETIMEDOUT)
+    int d = drain(c, st, deadline);
+    if (d == ADBC_ECANCELED)
+        rc = adbc_conn_cancelled();
+    else if (d == ADBC_ETIMEDOUT)
         rc = adbc_fail(ADBC_ETIMEDOUT, "could not send queued data within %d ms", timeout_ms);
     if (rc == 0 && c->status)
         rc = adbc_conn_raise(c);
@@ -318,6 +370,7 @@ void adbc_stream_close(adbc_stream *st)
             }
         pthread_mutex_unlock(&c->mu);
     }
+    adbc_free(st->service);
     adbc_free(st->buf);
     adbc_free(st->out);
     adbc_free(st);

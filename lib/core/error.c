@@ -31,6 +31,7 @@ const char *adbc_strerror(int code)
     case ADBC_ENOTPAIRED: return "not paired";
     case ADBC_EPAIRCODE: return "wrong pairing code";
     case ADBC_EFORMAT: return "malformed input";
+    case ADBC_ECANCELED: return "cancelled";
     default: return "unknown error";
     }
 }

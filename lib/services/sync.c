@@ -465,12 +465,15 @@ void sync_job_init(sync_job *j, const adbc_sync_opts *opts, int timeout_ms)
     j->timeout_ms = timeout_ms;
 }
 
-void sync_job_report(sync_job *j, int force)
+int sync_job_report(sync_job *j, int force)
 {
     if (!j->opts->progress)
-        return;
+        return 0;
     if (!force && j->p.bytes - j->last_report < ADBC_SYNC_DATA_MAX)
-        return;
+        return 0;
     j->last_report = j->p.bytes;
-    j->opts->progress(j->opts->user, &j->p);
+    if (j->opts->progress(j->opts->user, &j->p) == 0)
+        return 0;
+    return adbc_fail(ADBC_ECANCELED, "%s: cancelled by the progress callback after %llu bytes",
+                     j->p.src ? j->p.src : "transfer", (unsigned long long)j->p.file_bytes);
 }

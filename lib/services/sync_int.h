@@ -106,8 +106,9 @@ int sync_list_raw(adbc_sync *s, const char *path, adbc_sync_list_fn fn, void *us
 /* ---- jobs ---- */
 
 void sync_job_init(sync_job *j, const adbc_sync_opts *opts, int timeout_ms);
-/* Report progress (throttled to every 64 KiB unless force). */
-void sync_job_report(sync_job *j, int force);
+/* Report progress (throttled to every 64 KiB unless force). ADBC_ECANCELED
+ * when the callback asked to stop (the caller aborts the session). */
+int sync_job_report(sync_job *j, int force);
 
 /* ---- single files (sync_push.c, sync_pull.c) ---- */
 

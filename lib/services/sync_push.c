@@ -146,7 +146,10 @@ static int send_contents(adbc_sync *s, sync_job *j, int fd, const char *local)
         j->p.file_bytes += (uint64_t)n;
         j->p.bytes += (uint64_t)n;
         j->res.bytes += (uint64_t)n;
-        sync_job_report(j, 0);
+        if ((rc = sync_job_report(j, 0)) < 0) {
+            sync_abort(s); /* adbd deletes the partial file */
+            return rc;
+        }
     }
 }
 
@@ -210,8 +213,9 @@ int sync_push_one(adbc_sync *s, sync_job *j, const char *local, const char *remo
     if ((rc = sync_expect(s, ADBC_SYNC_X_STATUS, ADBC_SYNC_SEND, what)) < 0)
         return rc;
     j->p.file_done = 1;
-    sync_job_report(j, 1);
-    return 0;
+    if ((rc = sync_job_report(j, 1)) < 0)
+        sync_abort(s);
+    return rc;
 }
 
 /* A link the device would not create (file systems such as /sdcard have no

@@ -67,6 +67,7 @@ int adbc_session_new(adbc_session **out, const adbc_session_config *cfg,
     s->max_auth_tokens = cfg->max_auth_tokens ? cfg->max_auth_tokens : 16;
     s->auth_required = cfg->auth_required;
     s->offer_tls = cfg->offer_tls;
+    s->accept_opens = cfg->accept_opens;
     s->version = ADBC_VERSION_MIN;
     s->max_payload = ADBC_MAX_PAYLOAD_V1;
     s->next_id = 1;

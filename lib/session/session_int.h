@@ -39,7 +39,7 @@ struct adbc_session {
     adbc_role role;
     uint32_t our_version, our_max_payload, window;
     unsigned max_auth_tokens;
-    int auth_required, offer_tls, we_delayed_ack;
+    int auth_required, offer_tls, we_delayed_ack, accept_opens;
     char *banner;
     adbc_session_callbacks cb;
     void *user;

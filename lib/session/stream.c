@@ -72,9 +72,11 @@ int adbc_handle_open(adbc_session *s, const adbc_header *h, const uint8_t *data)
 {
     if (h->arg0 == 0)
         return adbc_session_fail(s, ADBC_EPROTO, "protocol violation: OPEN with remote id 0");
-    if (s->role == ADBC_ROLE_HOST || (h->arg1 != 0) != (s->delayed_ack != 0))
-        /* The host serves no services; a window that does not match the
-         * negotiated mode is refused as adbd refuses it. */
+    if ((s->role == ADBC_ROLE_HOST && !s->accept_opens) ||
+        (h->arg1 != 0) != (s->delayed_ack != 0))
+        /* A host serves nothing unless it asked for device-opened streams
+         * (reverse forwarding); a window that does not match the negotiated
+         * mode is refused as adbd refuses it. */
         return adbc_sq_push(s, ADBC_A_CLSE, 0, h->arg0, NULL, 0);
     size_t n = h->data_length;
     while (n > 0 && data[n - 1] == '\0')

@@ -30,6 +30,10 @@ typedef struct dev {
     int accept_key;
     uint32_t window;
     const char *features;
+    const char *rev[4];    /* destinations the device opens once online */
+    int nrev, rev_done;
+    _Atomic int refused;   /* of those, how many the host refused */
+    _Atomic int rev_ready; /* and accepted */
     pthread_t th;
 } dev;
 
@@ -109,10 +113,18 @@ static void d_data(void *u, uint32_t id, const uint8_t *data, size_t len)
     }
 }
 
+static void d_ready(void *u, uint32_t id)
+{
+    (void)id;
+    dev *d = u;
+    d->rev_ready++;
+}
+
 static void d_closed(void *u, uint32_t id, int reason)
 {
-    (void)reason;
     dev *d = u;
+    if (reason == ADBC_EREFUSED)
+        d->refused++;
     dev_stream *ds = dfind(d, id);
     if (ds)
         ds->id = 0;
@@ -135,6 +147,16 @@ static void *dev_main(void *arg)
     dev *d = arg;
     uint8_t buf[65536];
     while (!d->stop) {
+        if (!d->rev_done && adbc_session_state_get(d->s) == ADBC_SESSION_ONLINE) {
+            d->rev_done = 1;
+            for (int i = 0; i < d->nrev && d->n < 256; i++) {
+                dev_stream *ds = &d->st[d->n];
+                memset(ds, 0, sizeof *ds);
+                ds->kind = 1; /* echo once the host accepts */
+                if (adbc_session_open(d->s, d->rev[i], &ds->id) == 0)
+                    d->n++;
+            }
+        }
         const uint8_t *seg;
         size_t n;
         while ((n = adbc_session_next_send(d->s, &seg)) > 0) {
@@ -174,7 +196,7 @@ static int start_dev(dev *d, int *hostfd)
     if (d->window)
         cfg.window = d->window;
     static const adbc_session_callbacks cb = {.on_open = d_open, .on_data = d_data,
-                                              .on_closed = d_closed, .auth_verify = d_verify,
+                                              .on_ready = d_ready, .on_closed = d_closed, .auth_verify = d_verify,
                                               .auth_offer = d_offer};
     if (adbc_session_new(&d->s, &cfg, &cb, d) < 0)
         return -1;
@@ -205,7 +227,22 @@ static adbc_keyring *test_keys(void)
     return ring;
 }
 
+static int accept_only_9090(void *user, const char *dest)
+{
+    (void)user;
+    return strcmp(dest, "tcp:9090") == 0;
+}
+
+static int connect_opts(dev *d, adbc_conn **c, uint32_t host_window,
+                        int (*on_device_open)(void *, const char *));
+
 static int connect_to(dev *d, adbc_conn **c, uint32_t host_window)
+{
+    return connect_opts(d, c, host_window, NULL);
+}
+
+static int connect_opts(dev *d, adbc_conn **c, uint32_t host_window,
+                        int (*on_device_open)(void *, const char *))
 {
     int hfd;
     if (start_dev(d, &hfd) < 0)
@@ -218,6 +255,7 @@ static int connect_to(dev *d, adbc_conn **c, uint32_t host_window)
     o.keys = test_keys();
     o.auth_timeout_ms = 2000;
     o.window = host_window;
+    o.on_device_open = on_device_open;
     return adbc_conn_open(c, t, &o);
 }
 
@@ -517,6 +555,54 @@ TEST(peer_disconnect_fails_calls)
     stop_dev(&d);
 }
 
+/* Reverse forwarding at the connection level: the device opens streams;
+ * the one the caller accepts comes out of adbc_conn_accept with its
+ * destination and carries data both ways, the other is refused. */
+TEST(device_opened_streams_accept_and_refuse)
+{
+    dev d = {.accept_key = 1, .rev = {"tcp:9090", "tcp:22"}, .nrev = 2};
+    adbc_conn *c = NULL;
+    CHECK_EQ_INT(connect_opts(&d, &c, 0, accept_only_9090), 0);
+    adbc_stream *s = NULL;
+    CHECK_EQ_INT(adbc_conn_accept(c, &s, 5000), 0);
+    CHECK(s != NULL);
+    CHECK_STR(adbc_stream_destination(s), "tcp:9090");
+    CHECK_EQ_INT(adbc_stream_write(s, "ping", 4, 2000), 0);
+    char b[4];
+    CHECK_EQ_INT(adbc_stream_read_full(s, b, 4, 2000), 0);
+    CHECK_MEM(b, "ping", 4);
+    for (int i = 0; i < 200 && d.refused < 1; i++)
+        usleep(10000);
+    CHECK_EQ_INT(d.refused, 1);
+    CHECK_EQ_INT(d.rev_ready, 1);
+    /* nothing else waits */
+    adbc_stream *none = NULL;
+    CHECK_EQ_INT(adbc_conn_accept(c, &none, 50), ADBC_ETIMEDOUT);
+    CHECK(none == NULL);
+    adbc_stream_close(s);
+    adbc_conn_close(c);
+    stop_dev(&d);
+
+    /* Without on_device_open every device OPEN is refused. */
+    dev d2 = {.accept_key = 1, .rev = {"tcp:9090"}, .nrev = 1};
+    CHECK_EQ_INT(connect_to(&d2, &c, 0), 0);
+    for (int i = 0; i < 200 && d2.refused < 1; i++)
+        usleep(10000);
+    CHECK_EQ_INT(d2.refused, 1);
+    CHECK_EQ_INT(adbc_conn_accept(c, &none, 10), ADBC_EINVAL);
+    adbc_conn_close(c);
+    stop_dev(&d2);
+
+    /* Accepted but never taken: freed with the connection (ASan checks). */
+    dev d3 = {.accept_key = 1, .rev = {"tcp:9090", "tcp:9090"}, .nrev = 2};
+    CHECK_EQ_INT(connect_opts(&d3, &c, 0, accept_only_9090), 0);
+    for (int i = 0; i < 200 && d3.rev_ready < 2; i++)
+        usleep(10000);
+    CHECK_EQ_INT(d3.rev_ready, 2);
+    adbc_conn_close(c);
+    stop_dev(&d3);
+}
+
 int main(void)
 {
     RUN(handshake_with_key_offer);
@@ -532,5 +618,6 @@ int main(void)
     RUN(streams_from_many_threads);
     RUN(read_timeout_keeps_stream_usable);
     RUN(peer_disconnect_fails_calls);
+    RUN(device_opened_streams_accept_and_refuse);
     return T_DONE();
 }

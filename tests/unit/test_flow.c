@@ -387,6 +387,120 @@ TEST(host_refuses_open_from_device)
     h_peer_free(h);
 }
 
+/* Reverse forwarding: a host that set accept_opens hands the device's OPEN
+ * to on_open with the destination it asks for (adbd's listener_event_func
+ * -> connect_to_remote sends OPEN(local, window, "tcp:9090")). Accepted:
+ * OKAY(our id, its id, our window), then data both ways under the windows;
+ * refused: CLSE(0, its id) and nothing left behind. */
+TEST(host_accepts_device_open_when_asked)
+{
+    adbc_session_config cfg;
+    adbc_session_config_init(&cfg, ADBC_ROLE_HOST);
+    cfg.accept_opens = 1;
+    hpeer *h = host(1, 0x100000u, &cfg);
+    CHECK(h != NULL);
+    hbuf in = {0}, out = {0}, want = {0};
+    h_pkt0(&in, ADBC_A_OPEN, 12, 65536, "tcp:9090\0", 9);
+    CHECK_EQ_INT(h_feed_buf(h->s, &in, 0), (long)in.len);
+    hbuf_free(&in);
+    CHECK_STR(h->last_service, "tcp:9090");
+    CHECK_EQ_INT(adbc_session_stream_count(h->s), 1);
+    h_take(h->s, &out);
+    h_okay_win(&want, 1, 12, WIN4M);
+    CHECK_EQ_INT(out.len, want.len);
+    CHECK_MEM(out.p, want.p, want.len);
+    hbuf_free(&want);
+    hbuf_free(&out);
+    CHECK(h->writable_calls[1] >= 1);
+    CHECK_EQ_INT(adbc_session_writable(h->s, 1), 65536);
+
+    /* device -> host data, acknowledged as consumed */
+    h_pkt0(&in, ADBC_A_WRTE, 12, 1, "GET /", 5);
+    CHECK_EQ_INT(h_feed_buf(h->s, &in, 0), (long)in.len);
+    hbuf_free(&in);
+    CHECK_EQ_INT(h->rx[1].len, 5);
+    CHECK_MEM(h->rx[1].p, "GET /", 5);
+    h_take(h->s, &out);
+    h_okay_win(&want, 1, 12, 5);
+    CHECK_EQ_INT(out.len, want.len);
+    CHECK_MEM(out.p, want.p, want.len);
+    hbuf_free(&want);
+    hbuf_free(&out);
+
+    /* host -> device data within the device's window */
+    CHECK_EQ_INT(adbc_session_write(h->s, 1, (const uint8_t *)"200", 3), 3);
+    h_take(h->s, &out);
+    h_pkt0(&want, ADBC_A_WRTE, 1, 12, "200", 3);
+    CHECK_EQ_INT(out.len, want.len);
+    CHECK_MEM(out.p, want.p, want.len);
+    hbuf_free(&want);
+    hbuf_free(&out);
+    CHECK_EQ_INT(adbc_session_writable(h->s, 1), 65536 - 3);
+
+    /* the device closes it */
+    h_pkt0(&in, ADBC_A_CLSE, 12, 1, NULL, 0);
+    CHECK_EQ_INT(h_feed_buf(h->s, &in, 0), (long)in.len);
+    hbuf_free(&in);
+    CHECK(h->closed[1]);
+    CHECK_EQ_INT(h->closed_reason[1], 0);
+    CHECK_EQ_INT(adbc_session_stream_count(h->s), 0);
+
+    /* on_open refuses: CLSE(0, remote), nothing kept */
+    h->refuse_open = 1;
+    h_pkt0(&in, ADBC_A_OPEN, 13, 65536, "tcp:22\0", 7);
+    CHECK_EQ_INT(h_feed_buf(h->s, &in, 0), (long)in.len);
+    hbuf_free(&in);
+    h_take(h->s, &out);
+    h_pkt0(&want, ADBC_A_CLSE, 0, 13, NULL, 0);
+    CHECK_EQ_INT(out.len, 24);
+    CHECK_MEM(out.p, want.p, 24);
+    hbuf_free(&want);
+    hbuf_free(&out);
+    CHECK_EQ_INT(adbc_session_stream_count(h->s), 0);
+    CHECK_EQ_INT(adbc_session_state_get(h->s), ADBC_SESSION_ONLINE);
+    h_peer_free(h);
+
+    /* legacy session: OKAY without a window, one WRTE in flight */
+    h = host(0, 0x100000u, &cfg);
+    CHECK(h != NULL);
+    h_pkt0(&in, ADBC_A_OPEN, 7, 0, "localabstract:x\0", 16);
+    CHECK_EQ_INT(h_feed_buf(h->s, &in, 0), (long)in.len);
+    hbuf_free(&in);
+    h_take(h->s, &out);
+    h_pkt0(&want, ADBC_A_OKAY, 1, 7, NULL, 0);
+    CHECK_EQ_INT(out.len, want.len);
+    CHECK_MEM(out.p, want.p, want.len);
+    hbuf_free(&want);
+    hbuf_free(&out);
+    CHECK_STR(h->last_service, "localabstract:x");
+    h_peer_free(h);
+}
+
+/* A device that opens streams nobody asked for, many of them: each one is
+ * refused at once and the session keeps nothing. */
+TEST(host_refuses_flood_of_device_opens)
+{
+    hpeer *h = host(1, 0x100000u, NULL);
+    CHECK(h != NULL);
+    hbuf in = {0}, out = {0};
+    for (uint32_t i = 1; i <= 2000; i++)
+        h_pkt0(&in, ADBC_A_OPEN, i, 65536, "tcp:1\0", 6);
+    CHECK_EQ_INT(h_feed_buf(h->s, &in, 1000), (long)in.len);
+    hbuf_free(&in);
+    h_take(h->s, &out);
+    CHECK_EQ_INT(out.len, 2000 * 24);
+    hpkt p;
+    CHECK(h_nth(&out, 1999, &p));
+    CHECK_EQ_INT(p.cmd, ADBC_A_CLSE);
+    CHECK_EQ_INT(p.a0, 0);
+    CHECK_EQ_INT(p.a1, 2000);
+    hbuf_free(&out);
+    CHECK_EQ_INT(adbc_session_stream_count(h->s), 0);
+    CHECK_EQ_INT(adbc_session_state_get(h->s), ADBC_SESSION_ONLINE);
+    CHECK_EQ_INT(h->last_service[0], 0); /* on_open was never asked */
+    h_peer_free(h);
+}
+
 /* on_open's contract: write once on_writable is called, which happens
  * right after on_open accepts and the OKAY is queued; the bytes follow the
  * OKAY. (A write from inside on_open itself is too early: nothing is taken.) */
@@ -1005,6 +1119,8 @@ int main(void)
     RUN(device_accepts_open);
     RUN(device_refuses_open);
     RUN(host_refuses_open_from_device);
+    RUN(host_accepts_device_open_when_asked);
+    RUN(host_refuses_flood_of_device_opens);
     RUN(device_writes_once_writable_after_open);
     RUN(device_close_inside_on_open_answers_host);
     RUN(legacy_sender_one_wrte_in_flight);

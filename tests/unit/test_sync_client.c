@@ -372,7 +372,7 @@ typedef struct prog {
     int monotonic, file_done_seen;
 } prog;
 
-static void on_prog(void *u, const adbc_sync_progress *p)
+static int on_prog(void *u, const adbc_sync_progress *p)
 {
     prog *g = u;
     if (p->bytes < g->last_bytes)
@@ -382,6 +382,7 @@ static void on_prog(void *u, const adbc_sync_progress *p)
     g->files = p->files_total;
     g->calls++;
     g->file_done_seen += p->file_done;
+    return 0;
 }
 
 TEST(push_tree_is_pipelined)

@@ -58,12 +58,12 @@ static void fmt_size(char *out, size_t n, double b)
     snprintf(out, n, i ? "%.1f %s" : "%.0f %s", b, u[i]);
 }
 
-static void on_progress(void *user, const adbc_sync_progress *p)
+static int on_progress(void *user, const adbc_sync_progress *p)
 {
     bar *b = user;
     double t = now_s();
     if (!b->on || (t - b->last < 0.1 && !(p->file_done && p->files == p->files_total)))
-        return;
+        return 0;
     b->last = t;
     double el = t - b->start;
     double rate = el > 0 ? (double)p->bytes / el : 0;
@@ -85,6 +85,7 @@ static void on_progress(void *user, const adbc_sync_progress *p)
     fprintf(stderr, "\r\033[K[%3d%%] %s  %s/%s  %s/s  ETA %s", pct, name, done, total, rs, eta);
     fflush(stderr);
     b->drawn = 1;
+    return 0;
 }
 
 static void bar_clear(bar *b)

@@ -4,11 +4,14 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 
-static const snap_cmd *const tables[] = {snap_cmds_core, snap_cmds_sync, snap_cmds_devices,
-                                         snap_cmds_ui, snap_cmds_act, snap_cmds_pair};
+const snap_cmd *const snap_tables[] = {snap_cmds_core, snap_cmds_sync,   snap_cmds_devices,
+                                       snap_cmds_ui,   snap_cmds_act,    snap_cmds_screen,
+                                       snap_cmds_apps, snap_cmds_pair,   snap_cmds_help};
+const size_t snap_ntables = sizeof snap_tables / sizeof snap_tables[0];
 
-static void usage(FILE *f)
+void snap_usage_all(FILE *f)
 {
     fprintf(f,
             "usage: adbc-snap [-s SERIAL | -t HOST:PORT] [--timeout SECONDS] [-q] COMMAND "
@@ -16,18 +19,34 @@ static void usage(FILE *f)
             "Talks to adbd directly (no adb server). A SERIAL of the form HOST:PORT means TCP,\n"
             "usb:PATH a USB port, anything else a USB serial; ANDROID_SERIAL is used when\n"
             "neither -s nor -t is given, and with neither the only USB device.\n\ncommands:\n");
-    for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)
-        for (const snap_cmd *c = tables[t]; c->name; c++)
+    for (size_t t = 0; t < snap_ntables; t++)
+        for (const snap_cmd *c = snap_tables[t]; c->name; c++)
             fprintf(f, "  %-34s %s\n", c->usage, c->help);
+    fprintf(f, "\n`adbc-snap help COMMAND` or `adbc-snap COMMAND --help`: a command's options.\n");
 }
 
-static const snap_cmd *find_cmd(const char *name)
+const snap_cmd *snap_cmd_find(const char *name)
 {
-    for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)
-        for (const snap_cmd *c = tables[t]; c->name; c++)
+    for (size_t t = 0; t < snap_ntables; t++)
+        for (const snap_cmd *c = snap_tables[t]; c->name; c++)
             if (strcmp(c->name, name) == 0)
                 return c;
     return NULL;
+}
+
+/* Whether the command's arguments (argv[1..]) hold the option opt: among
+ * the leading options only for commands whose arguments go to the device
+ * (shell, exec), else anywhere before "--". */
+static int has_opt(const char *name, int argc, char **argv, const char *opt)
+{
+    int passthrough = strcmp(name, "shell") == 0 || strcmp(name, "exec") == 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0 || (passthrough && argv[i][0] != '-'))
+            break;
+        if (strcmp(argv[i], opt) == 0)
+            return 1;
+    }
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -52,7 +71,7 @@ int main(int argc, char **argv)
         } else if (strcmp(a, "-q") == 0) {
             ctx.quiet = 1;
         } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            usage(stdout);
+            snap_usage_all(stdout);
             return 0;
         } else if (strcmp(a, "--version") == 0) {
             printf("adbc-snap %s\n", ADBC_VERSION_STRING);
@@ -63,7 +82,7 @@ int main(int argc, char **argv)
         }
     }
     if (i >= argc) {
-        usage(stderr);
+        snap_usage_all(stderr);
         return SNAP_EXIT_USAGE;
     }
     if (!ctx.serial && !ctx.target) {
@@ -71,12 +90,22 @@ int main(int argc, char **argv)
         if (env && *env)
             ctx.serial = env;
     }
-    const snap_cmd *cmd = find_cmd(argv[i]);
+    const snap_cmd *cmd = snap_cmd_find(argv[i]);
     if (!cmd) {
         fprintf(stderr, "adbc-snap: unknown command \"%s\" (see adbc-snap --help)\n", argv[i]);
         return SNAP_EXIT_USAGE;
     }
+    if (has_opt(cmd->name, argc - i, argv + i, "--help"))
+        return snap_help_show(cmd);
+    if (snap_signals_start() != 0)
+        fprintf(stderr, "adbc-snap: cannot watch for signals: an interrupt will not clean up\n");
     int rc = cmd->run(&ctx, argc - i, argv + i);
+    snap_signals_watch(NULL);
     adbc_conn_close(ctx.conn);
+    int sig = snap_signal_received();
+    if (sig) {
+        fprintf(stderr, "adbc-snap: stopped by signal %d (%s)\n", sig, strsignal(sig));
+        return 128 + sig;
+    }
     return rc;
 }

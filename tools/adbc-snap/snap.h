@@ -44,10 +44,34 @@ char *snap_join(int argc, char **argv, int from);
 /* Write s as a JSON string literal (with quotes) to f. */
 void snap_json_str(FILE *f, const char *s);
 
+/* SIGINT/SIGTERM/SIGHUP handling (signals.c): start before any thread;
+ * watch the connection a signal interrupts (NULL: none, before closing it);
+ * the signal that came (0: none). */
+int snap_signals_start(void);
+void snap_signals_watch(adbc_conn *c);
+int snap_signal_received(void);
+
 extern const snap_cmd snap_cmds_core[];
 extern const snap_cmd snap_cmds_sync[];
 extern const snap_cmd snap_cmds_devices[];
-extern const snap_cmd snap_cmds_ui[], snap_cmds_act[];
+extern const snap_cmd snap_cmds_ui[], snap_cmds_act[], snap_cmds_screen[];
+extern const snap_cmd snap_cmds_apps[];
 extern const snap_cmd snap_cmds_pair[];
+extern const snap_cmd snap_cmds_help[];
+
+/* The dispatch tables (main.c): every command is in one of them. */
+extern const snap_cmd *const snap_tables[];
+extern const size_t snap_ntables;
+
+/* The command named name, or NULL. */
+const snap_cmd *snap_cmd_find(const char *name);
+
+/* The general usage: global options and the list of commands. */
+void snap_usage_all(FILE *f);
+
+/* help.c: the long help of a command (NULL when it has none); print a
+ * command's help on stdout (0; without an entry: a message, SNAP_EXIT_FAIL). */
+const char *snap_help_text(const char *name);
+int snap_help_show(const snap_cmd *cmd);
 
 #endif

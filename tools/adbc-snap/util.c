@@ -50,6 +50,7 @@ int snap_connect(snap_ctx *ctx, adbc_conn **out)
         snap_fail(addr ? addr : ctx->serial ? ctx->serial : "usb", rc);
         return rc;
     }
+    snap_signals_watch(ctx->conn);
     *out = ctx->conn;
     return 0;
 }

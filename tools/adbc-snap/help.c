@@ -1,0 +1,207 @@
+/* adbc-snap help: the long help of every command, in one table, shown by
+ * `adbc-snap help COMMAND` and `adbc-snap COMMAND --help`.
+ *
+ * Every command in the dispatch tables needs an entry here (a test walks
+ * the tables and fails for one without). The first line of `--help` is the
+ * command's usage from its table; the text below explains it. */
+#include "snap.h"
+
+#include <string.h>
+
+typedef struct snap_help {
+    const char *name;
+    const char *text;
+} snap_help;
+
+#define JSON_NOTE "--json   print the result as one JSON object on stdout"
+
+static const snap_help help_table[] = {
+    {"info",
+     "The device's state, the properties and features of its connection banner,\n"
+     "and the protocol version, maximum payload and delayed-ack setting agreed.\n\n"
+     "  " JSON_NOTE},
+    {"shell",
+     "Runs CMD... (joined with spaces, as adb does) in the device's shell. With\n"
+     "shell v2 stdout and stderr stay apart and adbc-snap exits with the\n"
+     "command's own status; stdin is forwarded when it is not a terminal.\n\n"
+     "  -n       do not forward stdin\n\n"
+     "Options must come before CMD; everything from CMD on goes to the device."},
+    {"exec",
+     "Runs CMD... with the exec: service: no terminal, no shell protocol, the\n"
+     "output byte for byte (use it for binary data: `exec cat FILE > copy`).\n\n"
+
+     "Options must come before CMD; everything from CMD on goes to the device."},
+    {"push",
+     "Copies files or directory trees to the device with the sync service.\n"
+     "Into an existing directory a source goes under its own name; several\n"
+     "sources need a directory. Prints adb's summary line per source, and on a\n"
+     "terminal a progress line (stderr).\n\n"
+     "  -L       send the targets of symbolic links instead of the links"},
+    {"pull",
+     "Copies files or directory trees from the device. Files are written beside\n"
+     "their destination and renamed into place only when complete.\n\n"
+     "  -a       keep the modification time and mode"},
+    {"ls",
+     "Lists a directory on the device (names; -l: mode, size, time, name).\n\n"
+     "  -l       long listing\n"
+     "  " JSON_NOTE},
+    {"stat",
+     "What the device reports about a path: type, mode, size, modification time.\n\n"
+     "  " JSON_NOTE},
+    {"devices",
+     "Lists USB devices with an ADB (or fastboot) interface, then the TCP targets\n"
+     "given (arguments, -t, or a HOST:PORT serial), each with the state a short\n"
+     "handshake shows, as `adb devices` does; no adb server is involved.\n\n"
+     "  -l       also product, model, device and transport details\n"
+     "  " JSON_NOTE},
+    {"pair",
+     "Pairs this computer's adb key with an Android 11+ device (Developer\n"
+     "options > Wireless debugging > Pair device with pairing code). CODE is\n"
+     "read from stdin when not given. Then connect with -t to the port the\n"
+     "Wireless debugging screen shows."},
+    {"snapshot",
+     "The screen as an indented outline with [ref=N] markers on what can be\n"
+     "acted on; the refs are saved for the device, so later `tap N` etc. act on\n"
+     "this snapshot's elements.\n\n"
+     "  --json      the snapshot as JSON\n"
+     "  --xml FILE  read a saved uiautomator dump instead of a device\n"
+     "  -o FILE     write the output to FILE"},
+    {"find",
+     "Takes a snapshot and prints the refs of the elements matching every\n"
+     "selector given (and saves the refs for acts).\n\n"
+     "  --id ID / --text T / --desc D / --class C   what to match\n"
+     "  --contains   substring match      --nocase   ignore case\n"
+     "  " JSON_NOTE},
+    {"wait-text",
+     "Snapshots until TEXT is on the screen (--gone: until it is not), for at\n"
+     "most -t SECONDS (default 10). Exit status 1 on timeout.\n\n"
+     "  --snapshot   print the snapshot that satisfied the wait\n"
+     "  --json       the same, as JSON"},
+    {"wait-state",
+     "Snapshots until the element REF (of the last snapshot) is in STATE:\n"
+     "checked, unchecked, enabled, disabled, focused, unfocused, selected or\n"
+     "unselected; -t SECONDS bounds it (default 10).\n\n"
+     "  --snapshot   print the snapshot that satisfied the wait\n"
+     "  --json       the same, as JSON"},
+    {"wait-stable",
+     "Snapshots until two in a row are the same (the screen has settled), for at\n"
+     "most -t SECONDS (default 10).\n\n"
+     "  --snapshot   print the last snapshot\n"
+     "  --json       the same, as JSON"},
+    {"tap",
+     "Taps the centre of element REF of the last snapshot. The act is verified\n"
+     "first: a fresh dump must still show the element (in place, or moved but\n"
+     "unmistakable), else nothing is sent and the exit status is 3 (take a new\n"
+     "snapshot).\n\n"
+     "Every act takes:\n"
+     "  --snapshot    print the screen after the act (and save its refs)\n"
+     "  --json        the same as JSON\n"
+     "  --settle MS   wait before that snapshot (default 500)\n"
+     "  --no-verify   act on the saved coordinates without checking"},
+    {"tap-xy", "Taps the point X Y (pixels). Takes the options of `tap`."},
+    {"tap-grid",
+     "Taps the centre of a cell of the screen's grid (see `grid`), such as C5.\n"
+     "Takes the options of `tap`."},
+    {"grid",
+     "Prints the screen's grid: ten columns A-J and near-square rows, with the\n"
+     "pixel bounds of each cell, for tapping where no element has a ref."},
+    {"type",
+     "Focuses element REF and types TEXT (any Unicode; what `input text` cannot\n"
+     "carry is sent another way). Use -- before TEXT that starts with \"-\".\n\n"
+     "  --clear   clear the field first\n"
+     "Takes the options of `tap`."},
+    {"press",
+     "Presses a key by name (back, home, enter, del, tab, menu, ...) or by its\n"
+     "Android key code. Takes the options of `tap`."},
+    {"swipe", "Swipes from X1 Y1 to X2 Y2 in MS milliseconds (default 300). Takes the\n"
+              "options of `tap`."},
+    {"scroll",
+     "Scrolls inside element REF by most of its size in DIR: up, down, left or\n"
+     "right (the content moves the other way). Takes the options of `tap`."},
+    {"long-press", "Holds on element REF for a second. Takes the options of `tap`."},
+    {"back", "Presses the back key. Takes the options of `tap`."},
+    {"home", "Presses the home key. Takes the options of `tap`."},
+    {"screenshot",
+     "A PNG of the screen: raw pixels from screencap, encoded here (faster than\n"
+     "encoding on the device). Written atomically to FILE, or to stdout when it\n"
+     "is not a terminal.\n\n"
+     "  -o FILE           where to write (\"-\": stdout)\n"
+     "  --png-on-device   let the device encode (screencap -p)\n"
+     "  --raw             insist on raw pixels"},
+    {"launch", "Starts the launcher activity of package PKG."},
+    {"intent",
+     "Starts an activity with an intent (am start): an ACTION, a --data URI\n"
+     "and/or a --component PKG/CLASS, with extras --es KEY STRING,\n"
+     "--ei KEY INT, --ez KEY true|false (each may repeat)."},
+    {"stop", "Force-stops package PKG."},
+    {"top",
+     "The resumed activity and the focused package.\n\n"
+     "  " JSON_NOTE},
+    {"install",
+     "Installs APK (streamed with `cmd package install` when the device can,\n"
+     "else pushed to /data/local/tmp and installed with pm)."},
+    {"uninstall", "Removes package PKG."},
+    {"getprop",
+     "One system property (its value), or all of them as getprop prints them."},
+    {"logcat",
+     "The last LINES lines of the device's log (default 200), or the log as it\n"
+     "comes for SECONDS (-t), then stops.\n\n"
+     "  -n LINES     how many of the last lines\n"
+     "  -t SECONDS   follow for this long (at most 3600)"},
+    {"help",
+     "Shows the help of a command (the same as `adbc-snap COMMAND --help`), or\n"
+     "with no COMMAND the list of commands.\n\n"
+     "  --commands   the command names, one a line (for shell completion)"},
+    {NULL, NULL},
+};
+
+const char *snap_help_text(const char *name)
+{
+    for (const snap_help *h = help_table; h->name; h++)
+        if (strcmp(h->name, name) == 0)
+            return h->text;
+    return NULL;
+}
+
+int snap_help_show(const snap_cmd *cmd)
+{
+    const char *text = snap_help_text(cmd->name);
+    if (!text) {
+        fprintf(stderr,
+                "adbc-snap: no help for \"%s\" (add its entry to tools/adbc-snap/help.c)\n",
+                cmd->name);
+        return SNAP_EXIT_FAIL;
+    }
+    printf("usage: adbc-snap [-s SERIAL | -t HOST:PORT] [--timeout SECONDS] [-q] %s\n\n"
+           "%s.\n\n%s\n",
+           cmd->usage, cmd->help, text);
+    return 0;
+}
+
+static int cmd_help(snap_ctx *ctx, int argc, char **argv)
+{
+    (void)ctx;
+    if (argc == 1) {
+        snap_usage_all(stdout);
+        return 0;
+    }
+    if (argc == 2 && strcmp(argv[1], "--commands") == 0) {
+        for (size_t t = 0; t < snap_ntables; t++)
+            for (const snap_cmd *c = snap_tables[t]; c->name; c++)
+                printf("%s\n", c->name);
+        return 0;
+    }
+    if (argc != 2 || argv[1][0] == '-')
+        return snap_usage(&snap_cmds_help[0], "give one command name");
+    const snap_cmd *c = snap_cmd_find(argv[1]);
+    if (!c) {
+        fprintf(stderr, "adbc-snap: unknown command \"%s\" (see adbc-snap --help)\n", argv[1]);
+        return SNAP_EXIT_USAGE;
+    }
+    return snap_help_show(c);
+}
+
+const snap_cmd snap_cmds_help[] = {
+    {"help", cmd_help, "help [COMMAND | --commands]", "what a command does and its options"},
+    {NULL, NULL, NULL, NULL},
+};

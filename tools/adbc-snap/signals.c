@@ -1,0 +1,78 @@
+/* adbc-snap: SIGINT, SIGTERM and SIGHUP become a cancel.
+ *
+ * The signals are blocked in every thread and taken by one thread that
+ * waits for them (no work in a signal handler). The first interrupts the
+ * connection (adbc_conn_interrupt): the blocked call returns ADBC_ECANCELED,
+ * the command cleans up as after any failure (a pull removes its temporary)
+ * and main exits 128 + the signal's number (130, 143, 129). Before there is a
+ * connection there is nothing to clean up: the process exits at once. A
+ * second signal, or a command still running SIGNAL_GRACE_S after the first,
+ * exits at once too. */
+#include "snap.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SIGNAL_GRACE_S 10
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static adbc_conn *conn;
+static _Atomic int got;
+static sigset_t set;
+
+static void *waiter(void *arg)
+{
+    (void)arg;
+    int sig;
+    while (sigwait(&set, &sig) != 0)
+        ;
+    got = sig;
+    pthread_mutex_lock(&mu);
+    int have = conn != NULL;
+    if (have)
+        adbc_conn_interrupt(conn);
+    pthread_mutex_unlock(&mu);
+    if (!have)
+        _exit(128 + sig);
+    struct timespec grace = {SIGNAL_GRACE_S, 0};
+    siginfo_t info;
+    int again = sigtimedwait(&set, &info, &grace);
+    static const char msg[] = "adbc-snap: still running after the interrupt: exiting\n";
+    if (again < 0 && write(2, msg, sizeof msg - 1) < 0)
+        _exit(128 + sig);
+    _exit(128 + (again > 0 ? again : sig));
+}
+
+int snap_signals_start(void)
+{
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
+    if (pthread_sigmask(SIG_BLOCK, &set, NULL) != 0)
+        return -1;
+    pthread_t th;
+    if (pthread_create(&th, NULL, waiter, NULL) != 0) {
+        pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+        return -1;
+    }
+    pthread_detach(th);
+    return 0;
+}
+
+void snap_signals_watch(adbc_conn *c)
+{
+    pthread_mutex_lock(&mu);
+    conn = c;
+    if (c && got)
+        adbc_conn_interrupt(c);
+    pthread_mutex_unlock(&mu);
+}
+
+int snap_signal_received(void)
+{
+    return got;
+}
