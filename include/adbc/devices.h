@@ -1,5 +1,6 @@
 /* adbc — finding devices and choosing one: the `adb devices -l` listing
- * across USB and given TCP targets, and connecting by serial.
+ * across USB, emulators and given TCP targets, the one rule every tool uses
+ * to choose a device, connecting by serial, and waiting for a device.
  *
  * A device's state comes from a short ADB handshake, as an adb server learns
  * it: "device", "recovery", "sideload", "rescue" from the banner it sends;
@@ -24,8 +25,8 @@ extern "C" {
 
 typedef struct adbc_device_entry {
     char serial[256];     /* what -s takes: the USB serial ("usb:PATH" when the device
-                             has none) or HOST:PORT */
-    char transport[8];    /* "usb" or "tcp" */
+                             has none), "emulator-N" or HOST:PORT */
+    char transport[8];    /* "usb", "local" (an emulator port) or "tcp" */
     char usb_path[64];    /* "1-4.2"; "" for TCP */
     adbc_dev_state state; /* from the handshake (see above); ADBC_DEV_UNKNOWN when it
                              was not probed or could not be (see error) */
@@ -45,13 +46,20 @@ typedef struct adbc_devices_opts {
     int timeout_ms;      /* per device, for the handshake; default 3000 */
     adbc_keyring *keys;  /* keys to offer; NULL: the default keys (created if missing,
                             as adb does) */
+    int local;           /* 1 (default): also the emulators: an adbd answering on
+                            127.0.0.1 at an odd port P from 5555 up to
+                            $ADB_LOCAL_TRANSPORT_MAX_PORT (default 5585) is
+                            "emulator-(P-1)"; 0: not scanned */
 } adbc_devices_opts;
 
 /* Defaults as documented above. */
 void adbc_devices_opts_init(adbc_devices_opts *opts);
 
-/* List the USB devices with an ADB or fastboot interface (bus order), then
- * each of the ntcp "HOST:PORT" targets in tcp. *out is an array of *count
+/* List the USB devices with an ADB or fastboot interface (bus order), the
+ * emulators (port order; all ports are tried at once, so with none running
+ * this costs a few milliseconds, and ports that accept but never answer are
+ * probed in parallel, costing one timeout_ms in all), then each of the ntcp
+ * "HOST:PORT" targets in tcp. *out is an array of *count
  * entries, freed with adbc_devices_free (NULL when there are none). A device
  * that cannot be reached is still an entry, with its error. opts may be NULL.
  * Fails only when memory runs out or USB cannot be listed at all (no
@@ -66,12 +74,47 @@ void adbc_devices_free(adbc_device_entry *list);
  * (ADBC_EBUSY), "unknown" (not probed). */
 const char *adbc_device_state_text(const adbc_device_entry *e);
 
-/* Connect to the device serial names: "HOST:PORT" (or "[v6]:PORT") over TCP,
- * "usb:PATH" or a USB serial over USB, "fd:N" over the usbfs descriptor N
- * this process holds (termux-usb; it stays open). NULL or "": $ANDROID_SERIAL if set,
- * else the only USB device with ADB (ADBC_EINVAL when there are several, the
- * message lists them; ADBC_ENOTFOUND when there is none). opts may be NULL. */
+/* The selection rule, the same in adbc-snap, adbc-mcp and here. A serial is
+ *   "HOST:PORT" or "[v6]:PORT"  a TCP device (adb connect's form);
+ *   "emulator-N"                the adbd on 127.0.0.1:N+1;
+ *   "usb:PATH"                  the USB device at that port path ("1-4.2");
+ *   "fd:N"                      the usbfs descriptor N this process holds (termux-usb);
+ *   "NAME._adb-tls-connect._tcp", "NAME._adb._tcp"
+ *                               the mDNS/DNS-SD service instance NAME (see mdns.h);
+ *   anything else               a USB serial, else an mDNS instance of that name.
+ * With none given: $ANDROID_SERIAL if set and not empty, else the only
+ * device among the USB devices and the emulators (ADBC_EINVAL when there are
+ * several, the message lists them; ADBC_ENOTFOUND when there is none).
+ *
+ * adbc_device_serial returns the serial to use: given when not NULL or "",
+ * else $ANDROID_SERIAL when set and not "", else NULL (the only device). */
+const char *adbc_device_serial(const char *given);
+
+/* Find the device the rule selects (serial as above; NULL: the rule's
+ * default) and fill *out as a listing would (probed when opts->probe).
+ * opts may be NULL. ADBC_ENOTFOUND: no such device; ADBC_EINVAL: several. */
+int adbc_device_find(adbc_device_entry *out, const char *serial, const adbc_devices_opts *opts);
+
+/* Connect to the device the rule selects. opts may be NULL. */
 int adbc_device_connect(adbc_conn **out, const char *serial, const adbc_conn_opts *opts);
+
+/* Which transports adbc_device_wait accepts (adb's wait-for-TRANSPORT-...). */
+typedef enum adbc_wait_transport {
+    ADBC_WAIT_ANY = 0,  /* wait-for-device, wait-for-any-... */
+    ADBC_WAIT_USB,      /* wait-for-usb-...: USB devices */
+    ADBC_WAIT_LOCAL     /* wait-for-local-...: emulators and TCP devices */
+} adbc_wait_transport;
+
+/* Wait until the device the rule selects is listed over transport in
+ * state (ADBC_DEV_DEVICE, ADBC_DEV_RECOVERY, ADBC_DEV_RESCUE,
+ * ADBC_DEV_SIDELOAD, ADBC_DEV_BOOTLOADER), polling every 250 ms with a
+ * listing as adbc_devices_list makes it; state ADBC_DEV_UNKNOWN waits until
+ * it is gone instead (adb's wait-for-disconnect). *out (may be NULL) gets
+ * its entry. timeout_ms < 0 waits forever. ADBC_ETIMEDOUT when it is not
+ * ready in time (the message says what was seen last); ADBC_EINVAL when
+ * no serial is given and several devices are ready. opts may be NULL. */
+int adbc_device_wait(adbc_device_entry *out, const char *serial, adbc_wait_transport transport,
+                     adbc_dev_state state, int timeout_ms, const adbc_devices_opts *opts);
 
 #ifdef __cplusplus
 }

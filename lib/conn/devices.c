@@ -1,6 +1,6 @@
-/* Device discovery and selection: the `adb devices -l` listing over USB and
- * given TCP targets, each probed with a short handshake, and connecting to
- * the device a serial names. */
+/* Device discovery: the `adb devices -l` listing over USB, the emulator
+ * ports and given TCP targets, each probed with a short handshake. Choosing
+ * one device is select.c. */
 #include "adbc/devices.h"
 
 #include <stdio.h>
@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "adbc/usb.h"
+#include "conn/devices_int.h"
 #include "core/internal.h"
 
 void adbc_devices_opts_init(adbc_devices_opts *o)
@@ -16,17 +17,17 @@ void adbc_devices_opts_init(adbc_devices_opts *o)
     o->usb = 1;
     o->probe = 1;
     o->timeout_ms = 3000;
+    o->local = 1;
 }
 
-static void note_error(adbc_device_entry *e, int rc)
+void adbc_dev_note_error(adbc_device_entry *e, int rc)
 {
     e->error = rc;
     snprintf(e->message, sizeof e->message, "%s",
              *adbc_last_error() ? adbc_last_error() : adbc_strerror(rc));
 }
 
-/* Copy into a fixed field, cutting what does not fit (fields are labels). */
-static void copy_str(char *dst, size_t len, const char *src)
+void adbc_dev_copy(char *dst, size_t len, const char *src)
 {
     size_t n = src ? strnlen(src, len - 1) : 0;
     if (n)
@@ -34,14 +35,12 @@ static void copy_str(char *dst, size_t len, const char *src)
     dst[n] = '\0';
 }
 
-/* Run the handshake on t (taken) and record what it shows. */
-static void probe_conn(adbc_device_entry *e, adbc_transport *t, const adbc_devices_opts *o,
-                       adbc_keyring *keys)
+void adbc_dev_probe(adbc_device_entry *e, adbc_transport *t, int timeout_ms, adbc_keyring *keys)
 {
     adbc_conn_opts co;
     adbc_conn_opts_init(&co);
-    co.connect_timeout_ms = o->timeout_ms;
-    co.io_timeout_ms = o->timeout_ms;
+    co.connect_timeout_ms = timeout_ms;
+    co.io_timeout_ms = timeout_ms;
     co.auth_timeout_ms = 1; /* a prompt on the device is an answer: unauthorized */
     co.keys = keys;
     adbc_conn *c;
@@ -49,14 +48,14 @@ static void probe_conn(adbc_device_entry *e, adbc_transport *t, const adbc_devic
     if (rc == 0) {
         const adbc_banner *b = adbc_conn_banner(c);
         e->state = b->state;
-        copy_str(e->product, sizeof e->product, b->product);
-        copy_str(e->model, sizeof e->model, b->model);
-        copy_str(e->device, sizeof e->device, b->device);
+        adbc_dev_copy(e->product, sizeof e->product, b->product);
+        adbc_dev_copy(e->model, sizeof e->model, b->model);
+        adbc_dev_copy(e->device, sizeof e->device, b->device);
         adbc_conn_close(c);
         return;
     }
     e->state = rc == ADBC_EUNAUTHORIZED ? ADBC_DEV_UNAUTHORIZED : ADBC_DEV_OFFLINE;
-    note_error(e, rc);
+    adbc_dev_note_error(e, rc);
     if (rc == ADBC_EUNAUTHORIZED)
         snprintf(e->message, sizeof e->message,
                  "device unauthorized: this computer's key is not accepted yet; accept the "
@@ -67,10 +66,10 @@ static void probe_conn(adbc_device_entry *e, adbc_transport *t, const adbc_devic
 static void usb_entry(adbc_device_entry *e, const adbc_usb_device *u, const adbc_devices_opts *o,
                       adbc_keyring *keys)
 {
-    copy_str(e->transport, sizeof e->transport, "usb");
-    copy_str(e->usb_path, sizeof e->usb_path, u->path);
+    adbc_dev_copy(e->transport, sizeof e->transport, "usb");
+    adbc_dev_copy(e->usb_path, sizeof e->usb_path, u->path);
     if (u->serial[0])
-        copy_str(e->serial, sizeof e->serial, u->serial);
+        adbc_dev_copy(e->serial, sizeof e->serial, u->serial);
     else
         snprintf(e->serial, sizeof e->serial, "usb:%s", u->path);
     e->vendor_id = u->vendor_id;
@@ -86,18 +85,18 @@ static void usb_entry(adbc_device_entry *e, const adbc_usb_device *u, const adbc
     if (u->path[0])
         snprintf(sel, sizeof sel, "usb:%s", u->path);
     else
-        copy_str(sel, sizeof sel, u->serial);
+        adbc_dev_copy(sel, sizeof sel, u->serial);
     adbc_transport *t;
     int rc = adbc_transport_usb(&t, sel);
     if (rc < 0) {
-        note_error(e, rc);
+        adbc_dev_note_error(e, rc);
         return;
     }
     if (!o->probe) {
         adbc_transport_free(t);
         return;
     }
-    probe_conn(e, t, o, keys);
+    adbc_dev_probe(e, t, o->timeout_ms, keys);
 }
 
 int adbc_devices_list(adbc_device_entry **out, size_t *count, const char *const *tcp, size_t ntcp,
@@ -117,28 +116,41 @@ int adbc_devices_list(adbc_device_entry **out, size_t *count, const char *const 
         if (rc < 0)
             return rc;
     }
-    size_t n = nusb + ntcp;
-    if (n == 0)
-        return 0;
-    adbc_device_entry *list = adbc_calloc(n, sizeof *list);
-    if (!list) {
-        adbc_usb_list_free(usb);
-        return adbc_fail(ADBC_ENOMEM, "out of memory listing devices");
-    }
     /* One keyring for every probe rather than loading it per device; if it
      * cannot be loaded, each handshake reports why. */
     adbc_keyring *keys = opts->keys, *own = NULL;
     if (!keys && opts->probe && adbc_keyring_load_default(&own, 1) == 0)
         keys = own;
+    adbc_device_entry *emu = NULL;
+    size_t nemu = 0;
+    if (opts->local) {
+        int rc = adbc_emu_scan(&emu, &nemu, opts->probe, opts->timeout_ms, keys);
+        if (rc < 0) {
+            adbc_keyring_free(own);
+            adbc_usb_list_free(usb);
+            return rc;
+        }
+    }
+    size_t n = nusb + nemu + ntcp;
+    adbc_device_entry *list = n ? adbc_calloc(n, sizeof *list) : NULL;
+    if (n && !list) {
+        adbc_keyring_free(own);
+        adbc_free(emu);
+        adbc_usb_list_free(usb);
+        return adbc_fail(ADBC_ENOMEM, "out of memory listing devices");
+    }
     for (size_t i = 0; i < nusb; i++)
         usb_entry(&list[i], &usb[i], opts, keys);
+    if (nemu)
+        memcpy(&list[nusb], emu, nemu * sizeof *emu);
+    adbc_free(emu);
     for (size_t i = 0; i < ntcp; i++) {
-        adbc_device_entry *e = &list[nusb + i];
-        copy_str(e->serial, sizeof e->serial, tcp[i]);
-        copy_str(e->transport, sizeof e->transport, "tcp");
+        adbc_device_entry *e = &list[nusb + nemu + i];
+        adbc_dev_copy(e->serial, sizeof e->serial, tcp[i]);
+        adbc_dev_copy(e->transport, sizeof e->transport, "tcp");
         e->state = ADBC_DEV_UNKNOWN;
         if (opts->probe)
-            probe_conn(e, NULL, opts, keys);
+            adbc_dev_probe(e, NULL, opts->timeout_ms, keys);
     }
     adbc_keyring_free(own);
     adbc_usb_list_free(usb);
@@ -164,43 +176,3 @@ const char *adbc_device_state_text(const adbc_device_entry *e)
     return adbc_dev_state_name(e->state);
 }
 
-/* adb's rule: a serial with a colon is a TCP address, except adbc's
- * "usb:PATH" and "fd:N". */
-static int is_tcp(const char *serial)
-{
-    return strncmp(serial, "usb:", 4) != 0 && strncmp(serial, "fd:", 3) != 0 &&
-           strchr(serial, ':') != NULL;
-}
-
-/* "fd:N": a usbfs descriptor this process was handed (termux-usb). */
-static int connect_fd(adbc_conn **out, const char *serial, const adbc_conn_opts *opts)
-{
-    char *end;
-    long fd = strtol(serial + 3, &end, 10);
-    if (serial[3] == '\0' || *end != '\0' || fd < 0 || fd > 1000000)
-        return adbc_fail(ADBC_EINVAL, "\"%s\": expected fd:N, N an open USB device descriptor",
-                         serial);
-    adbc_transport *t;
-    int rc = adbc_transport_usb_fd(&t, (int)fd, 0);
-    if (rc < 0)
-        return rc;
-    return adbc_conn_open(out, t, opts);
-}
-
-int adbc_device_connect(adbc_conn **out, const char *serial, const adbc_conn_opts *opts)
-{
-    *out = NULL;
-    if (!serial || !*serial)
-        serial = getenv("ANDROID_SERIAL");
-    if (serial && !*serial)
-        serial = NULL;
-    if (serial && is_tcp(serial))
-        return adbc_connect(out, serial, opts);
-    if (serial && strncmp(serial, "fd:", 3) == 0)
-        return connect_fd(out, serial, opts);
-    adbc_transport *t;
-    int rc = adbc_transport_usb(&t, serial);
-    if (rc < 0)
-        return rc;
-    return adbc_conn_open(out, t, opts);
-}

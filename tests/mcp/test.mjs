@@ -464,9 +464,60 @@ function configErrors() {
   check(p.status === 0 && p.stdout.includes('claude mcp add adbc -- adbc-mcp') && p.stdout.includes('allowlist'), '--help explains setup and the allowlist');
 }
 
-const steps = [['every tool', everyTool], ['raw protocol', rawProtocol], ['allowlist', allowlist], ['--allow-shell', shellFlag], ['device vanishes', vanish], ['config errors', configErrors]];
+// With no configuration at all (no config file, no flags) the emulators are
+// found as adb finds them: an adbd on 127.0.0.1:5555 is emulator-5554.
+// mcp_sdk.sh runs these inside a private network namespace of its own.
+async function noConfigOne() {
+  const c = await connect([], 'noconfig-one');
+  serve('emuport', screen(LIST, FIELD, SEND));
+  let r = await call(c, 'list_devices');
+  check(!r.isError && /^emulator-5554\tdevice\ttransport:local.* kind:emulator/m.test(text(r)), 'no configuration: list_devices shows emulator-5554 as an emulator', text(r));
+  r = await call(c, 'snapshot');
+  check(!r.isError && text(r).includes(SCREEN_TEXT), 'no configuration: the only device, emulator-5554, is used (always allowed)', text(r));
+  calls('emuport');
+  r = await call(c, 'tap_xy', { x: 7, y: 8 });
+  check(!r.isError && calls('emuport') === 'input tap 7 8', 'the tap reaches the device on port 5555', text(r));
+  await c.close();
+}
+
+async function noConfigTwo() {
+  serve('emuport', screen(LIST, FIELD, SEND));
+  serve('emuport2', screen(LIST, FIELD, SEND));
+  const c = await connect([], 'noconfig-two');
+  let r = await call(c, 'snapshot');
+  check(r.isError && /2 devices are connected and none is selected/.test(text(r)) && text(r).includes('emulator-5556'), 'two emulators, no selection: the call fails listing both', text(r));
+  await c.close();
+  process.env.ANDROID_SERIAL = 'emulator-5556';
+  const c2 = await connect([], 'android-serial');
+  delete process.env.ANDROID_SERIAL;
+  calls('emuport2');
+  r = await call(c2, 'tap_xy', { x: 3, y: 4 });
+  check(!r.isError && calls('emuport2') === 'input tap 3 4', 'ANDROID_SERIAL=emulator-5556 chooses the device on port 5557', text(r));
+  await c2.close();
+  process.env.ANDROID_SERIAL = 'emulator-5556';
+  const c3 = await connect(['-s', 'emulator-5554'], 'dash-s');
+  delete process.env.ANDROID_SERIAL;
+  calls('emuport');
+  r = await call(c3, 'tap_xy', { x: 5, y: 6 });
+  check(!r.isError && calls('emuport') === 'input tap 5 6', '-s emulator-5554 wins over ANDROID_SERIAL', text(r));
+  await c3.close();
+}
+
+const allSteps = {
+  'every tool': everyTool, 'raw protocol': rawProtocol, allowlist, '--allow-shell': shellFlag,
+  'device vanishes': vanish, 'config errors': configErrors,
+  'no config: one emulator': noConfigOne, 'no config: two emulators': noConfigTwo,
+};
+const steps = env.MCP_STEPS
+  ? env.MCP_STEPS.split(';').map((n) => [n, allSteps[n]])
+  : [['every tool', everyTool], ['raw protocol', rawProtocol], ['allowlist', allowlist], ['--allow-shell', shellFlag], ['device vanishes', vanish], ['config errors', configErrors]];
 for (const [name, fn] of steps) {
   console.log(`== ${name}`);
+  if (!fn) {
+    failed++;
+    console.log(`FAIL: no step named ${name}`);
+    continue;
+  }
   try {
     await fn();
   } catch (e) {

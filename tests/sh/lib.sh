@@ -226,10 +226,11 @@ _t_free_port()
     return 1
 }
 
-# adb_server_start NAME: an adb server on a private port with its own HOME
-# (and so its own ~/.android/adbkey, generated here) and TMPDIR (its log).
-# Sets ADB_PORT[NAME], ADB_PID[NAME], ADB_HOME[NAME].
-adb_server_start()
+# adb_home_make NAME: the HOME (and ~/.android/adbkey) of adb server NAME,
+# made before the server starts (a test device that must be up before the
+# server, such as an emulator port adb scans only at start, can then trust
+# the key). Sets ADB_HOME[NAME]; adb_server_start NAME keeps the key.
+adb_home_make()
 {
     local name=$1
     local dir=$T_TMP/adb-$name
@@ -239,6 +240,16 @@ adb_server_start()
     HOME=$dir/home TMPDIR=$dir/tmp timeout "$ADB_TIMEOUT" "$ADB_BIN" keygen \
         "$dir/home/.android/adbkey" > "$dir/keygen.log" 2>&1 ||
         t_fail "adb keygen failed: $(cat "$dir/keygen.log")"
+}
+
+# adb_server_start NAME: an adb server on a private port with its own HOME
+# (and so its own ~/.android/adbkey, generated here) and TMPDIR (its log).
+# Sets ADB_PORT[NAME], ADB_PID[NAME], ADB_HOME[NAME].
+adb_server_start()
+{
+    local name=$1
+    local dir=$T_TMP/adb-$name
+    [ -s "$dir/home/.android/adbkey" ] || adb_home_make "$name"
     local attempt port pid i
     for ((attempt = 0; attempt < 5; attempt++)); do
         port=$(_t_free_port) || t_fail "no free port for an adb server"

@@ -6,6 +6,36 @@
 # when it is not there, and runs the Node test against them.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+# adbc-mcp with no configuration, in a private network namespace: the test
+# device on the emulator ports (5555, then 5557 too) is found as emulator-N,
+# used as the only device, chosen by ANDROID_SERIAL and by -s.
+if [ "${1:-}" = --noconfig ]; then
+    t_init
+    ip link set lo up || t_fail "cannot bring lo up in the private namespace"
+    mkdir -p "$T_TMP/home"
+    devjson() {
+        local sep= n out={
+        for n in "$@"; do
+            out+="$sep\"$n\":{\"addr\":\"127.0.0.1:${TD_PORT[$n]}\",\"ctl\":\"${TD_SANDBOX[$n]}/data/local/tmp/.adbc-test\",\"sandbox\":\"${TD_SANDBOX[$n]}\",\"pid\":${TD_PID[$n]}}"
+            sep=,
+        done
+        echo "$out}"
+    }
+    t_check "no configuration, one device on port 5555"
+    td_start emuport --no-auth --port 5555
+    MCP_BIN=$2 T_TMP=$T_TMP MCP_DEVICES=$(devjson emuport) MCP_STEPS='no config: one emulator' \
+        timeout 300 node "$ADBC_SOURCE_DIR/tests/mcp/test.mjs" || t_fail "no-config step failed"
+    t_check "two devices, on ports 5555 and 5557: ANDROID_SERIAL and -s choose"
+    td_start emuport2 --no-auth --port 5557
+    MCP_BIN=$2 T_TMP=$T_TMP MCP_DEVICES=$(devjson emuport emuport2) \
+        MCP_STEPS='no config: two emulators' \
+        timeout 300 node "$ADBC_SOURCE_DIR/tests/mcp/test.mjs" || t_fail "two-emulator step failed"
+    td_check_log emuport
+    td_check_log emuport2
+    echo "ok: $T_CHECKS checks (namespace part)"
+    exit 0
+fi
 t_init
 
 MCP=${ADBC_MCP:-$ADBC_BUILD_DIR/tools/adbc-mcp}
@@ -46,4 +76,11 @@ t_check "the SDK-driven test"
 MCP_BIN=$MCP T_TMP=$T_TMP MCP_DEVICES=$devs timeout 600 node "$DIR/test.mjs" ||
     t_fail "the SDK-driven test failed (output above)"
 for n in emu emu2 phone_ok phone_no; do td_check_log "$n"; done
+
+t_check "no configuration: emulators on their ports, in a private network namespace"
+if [ "$(id -u)" = 0 ] && command -v ip > /dev/null && unshare -n true 2> /dev/null; then
+    unshare -n bash "${BASH_SOURCE[0]}" --noconfig "$MCP" || t_fail "the no-configuration part failed"
+else
+    echo "not root (or no iproute2): the no-configuration part needs unshare -n; skipped"
+fi
 echo "ok: $T_CHECKS checks"

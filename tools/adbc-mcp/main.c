@@ -11,6 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "adbc/devices.h"
+
 /* A line longer than this is refused (and skipped) rather than buffered. */
 #define MCP_MAX_LINE (16u << 20)
 
@@ -26,8 +28,10 @@ static void usage(FILE *f)
           "  --config FILE      configuration (default $XDG_CONFIG_HOME/adbc/mcp.toml,\n"
           "                     else ~/.config/adbc/mcp.toml; missing is fine)\n"
           "  -t, --target HOST:PORT  also list this TCP device (repeatable)\n"
-          "  -s, --serial SERIAL     the device to use (else [device] default, else the\n"
-          "                     only one connected)\n"
+          "  -s, --serial SERIAL     the device to use (else $ANDROID_SERIAL, else\n"
+          "                     [device] default, else the only one connected: USB\n"
+          "                     devices, emulators found on 127.0.0.1:5555-5585 and\n"
+          "                     the TCP targets)\n"
           "  --no-usb           do not look for USB devices\n"
           "  --allow-shell      add a 'shell' tool that runs any command on the device\n"
           "                     (each command is logged to stderr); off by default\n"
@@ -187,6 +191,9 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < ntargets; i++)
         if (add_target(&s.cfg, targets[i]) != 0)
             goto out;
+    /* The selection rule of every adbc tool: -s, then ANDROID_SERIAL, then
+     * (here) the config's default, then the only device. */
+    serial = adbc_device_serial(serial);
     if (serial) {
         free(s.cfg.default_serial);
         s.cfg.default_serial = strdup(serial);

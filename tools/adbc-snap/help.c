@@ -49,9 +49,12 @@ static const snap_help help_table[] = {
      "What the device reports about a path: type, mode, size, modification time.\n\n"
      "  " JSON_NOTE},
     {"devices",
-     "Lists USB devices with an ADB (or fastboot) interface, then the TCP targets\n"
-     "given (arguments, -t, or a HOST:PORT serial), each with the state a short\n"
-     "handshake shows, as `adb devices` does; no adb server is involved.\n\n"
+     "Lists USB devices with an ADB (or fastboot) interface, the emulators (an\n"
+     "adbd on 127.0.0.1 at an odd port P from 5555 to $ADB_LOCAL_TRANSPORT_MAX_PORT,\n"
+     "default 5585, is emulator-(P-1)), then the TCP targets given (arguments,\n"
+     "-t, or a HOST:PORT serial), each with the state a short handshake shows,\n"
+     "as `adb devices` does; no adb server is involved. --timeout bounds each\n"
+     "handshake (at most 3 s); they run in parallel for the emulators.\n\n"
      "  -l       also product, model, device and transport details\n"
      "  " JSON_NOTE},
     {"pair",
@@ -59,6 +62,21 @@ static const snap_help help_table[] = {
      "options > Wireless debugging > Pair device with pairing code). CODE is\n"
      "read from stdin when not given. Then connect with -t to the port the\n"
      "Wireless debugging screen shows."},
+    {"wait-for-device",
+     "Waits until the selected device (-s, ANDROID_SERIAL, else the only one)\n"
+     "is in STATE, as adb's wait-for-[TRANSPORT-]STATE: TRANSPORT is usb,\n"
+     "local (emulators and TCP devices) or any (the default); STATE is device,\n"
+     "recovery, rescue, sideload, bootloader, or disconnect (until it is gone).\n"
+     "Polls the listing every 250 ms. Exits 0 when ready, 1 on timeout.\n\n"
+     "  -t SECONDS   give up after this long (default: --timeout if given, else\n"
+     "               wait as long as it takes, as adb does)"},
+    {"get-state",
+     "Prints the selected device's state as `adb get-state` does (device,\n"
+     "unauthorized, offline, recovery, bootloader, ...), from a short\n"
+     "handshake. Exits 1 when no device is selected or found."},
+    {"get-serialno",
+     "Prints the selected device's serial as adb lists it (the USB serial,\n"
+     "emulator-N, HOST:PORT)."},
     {"snapshot",
      "The screen as an indented outline with [ref=N] markers on what can be\n"
      "acted on; the refs are saved for the device, so later `tap N` etc. act on\n"

@@ -2,13 +2,16 @@
  * picks the command, and owns the connection. */
 #include "snap.h"
 
+#include "adbc/devices.h"
+
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
 
 const snap_cmd *const snap_tables[] = {snap_cmds_core, snap_cmds_sync,   snap_cmds_devices,
                                        snap_cmds_ui,   snap_cmds_act,    snap_cmds_screen,
-                                       snap_cmds_apps, snap_cmds_pair,   snap_cmds_help};
+                                       snap_cmds_apps, snap_cmds_pair,   snap_cmds_wait,
+                                       snap_cmds_help};
 const size_t snap_ntables = sizeof snap_tables / sizeof snap_tables[0];
 
 void snap_usage_all(FILE *f)
@@ -17,8 +20,11 @@ void snap_usage_all(FILE *f)
             "usage: adbc-snap [-s SERIAL | -t HOST:PORT] [--timeout SECONDS] [-q] COMMAND "
             "[ARGS...]\n\n"
             "Talks to adbd directly (no adb server). A SERIAL of the form HOST:PORT means TCP,\n"
-            "usb:PATH a USB port, anything else a USB serial; ANDROID_SERIAL is used when\n"
-            "neither -s nor -t is given, and with neither the only USB device.\n\ncommands:\n");
+            "emulator-N the emulator on 127.0.0.1:N+1, usb:PATH a USB port, fd:N a USB\n"
+            "descriptor (termux-usb), NAME._adb-tls-connect._tcp an mDNS service, anything\n"
+            "else a USB serial (else an mDNS instance); ANDROID_SERIAL is used when neither\n"
+            "-s nor -t is given, and with neither the only device (USB or emulator).\n\n"
+            "commands:\n");
     for (size_t t = 0; t < snap_ntables; t++)
         for (const snap_cmd *c = snap_tables[t]; c->name; c++)
             fprintf(f, "  %-34s %s\n", c->usage, c->help);
@@ -31,6 +37,8 @@ const snap_cmd *snap_cmd_find(const char *name)
         for (const snap_cmd *c = snap_tables[t]; c->name; c++)
             if (strcmp(c->name, name) == 0)
                 return c;
+    if (snap_is_wait_cmd(name))
+        return &snap_cmds_wait[0];
     return NULL;
 }
 
@@ -68,6 +76,7 @@ int main(int argc, char **argv)
                 return SNAP_EXIT_USAGE;
             }
             ctx.timeout_ms = (int)(s * 1000);
+            ctx.timeout_set = 1;
         } else if (strcmp(a, "-q") == 0) {
             ctx.quiet = 1;
         } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
@@ -85,11 +94,8 @@ int main(int argc, char **argv)
         snap_usage_all(stderr);
         return SNAP_EXIT_USAGE;
     }
-    if (!ctx.serial && !ctx.target) {
-        const char *env = getenv("ANDROID_SERIAL");
-        if (env && *env)
-            ctx.serial = env;
-    }
+    if (!ctx.target)
+        ctx.serial = adbc_device_serial(ctx.serial);
     const snap_cmd *cmd = snap_cmd_find(argv[i]);
     if (!cmd) {
         fprintf(stderr, "adbc-snap: unknown command \"%s\" (see adbc-snap --help)\n", argv[i]);

@@ -11,6 +11,7 @@ typedef struct snap_ctx {
     const char *serial;  /* -s, or ANDROID_SERIAL */
     const char *target;  /* -t HOST:PORT */
     int timeout_ms;      /* --timeout, per operation */
+    int timeout_set;     /* --timeout was given */
     int quiet;           /* -q */
     const char *argv0;
     adbc_conn *conn;     /* opened by snap_connect, closed by main */
@@ -57,6 +58,11 @@ extern const snap_cmd snap_cmds_devices[];
 extern const snap_cmd snap_cmds_ui[], snap_cmds_act[], snap_cmds_screen[];
 extern const snap_cmd snap_cmds_apps[];
 extern const snap_cmd snap_cmds_pair[];
+extern const snap_cmd snap_cmds_wait[];
+
+/* 1 if name is one of adb's wait-for-[TRANSPORT-]STATE commands. */
+int snap_is_wait_cmd(const char *name);
+
 extern const snap_cmd snap_cmds_help[];
 
 /* The dispatch tables (main.c): every command is in one of them. */

@@ -18,13 +18,9 @@ int snap_connect(snap_ctx *ctx, adbc_conn **out)
         *out = ctx->conn;
         return 0;
     }
-    const char *addr = ctx->target;
-    /* adb's convention: a serial that looks like HOST:PORT is a TCP device;
-     * "usb:PATH", "fd:N" (a descriptor from termux-usb) and other serials are
-     * USB devices. */
-    if (!addr && ctx->serial && strncmp(ctx->serial, "usb:", 4) != 0 &&
-        strncmp(ctx->serial, "fd:", 3) != 0 && strchr(ctx->serial, ':'))
-        addr = ctx->serial;
+    /* -t HOST:PORT, else the selection rule (adbc_device_connect): -s or
+     * ANDROID_SERIAL (already in ctx->serial), else the only device. */
+    const char *sel = ctx->target ? ctx->target : ctx->serial;
     adbc_conn_opts o;
     adbc_conn_opts_init(&o);
     o.on_auth_prompt = on_prompt;
@@ -33,21 +29,21 @@ int snap_connect(snap_ctx *ctx, adbc_conn **out)
     /* --timeout also bounds the wait for the user at the key prompt. */
     if (ctx->timeout_ms < o.auth_timeout_ms)
         o.auth_timeout_ms = ctx->timeout_ms;
-    int rc = addr ? adbc_connect(&ctx->conn, addr, &o)
-                  : adbc_device_connect(&ctx->conn, ctx->serial, &o);
-    if (rc == ADBC_ENOTFOUND && !addr && !ctx->serial) {
+    int rc = adbc_device_connect(&ctx->conn, sel, &o);
+    if (rc == ADBC_ENOTFOUND && !sel) {
         fprintf(stderr,
                 "adbc-snap: no device found. Connect one of:\n"
                 "  - a USB device with USB debugging on (Settings > Developer options); on "
                 "Linux the\n    device node needs a udev rule (see docs/usb.md); "
                 "`adbc-snap devices` lists what is found\n"
+                "  - an emulator (found on 127.0.0.1 ports 5555-5585, as adb finds it)\n"
                 "  - a device with adbd on TCP: adbc-snap -t HOST:PORT ... (wireless debugging "
                 "or `adb tcpip 5555`)\n"
                 "  - set ANDROID_SERIAL=SERIAL or HOST:PORT\n");
         return rc;
     }
     if (rc < 0) {
-        snap_fail(addr ? addr : ctx->serial ? ctx->serial : "usb", rc);
+        snap_fail(sel ? sel : "device", rc);
         return rc;
     }
     snap_signals_watch(ctx->conn);

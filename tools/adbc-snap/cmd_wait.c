@@ -1,0 +1,139 @@
+/* adbc-snap wait-for-*, get-state, get-serialno: adb's commands about the
+ * selected device itself, answered by the library's selection rule
+ * (adbc_device_find, adbc_device_wait) without an adb server. */
+#include "snap.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "adbc/devices.h"
+
+static int cmd_wait(snap_ctx *ctx, int argc, char **argv);
+static int cmd_get_state(snap_ctx *ctx, int argc, char **argv);
+static int cmd_get_serialno(snap_ctx *ctx, int argc, char **argv);
+
+const snap_cmd snap_cmds_wait[] = {
+    {"wait-for-device", cmd_wait, "wait-for-device [-t SECONDS]",
+     "wait until the device is ready; also wait-for[-usb|-local|-any]-STATE (STATE: "
+     "device, recovery, rescue, sideload, bootloader, disconnect)"},
+    {"get-state", cmd_get_state, "get-state", "print the device's state (device, unauthorized, ...)"},
+    {"get-serialno", cmd_get_serialno, "get-serialno", "print the selected device's serial"},
+    {NULL, NULL, NULL, NULL},
+};
+
+static const struct {
+    const char *name;
+    adbc_dev_state state;
+} wait_states[] = {
+    {"device", ADBC_DEV_DEVICE},     {"recovery", ADBC_DEV_RECOVERY},
+    {"rescue", ADBC_DEV_RESCUE},     {"sideload", ADBC_DEV_SIDELOAD},
+    {"bootloader", ADBC_DEV_BOOTLOADER}, {"disconnect", ADBC_DEV_UNKNOWN},
+};
+
+/* "wait-for[-TRANSPORT]-STATE", as adb parses it. */
+static int parse_wait(const char *name, adbc_wait_transport *tr, adbc_dev_state *st)
+{
+    if (strncmp(name, "wait-for-", 9) != 0)
+        return -1;
+    const char *p = name + 9;
+    *tr = ADBC_WAIT_ANY;
+    if (strncmp(p, "usb-", 4) == 0) {
+        *tr = ADBC_WAIT_USB;
+        p += 4;
+    } else if (strncmp(p, "local-", 6) == 0) {
+        *tr = ADBC_WAIT_LOCAL;
+        p += 6;
+    } else if (strncmp(p, "any-", 4) == 0) {
+        p += 4;
+    }
+    for (size_t i = 0; i < sizeof wait_states / sizeof wait_states[0]; i++) {
+        if (strcmp(p, wait_states[i].name) == 0) {
+            *st = wait_states[i].state;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+int snap_is_wait_cmd(const char *name)
+{
+    adbc_wait_transport tr;
+    adbc_dev_state st;
+    return parse_wait(name, &tr, &st) == 0;
+}
+
+static const char *selected(const snap_ctx *ctx)
+{
+    return ctx->target ? ctx->target : ctx->serial;
+}
+
+static int cmd_wait(snap_ctx *ctx, int argc, char **argv)
+{
+    adbc_wait_transport tr;
+    adbc_dev_state st;
+    if (parse_wait(argv[0], &tr, &st) != 0)
+        return snap_usage(&snap_cmds_wait[0],
+                          "expected wait-for[-usb|-local|-any]-(device|recovery|rescue|"
+                          "sideload|bootloader|disconnect)");
+    int timeout_ms = ctx->timeout_set ? ctx->timeout_ms : -1;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "-t") == 0 && i + 1 < argc) {
+            char *end;
+            double s = strtod(argv[++i], &end);
+            if (*end || !(s >= 0 && s <= 86400))
+                return snap_usage(&snap_cmds_wait[0], "-t takes seconds (0 to 86400)");
+            timeout_ms = (int)(s * 1000);
+        } else {
+            return snap_usage(&snap_cmds_wait[0], "unknown argument");
+        }
+    }
+    adbc_devices_opts o;
+    adbc_devices_opts_init(&o);
+    if (tr == ADBC_WAIT_LOCAL)
+        o.usb = 0;
+    int rc = adbc_device_wait(NULL, selected(ctx), tr, st, timeout_ms, &o);
+    if (rc == 0 || rc == ADBC_ETIMEDOUT || rc == ADBC_EINVAL || !o.usb)
+        return rc < 0 ? snap_fail(argv[0], rc) : 0;
+    /* No USB on this machine: still wait for emulators and TCP devices. */
+    if (!ctx->quiet)
+        fprintf(stderr, "adbc-snap: USB devices not listed: %s\n", adbc_last_error());
+    o.usb = 0;
+    rc = adbc_device_wait(NULL, selected(ctx), tr, st, timeout_ms, &o);
+    return rc < 0 ? snap_fail(argv[0], rc) : 0;
+}
+
+static int find(snap_ctx *ctx, const char *cmd, adbc_device_entry *e)
+{
+    adbc_devices_opts o;
+    adbc_devices_opts_init(&o);
+    if (ctx->timeout_ms < o.timeout_ms)
+        o.timeout_ms = ctx->timeout_ms;
+    int rc = adbc_device_find(e, selected(ctx), &o);
+    if (rc < 0)
+        return snap_fail(cmd, rc);
+    return 0;
+}
+
+static int cmd_get_state(snap_ctx *ctx, int argc, char **argv)
+{
+    if (argc != 1)
+        return snap_usage(&snap_cmds_wait[1], "takes no arguments");
+    adbc_device_entry e;
+    if (find(ctx, argv[0], &e) != 0)
+        return SNAP_EXIT_FAIL;
+    printf("%s\n", adbc_device_state_text(&e));
+    if (e.error && !ctx->quiet)
+        fprintf(stderr, "adbc-snap: %s: %s\n", e.serial, e.message);
+    return 0;
+}
+
+static int cmd_get_serialno(snap_ctx *ctx, int argc, char **argv)
+{
+    if (argc != 1)
+        return snap_usage(&snap_cmds_wait[2], "takes no arguments");
+    adbc_device_entry e;
+    if (find(ctx, argv[0], &e) != 0)
+        return SNAP_EXIT_FAIL;
+    printf("%s\n", e.serial);
+    return 0;
+}
