@@ -13,7 +13,7 @@
 static int cmd_pair(snap_ctx *ctx, int argc, char **argv);
 
 const snap_cmd snap_cmds_pair[] = {
-    {"pair", cmd_pair, "pair HOST:PORT [CODE]",
+    {"pair", cmd_pair, "pair [--json] HOST:PORT [CODE]",
      "pair with a device's pairing port (Wireless debugging; CODE read from stdin if absent)"},
     {NULL, NULL, NULL, NULL},
 };
@@ -34,11 +34,18 @@ static int read_code(char *code, size_t len)
 
 static int cmd_pair(snap_ctx *ctx, int argc, char **argv)
 {
-    if (argc < 2 || argc > 3)
+    int json = 0, n = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--json") == 0)
+            json = 1;
+        else
+            argv[1 + n++] = argv[i];
+    }
+    if (n < 1 || n > 2)
         return snap_usage(&snap_cmds_pair[0], "expected HOST:PORT and the pairing code");
     const char *addr = argv[1];
     char buf[64];
-    const char *code = argc == 3 ? argv[2] : NULL;
+    const char *code = n == 2 ? argv[2] : NULL;
     if (!code) {
         if (read_code(buf, sizeof buf) != 0)
             return snap_usage(&snap_cmds_pair[0], "no pairing code on the command line or stdin");
@@ -47,10 +54,19 @@ static int cmd_pair(snap_ctx *ctx, int argc, char **argv)
     char *guid = NULL;
     int rc = adbc_pair(&guid, addr, code, NULL, ctx->timeout_ms);
     if (rc < 0) {
-        fprintf(stderr, "adbc-snap: failed to pair with %s: %s\n", addr, adbc_last_error());
-        return SNAP_EXIT_FAIL;
+        char what[300];
+        snprintf(what, sizeof what, "failed to pair with %s", addr);
+        return snap_fail(what, rc);
     }
-    printf("Successfully paired to %s [guid=%s]\n", addr, guid ? guid : "");
+    if (json) {
+        printf("{\"paired\":");
+        snap_json_str(stdout, addr);
+        printf(",\"guid\":");
+        snap_json_str(stdout, guid ? guid : "");
+        printf("}\n");
+    } else {
+        printf("Successfully paired to %s [guid=%s]\n", addr, guid ? guid : "");
+    }
     free(guid);
     return 0;
 }
