@@ -63,7 +63,7 @@ static int cb_open(void *user, uint32_t id, const char *service)
         return 1;
     if (c->npending >= sizeof c->pending / sizeof c->pending[0])
         return 1;
-    if (c->opts.on_device_open(c->opts.user, service) != 1)
+    if (c->opts.on_device_open(c->opts.device_open_user, service) != 1)
         return 1;
     adbc_stream *st = adbc_calloc(1, sizeof *st);
     if (!st || adbc_conn_grow_streams(c) < 0 || !(st->service = adbc_strdup(service))) {

@@ -242,6 +242,38 @@ static int stash(adbc_stream *st, const uint8_t *p, size_t n)
     return 0;
 }
 
+/* Lock held: take n bytes (n <= adbc_conn_room): into the window as far
+ * as it is open, the rest into the stream's queue; then send. */
+static int put(adbc_conn *c, adbc_stream *st, const uint8_t *p, size_t n)
+{
+    if (st->out_len == 0) { /* straight into an open window: one copy */
+        long k = adbc_session_write(c->s, st->id, p, n);
+        if (k < 0)
+            return (int)k;
+        p += k;
+        n -= (size_t)k;
+    }
+    if (n > 0) {
+        int rc = stash(st, p, n);
+        if (rc < 0)
+            return rc;
+        adbc_conn_pump(c, st); /* in case the window opened meanwhile */
+    }
+    adbc_conn_kick(c);
+    return 0;
+}
+
+/* Lock held: wait for room (at least want bytes, or half the bound). */
+static int wait_room(adbc_conn *c, adbc_stream *st, size_t want, int64_t deadline)
+{
+    /* A long write wakes once per batch rather than once per packet. */
+    size_t half = (2 * (size_t)adbc_session_max_payload(c->s) + 64 * 1024) / 2;
+    st->room_want = want < half ? want : half;
+    int w = adbc_conn_wait(c, &c->cond, deadline);
+    st->room_want = 0;
+    return w;
+}
+
 int adbc_stream_write(adbc_stream *st, const void *buf, size_t len, int timeout_ms)
 {
     adbc_conn *c = st->c;
@@ -271,37 +303,58 @@ int adbc_stream_write(adbc_stream *st, const void *buf, size_t len, int timeout_
         size_t room = adbc_conn_room(c, st);
         if (room > 0) {
             size_t n = len < room ? len : room;
-            if (st->out_len == 0) { /* straight into an open window: one copy */
-                long k = adbc_session_write(c->s, st->id, p, n);
-                if (k < 0) {
-                    rc = (int)k;
-                    break;
-                }
-                p += k;
-                len -= (size_t)k;
-                n -= (size_t)k;
-            }
-            if (n > 0) {
-                rc = stash(st, p, n);
-                if (rc < 0)
-                    break;
-                p += n;
-                len -= n;
-                adbc_conn_pump(c, st); /* in case the window opened meanwhile */
-            }
-            adbc_conn_kick(c);
+            rc = put(c, st, p, n);
+            if (rc < 0)
+                break;
+            p += n;
+            len -= n;
             continue;
         }
-        /* Wait for room for the rest, or for half the bound, so a long
-         * write wakes once per batch rather than once per packet. */
-        size_t half = (2 * (size_t)adbc_session_max_payload(c->s) + 64 * 1024) / 2;
-        st->room_want = len < half ? len : half;
-        int w = adbc_conn_wait(c, &c->cond, deadline);
-        st->room_want = 0;
-        if (w == ADBC_ETIMEDOUT) {
+        if (wait_room(c, st, len, deadline) == ADBC_ETIMEDOUT) {
             rc = adbc_fail(ADBC_ETIMEDOUT,
                            "the device took no more data on this stream for %d ms (flow "
                            "control window closed)",
+                           timeout_ms);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&c->mu);
+    return rc;
+}
+
+long adbc_stream_write_some(adbc_stream *st, const void *buf, size_t len, int timeout_ms)
+{
+    adbc_conn *c = st->c;
+    if (!c)
+        return orphaned();
+    if (len == 0)
+        return 0;
+    int64_t deadline = adbc_deadline(timeout_ms);
+    long rc;
+    pthread_mutex_lock(&c->mu);
+    for (;;) {
+        if (c->interrupted) {
+            rc = adbc_conn_cancelled();
+            break;
+        }
+        if (c->status) {
+            rc = adbc_conn_raise(c);
+            break;
+        }
+        if (st->closed) {
+            rc = adbc_fail(ADBC_ECLOSED, "the device closed the stream");
+            break;
+        }
+        size_t room = adbc_conn_room(c, st);
+        if (room > 0) {
+            size_t n = len < room ? len : room;
+            rc = put(c, st, buf, n);
+            if (rc == 0)
+                rc = (long)n;
+            break;
+        }
+        if (wait_room(c, st, len, deadline) == ADBC_ETIMEDOUT) {
+            rc = adbc_fail(ADBC_ETIMEDOUT, "the device took no data on this stream for %d ms",
                            timeout_ms);
             break;
         }
