@@ -145,6 +145,7 @@ static void cb_closed(void *user, uint32_t id, int reason)
 }
 
 const adbc_session_callbacks adbc_conn_callbacks = {
+    .size = sizeof(adbc_session_callbacks),
     .auth_sign = cb_sign,
     .auth_public_key = cb_pubkey,
     .auth_prompt = cb_wake,
