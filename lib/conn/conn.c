@@ -69,6 +69,15 @@ static int handshake(adbc_conn *c)
                                "prompt on the device within %d ms; accept it (tick \"Always "
                                "allow\") and retry",
                                c->opts.auth_timeout_ms);
+            else if (c->stls && adbc_session_peer(c->s) == NULL)
+                rc = adbc_fail(ADBC_ETIMEDOUT,
+                               "%s: the device asked for TLS (STLS: wireless debugging) and then "
+                               "%s within %d ms: it may be stuck, or not adbd",
+                               c->t->desc,
+                               adbc_session_state_get(c->s) == ADBC_SESSION_TLS
+                                   ? "did not complete the TLS handshake"
+                                   : "sent no CNXN over TLS",
+                               c->opts.connect_timeout_ms);
             else if (adbc_session_peer(c->s) == NULL && c->keys &&
                      adbc_keyring_count(c->keys) > 0 && c->s && adbc_session_send_queued(c->s) == 0)
                 rc = adbc_fail(ADBC_ETIMEDOUT,

@@ -20,6 +20,7 @@
  * the TLS transport, and let the handshake continue inside it. */
 static void tls_upgrade(adbc_conn *c, const uint8_t *preread, size_t len)
 {
+    c->stls = 1;
     adbc_conn_kick(c);
     int64_t deadline = adbc_deadline(c->opts.connect_timeout_ms);
     /* Our STLS must be on the wire, and nobody else writing, while the
