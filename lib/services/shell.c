@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* shell: (v1), shell,v2: and exec: on top of a stream: the streaming API
  * and the one-call adbc_run(). */
 #include "adbc/shell.h"
@@ -159,8 +160,10 @@ ssize_t adbc_shell_read(adbc_shell *sh, int *fd, void *buf, size_t len, int time
                 return (ssize_t)dlen;
             }
             sh->rxoff += used;
+            /* adbd sends the status as the packet's one byte (and adb reads
+             * the first byte); an empty exit packet carries none. */
             if (id == ADBC_SHELL_EXIT && dlen > 0)
-                sh->exit_code = data[dlen - 1];
+                sh->exit_code = data[0];
             /* stdin echo, close-stdin and window-size from the device: ignored */
         }
         if (sh->rxoff == sh->rxlen)

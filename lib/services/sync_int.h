@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Internal state of an adbc_sync handle and the helpers its files share:
  * sync.c (session, I/O, stat, list), sync_push.c, sync_pull.c,
  * sync_tree.c (walking local and remote trees) and sync_local.c (local
@@ -159,6 +160,10 @@ int sync_pull_one(adbc_sync *s, sync_job *j, const char *remote, const char *loc
 int sync_pull_request(adbc_sync *s, sync_job *j, const char *remote);
 int sync_pull_receive(adbc_sync *s, sync_job *j, const char *remote, const char *local,
                       const adbc_sync_statbuf *st);
+
+/* What a pulled file is written through (a link is followed, a FIFO or
+ * device node written in place: *inplace = 1); *final malloc'd. */
+int sync_pull_dest(const char *local, char **final, int *inplace);
 
 /* ---- trees (sync_tree.c) ---- */
 

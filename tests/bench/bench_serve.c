@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench_serve: what adbc-serve adds to a device's own time, side by side
  * in one run against one test device.
  *

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # adbc-serve's HTTP/JSON API with curl as the client, against two test
 # devices serving different screens: every route and status, the envelope,
 # the token, body caps and malformed JSON, slow clients, a busy device,

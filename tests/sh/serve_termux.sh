@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # The Termux shape: the phone drives itself through wireless debugging on
 # localhost. A test device in TLS mode with a pairing port on 127.0.0.1
 # stands for the phone's adbd; adbc-snap pairs with it, adbc-serve bound to

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # adbc-snap tap --id/--text/--desc: the five selector tiers of tools/ops
 # against the test device's recorded screen. Each check compares the exact
 # `input tap` the device received (or that none was sent) and the exit

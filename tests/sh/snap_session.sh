@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # adbc-snap session start|stop|status with adbc-snap as the session client:
 # commands go through the session (the device sees no new connection) with
 # the same output and exit status as without; --no-session bypasses; the

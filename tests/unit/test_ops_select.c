@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tools/ops without a device: the five selector tiers on parsed screens,
  * ambiguity refused with the candidates, and the act argument checks with
  * the error codes the front ends map to HTTP statuses. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Reading tool arguments: the checks are tools/ops' (shared with
  * adbc-serve); a failed one fails the call with its message, which names
  * the argument and what it must be. The schemas in tools/list say the same;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The local control socket: adbc-snap's way into a running session. It is
  * a unix socket (mode 0600, in a 0700 directory; the peer's uid, from
  * SO_PEERCRED, must be ours) speaking the ADB wire protocol in the device

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # adbc-serve's HTTP server is libmicrohttpd (Debian: libmicrohttpd-dev; docs/serve.md
 # says why), a dependency of this program only; it also needs cJSON (tools/ops).
 adbc_optional_dep(MICROHTTPD libmicrohttpd TOOL DOC "HTTP server of adbc-serve; without it adbc-serve is not built")

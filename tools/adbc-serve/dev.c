@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The devices adbc-serve holds. Each has a lock held for the whole of a
  * call (taken within --busy-wait, else the call is answered "busy"), its
  * connection and its latest snapshot. A call that loses the device drops

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The HTTP side, on libmicrohttpd (one thread per connection, so a call
  * waiting for its device blocks only its own client). Before a body is
  * read: /v1/ routes need "Authorization: Bearer TOKEN" (401 otherwise) and a

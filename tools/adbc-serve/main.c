@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* adbc-serve: options, the devices, the token, then serve until SIGINT or
  * SIGTERM. See docs/serve.md. */
 #include "serve.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Set-of-marks: the screenshot with every ref's box drawn and its number
  * written in a filled tab at the box's top-left corner, the picture vision
  * models are given beside the snapshot. Ref N is drawn in colour

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The HTTP/JSON routes. Every answer but a PNG is the envelope
  * {"ok":true,"result":...} or {"ok":false,"error":{"code","message"}} with
  * the status of the error's code (tools/ops: 400 bad_request, 404

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* adbc-serve: a persistent session with one or more devices, for agents.
  *
  * It holds each device's connection (no handshake per call), its lock (calls

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The bearer token. From ADBC_SERVE_TOKEN, or a file that holds it: when the
  * file is missing it is created (O_EXCL, mode 0600) with 32 random bytes
  * from getrandom() written as 64 hex digits. A file others can read is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* adbc-snap tap --text T | --id ID | --desc D: tap the one element a
  * selector names in a fresh snapshot, by the five tiers of tools/ops
  * (resource-id, own text, a label's clickable parent, content-desc, an

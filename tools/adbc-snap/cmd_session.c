@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* adbc-snap session start|stop|status, and the session side of connecting.
  *
  * A session is an adbc-serve process holding the device's connection and

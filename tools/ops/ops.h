@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The operations an agent performs on a device, written once for every
  * front end (adbc-mcp over MCP, adbc-serve over HTTP, adbc-snap's
  * selectors): what tap, type, press, swipe, scroll, long_press, back, home,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Acts: tap, type, press, swipe, scroll, long_press, back, home. Acts on
  * refs go through adbc's verified acts: the element is found again in a
  * fresh dump, and a ref that no longer matches is refused (stale), never

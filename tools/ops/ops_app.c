@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Apps and waits: launch, stop, the resumed activity, an intent; waiting
  * for text or a still screen. Package names are checked to be Android names
  * before anything is sent; every string reaches the device as one quoted

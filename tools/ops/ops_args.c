@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Reading an operation's arguments from a JSON object. Every check fails
  * with a message naming the argument and what it must be, so the caller
  * can correct itself; nothing reaches a device before all have passed. */

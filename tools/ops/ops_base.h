@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The part of tools/ops that needs no JSON: operation errors and the
  * five-tier selectors. adbc-snap links only this (libadbc_ops_base); the
  * servers link all of tools/ops (ops.h), which needs cJSON. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Operation errors: one code a front end maps to its own form, and a
  * message that says what went wrong and what to do next. */
 #include "ops_base.h"

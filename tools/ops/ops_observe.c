@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Observing: a snapshot kept as the device's latest (its refs are what acts
  * take), the refs as JSON with bounds and tap points, and the atomic
  * observation: the resumed activity and the screen of one moment. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Selectors by five tiers, the order in which people name what they see:
  * an exact resource-id, a control's own text, a label inside a clickable
  * row (the row is what takes the tap), a content description, and last an
