@@ -74,10 +74,12 @@ static void emit(relay *rl, adbc_forward_event_kind kind)
 /* First error wins; it stops both directions. */
 static void relay_fail(relay *rl, int code, const char *msg)
 {
+    pthread_mutex_lock(&rl->err_mu);
     if (!rl->err) {
         rl->err = code;
         snprintf(rl->msg, sizeof rl->msg, "%s", msg);
     }
+    pthread_mutex_unlock(&rl->err_mu);
     rl->stop = 1;
 }
 
@@ -235,6 +237,7 @@ static void relay_free(relay *rl)
     if (rl->st)
         adbc_stream_close(rl->st);
     adbc_free(rl->dest);
+    pthread_mutex_destroy(&rl->err_mu);
     adbc_free(rl);
 }
 
@@ -249,6 +252,7 @@ int adbc_relay_start(fwd_relays *r, adbc_conn *c, int fd, adbc_stream *st, char 
         adbc_free(dest);
         return adbc_fail(ADBC_ENOMEM, "out of memory for a relayed connection");
     }
+    pthread_mutex_init(&rl->err_mu, NULL);
     rl->owner = r;
     rl->c = c;
     rl->fd = fd;
