@@ -39,7 +39,7 @@ void adbc_relays_init(fwd_relays *r, const adbc_forward_opts *opts)
     if (r->opts.open_timeout_ms == 0)
         r->opts.open_timeout_ms = 10000;
     if (r->opts.buffer_size < 4096)
-        r->opts.buffer_size = r->opts.buffer_size ? 4096 : 64 * 1024;
+        r->opts.buffer_size = r->opts.buffer_size ? 4096 : 256 * 1024;
     if (r->opts.max_connections == 0)
         r->opts.max_connections = 256;
     r->next_id = 1;
@@ -49,7 +49,7 @@ void adbc_forward_opts_init(adbc_forward_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->open_timeout_ms = 10000;
-    o->buffer_size = 64 * 1024;
+    o->buffer_size = 256 * 1024;
     o->max_connections = 256;
 }
 

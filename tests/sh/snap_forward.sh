@@ -104,7 +104,7 @@ sleep 1
 rss2=$(rss_kb "${BG[fw]}")
 echo "adbc-snap RSS before: ${rss0} kB; with a stalled 100 MB reader: ${rss1} kB, then ${rss2} kB"
 # What the stalled connection may hold: the 4 MiB stream window and two
-# 64 KiB buffers; 32 MiB leaves room for allocator slack, not for the file.
+# 256 KiB buffers; 32 MiB leaves room for allocator slack, not for the file.
 [ $((rss2 - rss0)) -lt 32768 ] || t_fail "RSS grew by $((rss2 - rss0)) kB for one stalled reader"
 # Without sanitizers (whose quarantine keeps freed memory) an absolute bound.
 if ! ldd "$SNAP" 2> /dev/null | grep -q 'lib[at]san'; then
