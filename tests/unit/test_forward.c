@@ -132,6 +132,7 @@ static int h_start(hdev *d, adbc_conn **c, adbc_reverse *r)
     cfg.banner = "device::ro.product.model=Hostile;features=shell_v2,delayed_ack";
     cfg.auth_required = 0;
     static const adbc_session_callbacks cb = {
+        .size = sizeof(adbc_session_callbacks),
         .on_open = h_open, .on_ready = h_ready, .on_data = h_data, .on_closed = h_closed};
     if (adbc_session_new(&d->s, &cfg, &cb, d) < 0)
         return -1;
