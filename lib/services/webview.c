@@ -308,8 +308,11 @@ int adbc_devtools_scan_unix(const char *text, size_t len, char ***out)
             while (nl > 0 && (at[nl] == ' ' || at[nl] == '\r'))
                 nl--;
             const char *name = at + 1;
+            int printable = 1; /* a name is printable text (it goes into a service name) */
+            for (size_t i = 0; i < nl && printable; i++)
+                printable = (unsigned char)name[i] > 0x20 && (unsigned char)name[i] < 0x7f;
             int match = 0;
-            for (size_t i = 0; i + 15 <= nl && !match; i++)
+            for (size_t i = 0; printable && i + 15 <= nl && !match; i++)
                 match = memcmp(name + i, "devtools_remote", 15) == 0;
             int dup = 0;
             for (size_t i = 0; i < n && match && !dup; i++)
