@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What a DevTools socket (any app) sends: the HTTP response parser, at every
  * split point's "more needed" answer and at end of data, then the
  * /json/list page reader over the body, and the /proc/net/unix scanner over

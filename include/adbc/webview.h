@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* adbc — WebView and Chrome DevTools sockets on the device.
  *
  * Apps with debuggable WebViews (and Chrome) listen on abstract unix

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A small HTTP/1.1 client over an ADB stream, for DevTools endpoints. The
  * parser works on the whole response buffered so far (responses are small
  * and bounded by the caller), so it is a pure function: fuzzed by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* DevTools sockets: found in /proc/net/unix, owner package from
  * /proc/<pid>/cmdline, pages from GET /json/list over a stream to the
  * socket. The JSON reader is only what /json/list needs: an array of

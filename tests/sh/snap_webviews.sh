@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # adbc-snap webviews against stand-in DevTools servers on abstract sockets
 # (fixtures/forward/http_server.py --devtools): one named
 # webview_devtools_remote_<pid> whose process calls itself

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Reverse forwarding against a hostile device: an in-test device (a
  * device-role session on a socketpair) answers reverse:forward and then
  * opens streams, some for the destination the host configured, others for

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* adbc-snap webviews: the device's DevTools sockets (WebViews, Chrome),
  * the package owning each, and each socket's pages, read over a stream
  * straight to the socket. --forward prints ready-to-use forwards. */
