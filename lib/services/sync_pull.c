@@ -343,7 +343,8 @@ int adbc_sync_pull(adbc_sync *s, const char *remote, const char *local,
     if (!s || !remote || !local || !*remote || !*local)
         return adbc_fail(ADBC_EINVAL, "adbc_sync_pull: need a handle, a remote and a local path");
     sync_job j;
-    sync_job_init(&j, opts, timeout_ms);
+    if (sync_job_init(&j, opts, timeout_ms) < 0)
+        return ADBC_EINVAL;
     j.umask = sync_umask();
     adbc_sync_statbuf st;
     int rc = sync_job_setup(s, &j, 0);

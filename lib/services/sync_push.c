@@ -344,7 +344,8 @@ int adbc_sync_push(adbc_sync *s, const char *local, const char *remote,
     if (!s || !local || !remote || !*local || !*remote)
         return adbc_fail(ADBC_EINVAL, "adbc_sync_push: need a handle, a local and a remote path");
     sync_job j;
-    sync_job_init(&j, opts, timeout_ms);
+    if (sync_job_init(&j, opts, timeout_ms) < 0)
+        return ADBC_EINVAL;
     struct stat st;
     int rc = sync_job_setup(s, &j, 1);
     if (rc < 0) {
