@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Sync v2's decompressors on whatever a device sends: the first byte picks
  * brotli, lz4 or zstd and the piece size, the rest is the compressed
  * stream, fed through a small output buffer as a pull does. Nothing may
