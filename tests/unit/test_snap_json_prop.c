@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Property test of adbc-snap's JSON string escaper (tools/adbc-snap/json.c,
  * included here): for 200,000 random byte strings, biased towards what
  * breaks escapers (bytes >= 0x80, truncated and overlong UTF-8 sequences,
