@@ -4,7 +4,10 @@
  * An adbc_sync is one sync session on a connection. It speaks v1 (STAT,
  * LIST, SEND, RECV) and, when the device advertises stat_v2 / ls_v2, the v2
  * stat and list requests with 64-bit sizes, full stat fields and the
- * device's errno. Transfers stream: memory use does not depend on file size.
+ * device's errno; with sendrecv_v2 (and sendrecv_v2_brotli / _lz4 / _zstd /
+ * _dry_run_send) it sends and receives with SND2/RCV2, compressed when both
+ * sides have the algorithm. Transfers stream: memory use does not depend on
+ * file size.
  *
  * adbd ends the session after any failure it reports (FAIL); the handle then
  * opens a new one on its next call, so one failed file does not spoil it.
@@ -110,13 +113,32 @@ enum {
     ADBC_SYNC_FOLLOW_LINKS = 1u << 0,
     /* pull: do not copy the device's mtime and mode bits to the local files */
     ADBC_SYNC_NO_ATTRS = 1u << 1,
+    /* push: send everything, but the device writes nothing (adb push -n;
+       needs sendrecv_v2_dry_run_send, else ADBC_EUNSUPPORTED) */
+    ADBC_SYNC_DRY_RUN = 1u << 2,
 };
+
+/* Compression of file contents on the wire (sync v2). */
+typedef enum adbc_sync_compression {
+    /* The default: the best algorithm both sides have (zstd, then lz4, then
+       brotli, as adb ranks them), except on a link faster than compressing:
+       TCP to this machine (loopback, also under TLS) and USB 3 get none;
+       USB 2, remote TCP and handed-over descriptors are compressed (see
+       docs/sync.md, "Compression"). */
+    ADBC_SYNC_COMPRESS_AUTO = 0,
+    ADBC_SYNC_COMPRESS_NONE,   /* never (adb -Z) */
+    ADBC_SYNC_COMPRESS_ANY,    /* the best both sides have, on any link (adb -z any) */
+    ADBC_SYNC_COMPRESS_BROTLI, /* exactly this one: ADBC_EUNSUPPORTED when the */
+    ADBC_SYNC_COMPRESS_LZ4,    /* device or this build lacks it */
+    ADBC_SYNC_COMPRESS_ZSTD,
+} adbc_sync_compression;
 
 typedef struct adbc_sync_opts {
     adbc_sync_progress_fn progress; /* may be NULL; called at most every 64 KiB
                                        moved and once at the end of each file */
     void *user;
     unsigned flags;                 /* ADBC_SYNC_* */
+    adbc_sync_compression compression; /* ADBC_SYNC_COMPRESS_AUTO after opts_init */
 } adbc_sync_opts;
 
 /* What a push or pull did. */
@@ -125,6 +147,10 @@ typedef struct adbc_sync_result {
     uint64_t skipped;   /* special files (sockets, fifos, devices) left out */
     uint64_t bytes;     /* content bytes transferred */
     uint64_t dirs;      /* directories created (tree pull; tree push: empty ones) */
+    uint64_t wire_bytes; /* DATA payload bytes that crossed the link for those
+                            contents (less than bytes when compressed) */
+    adbc_sync_compression compression; /* what the transfer used: NONE, BROTLI,
+                                          LZ4 or ZSTD */
 } adbc_sync_result;
 
 void adbc_sync_opts_init(adbc_sync_opts *o);
@@ -147,6 +173,24 @@ int adbc_sync_push(adbc_sync *s, const char *local, const char *remote,
  * under the target name. Missing local parent directories are created. */
 int adbc_sync_pull(adbc_sync *s, const char *remote, const char *local,
                    const adbc_sync_opts *opts, adbc_sync_result *res, int timeout_ms);
+
+/* "any", "none", "brotli", "lz4", "zstd" (adb's spellings for -z) into *out;
+ * ADBC_EINVAL, with the accepted names in the message, otherwise. */
+int adbc_sync_compression_parse(const char *name, adbc_sync_compression *out);
+
+/* The name of c ("auto" for ADBC_SYNC_COMPRESS_AUTO). */
+const char *adbc_sync_compression_name(adbc_sync_compression c);
+
+/* 1 when the device speaks SND2/RCV2 (sendrecv_v2). */
+int adbc_sync_has_send_v2(const adbc_sync *s);
+
+/* 1 when both the device and this build have compression c (BROTLI, LZ4 or
+ * ZSTD); for ANY, when they share at least one. */
+int adbc_sync_has_compression(const adbc_sync *s, adbc_sync_compression c);
+
+/* What ADBC_SYNC_COMPRESS_AUTO and ANY resolve to on this session's link
+ * (NONE, BROTLI, LZ4 or ZSTD). */
+adbc_sync_compression adbc_sync_compression_resolve(const adbc_sync *s, adbc_sync_compression c);
 
 /* The device's errno name and text for a v2 wire errno ("ENOENT", "No such
  * file or directory"); "E?" / "unknown error" for values adb does not define. */

@@ -27,6 +27,7 @@ static int lost(int code, adbc_conn *c)
 void adbc_sync_opts_init(adbc_sync_opts *o)
 {
     memset(o, 0, sizeof *o);
+    o->compression = ADBC_SYNC_COMPRESS_AUTO;
 }
 
 int adbc_sync_open(adbc_sync **out, adbc_conn *c, int timeout_ms)
@@ -48,6 +49,7 @@ int adbc_sync_open(adbc_sync **out, adbc_conn *c, int timeout_ms)
     s->stat_v2 = adbc_conn_has_feature(c, "stat_v2");
     s->ls_v2 = adbc_conn_has_feature(c, "ls_v2");
     s->mkdir_fixed = adbc_conn_has_feature(c, "fixed_push_mkdir");
+    sync_v2_init(s);
     int rc = sync_ensure(s, timeout_ms);
     if (rc < 0) {
         adbc_sync_close(s);

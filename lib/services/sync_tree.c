@@ -185,6 +185,8 @@ static int walk_local(sync_job *j, tree *t, size_t parent, int depth)
  * the stream) before anything more could be written. */
 static int run_mkdir(adbc_sync *s, sync_job *j, const char *cmd)
 {
+    if (j->flags & ADBC_SYNC_FLAG_DRY_RUN)
+        return 0; /* a dry run changes nothing on the device */
     adbc_shell *sh;
     int rc = adbc_shell_open(&sh, s->c, cmd, NULL, j->timeout_ms);
     char out[512];
