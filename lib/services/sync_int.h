@@ -52,7 +52,8 @@ struct adbc_sync {
 
 /* A transfer in progress: options, counters and the progress throttle. */
 typedef struct sync_job {
-    const adbc_sync_opts *opts;
+    const adbc_sync_opts *opts; /* &opts_store */
+    adbc_sync_opts opts_store;  /* the caller's options over the defaults */
     adbc_sync_result res;
     adbc_sync_progress p;
     uint64_t last_report;   /* p.bytes at the last report */
@@ -114,7 +115,7 @@ int sync_list_raw(adbc_sync *s, const char *path, adbc_sync_list_fn fn, void *us
 
 /* ---- jobs ---- */
 
-void sync_job_init(sync_job *j, const adbc_sync_opts *opts, int timeout_ms);
+int sync_job_init(sync_job *j, const adbc_sync_opts *opts, int timeout_ms);
 /* Report progress (throttled to every 64 KiB unless force). ADBC_ECANCELED
  * when the callback asked to stop (the caller aborts the session). */
 int sync_job_report(sync_job *j, int force);
@@ -158,6 +159,10 @@ int sync_pull_one(adbc_sync *s, sync_job *j, const char *remote, const char *loc
 int sync_pull_request(adbc_sync *s, sync_job *j, const char *remote);
 int sync_pull_receive(adbc_sync *s, sync_job *j, const char *remote, const char *local,
                       const adbc_sync_statbuf *st);
+
+/* What a pulled file is written through (a link is followed, a FIFO or
+ * device node written in place: *inplace = 1); *final malloc'd. */
+int sync_pull_dest(const char *local, char **final, int *inplace);
 
 /* ---- trees (sync_tree.c) ---- */
 

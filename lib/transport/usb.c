@@ -217,6 +217,7 @@ static void usb_destroy(adbc_transport *bt)
 }
 
 static const adbc_transport_ops usb_ops = {
+    .size = sizeof(adbc_transport_ops),
     .name = "usb",
     .read = usb_read,
     .write = usb_write,
@@ -247,6 +248,7 @@ static usb_transport *transport_new(libusb_context *ctx)
     t->fd = -1;
     t->zlp = 1;
     pthread_mutex_init(&t->mu, NULL);
+    t->base.size = sizeof t->base;
     t->base.ops = &usb_ops;
     t->base.packet_mode = 1;
     return t;
