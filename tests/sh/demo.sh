@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # README's first command ends in scripts/demo: with no device it must serve
 # the recorded screen, print its snapshot with refs, tap a ref (showing the
 # input command the device received) and write a PNG screenshot.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # The man pages (scdoc sources in docs/man/) render with `man -l` without
 # warnings and name every adbc-snap command; `cmake --install` puts them
 # under share/man/man1 where `man` finds them, and the bash and zsh
