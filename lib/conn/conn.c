@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A connection: transport + session engine + a reader and a writer
  * thread (io.c), with the engine's events (events.c), the send path
  * (send.c) and the stream calls (stream.c) in their own files. This one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Internal state of a connection and its stream handles, shared by the
  * connection's files: conn.c (lifetime, handshake, accessors), events.c
  * (the engine's callbacks and what follows each batch of input), send.c

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What the engine's events do to a connection. The callbacks run inside
  * adbc_session_recv with the lock held and only record: data goes to the
  * stream's buffer, state changes wake waiting callers. Then, once per batch

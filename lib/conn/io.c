@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The connection's two threads. The reader feeds everything the transport
  * delivers into the engine and then does what that input calls for
  * (adbc_conn_after_input: next WRTEs, OKAYs, sent from this thread). It

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Who writes to the transport. Whichever thread queues a packet sends it
  * at once, without blocking, while it still holds the work in its hands:
  * the caller its OPEN or first WRTE, the reader the WRTE an OKAY allowed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Streams on a connection: open, read, write, flush, close. Every call
  * takes the connection's lock, acts on the engine, sends what it queued
  * from the calling thread (send.c) and waits on the condition variable

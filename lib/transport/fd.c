@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A transport over a connected file descriptor (a TCP socket, one end of a
  * socketpair, a descriptor another program handed over). Reads and writes
  * poll() the descriptor together with a wake-up pipe, so shutdown() from any

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Internal: the descriptor transport with a chosen description, which the
  * TCP transport builds on. */
 #ifndef ADBC_TRANSPORT_FD_INT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Core benchmark: connect+handshake+auth time and `shell true` round trip,
  * adbc against the test device side by side with Debian's adb (through its
  * server's socket protocol, so no process start-up is counted for adb) in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The floor for a push: the least work any host can do to push a file over
  * ADB on TCP, the twin of bench_pull_floor. One thread drives the session
  * engine over a blocking socket: it reads the local file into memory first
