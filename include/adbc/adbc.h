@@ -25,5 +25,6 @@
 #include "adbc/usb.h"
 #include "adbc/devices.h"
 #include "adbc/forward.h"
+#include "adbc/webview.h"
 
 #endif
