@@ -42,6 +42,13 @@ static void cb_wake(void *user)
     pthread_cond_broadcast(&c->cond);
 }
 
+static void cb_prompt(void *user)
+{
+    adbc_conn *c = user;
+    c->prompt_seen = 1;
+    pthread_cond_broadcast(&c->cond);
+}
+
 int adbc_conn_grow_streams(adbc_conn *c)
 {
     if (c->nstreams < c->cap)
@@ -116,6 +123,23 @@ static void cb_data(void *user, uint32_t id, const uint8_t *data, size_t len)
     memcpy(st->buf + st->head + st->len, data, len);
     st->len += len;
     st->owed += len;
+    if (c->try_write && !adbc_session_delayed_ack(c->s) &&
+        len == adbc_session_max_payload(c->s) && st->len < ADBC_CONN_WAKE_BATCH) {
+        st->unwoken = 1;
+        c->deferred = 1;
+        return;
+    }
+    st->unwoken = 0;
+    pthread_cond_broadcast(&c->cond);
+}
+
+void adbc_conn_wake_deferred(adbc_conn *c)
+{
+    if (!c->deferred)
+        return;
+    c->deferred = 0;
+    for (size_t i = 0; i < c->nstreams; i++)
+        c->streams[i]->unwoken = 0;
     pthread_cond_broadcast(&c->cond);
 }
 
@@ -149,7 +173,7 @@ const adbc_session_callbacks adbc_conn_callbacks = {
     .size = sizeof(adbc_session_callbacks),
     .auth_sign = cb_sign,
     .auth_public_key = cb_pubkey,
-    .auth_prompt = cb_wake,
+    .auth_prompt = cb_prompt,
     .on_online = cb_wake,
     .on_open = cb_open,
     .on_ready = cb_ready,
