@@ -59,6 +59,7 @@ extern const snap_cmd snap_cmds_ui[], snap_cmds_act[], snap_cmds_screen[];
 extern const snap_cmd snap_cmds_apps[];
 extern const snap_cmd snap_cmds_pair[];
 extern const snap_cmd snap_cmds_wait[];
+extern const snap_cmd snap_cmds_mdns[];
 
 /* 1 if name is one of adb's wait-for-[TRANSPORT-]STATE commands. */
 int snap_is_wait_cmd(const char *name);
