@@ -253,7 +253,7 @@ static void take_answer(browse *b, const adbc_dns_rr *r, const msock *s, const c
     } else if (r->type == ADBC_DNS_AAAA && !h->addr6[0]) {
         char a[INET6_ADDRSTRLEN];
         inet_ntop(AF_INET6, r->addr, a, sizeof a);
-        if (IN6_IS_ADDR_LINKLOCAL((const struct in6_addr *)r->addr))
+        if (r->addr[0] == 0xfe && (r->addr[1] & 0xc0) == 0x80) /* fe80::/10 */
             snprintf(h->addr6, sizeof h->addr6, "%s%%%s", a, s->ifname);
         else
             cp(h->addr6, sizeof h->addr6, a);
