@@ -321,8 +321,9 @@ static int cmd_home(snap_ctx *ctx, int argc, char **argv)
 static int cmd_grid(snap_ctx *ctx, int argc, char **argv)
 {
     const snap_cmd *cmd = cmd_named(argv[0]);
+    int json = argc == 2 && strcmp(argv[1], "--json") == 0;
     act_args a;
-    int st = parse(&a, cmd, argc, argv, 0, 0, 0);
+    int st = parse(&a, cmd, argc - json, argv, 0, 0, 0);
     if (st)
         return st;
     free(a.pos);
@@ -333,12 +334,36 @@ static int cmd_grid(snap_ctx *ctx, int argc, char **argv)
     adbc_act_opts_init(&o);
     o.timeout_ms = ctx->timeout_ms;
     adbc_grid g;
-    char *legend;
+    char *legend = NULL;
     int rc = adbc_act_grid(&g, c, &o);
-    if (rc == 0)
+    if (rc == 0 && !json)
         rc = adbc_grid_legend(&legend, &g);
     if (rc < 0)
         return snap_fail("grid", rc);
+    if (json) {
+        /* The centre of every column (in row 1) and every row (in column A). */
+        printf("{\"width\":%d,\"height\":%d,\"cols\":%d,\"rows\":%d,\"column_centres\":{",
+               g.width, g.height, g.cols, g.rows);
+        for (int i = 0; i < g.cols; i++) {
+            char name[16];
+            int x, y;
+            snprintf(name, sizeof name, "%c1", 'A' + i);
+            if (adbc_grid_cell(&x, &y, &g, name) < 0)
+                return snap_fail("grid", ADBC_EINVAL);
+            printf("%s\"%c\":%d", i ? "," : "", 'A' + i, x);
+        }
+        printf("},\"row_centres\":{");
+        for (int r = 1; r <= g.rows; r++) {
+            char name[16];
+            int x, y;
+            snprintf(name, sizeof name, "A%d", r);
+            if (adbc_grid_cell(&x, &y, &g, name) < 0)
+                return snap_fail("grid", ADBC_EINVAL);
+            printf("%s\"%d\":%d", r > 1 ? "," : "", r, y);
+        }
+        printf("}}\n");
+        return 0;
+    }
     fputs(legend, stdout);
     free(legend);
     return 0;
@@ -374,7 +399,7 @@ const snap_cmd snap_cmds_act[] = {
      "--no-verify"},
     {"tap-xy", cmd_tap_xy, "tap-xy X Y", "tap a point"},
     {"tap-grid", cmd_tap_grid, "tap-grid CELL", "tap the centre of a grid cell (C5)"},
-    {"grid", cmd_grid, "grid", "the screen's grid: ten columns A-J, near-square rows"},
+    {"grid", cmd_grid, "grid [--json]", "the screen's grid: ten columns A-J, near-square rows"},
     {"type", cmd_type, "type REF TEXT [--clear]", "focus the element and type (--clear first)"},
     {"press", cmd_press, "press KEY", "a key by name (back, enter, ...) or code"},
     {"swipe", cmd_swipe, "swipe X1 Y1 X2 Y2 [MS]", "a swipe (default 300 ms)"},

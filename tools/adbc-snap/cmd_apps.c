@@ -8,26 +8,41 @@
 
 static const snap_cmd *cmd_named(const char *name);
 
-/* The arguments after the command name, all positional ("--" first allows
- * one that starts with "-"): between min and max of them. *pos points at
- * the first. */
-static int positional(const snap_cmd *cmd, int argc, char **argv, int min, int max,
-                      char ***pos)
+/* The arguments after the command name: --json, else positional ("--"
+ * ends the options, for an argument that starts with "-"); between min and
+ * max positional ones, moved to argv[1..*npos]. */
+static int positional(const snap_cmd *cmd, int argc, char **argv, int min, int max, int *npos,
+                      int *json)
 {
-    int from = 1;
-    if (from < argc && strcmp(argv[from], "--") == 0)
-        from++;
-    else
-        for (int i = 1; i < argc; i++)
-            if (argv[i][0] == '-' && argv[i][1]) {
-                fprintf(stderr, "adbc-snap %s: unknown option %s\n", cmd->name, argv[i]);
-                return snap_usage(cmd, "see adbc-snap help COMMAND");
-            }
-    int n = argc - from;
+    int n = 0, opts = 1;
+    *json = 0;
+    for (int i = 1; i < argc; i++) {
+        if (opts && strcmp(argv[i], "--") == 0)
+            opts = 0;
+        else if (opts && strcmp(argv[i], "--json") == 0)
+            *json = 1;
+        else if (opts && argv[i][0] == '-' && argv[i][1]) {
+            fprintf(stderr, "adbc-snap %s: unknown option %s\n", cmd->name, argv[i]);
+            return snap_usage(cmd, "see adbc-snap help COMMAND");
+        } else
+            argv[1 + n++] = argv[i];
+    }
     if (n < min || n > max)
         return snap_usage(cmd, n < min ? "missing arguments" : "too many arguments");
-    *pos = argv + from;
+    *npos = n;
     return 0;
+}
+
+/* {"ok":true,"done":DONE,"what":ARG} for --json acts without data. */
+static void json_ok(const char *done, const char *arg)
+{
+    printf("{\"ok\":true,\"done\":");
+    snap_json_str(stdout, done);
+    if (arg) {
+        printf(",\"what\":");
+        snap_json_str(stdout, arg);
+    }
+    printf("}\n");
 }
 
 /* Commands of the form NAME ARG: launch, stop, install, uninstall. */
@@ -35,18 +50,20 @@ static int one_arg(snap_ctx *ctx, int argc, char **argv,
                    int (*fn)(adbc_conn *, const char *, int), const char *done)
 {
     const snap_cmd *cmd = cmd_named(argv[0]);
-    char **pos;
-    int st = positional(cmd, argc, argv, 1, 1, &pos);
+    int n, json;
+    int st = positional(cmd, argc, argv, 1, 1, &n, &json);
     if (st)
         return st;
     adbc_conn *c;
     if (snap_connect(ctx, &c) < 0)
         return SNAP_EXIT_FAIL;
-    int rc = fn(c, pos[0], ctx->timeout_ms);
+    int rc = fn(c, argv[1], ctx->timeout_ms);
     if (rc < 0)
         return snap_fail_act(cmd->name, rc);
+    if (json)
+        json_ok(done, argv[1]);
     if (!ctx->quiet)
-        fprintf(stderr, "adbc-snap: %s %s\n", done, pos[0]);
+        fprintf(stderr, "adbc-snap: %s %s\n", done, argv[1]);
     return 0;
 }
 
@@ -74,12 +91,15 @@ static int cmd_intent(snap_ctx *ctx, int argc, char **argv)
 {
     const snap_cmd *cmd = cmd_named(argv[0]);
     adbc_intent in = {0};
+    int json = 0;
     adbc_intent_extra *ex = calloc((size_t)argc, sizeof *ex);
     if (!ex)
         return SNAP_EXIT_FAIL;
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
-        if (strcmp(s, "--data") == 0 && i + 1 < argc)
+        if (strcmp(s, "--json") == 0)
+            json = 1;
+        else if (strcmp(s, "--data") == 0 && i + 1 < argc)
             in.data = argv[++i];
         else if (strcmp(s, "--component") == 0 && i + 1 < argc)
             in.component = argv[++i];
@@ -111,6 +131,8 @@ static int cmd_intent(snap_ctx *ctx, int argc, char **argv)
     free(ex);
     if (rc < 0)
         return snap_fail("intent", rc);
+    if (json)
+        json_ok("started the intent", in.action);
     if (!ctx->quiet)
         fprintf(stderr, "adbc-snap: started the intent\n");
     return 0;
@@ -147,24 +169,68 @@ static int cmd_top(snap_ctx *ctx, int argc, char **argv)
     return 0;
 }
 
+/* getprop's listing ("[name]: [value]" lines; a value may span lines) as
+ * one JSON object. */
+static void props_json(const char *all)
+{
+    int n = 0;
+    printf("{");
+    for (const char *p = all; *p;) {
+        const char *eol = strchr(p, '\n');
+        if (!eol)
+            eol = p + strlen(p);
+        const char *sep = *p == '[' ? strstr(p, "]: [") : NULL;
+        if (!sep || sep > eol) { /* not a property line: skip it */
+            p = *eol ? eol + 1 : eol;
+            continue;
+        }
+        /* The value goes on up to the next line that starts a property. */
+        const char *q = eol;
+        while (*q == '\n' && q[1] && q[1] != '[') {
+            const char *nx = strchr(q + 1, '\n');
+            q = nx ? nx : q + 1 + strlen(q + 1);
+        }
+        const char *v = sep + 4, *ve = q;
+        while (ve > v && ve[-1] == '\r')
+            ve--;
+        if (ve > v && ve[-1] == ']')
+            ve--;
+        printf(n++ ? "," : "");
+        snap_json_strn(stdout, p + 1, (size_t)(sep - p - 1));
+        putchar(':');
+        snap_json_strn(stdout, v, (size_t)(ve - v));
+        p = *q ? q + 1 : q;
+    }
+    printf("}\n");
+}
+
 static int cmd_getprop(snap_ctx *ctx, int argc, char **argv)
 {
     const snap_cmd *cmd = cmd_named(argv[0]);
-    char **pos;
-    int st = positional(cmd, argc, argv, 0, 1, &pos);
+    int npos, json;
+    int st = positional(cmd, argc, argv, 0, 1, &npos, &json);
     if (st)
         return st;
-    int npos = (int)(argv + argc - pos);
     adbc_conn *c;
     if (snap_connect(ctx, &c) < 0)
         return SNAP_EXIT_FAIL;
     char *v;
-    int rc = adbc_getprop(&v, c, npos ? pos[0] : NULL, ctx->timeout_ms);
+    int rc = adbc_getprop(&v, c, npos ? argv[1] : NULL, ctx->timeout_ms);
     if (rc < 0)
         return snap_fail_act("getprop", rc);
-    fputs(v, stdout);
-    if (npos)
-        putchar('\n');
+    if (json && npos) {
+        printf("{");
+        snap_json_str(stdout, argv[1]);
+        putchar(':');
+        snap_json_str(stdout, v);
+        printf("}\n");
+    } else if (json) {
+        props_json(v);
+    } else {
+        fputs(v, stdout);
+        if (npos)
+            putchar('\n');
+    }
     free(v);
     return 0;
 }
@@ -173,10 +239,12 @@ static int cmd_logcat(snap_ctx *ctx, int argc, char **argv)
 {
     const snap_cmd *cmd = cmd_named(argv[0]);
     long lines = 0;
-    int ms = 0;
+    int ms = 0, json = 0;
     for (int i = 1; i < argc; i++) {
         char *end;
-        if (strcmp(argv[i], "-n") == 0 && i + 1 < argc &&
+        if (strcmp(argv[i], "--json") == 0) {
+            json = 1;
+        } else if (strcmp(argv[i], "-n") == 0 && i + 1 < argc &&
             snap_int(argv[i + 1], 1, 1000000, &lines) == 0) {
             i++;
         } else if (strcmp(argv[i], "-t") == 0 && i + 1 < argc) {
@@ -198,21 +266,37 @@ static int cmd_logcat(snap_ctx *ctx, int argc, char **argv)
     int rc = adbc_logcat(&out, &len, c, (int)lines, ms, ctx->timeout_ms);
     if (rc < 0)
         return snap_fail("logcat", rc);
-    fwrite(out, 1, len, stdout);
+    if (json) {
+        /* {"lines":[...]}: one string a line, without its end. */
+        printf("{\"lines\":[");
+        size_t i = 0, k = 0;
+        while (i < len) {
+            const char *nl = memchr(out + i, '\n', len - i);
+            size_t e = nl ? (size_t)(nl - out) : len, ve = e;
+            if (ve > i && out[ve - 1] == '\r')
+                ve--;
+            printf(k++ ? "," : "");
+            snap_json_strn(stdout, out + i, ve - i);
+            i = e + 1;
+        }
+        printf("]}\n");
+    } else {
+        fwrite(out, 1, len, stdout);
+    }
     free(out);
     return 0;
 }
 
 const snap_cmd snap_cmds_apps[] = {
-    {"launch", cmd_launch, "launch PKG", "start an app's launcher activity"},
-    {"intent", cmd_intent, "intent ACTION [--data URI] [--component C]",
+    {"launch", cmd_launch, "launch PKG [--json]", "start an app's launcher activity"},
+    {"intent", cmd_intent, "intent ACTION [--data URI] [--component C] [--json]",
      "am start, with --es K V, --ei K N, --ez K true|false extras"},
-    {"stop", cmd_stop, "stop PKG", "force-stop an app"},
+    {"stop", cmd_stop, "stop PKG [--json]", "force-stop an app"},
     {"top", cmd_top, "top [--json]", "the resumed activity and the focused package"},
-    {"install", cmd_install, "install APK", "install an APK (streamed when the device can)"},
-    {"uninstall", cmd_uninstall, "uninstall PKG", "remove an app"},
-    {"getprop", cmd_getprop, "getprop [NAME]", "a system property, or all of them"},
-    {"logcat", cmd_logcat, "logcat [-n LINES] [-t SECONDS]",
+    {"install", cmd_install, "install APK [--json]", "install an APK (streamed when the device can)"},
+    {"uninstall", cmd_uninstall, "uninstall PKG [--json]", "remove an app"},
+    {"getprop", cmd_getprop, "getprop [--json] [NAME]", "a system property, or all of them"},
+    {"logcat", cmd_logcat, "logcat [-n LINES] [-t SECONDS] [--json]",
      "the last lines of the log (default 200), or follow it for a time"},
     {NULL, NULL, NULL, NULL},
 };

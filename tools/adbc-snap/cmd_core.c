@@ -14,9 +14,9 @@ static int cmd_exec(snap_ctx *ctx, int argc, char **argv);
 
 const snap_cmd snap_cmds_core[] = {
     {"info", cmd_info, "info [--json]", "the device's state, properties and features"},
-    {"shell", cmd_shell, "shell [-n] CMD...",
+    {"shell", cmd_shell, "shell [-n] [--json] CMD...",
      "run a command; exits with its status (shell v2), stderr kept apart"},
-    {"exec", cmd_exec, "exec CMD...", "run a command binary-safe (exec:), output to stdout"},
+    {"exec", cmd_exec, "exec [--json] CMD...", "run a command binary-safe (exec:), output to stdout"},
     {NULL, NULL, NULL, NULL},
 };
 
@@ -166,32 +166,141 @@ static int run_stream(snap_ctx *ctx, const char *cmd, adbc_shell_mode mode, int 
     return status;
 }
 
+/* The leading options of shell and exec: -n (shell only), --json, "--".
+ * Returns the index of the command's first word. */
+static int lead_opts(const snap_cmd *cmd, int argc, char **argv, int *forward, int *json)
+{
+    int i = 1;
+    for (; i < argc && argv[i][0] == '-'; i++) {
+        if (strcmp(argv[i], "--") == 0)
+            return i + 1;
+        if (strcmp(argv[i], "--json") == 0)
+            *json = 1;
+        else if (forward && strcmp(argv[i], "-n") == 0)
+            *forward = 0;
+        else
+            break; /* the command itself, such as `shell -x` is not ours */
+    }
+    (void)cmd;
+    return i;
+}
+
+/* Output collected for --json, bounded: JSON is for results a program
+ * reads whole, not for streams. */
+#define JSON_MAX_OUTPUT (64u << 20)
+
+typedef struct obuf {
+    char *p;
+    size_t len, cap;
+} obuf;
+
+static int obuf_add(obuf *b, const char *d, size_t n)
+{
+    if (b->len + n > JSON_MAX_OUTPUT)
+        return -1;
+    if (b->len + n > b->cap) {
+        size_t cap = b->cap ? b->cap : 65536;
+        while (cap < b->len + n)
+            cap *= 2;
+        char *p = realloc(b->p, cap);
+        if (!p)
+            return -1;
+        b->p = p;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->len, d, n);
+    b->len += n;
+    return 0;
+}
+
+/* --json: run to the end with stdin closed, then print one object:
+ * {"exit_code": N or null, "stdout": ..., "stderr": ...} (exec: stdout
+ * only); byte strings that are not UTF-8 as "<name>_base64". Exits with the
+ * command's status as without --json. */
+static int run_json(snap_ctx *ctx, const char *cmd, adbc_shell_mode mode)
+{
+    adbc_conn *c;
+    if (snap_connect(ctx, &c) < 0)
+        return SNAP_EXIT_FAIL;
+    adbc_shell_opts o = {.mode = mode};
+    adbc_shell *sh;
+    int rc = adbc_shell_open(&sh, c, cmd, &o, ctx->timeout_ms);
+    if (rc < 0)
+        return snap_fail(cmd, rc);
+    if (adbc_shell_is_v2(sh))
+        adbc_shell_close_stdin(sh, ctx->timeout_ms);
+    obuf out = {0}, err = {0};
+    char buf[65536];
+    int status = 0, code = -1, failed = 0;
+    for (;;) {
+        int fd;
+        ssize_t n = adbc_shell_read(sh, &fd, buf, sizeof buf, -1);
+        if (n < 0) {
+            status = snap_fail(cmd, (int)n);
+            failed = 1;
+            break;
+        }
+        if (n == 0) {
+            code = adbc_shell_exit_code(sh);
+            status = code >= 0 ? code : 0;
+            break;
+        }
+        if (obuf_add(fd == 2 ? &err : &out, buf, (size_t)n) < 0) {
+            status = snap_error(SNAP_EXIT_FAIL, cmd,
+                                "the output passed %u MiB: run it without --json",
+                                JSON_MAX_OUTPUT >> 20);
+            failed = 1;
+            break;
+        }
+    }
+    adbc_shell_free(sh);
+    if (!failed) {
+        printf("{");
+        if (mode != ADBC_SHELL_EXEC) {
+            if (code >= 0)
+                printf("\"exit_code\":%d,", code);
+            else
+                printf("\"exit_code\":null,");
+        }
+        snap_json_bytes(stdout, "stdout", out.p ? out.p : "", out.len);
+        if (mode != ADBC_SHELL_EXEC) {
+            putchar(',');
+            snap_json_bytes(stdout, "stderr", err.p ? err.p : "", err.len);
+        }
+        printf("}\n");
+        fflush(stdout);
+        snap_json_mark();
+    }
+    free(out.p);
+    free(err.p);
+    return status;
+}
+
 static int cmd_shell(snap_ctx *ctx, int argc, char **argv)
 {
-    int from = 1, forward = 1;
-    if (argc > 1 && strcmp(argv[1], "-n") == 0) {
-        forward = 0;
-        from = 2;
-    }
+    int forward = 1, json = 0;
+    int from = lead_opts(&snap_cmds_core[1], argc, argv, &forward, &json);
     if (from >= argc)
         return snap_usage(&snap_cmds_core[1],
                           "give the command to run (interactive shells are not supported)");
     char *cmd = snap_join(argc, argv, from);
     if (!cmd)
         return SNAP_EXIT_FAIL;
-    int rc = run_stream(ctx, cmd, ADBC_SHELL_AUTO, forward);
+    int rc = json ? run_json(ctx, cmd, ADBC_SHELL_AUTO) : run_stream(ctx, cmd, ADBC_SHELL_AUTO, forward);
     free(cmd);
     return rc;
 }
 
 static int cmd_exec(snap_ctx *ctx, int argc, char **argv)
 {
-    if (argc < 2)
+    int json = 0;
+    int from = lead_opts(&snap_cmds_core[2], argc, argv, NULL, &json);
+    if (from >= argc)
         return snap_usage(&snap_cmds_core[2], "give the command to run");
-    char *cmd = snap_join(argc, argv, 1);
+    char *cmd = snap_join(argc, argv, from);
     if (!cmd)
         return SNAP_EXIT_FAIL;
-    int rc = run_stream(ctx, cmd, ADBC_SHELL_EXEC, 0);
+    int rc = json ? run_json(ctx, cmd, ADBC_SHELL_EXEC) : run_stream(ctx, cmd, ADBC_SHELL_EXEC, 0);
     free(cmd);
     return rc;
 }

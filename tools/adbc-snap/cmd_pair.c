@@ -14,7 +14,7 @@
 static int cmd_pair(snap_ctx *ctx, int argc, char **argv);
 
 const snap_cmd snap_cmds_pair[] = {
-    {"pair", cmd_pair, "pair [HOST:PORT] [CODE]",
+    {"pair", cmd_pair, "pair [--json] [HOST:PORT] [CODE]",
      "pair with a device's pairing port (Wireless debugging; without HOST:PORT the only "
      "pairing service announced by mDNS; CODE read from stdin if absent)"},
     {NULL, NULL, NULL, NULL},
@@ -77,17 +77,24 @@ static int find_pairing(snap_ctx *ctx, char *addr, size_t len)
 
 static int cmd_pair(snap_ctx *ctx, int argc, char **argv)
 {
-    if (argc > 3)
+    int json = 0, n = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--json") == 0)
+            json = 1;
+        else
+            argv[1 + n++] = argv[i];
+    }
+    if (n > 2)
         return snap_usage(&snap_cmds_pair[0], "expected [HOST:PORT] and the pairing code");
     /* adb's form is HOST:PORT [CODE]; a first argument without ':' is the
      * code, the address then comes from mDNS. */
-    int has_addr = argc >= 2 && strchr(argv[1], ':') != NULL;
-    if (argc == 3 && !has_addr)
+    int has_addr = n >= 1 && strchr(argv[1], ':') != NULL;
+    if (n == 2 && !has_addr)
         return snap_usage(&snap_cmds_pair[0], "the address must be HOST:PORT");
     char found[128];
     const char *addr = has_addr ? argv[1] : NULL;
     char buf[64];
-    const char *code = argc == 3 ? argv[2] : argc == 2 && !has_addr ? argv[1] : NULL;
+    const char *code = n == 2 ? argv[2] : n == 1 && !has_addr ? argv[1] : NULL;
     if (!code) {
         if (read_code(buf, sizeof buf) != 0)
             return snap_usage(&snap_cmds_pair[0], "no pairing code on the command line or stdin");
@@ -101,10 +108,19 @@ static int cmd_pair(snap_ctx *ctx, int argc, char **argv)
     char *guid = NULL;
     int rc = adbc_pair(&guid, addr, code, NULL, ctx->timeout_ms);
     if (rc < 0) {
-        fprintf(stderr, "adbc-snap: failed to pair with %s: %s\n", addr, adbc_last_error());
-        return SNAP_EXIT_FAIL;
+        char what[300];
+        snprintf(what, sizeof what, "failed to pair with %s", addr);
+        return snap_fail(what, rc);
     }
-    printf("Successfully paired to %s [guid=%s]\n", addr, guid ? guid : "");
+    if (json) {
+        printf("{\"paired\":");
+        snap_json_str(stdout, addr);
+        printf(",\"guid\":");
+        snap_json_str(stdout, guid ? guid : "");
+        printf("}\n");
+    } else {
+        printf("Successfully paired to %s [guid=%s]\n", addr, guid ? guid : "");
+    }
     free(guid);
     return 0;
 }

@@ -23,9 +23,9 @@ static int cmd_ls(snap_ctx *ctx, int argc, char **argv);
 static int cmd_stat(snap_ctx *ctx, int argc, char **argv);
 
 const snap_cmd snap_cmds_sync[] = {
-    {"push", cmd_push, "push [-L] LOCAL... REMOTE",
+    {"push", cmd_push, "push [-L] [--json] LOCAL... REMOTE",
      "copy files or trees to the device (-L: send links' targets)"},
-    {"pull", cmd_pull, "pull [-a] REMOTE... LOCAL",
+    {"pull", cmd_pull, "pull [-a] [--json] REMOTE... LOCAL",
      "copy files or trees from the device (-a: keep mtime and mode)"},
     {"ls", cmd_ls, "ls [-l] [--json] REMOTE", "list a directory on the device"},
     {"stat", cmd_stat, "stat [--json] REMOTE", "what the device reports about a path"},
@@ -104,11 +104,75 @@ static void bar_init(bar *b, const snap_ctx *ctx)
     b->start = now_s();
 }
 
+/* --json for push and pull: one object for the run, an entry per source,
+ * printed when all are done:
+ *   {"files":N,"skipped":N,"bytes":N,"seconds":S,"sources":[
+ *     {"source":..,"target":..,"files":..,"skipped":..,"bytes":..,"seconds":..}
+ *     or {"source":..,"error":{"code":..,"reason":..,"message":..}}]} */
+typedef struct jrun {
+    int on, n;
+    unsigned long long files, skipped, bytes;
+    double t0;
+} jrun;
+
+static void jrun_begin(jrun *j, int on)
+{
+    memset(j, 0, sizeof *j);
+    j->on = on;
+    j->t0 = now_s();
+    if (on) {
+        /* From here on errors belong to their source's entry. */
+        snap_json_mark();
+        printf("{\"sources\":[");
+    }
+}
+
+static void jrun_source(jrun *j, const char *src, const char *target, const adbc_sync_result *r,
+                        double secs, int rc, const char *msg)
+{
+    if (!j->on)
+        return;
+    printf("%s{\"source\":", j->n++ ? "," : "");
+    snap_json_str(stdout, src);
+    if (target) {
+        printf(",\"target\":");
+        snap_json_str(stdout, target);
+    }
+    if (rc != 0) {
+        printf(",\"error\":{");
+        if (rc < 0) {
+            printf("\"code\":%d,\"reason\":", rc);
+            snap_json_str(stdout, adbc_strerror(rc));
+            putchar(',');
+        }
+        printf("\"message\":");
+        snap_json_str(stdout, msg);
+        printf("}}");
+        return;
+    }
+    printf(",\"files\":%llu,\"skipped\":%llu,\"bytes\":%llu,\"seconds\":%.3f}",
+           (unsigned long long)r->files, (unsigned long long)r->skipped,
+           (unsigned long long)r->bytes, secs);
+    j->files += r->files;
+    j->skipped += r->skipped;
+    j->bytes += r->bytes;
+}
+
+static void jrun_end(jrun *j, int status)
+{
+    if (!j->on)
+        return;
+    printf("],\"files\":%llu,\"skipped\":%llu,\"bytes\":%llu,\"seconds\":%.3f,"
+           "\"exit_status\":%d}\n",
+           j->files, j->skipped, j->bytes, now_s() - j->t0, status);
+    fflush(stdout);
+}
+
 /* adb's summary: "<src>: 1 file pushed, 0 skipped. 12.3 MB/s (N bytes in T s)" */
 static void summary(const snap_ctx *ctx, const char *src, const char *verb,
                     const adbc_sync_result *r, double secs)
 {
-    if (ctx->quiet)
+    if (ctx->quiet || snap_json_on())
         return;
     printf("%s: %llu file%s %s, %llu skipped.", src, (unsigned long long)r->files,
            r->files == 1 ? "" : "s", verb, (unsigned long long)r->skipped);
@@ -170,7 +234,7 @@ static char *target_for(const char *dst, int dst_isdir, const char *src)
 /* One push (from a local path) or pull, with the progress bar and adb's
  * summary line naming LABEL. 0, or -1 once the error is printed. */
 static int transfer(snap_ctx *ctx, adbc_sync *s, int push, const char *from, const char *label,
-                    const char *target, unsigned flags)
+                    const char *target, unsigned flags, jrun *j)
 {
     bar b;
     bar_init(&b, ctx);
@@ -186,9 +250,12 @@ static int transfer(snap_ctx *ctx, adbc_sync *s, int push, const char *from, con
     bar_clear(&b);
     if (rc < 0) {
         snap_fail(push ? "push" : "pull", rc);
+        const char *msg = adbc_last_error();
+        jrun_source(j, label, target, NULL, 0, rc, *msg ? msg : adbc_strerror(rc));
         return -1;
     }
     summary(ctx, label, push ? "pushed" : "pulled", &r, now_s() - t0);
+    jrun_source(j, label, target, &r, now_s() - t0, 0, NULL);
     return 0;
 }
 
@@ -197,10 +264,12 @@ static int transfer(snap_ctx *ctx, adbc_sync *s, int push, const char *from, con
 static int cmd_push(snap_ctx *ctx, int argc, char **argv)
 {
     unsigned flags = 0;
-    int i = 1;
+    int i = 1, json = 0;
     for (; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
         if (strcmp(argv[i], "-L") == 0)
             flags |= ADBC_SYNC_FOLLOW_LINKS;
+        else if (strcmp(argv[i], "--json") == 0)
+            json = 1;
         else if (strcmp(argv[i], "--") == 0) {
             i++;
             break;
@@ -224,21 +293,24 @@ static int cmd_push(snap_ctx *ctx, int argc, char **argv)
     }
     int dst_isdir = dst_exists && S_ISDIR(dst_st.mode);
     if (!dst_isdir && nsrc > 1) {
-        fprintf(stderr, "adbc-snap: push: target '%s' is not a directory\n", dst);
         adbc_sync_close(s);
-        return SNAP_EXIT_FAIL;
+        return snap_error(SNAP_EXIT_FAIL, "push", "target '%s' is not a directory", dst);
     }
     if (!dst_isdir && dst_exists && dst[strlen(dst) - 1] == '/') {
-        fprintf(stderr, "adbc-snap: push: failed to access '%s': Not a directory\n", dst);
         adbc_sync_close(s);
-        return SNAP_EXIT_FAIL;
+        return snap_error(SNAP_EXIT_FAIL, "push", "failed to access '%s': Not a directory", dst);
     }
     int status = 0;
+    jrun j;
+    jrun_begin(&j, json);
     for (; i < argc - 1; i++) {
         const char *src = argv[i];
         struct stat st;
         if (stat(src, &st) != 0 && lstat(src, &st) != 0) {
-            fprintf(stderr, "adbc-snap: push: cannot stat '%s': %s\n", src, strerror(errno));
+            char msg[512];
+            snprintf(msg, sizeof msg, "cannot stat '%s': %s", src, strerror(errno));
+            fprintf(stderr, "adbc-snap: push: %s\n", msg);
+            jrun_source(&j, src, NULL, NULL, 0, 1, msg);
             status = SNAP_EXIT_FAIL;
             continue;
         }
@@ -255,12 +327,13 @@ static int cmd_push(snap_ctx *ctx, int argc, char **argv)
             status = SNAP_EXIT_FAIL;
             break;
         }
-        if (transfer(ctx, s, 1, real ? real : src, src, target, flags) < 0)
+        if (transfer(ctx, s, 1, real ? real : src, src, target, flags, &j) < 0)
             status = SNAP_EXIT_FAIL;
         free(real);
         free(target);
     }
     adbc_sync_close(s);
+    jrun_end(&j, status);
     return status;
 }
 
@@ -269,10 +342,12 @@ static int cmd_push(snap_ctx *ctx, int argc, char **argv)
 static int cmd_pull(snap_ctx *ctx, int argc, char **argv)
 {
     unsigned flags = ADBC_SYNC_NO_ATTRS;
-    int i = 1;
+    int i = 1, json = 0;
     for (; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
         if (strcmp(argv[i], "-a") == 0)
             flags &= ~(unsigned)ADBC_SYNC_NO_ATTRS;
+        else if (strcmp(argv[i], "--json") == 0)
+            json = 1;
         else if (strcmp(argv[i], "--") == 0) {
             i++;
             break;
@@ -288,18 +363,16 @@ static int cmd_pull(snap_ctx *ctx, int argc, char **argv)
     struct stat lst;
     int dst_exists = stat(dst, &lst) == 0;
     int dst_isdir = dst_exists && S_ISDIR(lst.st_mode);
-    if (!dst_isdir && nsrc > 1) {
-        fprintf(stderr, "adbc-snap: pull: target '%s' is not a directory\n", dst);
-        return SNAP_EXIT_FAIL;
-    }
-    if (!dst_isdir && dst_exists && dst[strlen(dst) - 1] == '/') {
-        fprintf(stderr, "adbc-snap: pull: failed to access '%s': Not a directory\n", dst);
-        return SNAP_EXIT_FAIL;
-    }
+    if (!dst_isdir && nsrc > 1)
+        return snap_error(SNAP_EXIT_FAIL, "pull", "target '%s' is not a directory", dst);
+    if (!dst_isdir && dst_exists && dst[strlen(dst) - 1] == '/')
+        return snap_error(SNAP_EXIT_FAIL, "pull", "failed to access '%s': Not a directory", dst);
     adbc_sync *s;
     if (open_sync(ctx, &s) < 0)
         return SNAP_EXIT_FAIL;
     int status = 0;
+    jrun j;
+    jrun_begin(&j, json);
     for (; i < last; i++) {
         const char *src = argv[i];
         char *target = target_for(dst, dst_isdir, src);
@@ -308,11 +381,12 @@ static int cmd_pull(snap_ctx *ctx, int argc, char **argv)
             status = SNAP_EXIT_FAIL;
             break;
         }
-        if (transfer(ctx, s, 0, src, src, target, flags) < 0)
+        if (transfer(ctx, s, 0, src, src, target, flags, &j) < 0)
             status = SNAP_EXIT_FAIL;
         free(target);
     }
     adbc_sync_close(s);
+    jrun_end(&j, status);
     return status;
 }
 
@@ -357,22 +431,23 @@ static void time_str(int64_t t, char *out, size_t n)
         snprintf(out, n, "%lld", (long long)t);
 }
 
-static void json_stat(const adbc_sync_statbuf *st, int error)
+static void json_stat(FILE *f, const adbc_sync_statbuf *st, int error)
 {
-    printf("\"type\":\"%s\",\"mode\":%u,\"perm\":\"0%03o\",\"size\":%llu,\"mtime\":%lld",
+    fprintf(f, "\"type\":\"%s\",\"mode\":%u,\"perm\":\"0%03o\",\"size\":%llu,\"mtime\":%lld",
            type_name(st->mode), st->mode, st->mode & 07777, (unsigned long long)st->size,
            (long long)st->mtime);
     if (st->v2)
-        printf(",\"atime\":%lld,\"ctime\":%lld,\"uid\":%u,\"gid\":%u,\"nlink\":%u,\"dev\":%llu,"
+        fprintf(f, ",\"atime\":%lld,\"ctime\":%lld,\"uid\":%u,\"gid\":%u,\"nlink\":%u,\"dev\":%llu,"
                "\"ino\":%llu",
                (long long)st->atime, (long long)st->ctime, st->uid, st->gid, st->nlink,
                (unsigned long long)st->dev, (unsigned long long)st->ino);
     if (error)
-        printf(",\"error\":\"%s\"", adbc_sync_errno_name((uint32_t)error));
+        fprintf(f, ",\"error\":\"%s\"", adbc_sync_errno_name((uint32_t)error));
 }
 
 typedef struct ls_out {
     int lng, json, n;
+    FILE *f; /* --json: the listing is collected and printed when complete */
 } ls_out;
 
 static int ls_entry(void *user, const adbc_sync_dirent *e)
@@ -380,11 +455,11 @@ static int ls_entry(void *user, const adbc_sync_dirent *e)
     ls_out *o = user;
     const adbc_sync_statbuf *st = &e->st;
     if (o->json) {
-        printf("%s{\"name\":", o->n++ ? "," : "");
-        snap_json_str(stdout, e->name);
-        putchar(',');
-        json_stat(st, e->error);
-        putchar('}');
+        fprintf(o->f, "%s{\"name\":", o->n++ ? "," : "");
+        snap_json_str(o->f, e->name);
+        fputc(',', o->f);
+        json_stat(o->f, st, e->error);
+        fputc('}', o->f);
     } else if (o->lng) {
         char m[11], t[32];
         mode_str(st->mode, m);
@@ -423,11 +498,19 @@ static int cmd_ls(snap_ctx *ctx, int argc, char **argv)
     adbc_sync *s;
     if (open_sync(ctx, &s) < 0)
         return SNAP_EXIT_FAIL;
-    if (o.json)
-        printf("[");
+    char *buf = NULL;
+    size_t len = 0;
+    if (o.json && !(o.f = open_memstream(&buf, &len))) {
+        adbc_sync_close(s);
+        return snap_error(SNAP_EXIT_FAIL, "ls", "out of memory");
+    }
     int rc = adbc_sync_list(s, path, ls_entry, &o, ctx->timeout_ms);
-    if (o.json)
-        printf("]\n");
+    if (o.f) {
+        fclose(o.f);
+        if (rc >= 0)
+            printf("[%.*s]\n", (int)len, buf);
+        free(buf);
+    }
     adbc_sync_close(s);
     return rc < 0 ? snap_fail("ls", rc) : 0;
 }
@@ -458,7 +541,7 @@ static int cmd_stat(snap_ctx *ctx, int argc, char **argv)
         printf("{\"path\":");
         snap_json_str(stdout, path);
         putchar(',');
-        json_stat(&st, 0);
+        json_stat(stdout, &st, 0);
         printf("}\n");
         return 0;
     }

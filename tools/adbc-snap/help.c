@@ -13,7 +13,7 @@ typedef struct snap_help {
     const char *text;
 } snap_help;
 
-#define JSON_NOTE "--json   print the result as one JSON object on stdout"
+#define JSON_NOTE "--json   print the result as one JSON object on stdout; errors too"
 
 static const snap_help help_table[] = {
     {"info",
@@ -24,23 +24,35 @@ static const snap_help help_table[] = {
      "Runs CMD... (joined with spaces, as adb does) in the device's shell. With\n"
      "shell v2 stdout and stderr stay apart and adbc-snap exits with the\n"
      "command's own status; stdin is forwarded when it is not a terminal.\n\n"
-     "  -n       do not forward stdin\n\n"
+     "  -n       do not forward stdin\n"
+     "  --json   collect the output: {\"exit_code\", \"stdout\", \"stderr\"} (as\n"
+     "           \"stdout_base64\"/\"stderr_base64\" when not UTF-8); stdin is\n"
+     "           not forwarded. The exit status is the command's as without it.\n\n"
      "Options must come before CMD; everything from CMD on goes to the device."},
     {"exec",
      "Runs CMD... with the exec: service: no terminal, no shell protocol, the\n"
      "output byte for byte (use it for binary data: `exec cat FILE > copy`).\n\n"
-
+     "  --json   collect the output: {\"stdout\"} (\"stdout_base64\" when not\n"
+     "           UTF-8)\n\n"
      "Options must come before CMD; everything from CMD on goes to the device."},
     {"push",
      "Copies files or directory trees to the device with the sync service.\n"
      "Into an existing directory a source goes under its own name; several\n"
      "sources need a directory. Prints adb's summary line per source, and on a\n"
      "terminal a progress line (stderr).\n\n"
-     "  -L       send the targets of symbolic links instead of the links"},
+     "  -L       send the targets of symbolic links instead of the links\n"
+     "  --json   one object for the run, printed at its end: totals \"files\",\n"
+     "           \"skipped\", \"bytes\", \"seconds\", \"exit_status\", and \"sources\":\n"
+     "           one entry per source with its \"target\" and counts, or its\n"
+     "           \"error\"; no summary lines"},
     {"pull",
      "Copies files or directory trees from the device. Files are written beside\n"
      "their destination and renamed into place only when complete.\n\n"
-     "  -a       keep the modification time and mode"},
+     "  -a       keep the modification time and mode\n"
+     "  --json   one object for the run, printed at its end: totals \"files\",\n"
+     "           \"skipped\", \"bytes\", \"seconds\", \"exit_status\", and \"sources\":\n"
+     "           one entry per source with its \"target\" and counts, or its\n"
+     "           \"error\"; no summary lines"},
     {"ls",
      "Lists a directory on the device (names; -l: mode, size, time, name).\n\n"
      "  -l       long listing\n"
@@ -61,7 +73,8 @@ static const snap_help help_table[] = {
      "Pairs this computer's adb key with an Android 11+ device (Developer\n"
      "options > Wireless debugging > Pair device with pairing code). CODE is\n"
      "read from stdin when not given. Then connect with -t to the port the\n"
-     "Wireless debugging screen shows."},
+     "Wireless debugging screen shows.\n\n"
+     "  --json   {\"paired\", \"guid\"}; errors as JSON"},
     {"wait-for-device",
      "Waits until the selected device (-s, ANDROID_SERIAL, else the only one)\n"
      "is in STATE, as adb's wait-for-[TRANSPORT-]STATE: TRANSPORT is usb,\n"
@@ -91,7 +104,7 @@ static const snap_help help_table[] = {
      "The screen as an indented outline with [ref=N] markers on what can be\n"
      "acted on; the refs are saved for the device, so later `tap N` etc. act on\n"
      "this snapshot's elements.\n\n"
-     "  --json      the snapshot as JSON\n"
+     "  --json      the snapshot as JSON; errors as JSON too\n"
      "  --xml FILE  read a saved uiautomator dump instead of a device\n"
      "  -o FILE     write the output to FILE"},
     {"find",
@@ -104,18 +117,18 @@ static const snap_help help_table[] = {
      "Snapshots until TEXT is on the screen (--gone: until it is not), for at\n"
      "most -t SECONDS (default 10). Exit status 1 on timeout.\n\n"
      "  --snapshot   print the snapshot that satisfied the wait\n"
-     "  --json       the same, as JSON"},
+     "  --json       the same, as JSON (errors as JSON too)"},
     {"wait-state",
      "Snapshots until the element REF (of the last snapshot) is in STATE:\n"
      "checked, unchecked, enabled, disabled, focused, unfocused, selected or\n"
      "unselected; -t SECONDS bounds it (default 10).\n\n"
      "  --snapshot   print the snapshot that satisfied the wait\n"
-     "  --json       the same, as JSON"},
+     "  --json       the same, as JSON (errors as JSON too)"},
     {"wait-stable",
      "Snapshots until two in a row are the same (the screen has settled), for at\n"
      "most -t SECONDS (default 10).\n\n"
      "  --snapshot   print the last snapshot\n"
-     "  --json       the same, as JSON"},
+     "  --json       the same, as JSON (errors as JSON too)"},
     {"tap",
      "Taps the centre of element REF of the last snapshot. The act is verified\n"
      "first: a fresh dump must still show the element (in place, or moved but\n"
@@ -123,7 +136,7 @@ static const snap_help help_table[] = {
      "snapshot).\n\n"
      "Every act takes:\n"
      "  --snapshot    print the screen after the act (and save its refs)\n"
-     "  --json        the same as JSON\n"
+     "  --json        the same as JSON; errors as JSON too\n"
      "  --settle MS   wait before that snapshot (default 500)\n"
      "  --no-verify   act on the saved coordinates without checking"},
     {"tap-xy", "Taps the point X Y (pixels). Takes the options of `tap`."},
@@ -132,7 +145,8 @@ static const snap_help help_table[] = {
      "Takes the options of `tap`."},
     {"grid",
      "Prints the screen's grid: ten columns A-J and near-square rows, with the\n"
-     "pixel bounds of each cell, for tapping where no element has a ref."},
+     "pixel bounds of each cell, for tapping where no element has a ref.\n\n"
+     "  " JSON_NOTE},
     {"type",
      "Focuses element REF and types TEXT (any Unicode; what `input text` cannot\n"
      "carry is sent another way). Use -- before TEXT that starts with \"-\".\n\n"
@@ -155,27 +169,34 @@ static const snap_help help_table[] = {
      "is not a terminal.\n\n"
      "  -o FILE           where to write (\"-\": stdout)\n"
      "  --png-on-device   let the device encode (screencap -p)\n"
-     "  --raw             insist on raw pixels"},
-    {"launch", "Starts the launcher activity of package PKG."},
+     "  --raw             insist on raw pixels\n"
+     "  --json            print {\"path\", \"width\", \"height\", \"bytes\"} (needs -o)"},
+    {"launch", "Starts the launcher activity of package PKG.\n\n"
+               "  --json   {\"ok\": true, ...}; errors as JSON"},
     {"intent",
      "Starts an activity with an intent (am start): an ACTION, a --data URI\n"
      "and/or a --component PKG/CLASS, with extras --es KEY STRING,\n"
-     "--ei KEY INT, --ez KEY true|false (each may repeat)."},
-    {"stop", "Force-stops package PKG."},
+     "--ei KEY INT, --ez KEY true|false (each may repeat).\n\n"
+     "  --json   {\"ok\": true, ...}; errors as JSON"},
+    {"stop", "Force-stops package PKG.\n\n  --json   {\"ok\": true, ...}; errors as JSON"},
     {"top",
      "The resumed activity and the focused package.\n\n"
      "  " JSON_NOTE},
     {"install",
      "Installs APK (streamed with `cmd package install` when the device can,\n"
-     "else pushed to /data/local/tmp and installed with pm)."},
-    {"uninstall", "Removes package PKG."},
+     "else pushed to /data/local/tmp and installed with pm).\n\n"
+     "  --json   {\"ok\": true, ...}; errors as JSON"},
+    {"uninstall", "Removes package PKG.\n\n  --json   {\"ok\": true, ...}; errors as JSON"},
     {"getprop",
-     "One system property (its value), or all of them as getprop prints them."},
+     "One system property (its value), or all of them as getprop prints them.\n\n"
+     "  --json   {\"NAME\": \"value\", ...} (one or all); errors as JSON"},
     {"logcat",
      "The last LINES lines of the device's log (default 200), or the log as it\n"
      "comes for SECONDS (-t), then stops.\n\n"
      "  -n LINES     how many of the last lines\n"
-     "  -t SECONDS   follow for this long (at most 3600)"},
+     "  -t SECONDS   follow for this long (at most 3600)\n"
+     "  --json       {\"lines\": [...]}, one string a line (bytes that are not\n"
+     "               UTF-8 as U+FFFD); errors as JSON"},
     {"help",
      "Shows the help of a command (the same as `adbc-snap COMMAND --help`), or\n"
      "with no COMMAND the list of commands.\n\n"
@@ -188,6 +209,14 @@ const char *snap_help_text(const char *name)
     for (const snap_help *h = help_table; h->name; h++)
         if (strcmp(h->name, name) == 0)
             return h->text;
+    return NULL;
+}
+
+const char *snap_help_orphan(void)
+{
+    for (const snap_help *h = help_table; h->name; h++)
+        if (!snap_cmd_find(h->name))
+            return h->name;
     return NULL;
 }
 

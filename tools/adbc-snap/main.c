@@ -29,7 +29,10 @@ void snap_usage_all(FILE *f)
     for (size_t t = 0; t < snap_ntables; t++)
         for (const snap_cmd *c = snap_tables[t]; c->name; c++)
             fprintf(f, "  %-34s %s\n", c->usage, c->help);
-    fprintf(f, "\n`adbc-snap help COMMAND` or `adbc-snap COMMAND --help`: a command's options.\n");
+    fprintf(f, "\n`adbc-snap help COMMAND` or `adbc-snap COMMAND --help`: a command's options.\n"
+               "With --json a command prints its result as JSON on stdout, and an error as\n"
+               "{\"error\":{\"what\",\"code\",\"reason\",\"message\"},\"exit_status\":N} (exit\n"
+               "status unchanged; the message also goes to stderr).\n");
 }
 
 const snap_cmd *snap_cmd_find(const char *name)
@@ -104,6 +107,7 @@ int main(int argc, char **argv)
     }
     if (has_opt(cmd->name, argc - i, argv + i, "--help"))
         return snap_help_show(cmd);
+    snap_json_set(has_opt(cmd->name, argc - i, argv + i, "--json"));
     if (snap_signals_start() != 0)
         fprintf(stderr, "adbc-snap: cannot watch for signals: an interrupt will not clean up\n");
     int rc = cmd->run(&ctx, argc - i, argv + i);
@@ -112,7 +116,10 @@ int main(int argc, char **argv)
     int sig = snap_signal_received();
     if (sig) {
         fprintf(stderr, "adbc-snap: stopped by signal %d (%s)\n", sig, strsignal(sig));
-        return 128 + sig;
+        rc = 128 + sig;
     }
+    /* A failure that printed no JSON of its own still gets one document. */
+    if (rc != 0)
+        snap_json_error(cmd->name, 0, "failed (the cause is on stderr)", NULL, rc);
     return rc;
 }

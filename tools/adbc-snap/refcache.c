@@ -64,7 +64,7 @@ char *snap_refs_path(snap_ctx *ctx)
         return NULL; /* snap_connect said why */
     char *dir = cache_dir();
     if (!dir) {
-        fprintf(stderr, "adbc-snap: no cache directory: set HOME or XDG_CACHE_HOME\n");
+        snap_error(SNAP_EXIT_FAIL, NULL, "no cache directory: set HOME or XDG_CACHE_HOME");
         return NULL;
     }
     /* The key may hold ':' and anything else a serial holds: keep letters,
@@ -144,19 +144,19 @@ int snap_ref_lookup(snap_ctx *ctx, const char *arg, adbc_ui_reftab **tab,
     *ref = NULL;
     long n;
     if (parse_ref(arg, &n) < 0) {
-        fprintf(stderr, "adbc-snap: \"%s\" is not a ref: give the number N of a [ref=N] in the "
-                        "last snapshot\n", arg);
-        return SNAP_EXIT_USAGE;
+        return snap_error(SNAP_EXIT_USAGE, NULL,
+                          "\"%s\" is not a ref: give the number N of a [ref=N] in the last "
+                          "snapshot", arg);
     }
     char *path = snap_refs_path(ctx);
     if (!path)
         return SNAP_EXIT_FAIL;
     int rc = adbc_ui_reftab_load(tab, path);
     if (rc == ADBC_ENOTFOUND) {
-        fprintf(stderr, "adbc-snap: no snapshot saved for %s: run `adbc-snap snapshot` first and "
-                        "use its refs\n", device_key(ctx));
         free(path);
-        return SNAP_EXIT_FAIL;
+        return snap_error(SNAP_EXIT_FAIL, NULL,
+                          "no snapshot saved for %s: run `adbc-snap snapshot` first and use its "
+                          "refs", device_key(ctx));
     }
     if (rc < 0) {
         snap_fail("the saved refs", rc);
@@ -169,11 +169,13 @@ int snap_ref_lookup(snap_ctx *ctx, const char *arg, adbc_ui_reftab **tab,
     if (!*ref) {
         size_t count = adbc_ui_reftab_count(*tab);
         if (count)
-            fprintf(stderr, "adbc-snap: ref %ld is not in the last snapshot (its refs are 1-%zu): "
-                            "take a new snapshot\n", n, count);
+            snap_error(SNAP_EXIT_FAIL, NULL,
+                       "ref %ld is not in the last snapshot (its refs are 1-%zu): take a new "
+                       "snapshot", n, count);
         else
-            fprintf(stderr, "adbc-snap: ref %ld is not in the last snapshot (it had no refs): "
-                            "take a new snapshot\n", n);
+            snap_error(SNAP_EXIT_FAIL, NULL,
+                       "ref %ld is not in the last snapshot (it had no refs): take a new "
+                       "snapshot", n);
         adbc_ui_reftab_free(*tab);
         *tab = NULL;
         return SNAP_EXIT_FAIL;
@@ -215,6 +217,5 @@ void snap_ui_opts(const snap_ctx *ctx, adbc_ui_opts *o)
 
 int snap_fail_act(const char *what, int rc)
 {
-    snap_fail(what, rc);
-    return rc == ADBC_ESTALE ? SNAP_EXIT_STALE : SNAP_EXIT_FAIL;
+    return snap_fail_status(what, rc, rc == ADBC_ESTALE ? SNAP_EXIT_STALE : SNAP_EXIT_FAIL);
 }

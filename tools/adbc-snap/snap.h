@@ -33,16 +33,46 @@ typedef struct snap_cmd {
  * failure prints the error and returns it. */
 int snap_connect(snap_ctx *ctx, adbc_conn **out);
 
-/* Print "adbc-snap: <what>: <last error>" to stderr; returns SNAP_EXIT_FAIL. */
+/* Print "adbc-snap: <what>: <last error>" to stderr (and with --json the
+ * error as JSON on stdout); returns SNAP_EXIT_FAIL, or status. */
 int snap_fail(const char *what, int rc);
+int snap_fail_status(const char *what, int rc, int status);
 
-/* Print a usage error for a command; returns SNAP_EXIT_USAGE. */
+/* Print a usage error for a command (JSON too); returns SNAP_EXIT_USAGE. */
 int snap_usage(const snap_cmd *cmd, const char *msg);
+
+/* Print "adbc-snap: <what>: <message>" (what NULL: "adbc-snap: <message>")
+ * to stderr, and the JSON error with --json; returns status. */
+int snap_error(int status, const char *what, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* --json: with it on (main sets it when a command's options hold --json),
+ * every error is also printed on stdout as one JSON object:
+ *   {"error":{"what", "code", "reason", "message", "usage"},"exit_status":N}
+ * ("code"/"reason": the adbc_err and its text, when a library call failed;
+ * "usage" for usage errors). Only one JSON document goes to stdout: a
+ * command that has printed its result marks it, and later errors go to
+ * stderr only. */
+void snap_json_set(int on);
+int snap_json_on(void);
+void snap_json_mark(void);
+int snap_json_marked(void);
+void snap_json_error(const char *what, int code, const char *message, const char *usage,
+                     int status);
+
+/* Write len bytes as "key":"..." when they are UTF-8, else as
+ * "key_base64":"..." (byte-exact either way). */
+void snap_json_bytes(FILE *f, const char *key, const void *data, size_t len);
+
+/* Write len bytes as a JSON string; bytes that are not UTF-8 become U+FFFD
+ * (for text such as log lines). */
+void snap_json_strn(FILE *f, const char *s, size_t len);
 
 /* Join argv[from..argc) with single spaces (as adb does for shell). malloc'd. */
 char *snap_join(int argc, char **argv, int from);
 
-/* Write s as a JSON string literal (with quotes) to f. */
+/* Write s as a JSON string literal (with quotes) to f; bytes that are not
+ * UTF-8 become U+FFFD. */
 void snap_json_str(FILE *f, const char *s);
 
 /* SIGINT/SIGTERM/SIGHUP handling (signals.c): start before any thread;

@@ -1,10 +1,26 @@
-/* adbc-snap helpers: device selection, errors, JSON strings. */
+/* adbc-snap helpers: device selection, errors, argument joining. */
 #include "snap.h"
 
 #include "adbc/devices.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+
+int snap_error(int status, const char *what, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (what)
+        fprintf(stderr, "adbc-snap: %s: %s\n", what, msg);
+    else
+        fprintf(stderr, "adbc-snap: %s\n", msg);
+    snap_json_error(what, 0, msg, NULL, status);
+    return status;
+}
 
 static void on_prompt(void *user, const char *message)
 {
@@ -31,6 +47,10 @@ int snap_connect(snap_ctx *ctx, adbc_conn **out)
         o.auth_timeout_ms = ctx->timeout_ms;
     int rc = adbc_device_connect(&ctx->conn, sel, &o);
     if (rc == ADBC_ENOTFOUND && !sel) {
+        snap_json_error("connect", rc,
+                        "no device found: connect one over USB with USB debugging on, give "
+                        "-t HOST:PORT, or set ANDROID_SERIAL",
+                        NULL, SNAP_EXIT_FAIL);
         fprintf(stderr,
                 "adbc-snap: no device found. Connect one of:\n"
                 "  - a USB device with USB debugging on (Settings > Developer options); on "
@@ -51,16 +71,25 @@ int snap_connect(snap_ctx *ctx, adbc_conn **out)
     return 0;
 }
 
-int snap_fail(const char *what, int rc)
+int snap_fail_status(const char *what, int rc, int status)
 {
     const char *msg = adbc_last_error();
-    fprintf(stderr, "adbc-snap: %s: %s\n", what, *msg ? msg : adbc_strerror(rc));
-    return SNAP_EXIT_FAIL;
+    if (!*msg)
+        msg = adbc_strerror(rc);
+    fprintf(stderr, "adbc-snap: %s: %s\n", what, msg);
+    snap_json_error(what, rc, msg, NULL, status);
+    return status;
+}
+
+int snap_fail(const char *what, int rc)
+{
+    return snap_fail_status(what, rc, SNAP_EXIT_FAIL);
 }
 
 int snap_usage(const snap_cmd *cmd, const char *msg)
 {
     fprintf(stderr, "adbc-snap %s: %s\nusage: adbc-snap %s\n", cmd->name, msg, cmd->usage);
+    snap_json_error(cmd->name, 0, msg, cmd->usage, SNAP_EXIT_USAGE);
     return SNAP_EXIT_USAGE;
 }
 
@@ -79,24 +108,4 @@ char *snap_join(int argc, char **argv, int from)
         strcat(s, argv[i]);
     }
     return s;
-}
-
-void snap_json_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; p && *p; p++) {
-        switch (*p) {
-        case '"': fputs("\\\"", f); break;
-        case '\\': fputs("\\\\", f); break;
-        case '\n': fputs("\\n", f); break;
-        case '\r': fputs("\\r", f); break;
-        case '\t': fputs("\\t", f); break;
-        default:
-            if (*p < 0x20)
-                fprintf(f, "\\u%04x", *p);
-            else
-                fputc(*p, f);
-        }
-    }
-    fputc('"', f);
 }

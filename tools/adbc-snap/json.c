@@ -1,0 +1,167 @@
+/* adbc-snap JSON output: strings, byte strings, and the --json error
+ * object (see snap.h for its shape). */
+#include "snap.h"
+
+#include <stdint.h>
+#include <string.h>
+
+static int json_mode; /* --json: errors go to stdout as JSON too */
+static int json_done; /* stdout has its JSON document: print no other */
+
+void snap_json_set(int on)
+{
+    json_mode = on;
+}
+
+int snap_json_on(void)
+{
+    return json_mode;
+}
+
+void snap_json_mark(void)
+{
+    json_done = 1;
+}
+
+int snap_json_marked(void)
+{
+    return json_done;
+}
+
+void snap_json_error(const char *what, int code, const char *message, const char *usage,
+                     int status)
+{
+    if (!json_mode || json_done)
+        return;
+    json_done = 1;
+    printf("{\"error\":{");
+    if (what) {
+        printf("\"what\":");
+        snap_json_str(stdout, what);
+        putchar(',');
+    }
+    if (code < 0) {
+        printf("\"code\":%d,\"reason\":", code);
+        snap_json_str(stdout, adbc_strerror(code));
+        putchar(',');
+    }
+    printf("\"message\":");
+    snap_json_str(stdout, message);
+    if (usage) {
+        printf(",\"usage\":");
+        snap_json_str(stdout, usage);
+    }
+    printf("},\"exit_status\":%d}\n", status);
+    fflush(stdout);
+}
+
+/* Length of the UTF-8 sequence at p (at most n bytes), 0 when it is not one
+ * (overlong forms, surrogates and values past U+10FFFF are not). */
+static size_t utf8_len(const unsigned char *p, size_t n)
+{
+    unsigned c = p[0];
+    size_t len;
+    uint32_t v, min;
+    if (c < 0x80)
+        return 1;
+    if ((c & 0xe0) == 0xc0)
+        len = 2, v = c & 0x1f, min = 0x80;
+    else if ((c & 0xf0) == 0xe0)
+        len = 3, v = c & 0x0f, min = 0x800;
+    else if ((c & 0xf8) == 0xf0)
+        len = 4, v = c & 0x07, min = 0x10000;
+    else
+        return 0;
+    if (len > n)
+        return 0;
+    for (size_t i = 1; i < len; i++) {
+        if ((p[i] & 0xc0) != 0x80)
+            return 0;
+        v = v << 6 | (p[i] & 0x3f);
+    }
+    if (v < min || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff))
+        return 0;
+    return len;
+}
+
+/* The bytes as a JSON string; bytes that are not UTF-8 as U+FFFD. */
+static void put_str(FILE *f, const unsigned char *p, size_t n)
+{
+    fputc('"', f);
+    for (size_t i = 0; i < n;) {
+        size_t l = utf8_len(p + i, n - i);
+        if (!l) {
+            fputs("\\ufffd", f);
+            i++;
+            continue;
+        }
+        unsigned c = p[i];
+        if (l > 1)
+            fwrite(p + i, 1, l, f);
+        else if (c == '"')
+            fputs("\\\"", f);
+        else if (c == '\\')
+            fputs("\\\\", f);
+        else if (c == '\n')
+            fputs("\\n", f);
+        else if (c == '\r')
+            fputs("\\r", f);
+        else if (c == '\t')
+            fputs("\\t", f);
+        else if (c < 0x20 || c == 0x7f)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc((int)c, f);
+        i += l;
+    }
+    fputc('"', f);
+}
+
+void snap_json_str(FILE *f, const char *s)
+{
+    put_str(f, (const unsigned char *)(s ? s : ""), s ? strlen(s) : 0);
+}
+
+void snap_json_strn(FILE *f, const char *s, size_t len)
+{
+    put_str(f, (const unsigned char *)s, len);
+}
+
+static int is_utf8(const unsigned char *p, size_t n)
+{
+    for (size_t i = 0; i < n;) {
+        size_t l = utf8_len(p + i, n - i);
+        if (!l)
+            return 0;
+        i += l;
+    }
+    return 1;
+}
+
+void snap_json_bytes(FILE *f, const char *key, const void *data, size_t len)
+{
+    static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    const unsigned char *p = data;
+    if (is_utf8(p, len)) {
+        fprintf(f, "\"%s\":", key);
+        put_str(f, p, len);
+        return;
+    }
+    fprintf(f, "\"%s_base64\":\"", key);
+    size_t i = 0;
+    for (; i + 3 <= len; i += 3) {
+        uint32_t v = (uint32_t)p[i] << 16 | (uint32_t)p[i + 1] << 8 | p[i + 2];
+        fputc(b64[v >> 18], f);
+        fputc(b64[v >> 12 & 63], f);
+        fputc(b64[v >> 6 & 63], f);
+        fputc(b64[v & 63], f);
+    }
+    if (len - i == 1) {
+        uint32_t v = (uint32_t)p[i] << 16;
+        fprintf(f, "%c%c==", b64[v >> 18], b64[v >> 12 & 63]);
+    } else if (len - i == 2) {
+        uint32_t v = (uint32_t)p[i] << 16 | (uint32_t)p[i + 1] << 8;
+        fprintf(f, "%c%c%c=", b64[v >> 18], b64[v >> 12 & 63], b64[v >> 6 & 63]);
+    }
+    fputc('"', f);
+}
