@@ -22,6 +22,7 @@
 #include "adbc/act.h"
 #include "adbc/usb.h"
 #include "adbc/devices.h"
+#include "adbc/forward.h"
 
 #define ADBC_VERSION_STRING "0.1.0"
 

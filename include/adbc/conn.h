@@ -45,6 +45,7 @@ typedef struct adbc_conn_opts {
      * adbc_conn_accept), 0 to refuse (the device sees its connection
      * refused). At most 64 accepted streams wait; more are refused. */
     int (*on_device_open)(void *user, const char *destination);
+    void *device_open_user; /* on_device_open's first argument */
 } adbc_conn_opts;
 
 /* Defaults as documented above. */

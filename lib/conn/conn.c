@@ -132,7 +132,7 @@ static int cb_open(void *user, uint32_t id, const char *service)
         return 1;
     if (c->npending >= sizeof c->pending / sizeof c->pending[0])
         return 1;
-    if (c->opts.on_device_open(c->opts.user, service) != 1)
+    if (c->opts.on_device_open(c->opts.device_open_user, service) != 1)
         return 1;
     adbc_stream *st = adbc_calloc(1, sizeof *st);
     if (!st || grow_streams(c) < 0 || !(st->service = adbc_strdup(service))) {
@@ -802,6 +802,48 @@ int adbc_stream_write(adbc_stream *st, const void *buf, size_t len, int timeout_
             rc = adbc_fail(ADBC_ETIMEDOUT,
                            "the device took no more data on this stream for %d ms (flow "
                            "control window closed)",
+                           timeout_ms);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&c->mu);
+    return rc;
+}
+
+long adbc_stream_write_some(adbc_stream *st, const void *buf, size_t len, int timeout_ms)
+{
+    adbc_conn *c = st->c;
+    if (!c)
+        return orphaned();
+    if (len == 0)
+        return 0;
+    int64_t deadline = adbc_deadline(timeout_ms);
+    long rc;
+    pthread_mutex_lock(&c->mu);
+    size_t high_water = 2 * (size_t)adbc_session_max_payload(c->s) + 64 * 1024;
+    for (;;) {
+        if (c->status) {
+            rc = adbc_conn_raise(c);
+            break;
+        }
+        if (st->closed) {
+            rc = adbc_fail(ADBC_ECLOSED, "the device closed the stream");
+            break;
+        }
+        size_t queued = adbc_session_send_queued(c->s);
+        size_t w = adbc_session_writable(c->s, st->id);
+        if (w > 0 && queued < high_water) {
+            size_t n = len;
+            if (n > w)
+                n = w;
+            if (n > high_water - queued)
+                n = high_water - queued;
+            rc = adbc_session_write(c->s, st->id, buf, n);
+            adbc_conn_kick(c);
+            break;
+        }
+        if (wait_until(c, &c->cond, deadline) == ADBC_ETIMEDOUT) {
+            rc = adbc_fail(ADBC_ETIMEDOUT, "the device took no data on this stream for %d ms",
                            timeout_ms);
             break;
         }

@@ -56,6 +56,11 @@ struct adbc_conn {
 ssize_t adbc_stream_read_swap(adbc_stream *st, uint8_t **buf, size_t *cap, size_t *off,
                               int timeout_ms);
 
+/* Queue what flow control allows of buf now, waiting up to timeout_ms for
+ * room: the number of bytes taken (> 0), or an error (ADBC_ETIMEDOUT when
+ * nothing could be taken in time; the stream stays usable). */
+long adbc_stream_write_some(adbc_stream *st, const void *buf, size_t len, int timeout_ms);
+
 /* Lock held: end the connection with an error (first one wins). */
 void adbc_conn_set_error(adbc_conn *c, int code, const char *msg);
 

@@ -16,6 +16,29 @@ typedef struct snap_help {
 #define JSON_NOTE "--json   print the result as one JSON object on stdout; errors too"
 
 static const snap_help help_table[] = {
+    {"forward",
+     "Listens on each LOCAL and relays every connection over its own stream to\n"
+     "REMOTE on the device, until interrupted (there is no adb server to keep\n"
+     "forwards alive) or the device goes away, which closes every relayed\n"
+     "connection and exits 1 with a message. Prints \"LOCAL REMOTE\" per pair\n"
+     "once listening, with tcp:0 resolved to the port chosen.\n\n"
+     "  LOCAL    tcp:PORT (127.0.0.1), tcp:HOST:PORT ([::1]:PORT for IPv6),\n"
+     "           localabstract:NAME, localfilesystem:PATH\n"
+     "  REMOTE   tcp:PORT, localabstract:NAME, localreserved:NAME,\n"
+     "           localfilesystem:PATH, jdwp:PID, vsock:CID:PORT\n"
+     "  -v       a line per connection on stderr (opened, refused, closed + bytes)\n"
+     "  --half-close  after a local peer's end of file keep delivering the\n"
+     "           device's answer until the device closes (default: close, as adb)"},
+    {"reverse",
+     "Makes the device listen on each REMOTE (a rule adbd keeps) and relays the\n"
+     "connections it gets to LOCAL on this host, until interrupted; the device\n"
+     "drops the rules when the connection ends. Streams the device opens for\n"
+     "anything but these LOCAL destinations are refused. Prints \"REMOTE LOCAL\"\n"
+     "per rule, with tcp:0 resolved to the device's port.\n\n"
+     "  -v            a line per connection on stderr\n"
+     "  --no-rebind   fail if the device has a rule for REMOTE already\n"
+     "  --list        the device's rules (reverse:list-forward)\n"
+     "  --remove REMOTE   remove one rule;  --remove-all   remove every rule"},
     {"info",
      "The device's state, the properties and features of its connection banner,\n"
      "and the protocol version, maximum payload and delayed-ack setting agreed.\n\n"

@@ -15,6 +15,7 @@ typedef struct snap_ctx {
     int quiet;           /* -q */
     const char *argv0;
     adbc_conn *conn;     /* opened by snap_connect, closed by main */
+    struct adbc_reverse *reverse; /* set: snap_connect accepts its device-opened streams */
 } snap_ctx;
 
 typedef struct snap_cmd {
@@ -88,6 +89,7 @@ extern const snap_cmd snap_cmds_devices[];
 extern const snap_cmd snap_cmds_ui[], snap_cmds_act[], snap_cmds_screen[];
 extern const snap_cmd snap_cmds_apps[];
 extern const snap_cmd snap_cmds_pair[];
+extern const snap_cmd snap_cmds_forward[];
 extern const snap_cmd snap_cmds_wait[];
 extern const snap_cmd snap_cmds_mdns[];
 

@@ -2,6 +2,7 @@
 #include "snap.h"
 
 #include "adbc/devices.h"
+#include "adbc/forward.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -40,6 +41,8 @@ int snap_connect(snap_ctx *ctx, adbc_conn **out)
     adbc_conn_opts o;
     adbc_conn_opts_init(&o);
     o.on_auth_prompt = on_prompt;
+    if (ctx->reverse)
+        adbc_reverse_conn_opts(ctx->reverse, &o);
     if (ctx->timeout_ms < o.connect_timeout_ms)
         o.connect_timeout_ms = ctx->timeout_ms;
     /* --timeout also bounds the wait for the user at the key prompt. */

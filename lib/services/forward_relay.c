@@ -1,0 +1,322 @@
+/* One relayed connection: a local socket and an ADB stream, two threads.
+ *
+ * The relay's own thread opens the device stream (forward), starts the
+ * "down" thread (stream -> socket) and then moves "up" (socket -> stream).
+ * Each direction has one buffer and blocks only on its own receiver: the
+ * up thread waits for the stream's window, the down thread for the socket's
+ * buffer, while the device's unread data is bounded by the stream window.
+ *
+ * Endings:
+ *  - the local peer's end of file: what came before it is on the stream;
+ *    then, as adb does, the stream is closed, or with opts.half_close the
+ *    device's answer is still delivered until the device closes;
+ *  - the device closes the stream: deliver what came before, shut down
+ *    our sending side of the socket, read and drop what the local peer
+ *    still sends until it closes (closing with unread input would reset
+ *    the connection and could destroy the delivered tail), bounded;
+ *  - an error on either side: both directions stop, the stream is closed
+ *    (CLSE) and the socket too.
+ * Both threads wake at least every WAKE_MS to see a stop request. */
+#include "services/forward_int.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#define WAKE_MS 200
+#define DRAIN_MS 2000 /* after the device closed: wait this long for the peer's close */
+
+void adbc_relays_init(fwd_relays *r, const adbc_forward_opts *opts)
+{
+    memset(r, 0, sizeof *r);
+    pthread_mutex_init(&r->mu, NULL);
+    if (opts)
+        r->opts = *opts;
+    else
+        adbc_forward_opts_init(&r->opts);
+    if (r->opts.open_timeout_ms == 0)
+        r->opts.open_timeout_ms = 10000;
+    if (r->opts.buffer_size < 4096)
+        r->opts.buffer_size = r->opts.buffer_size ? 4096 : 64 * 1024;
+    if (r->opts.max_connections == 0)
+        r->opts.max_connections = 256;
+    r->next_id = 1;
+}
+
+void adbc_forward_opts_init(adbc_forward_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->open_timeout_ms = 10000;
+    o->buffer_size = 64 * 1024;
+    o->max_connections = 256;
+}
+
+static void emit(relay *rl, adbc_forward_event_kind kind)
+{
+    const adbc_forward_opts *o = &rl->owner->opts;
+    if (!o->on_event)
+        return;
+    adbc_forward_event ev = {
+        .kind = kind,
+        .id = rl->id,
+        .peer = rl->peer,
+        .destination = rl->dest,
+        .bytes_to_device = rl->reverse ? rl->down : rl->up,
+        .bytes_from_device = rl->reverse ? rl->up : rl->down,
+        .error = rl->err,
+        .message = rl->msg,
+    };
+    o->on_event(o->user, &ev);
+}
+
+/* First error wins; it stops both directions. */
+static void relay_fail(relay *rl, int code, const char *msg)
+{
+    if (!rl->err) {
+        rl->err = code;
+        snprintf(rl->msg, sizeof rl->msg, "%s", msg);
+    }
+    rl->stop = 1;
+}
+
+/* Write all of buf to the socket; -1 when stopped or the peer is gone. */
+static int write_local(relay *rl, const uint8_t *p, size_t n)
+{
+    while (n > 0) {
+        if (rl->stop)
+            return -1;
+        ssize_t w = send(rl->fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (w > 0) {
+            p += w;
+            n -= (size_t)w;
+            continue;
+        }
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            struct pollfd pf = {.fd = rl->fd, .events = POLLOUT};
+            poll(&pf, 1, WAKE_MS);
+            continue;
+        }
+        char m[160];
+        snprintf(m, sizeof m, "the local peer went away: %s", strerror(errno));
+        relay_fail(rl, ADBC_ECLOSED, m);
+        return -1;
+    }
+    return 0;
+}
+
+/* Stream -> socket. */
+static void *down_main(void *arg)
+{
+    relay *rl = arg;
+    size_t cap = rl->owner->opts.buffer_size;
+    uint8_t *buf = adbc_malloc(cap);
+    if (!buf) {
+        relay_fail(rl, ADBC_ENOMEM, "out of memory for a relay buffer");
+        return NULL;
+    }
+    while (!rl->stop) {
+        ssize_t n = adbc_stream_read(rl->st, buf, cap, WAKE_MS);
+        if (n == ADBC_ETIMEDOUT)
+            continue;
+        if (n < 0) {
+            relay_fail(rl, (int)n, adbc_last_error());
+            break;
+        }
+        if (n == 0) {
+            rl->device_eof = 1;
+            shutdown(rl->fd, SHUT_WR);
+            break;
+        }
+        if (write_local(rl, buf, (size_t)n) < 0)
+            break;
+        rl->down += (uint64_t)n;
+    }
+    adbc_free(buf);
+    return NULL;
+}
+
+/* Socket -> stream, in the relay's own thread. */
+static void up_loop(relay *rl, uint8_t *buf, size_t cap)
+{
+    int64_t drain_end = -1;
+    for (;;) {
+        if (rl->stop)
+            return;
+        if (rl->device_eof && drain_end < 0)
+            drain_end = adbc_deadline(DRAIN_MS);
+        if (drain_end >= 0 && adbc_remaining(drain_end) == 0)
+            return;
+        struct pollfd pf = {.fd = rl->fd, .events = POLLIN};
+        int pr = poll(&pf, 1, WAKE_MS);
+        if (pr <= 0)
+            continue;
+        ssize_t n = recv(rl->fd, buf, cap, MSG_DONTWAIT);
+        if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK))
+            continue;
+        if (n < 0) {
+            char m[160];
+            snprintf(m, sizeof m, "the local peer reset the connection: %s", strerror(errno));
+            relay_fail(rl, ADBC_ECLOSED, m);
+            return;
+        }
+        if (n == 0) {
+            /* With half_close the device side may still answer; without,
+             * adb's behaviour: the local end closing ends the stream. */
+            if (!rl->owner->opts.half_close)
+                rl->stop = 1;
+            return;
+        }
+        if (rl->device_eof)
+            continue; /* nowhere to send it: dropped while waiting for the close */
+        size_t off = 0;
+        while (off < (size_t)n && !rl->stop) {
+            long k = adbc_stream_write_some(rl->st, buf + off, (size_t)n - off, WAKE_MS);
+            if (k == ADBC_ETIMEDOUT)
+                continue;
+            if (k == ADBC_ECLOSED && rl->device_eof)
+                break;
+            if (k < 0) {
+                if (k == ADBC_ECLOSED)
+                    rl->device_eof = 1; /* the device closed; down delivers the rest */
+                else
+                    relay_fail(rl, (int)k, adbc_last_error());
+                break;
+            }
+            off += (size_t)k;
+            rl->up += (uint64_t)k;
+        }
+    }
+}
+
+static void *relay_main(void *arg)
+{
+    relay *rl = arg;
+    fwd_relays *r = rl->owner;
+    if (!rl->st) {
+        int rc = adbc_stream_open(&rl->st, rl->c, rl->dest, r->opts.open_timeout_ms);
+        if (rc < 0) {
+            relay_fail(rl, rc, adbc_last_error());
+            emit(rl, ADBC_FWD_REFUSED);
+            close(rl->fd);
+            rl->fd = -1;
+            rl->finished = 1;
+            return NULL;
+        }
+    }
+    emit(rl, ADBC_FWD_OPENED);
+    size_t cap = r->opts.buffer_size;
+    uint8_t *buf = adbc_malloc(cap);
+    pthread_t down;
+    if (!buf || pthread_create(&down, NULL, down_main, rl) != 0) {
+        relay_fail(rl, ADBC_ENOMEM, "cannot start a relay thread");
+    } else {
+        up_loop(rl, buf, cap);
+        /* Half-closed by the local peer: the device side still answers. */
+        pthread_join(down, NULL);
+    }
+    adbc_free(buf);
+    adbc_stream_close(rl->st);
+    rl->st = NULL;
+    close(rl->fd);
+    rl->fd = -1;
+    emit(rl, ADBC_FWD_CLOSED);
+    rl->finished = 1;
+    return NULL;
+}
+
+static void relay_free(relay *rl)
+{
+    if (rl->fd >= 0)
+        close(rl->fd);
+    if (rl->st)
+        adbc_stream_close(rl->st);
+    adbc_free(rl->dest);
+    adbc_free(rl);
+}
+
+int adbc_relay_start(fwd_relays *r, adbc_conn *c, int fd, adbc_stream *st, char *dest,
+                     const char *peer)
+{
+    relay *rl = adbc_calloc(1, sizeof *rl);
+    if (!rl) {
+        close(fd);
+        if (st)
+            adbc_stream_close(st);
+        adbc_free(dest);
+        return adbc_fail(ADBC_ENOMEM, "out of memory for a relayed connection");
+    }
+    rl->owner = r;
+    rl->c = c;
+    rl->fd = fd;
+    rl->st = st;
+    rl->reverse = st != NULL;
+    rl->dest = dest;
+    snprintf(rl->peer, sizeof rl->peer, "%s", peer);
+    pthread_mutex_lock(&r->mu);
+    rl->id = r->next_id++;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, 256 * 1024);
+    int rc = pthread_create(&rl->th, &attr, relay_main, rl);
+    pthread_attr_destroy(&attr);
+    if (rc != 0) {
+        pthread_mutex_unlock(&r->mu);
+        relay_free(rl);
+        return adbc_fail(ADBC_ENOMEM, "cannot start a relay thread");
+    }
+    rl->next = r->list;
+    r->list = rl;
+    r->active++;
+    pthread_mutex_unlock(&r->mu);
+    return 0;
+}
+
+static void reap(fwd_relays *r, int all)
+{
+    for (;;) {
+        relay *done = NULL;
+        pthread_mutex_lock(&r->mu);
+        for (relay **pp = &r->list; *pp; pp = &(*pp)->next) {
+            if (all)
+                (*pp)->stop = 1;
+            if (all || (*pp)->finished) {
+                done = *pp;
+                *pp = done->next;
+                r->active--;
+                break;
+            }
+        }
+        pthread_mutex_unlock(&r->mu);
+        if (!done)
+            return;
+        pthread_join(done->th, NULL);
+        relay_free(done);
+    }
+}
+
+void adbc_relays_reap(fwd_relays *r)
+{
+    reap(r, 0);
+}
+
+void adbc_relays_stop_all(fwd_relays *r)
+{
+    pthread_mutex_lock(&r->mu);
+    for (relay *rl = r->list; rl; rl = rl->next)
+        rl->stop = 1;
+    pthread_mutex_unlock(&r->mu);
+    reap(r, 1);
+    pthread_mutex_destroy(&r->mu);
+}
+
+size_t adbc_relays_active(fwd_relays *r)
+{
+    pthread_mutex_lock(&r->mu);
+    size_t n = r->active;
+    pthread_mutex_unlock(&r->mu);
+    return n;
+}
