@@ -77,7 +77,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     cfg.auth_required = 1;
     cfg.max_auth_tokens = 6;
     adbc_session_callbacks cb = {
-        .auth_sign = au_sign,
+        .size = sizeof(adbc_session_callbacks), .auth_sign = au_sign,
         .auth_public_key = au_pubkey,
         .auth_random = au_random,
         .auth_verify = au_verify,

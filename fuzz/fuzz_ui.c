@@ -42,7 +42,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_ASSERT(adbc_ui_snap_window_package(s, w) != NULL);
     adbc_ui_snap_id(s);
     adbc_ui_snap_damage(s);
-    adbc_ui_selector sel = {.text = "OK", .flags = ADBC_UI_MATCH_NOCASE | ADBC_UI_MATCH_CONTAINS};
+    adbc_ui_selector sel = {.size = sizeof(adbc_ui_selector), .text = "OK", .flags = ADBC_UI_MATCH_NOCASE | ADBC_UI_MATCH_CONTAINS};
     int *refs = NULL;
     size_t count = 0;
     if (adbc_ui_find(&refs, &count, s, &sel) == 0)

@@ -140,7 +140,7 @@ static void sd_run(adbc_role role, const uint8_t *data, size_t size)
     cfg.max_auth_tokens = 4;
 
     adbc_session_callbacks cb = {
-        .auth_sign = sd_sign,
+        .size = sizeof(adbc_session_callbacks), .auth_sign = sd_sign,
         .auth_public_key = sd_pubkey,
         .auth_random = sd_random,
         .auth_verify = sd_verify,

@@ -20,6 +20,8 @@
 #ifndef ADBC_ACT_H
 #define ADBC_ACT_H
 
+#include "adbc/version.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,7 +34,9 @@ extern "C" {
 
 /* ---- Options and outcome ---------------------------------------------------- */
 
+/* abi: in — filled in by the caller: size first (docs/abi.md) */
 typedef struct adbc_act_opts {
+    size_t size;           /* sizeof the struct as the caller compiled it */
     int timeout_ms;        /* the whole call, verification dump included; default 30000 */
     int verify;            /* 1: find refs again in a fresh dump first; default 0 */
     int settle_ms;         /* typing: pause after the focusing tap, 0..10000; default 400 */
@@ -43,7 +47,8 @@ typedef struct adbc_act_opts {
 } adbc_act_opts;
 
 /* Defaults as documented above. */
-void adbc_act_opts_init(adbc_act_opts *opts);
+ADBC_API void adbc_act_opts_init_sized(adbc_act_opts *opts, size_t size);
+#define adbc_act_opts_init(o) adbc_act_opts_init_sized((o), sizeof *(o))
 
 /* How an act on a ref found its element. */
 typedef enum adbc_act_how {
@@ -53,6 +58,7 @@ typedef enum adbc_act_how {
 } adbc_act_how;
 
 /* Where an act on a ref went (out-parameter; may be NULL). */
+/* abi: out — filled in by adbc; the caller only reads it */
 typedef struct adbc_act_where {
     int x, y;              /* the point acted at (for scroll: the swipe's start) */
     int ref;               /* the element's ref in the fresh dump (else the given ref) */
@@ -66,31 +72,31 @@ typedef struct adbc_act_where {
  * identity-token match. ADBC_ESTALE when none or several; the message names
  * the element and says to take a new snapshot. *how gets ADBC_ACT_SAME or
  * ADBC_ACT_MOVED (may be NULL). */
-int adbc_act_match(const adbc_ui_ref **found, adbc_act_how *how, const adbc_ui_reftab *fresh,
+ADBC_API int adbc_act_match(const adbc_ui_ref **found, adbc_act_how *how, const adbc_ui_reftab *fresh,
                    const adbc_ui_ref *old);
 
 /* Take a fresh snapshot and find old in it (adbc_act_match). *snap gets the
  * snapshot (free it; *found points into it), also on ADBC_ESTALE, NULL on
  * other errors. */
-int adbc_act_locate(adbc_ui_snap **snap, const adbc_ui_ref **found, adbc_act_how *how,
+ADBC_API int adbc_act_locate(adbc_ui_snap **snap, const adbc_ui_ref **found, adbc_act_how *how,
                     adbc_conn *c, const adbc_ui_ref *old, const adbc_act_opts *opts);
 
 /* ---- Input ------------------------------------------------------------------- */
 
 /* Tap at the ref's tap point (`input tap X Y`). */
-int adbc_act_tap(adbc_act_where *where, adbc_conn *c, const adbc_ui_ref *ref,
+ADBC_API int adbc_act_tap(adbc_act_where *where, adbc_conn *c, const adbc_ui_ref *ref,
                  const adbc_act_opts *opts);
 
 /* Tap at a point. Coordinates 0..65535. */
-int adbc_act_tap_xy(adbc_conn *c, int x, int y, const adbc_act_opts *opts);
+ADBC_API int adbc_act_tap_xy(adbc_conn *c, int x, int y, const adbc_act_opts *opts);
 
 /* Hold on the ref's tap point for opts->long_press_ms (a swipe that does not
  * move). */
-int adbc_act_long_press(adbc_act_where *where, adbc_conn *c, const adbc_ui_ref *ref,
+ADBC_API int adbc_act_long_press(adbc_act_where *where, adbc_conn *c, const adbc_ui_ref *ref,
                         const adbc_act_opts *opts);
 
 /* Swipe from (x1,y1) to (x2,y2) in ms milliseconds (1..60000). */
-int adbc_act_swipe(adbc_conn *c, int x1, int y1, int x2, int y2, int ms,
+ADBC_API int adbc_act_swipe(adbc_conn *c, int x1, int y1, int x2, int y2, int ms,
                    const adbc_act_opts *opts);
 
 /* Scroll directions: the way the content moves into view. DOWN shows what
@@ -98,15 +104,15 @@ int adbc_act_swipe(adbc_conn *c, int x1, int y1, int x2, int y2, int ms,
 typedef enum adbc_dir { ADBC_DIR_UP = 0, ADBC_DIR_DOWN, ADBC_DIR_LEFT, ADBC_DIR_RIGHT } adbc_dir;
 
 /* Parse "up", "down", "left", "right" (any case). */
-int adbc_dir_parse(adbc_dir *out, const char *name);
+ADBC_API int adbc_dir_parse(adbc_dir *out, const char *name);
 
 /* The swipe a scroll of the box [x1,y1][x2,y2] makes: from its centre to a
  * third of the way to the edge opposite dir. ADBC_EINVAL for an empty box. */
-int adbc_scroll_points(int *sx, int *sy, int *ex, int *ey, int x1, int y1, int x2, int y2,
+ADBC_API int adbc_scroll_points(int *sx, int *sy, int *ex, int *ey, int x1, int y1, int x2, int y2,
                        adbc_dir dir);
 
 /* Scroll inside the ref's bounds, in opts->scroll_ms. */
-int adbc_act_scroll(adbc_act_where *where, adbc_conn *c, const adbc_ui_ref *ref, adbc_dir dir,
+ADBC_API int adbc_act_scroll(adbc_act_where *where, adbc_conn *c, const adbc_ui_ref *ref, adbc_dir dir,
                     const adbc_act_opts *opts);
 
 /* Key code of a name: back 4, home 3, enter 66, delete 67, tab 61, escape
@@ -115,17 +121,17 @@ int adbc_act_scroll(adbc_act_where *where, adbc_conn *c, const adbc_ui_ref *ref,
  * forward_delete 112, page_up 92, page_down 93, wakeup 224, sleep 223; any
  * case, an optional KEYCODE_ prefix; or a decimal code 0..9999.
  * ADBC_EINVAL for anything else (the message lists the names). */
-int adbc_key_parse(int *code, const char *name);
+ADBC_API int adbc_keycode_parse(int *code, const char *name);
 
 /* Name of a key code from the list above, or NULL. */
-const char *adbc_key_name(int code);
+ADBC_API const char *adbc_keycode_name(int code);
 
 /* Press a key (`input keyevent CODE`). */
-int adbc_act_press(adbc_conn *c, int code, const adbc_act_opts *opts);
+ADBC_API int adbc_act_press(adbc_conn *c, int code, const adbc_act_opts *opts);
 
 /* adbc_act_press with KEYCODE_BACK / KEYCODE_HOME. */
-int adbc_act_back(adbc_conn *c, const adbc_act_opts *opts);
-int adbc_act_home(adbc_conn *c, const adbc_act_opts *opts);
+ADBC_API int adbc_act_back(adbc_conn *c, const adbc_act_opts *opts);
+ADBC_API int adbc_act_home(adbc_conn *c, const adbc_act_opts *opts);
 
 /* ---- Typing ----------------------------------------------------------------- */
 
@@ -136,11 +142,11 @@ int adbc_act_home(adbc_conn *c, const adbc_act_opts *opts);
  * there; newline and tab as ENTER and TAB). Other text needs the ADB
  * Keyboard IME (com.android.adbkeyboard) as the current input method: its
  * base64 broadcast types it; without it ADBC_EUNSUPPORTED says so. */
-int adbc_act_type(adbc_act_where *where, adbc_conn *c, const adbc_ui_ref *ref, const char *text,
+ADBC_API int adbc_act_type(adbc_act_where *where, adbc_conn *c, const adbc_ui_ref *ref, const char *text,
                   int clear, const adbc_act_opts *opts);
 
 /* Type into whatever has focus, without a tap (same rules as above). */
-int adbc_act_type_text(adbc_conn *c, const char *text, const adbc_act_opts *opts);
+ADBC_API int adbc_act_type_text(adbc_conn *c, const char *text, const adbc_act_opts *opts);
 
 /* ---- Grid (vision fallback) -------------------------------------------------- */
 
@@ -149,35 +155,36 @@ int adbc_act_type_text(adbc_conn *c, const char *text, const adbc_act_opts *opts
 /* The screen cut into ten columns A-J and rows of about the column width,
  * labelled "C5" (column C, row 5) from the top-left. Column i spans x from
  * i*width/10 to (i+1)*width/10 - 1; rows likewise over the height. */
+/* abi: out — filled in by adbc; the caller only reads it */
 typedef struct adbc_grid {
     int width, height;     /* screen size in pixels */
     int cols, rows;        /* cols is always ADBC_GRID_COLS */
 } adbc_grid;
 
 /* Lay out the grid for a screen of width x height (1..65535 each). */
-int adbc_grid_make(adbc_grid *g, int width, int height);
+ADBC_API int adbc_grid_make(adbc_grid *g, int width, int height);
 
 /* Centre of a cell named like "C5" or "c5" (column letter, row number from
  * 1). ADBC_EINVAL for a malformed name or one outside the grid. */
-int adbc_grid_cell(int *x, int *y, const adbc_grid *g, const char *cell);
+ADBC_API int adbc_grid_cell(int *x, int *y, const adbc_grid *g, const char *cell);
 
 /* A text legend: the layout, then the pixel span and centre of every column
  * and every row, one a line. *out malloc'd, NUL-terminated; free(). */
-int adbc_grid_legend(char **out, const adbc_grid *g);
+ADBC_API int adbc_grid_legend(char **out, const adbc_grid *g);
 
 /* Parse `wm size` output: the override size when present, else the physical
  * size. ADBC_EFORMAT when neither is there. */
-int adbc_wm_size_parse(int *width, int *height, const char *out, size_t len);
+ADBC_API int adbc_wm_size_parse(int *width, int *height, const char *out, size_t len);
 
 /* The device's screen size (`wm size`, override honoured). */
-int adbc_screen_size(int *width, int *height, adbc_conn *c, int timeout_ms);
+ADBC_API int adbc_screen_size(int *width, int *height, adbc_conn *c, int timeout_ms);
 
 /* The grid for the device's screen. */
-int adbc_act_grid(adbc_grid *g, adbc_conn *c, const adbc_act_opts *opts);
+ADBC_API int adbc_act_grid(adbc_grid *g, adbc_conn *c, const adbc_act_opts *opts);
 
 /* Tap the centre of a cell of the device's grid. where (may be NULL) gets the
  * point. */
-int adbc_act_tap_grid(adbc_act_where *where, adbc_conn *c, const char *cell,
+ADBC_API int adbc_act_tap_grid(adbc_act_where *where, adbc_conn *c, const char *cell,
                       const adbc_act_opts *opts);
 
 /* ---- Screenshots ------------------------------------------------------------ */
@@ -191,6 +198,7 @@ typedef enum adbc_shot_mode {
 /* A raw frame as `screencap` writes it: a header of width, height, pixel
  * format (and, on newer devices, colour space), then rows of pixels with no
  * padding. Points into the buffer it was parsed from. */
+/* abi: out — filled in by adbc; the caller only reads it */
 typedef struct adbc_frame {
     uint32_t width, height;
     uint32_t format;       /* 1 RGBA_8888, 2 RGBX_8888, 3 RGB_888, 4 RGB_565, 5 BGRA_8888 */
@@ -204,31 +212,35 @@ typedef struct adbc_frame {
  * bytes must be exactly header + width*height*bytes-per-pixel. ADBC_EFORMAT
  * for any other length or a size of 0 or above 32768; ADBC_EUNSUPPORTED for
  * a pixel format not listed above. */
-int adbc_frame_parse(adbc_frame *f, const void *data, size_t len);
+ADBC_API int adbc_frame_parse(adbc_frame *f, const void *data, size_t len);
 
 /* Encode a frame to PNG (8-bit RGB, or RGBA when some pixel is not opaque).
  * level: zlib level 0..9 (1 is fast and what screenshots use). *png malloc'd. */
-int adbc_frame_png(uint8_t **png, size_t *len, const adbc_frame *f, int level);
+ADBC_API int adbc_frame_png(uint8_t **png, size_t *len, const adbc_frame *f, int level);
 
 /* Take a screenshot as PNG bytes. *png malloc'd. A device PNG is checked
  * (signature and header chunk) before it is returned. */
-int adbc_screenshot(uint8_t **png, size_t *len, adbc_conn *c, adbc_shot_mode mode,
+ADBC_API int adbc_screenshot(uint8_t **png, size_t *len, adbc_conn *c, adbc_shot_mode mode,
                     int timeout_ms);
 
 /* ---- Apps and device -------------------------------------------------------- */
 
 /* Start a package's launcher activity (`monkey -p PKG -c
  * android.intent.category.LAUNCHER 1`). ADBC_ENOTFOUND when it has none. */
-int adbc_app_launch(adbc_conn *c, const char *package, int timeout_ms);
+ADBC_API int adbc_app_launch(adbc_conn *c, const char *package, int timeout_ms);
 
 /* One extra of an intent. */
+/* abi: fixed — a frozen type/key/value triple: new kinds of extra come as
+ * new type codes, never as new fields (callers pass arrays of it) */
 typedef struct adbc_intent_extra {
     char type;             /* 's' string, 'i' int (decimal), 'b' bool ("true"/"false") */
     const char *key;
     const char *value;
 } adbc_intent_extra;
 
+/* abi: in — filled in by the caller: size first (docs/abi.md) */
 typedef struct adbc_intent {
+    size_t size;           /* sizeof the struct as the caller compiled it */
     const char *action;    /* each field may be NULL; at least one of action, */
     const char *data;      /* data and component is needed */
     const char *component; /* "pkg/.Activity" */
@@ -239,34 +251,34 @@ typedef struct adbc_intent {
 /* `am start` the intent. ADBC_EINVAL for a bad extra (an int that is not a
  * number, a bool that is not true/false), ADBC_EREMOTE when the device could
  * not start it (the message quotes it). */
-int adbc_app_start(adbc_conn *c, const adbc_intent *intent, int timeout_ms);
+ADBC_API int adbc_app_start(adbc_conn *c, const adbc_intent *intent, int timeout_ms);
 
 /* `am force-stop PKG`. */
-int adbc_app_stop(adbc_conn *c, const char *package, int timeout_ms);
+ADBC_API int adbc_app_stop(adbc_conn *c, const char *package, int timeout_ms);
 
 /* The resumed activity ("pkg/.Activity" as the device prints it) and the
  * package of the focused window. Either out may be NULL; an out gets ""
  * when the device shows none. Strings malloc'd. */
-int adbc_app_top(char **activity, char **package, adbc_conn *c, int timeout_ms);
+ADBC_API int adbc_app_top(char **activity, char **package, adbc_conn *c, int timeout_ms);
 
 /* Install an APK: streamed to `cmd package install -S SIZE` when the device
  * has the cmd feature, else pushed with sync to /data/local/tmp and
  * installed with `pm install -r`, then removed. ADBC_EREMOTE with the
  * device's Failure [...] text when it refuses. */
-int adbc_app_install(adbc_conn *c, const char *apk_path, int timeout_ms);
+ADBC_API int adbc_app_install(adbc_conn *c, const char *apk_path, int timeout_ms);
 
 /* `pm uninstall PKG`. */
-int adbc_app_uninstall(adbc_conn *c, const char *package, int timeout_ms);
+ADBC_API int adbc_app_uninstall(adbc_conn *c, const char *package, int timeout_ms);
 
 /* One system property (`getprop NAME`), "" when unset; with name NULL the
  * whole `getprop` listing. *value malloc'd. */
-int adbc_getprop(char **value, adbc_conn *c, const char *name, int timeout_ms);
+ADBC_API int adbc_getprop(char **value, adbc_conn *c, const char *name, int timeout_ms);
 
 /* Bounded logcat, never open-ended: lines > 0 gives the last lines lines
  * (`logcat -d -t N`); seconds_ms > 0 follows the log for that long (from
  * the last lines lines when both are set) and then stops. At least one must
  * be set. *out malloc'd, NUL-terminated; at most 16 MiB (then ADBC_EIO). */
-int adbc_logcat(char **out, size_t *len, adbc_conn *c, int lines, int seconds_ms,
+ADBC_API int adbc_logcat(char **out, size_t *len, adbc_conn *c, int lines, int seconds_ms,
                 int timeout_ms);
 
 #ifdef __cplusplus

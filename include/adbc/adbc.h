@@ -8,6 +8,7 @@
 #ifndef ADBC_ADBC_H
 #define ADBC_ADBC_H
 
+#include "adbc/version.h"
 #include "adbc/error.h"
 #include "adbc/auth.h"
 #include "adbc/banner.h"
@@ -23,7 +24,5 @@
 #include "adbc/usb.h"
 #include "adbc/devices.h"
 #include "adbc/forward.h"
-
-#define ADBC_VERSION_STRING "0.1.0"
 
 #endif

@@ -2,6 +2,8 @@
 #ifndef ADBC_BANNER_H
 #define ADBC_BANNER_H
 
+#include "adbc/version.h"
+
 #include <stddef.h>
 
 #ifdef __cplusplus
@@ -20,11 +22,13 @@ typedef enum adbc_dev_state {
     ADBC_DEV_OFFLINE
 } adbc_dev_state;
 
+/* abi: out — filled in by adbc; the caller only reads it */
 typedef struct adbc_prop {
     char *key;
     char *value;
 } adbc_prop;
 
+/* abi: out — filled in by adbc; the caller only reads it */
 typedef struct adbc_banner {
     adbc_dev_state state;
     char *type;       /* "device", "recovery", ... as sent */
@@ -41,19 +45,19 @@ typedef struct adbc_banner {
 
 /* Parse a banner (need not be NUL-terminated; a trailing NUL is dropped).
  * Strict about structure but total: ADBC_EFORMAT for anything malformed. */
-int adbc_banner_parse(adbc_banner *out, const char *data, size_t len);
+ADBC_API int adbc_banner_parse(adbc_banner *out, const char *data, size_t len);
 
 /* Free what a parse allocated and zero the struct. */
-void adbc_banner_clear(adbc_banner *b);
+ADBC_API void adbc_banner_clear(adbc_banner *b);
 
 /* 1 if the feature is listed. */
-int adbc_banner_has_feature(const adbc_banner *b, const char *feature);
+ADBC_API int adbc_banner_has_feature(const adbc_banner *b, const char *feature);
 
 /* Value of a property, or NULL. */
-const char *adbc_banner_prop(const adbc_banner *b, const char *key);
+ADBC_API const char *adbc_banner_prop(const adbc_banner *b, const char *key);
 
 /* "device", "recovery", ... for a state. */
-const char *adbc_dev_state_name(adbc_dev_state s);
+ADBC_API const char *adbc_dev_state_name(adbc_dev_state s);
 
 #ifdef __cplusplus
 }

@@ -8,6 +8,8 @@
 #ifndef ADBC_CONN_H
 #define ADBC_CONN_H
 
+#include "adbc/version.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -23,7 +25,9 @@ extern "C" {
 typedef struct adbc_conn adbc_conn;
 typedef struct adbc_stream adbc_stream;
 
+/* abi: in — filled in by the caller: size first (docs/abi.md) */
 typedef struct adbc_conn_opts {
+    size_t size;           /* sizeof the struct as the caller compiled it */
     int connect_timeout_ms;  /* TCP connect + CNXN/AUTH handshake; default 10000 */
     int auth_timeout_ms;     /* wait for the user to accept the key prompt; default 60000 */
     int io_timeout_ms;       /* a write or read that makes no progress for this long
@@ -49,34 +53,35 @@ typedef struct adbc_conn_opts {
 } adbc_conn_opts;
 
 /* Defaults as documented above. */
-void adbc_conn_opts_init(adbc_conn_opts *opts);
+ADBC_API void adbc_conn_opts_init_sized(adbc_conn_opts *opts, size_t size);
+#define adbc_conn_opts_init(o) adbc_conn_opts_init_sized((o), sizeof *(o))
 
 /* Connect over TCP and complete the handshake. opts may be NULL. */
-int adbc_connect(adbc_conn **out, const char *addr, const adbc_conn_opts *opts);
+ADBC_API int adbc_connect(adbc_conn **out, const char *addr, const adbc_conn_opts *opts);
 
 /* Run the handshake over a transport the caller opened (USB, fd, ...).
  * The connection takes the transport, also on failure. */
-int adbc_conn_open(adbc_conn **out, adbc_transport *t, const adbc_conn_opts *opts);
+ADBC_API int adbc_conn_open(adbc_conn **out, adbc_transport *t, const adbc_conn_opts *opts);
 
 /* Close every stream and the transport, join the I/O threads, free. */
-void adbc_conn_close(adbc_conn *c);
+ADBC_API void adbc_conn_close(adbc_conn *c);
 
 /* The device's banner (state, properties, features). */
-const adbc_banner *adbc_conn_banner(const adbc_conn *c);
+ADBC_API const adbc_banner *adbc_conn_banner(const adbc_conn *c);
 
 /* 1 if the device advertised the feature. */
-int adbc_conn_has_feature(const adbc_conn *c, const char *feature);
+ADBC_API int adbc_conn_has_feature(const adbc_conn *c, const char *feature);
 
 /* Negotiated protocol version, max payload, and whether delayed_ack is on. */
-uint32_t adbc_conn_version(const adbc_conn *c);
-uint32_t adbc_conn_max_payload(const adbc_conn *c);
-int adbc_conn_delayed_ack(const adbc_conn *c);
+ADBC_API uint32_t adbc_conn_version(const adbc_conn *c);
+ADBC_API uint32_t adbc_conn_max_payload(const adbc_conn *c);
+ADBC_API int adbc_conn_delayed_ack(const adbc_conn *c);
 
 /* The transport description ("tcp:127.0.0.1:5560"). */
-const char *adbc_conn_desc(const adbc_conn *c);
+ADBC_API const char *adbc_conn_desc(const adbc_conn *c);
 
 /* 0 while the connection works; else the error that ended it. */
-int adbc_conn_status(const adbc_conn *c);
+ADBC_API int adbc_conn_status(const adbc_conn *c);
 
 /* Cancel: every call on c that is blocked (opening, reading, writing or
  * flushing a stream, and the services built on them) returns ADBC_ECANCELED
@@ -84,53 +89,53 @@ int adbc_conn_status(const adbc_conn *c);
  * adbc_conn_clear_interrupt. Safe from any thread (not from a signal
  * handler: call it from a thread that waits for the signal, as adbc-snap
  * does). Closing streams and the connection still works. */
-void adbc_conn_interrupt(adbc_conn *c);
+ADBC_API void adbc_conn_interrupt(adbc_conn *c);
 
 /* Let calls on c run again after adbc_conn_interrupt. Streams that were
  * interrupted mid-transfer are in an unknown state: close them. */
-void adbc_conn_clear_interrupt(adbc_conn *c);
+ADBC_API void adbc_conn_clear_interrupt(adbc_conn *c);
 
 /* 1 while c is interrupted. */
-int adbc_conn_interrupted(const adbc_conn *c);
+ADBC_API int adbc_conn_interrupted(const adbc_conn *c);
 
 /* Open a stream to a service ("shell,v2,raw:ls", "exec:cat", "sync:").
  * ADBC_EREFUSED when the device refuses it. */
-int adbc_stream_open(adbc_stream **out, adbc_conn *c, const char *service, int timeout_ms);
+ADBC_API int adbc_stream_open(adbc_stream **out, adbc_conn *c, const char *service, int timeout_ms);
 
 /* Read up to len bytes. Returns the count (> 0), 0 at end of stream, or a
  * negative error (ADBC_ETIMEDOUT: nothing arrived in time; the stream stays
  * usable). */
-ssize_t adbc_stream_read(adbc_stream *s, void *buf, size_t len, int timeout_ms);
+ADBC_API ssize_t adbc_stream_read(adbc_stream *s, void *buf, size_t len, int timeout_ms);
 
 /* Read exactly len bytes; ADBC_ECLOSED if the stream ends first. */
-int adbc_stream_read_full(adbc_stream *s, void *buf, size_t len, int timeout_ms);
+ADBC_API int adbc_stream_read_full(adbc_stream *s, void *buf, size_t len, int timeout_ms);
 
 /* Write all len bytes (blocking on flow control). timeout_ms bounds the whole
  * call. */
-int adbc_stream_write(adbc_stream *s, const void *buf, size_t len, int timeout_ms);
+ADBC_API int adbc_stream_write(adbc_stream *s, const void *buf, size_t len, int timeout_ms);
 
 /* Wait until everything queued on the connection so far has been handed to
  * the transport (not for the peer's acknowledgement). Paces a writer that
  * wants little in flight. */
-int adbc_stream_flush(adbc_stream *s, int timeout_ms);
+ADBC_API int adbc_stream_flush(adbc_stream *s, int timeout_ms);
 
 /* Take the next stream the device opened and on_device_open accepted,
  * waiting up to timeout_ms. ADBC_ETIMEDOUT when none came; the
  * connection's error when it ended. The stream is used like one from
  * adbc_stream_open; adbc_stream_destination() says where the device wants
  * it to go. */
-int adbc_conn_accept(adbc_conn *c, adbc_stream **out, int timeout_ms);
+ADBC_API int adbc_conn_accept(adbc_conn *c, adbc_stream **out, int timeout_ms);
 
 /* The service a stream was opened for: what adbc_stream_open was given, or
  * the destination the device asked for on an accepted stream. */
-const char *adbc_stream_destination(const adbc_stream *s);
+ADBC_API const char *adbc_stream_destination(const adbc_stream *s);
 
 /* Close the stream (CLSE) and free the handle. Data the peer still sends is
  * dropped. */
-void adbc_stream_close(adbc_stream *s);
+ADBC_API void adbc_stream_close(adbc_stream *s);
 
 /* The connection a stream belongs to. */
-adbc_conn *adbc_stream_conn(adbc_stream *s);
+ADBC_API adbc_conn *adbc_stream_conn(adbc_stream *s);
 
 #ifdef __cplusplus
 }

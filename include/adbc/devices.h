@@ -12,6 +12,8 @@
 #ifndef ADBC_DEVICES_H
 #define ADBC_DEVICES_H
 
+#include "adbc/version.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,6 +25,7 @@
 extern "C" {
 #endif
 
+/* abi: out — filled in by adbc; the caller only reads it */
 typedef struct adbc_device_entry {
     char serial[256];     /* what -s takes: the USB serial ("usb:PATH" when the device
                              has none), "emulator-N" or HOST:PORT */
@@ -40,7 +43,9 @@ typedef struct adbc_device_entry {
     uint16_t vendor_id, product_id; /* USB only */
 } adbc_device_entry;
 
+/* abi: in — filled in by the caller: size first (docs/abi.md) */
 typedef struct adbc_devices_opts {
+    size_t size;           /* sizeof the struct as the caller compiled it */
     int usb;             /* 1 (default): list USB devices; 0: only the TCP targets */
     int probe;           /* 1 (default): a handshake with each device for its state */
     int timeout_ms;      /* per device, for the handshake; default 3000 */
@@ -53,7 +58,8 @@ typedef struct adbc_devices_opts {
 } adbc_devices_opts;
 
 /* Defaults as documented above. */
-void adbc_devices_opts_init(adbc_devices_opts *opts);
+ADBC_API void adbc_devices_opts_init_sized(adbc_devices_opts *opts, size_t size);
+#define adbc_devices_opts_init(o) adbc_devices_opts_init_sized((o), sizeof *(o))
 
 /* List the USB devices with an ADB or fastboot interface (bus order), the
  * emulators (port order; all ports are tried at once, so with none running
@@ -65,14 +71,14 @@ void adbc_devices_opts_init(adbc_devices_opts *opts);
  * Fails only when memory runs out or USB cannot be listed at all (no
  * libusb backend, no /dev/bus/usb): then opts->usb = 0 still lists the TCP
  * targets. */
-int adbc_devices_list(adbc_device_entry **out, size_t *count, const char *const *tcp, size_t ntcp,
+ADBC_API int adbc_devices_list(adbc_device_entry **out, size_t *count, const char *const *tcp, size_t ntcp,
                       const adbc_devices_opts *opts);
-void adbc_devices_free(adbc_device_entry *list);
+ADBC_API void adbc_devices_free(adbc_device_entry *list);
 
 /* The state as `adb devices` words it: "device", "unauthorized", "offline",
  * "bootloader", "recovery", ..., "no permissions" (ADBC_EPERM), "busy"
  * (ADBC_EBUSY), "unknown" (not probed). */
-const char *adbc_device_state_text(const adbc_device_entry *e);
+ADBC_API const char *adbc_device_state_text(const adbc_device_entry *e);
 
 /* The selection rule, the same in adbc-snap, adbc-mcp and here. A serial is
  *   "HOST:PORT" or "[v6]:PORT"  a TCP device (adb connect's form);
@@ -88,15 +94,15 @@ const char *adbc_device_state_text(const adbc_device_entry *e);
  *
  * adbc_device_serial returns the serial to use: given when not NULL or "",
  * else $ANDROID_SERIAL when set and not "", else NULL (the only device). */
-const char *adbc_device_serial(const char *given);
+ADBC_API const char *adbc_device_serial(const char *given);
 
 /* Find the device the rule selects (serial as above; NULL: the rule's
  * default) and fill *out as a listing would (probed when opts->probe).
  * opts may be NULL. ADBC_ENOTFOUND: no such device; ADBC_EINVAL: several. */
-int adbc_device_find(adbc_device_entry *out, const char *serial, const adbc_devices_opts *opts);
+ADBC_API int adbc_device_find(adbc_device_entry *out, const char *serial, const adbc_devices_opts *opts);
 
 /* Connect to the device the rule selects. opts may be NULL. */
-int adbc_device_connect(adbc_conn **out, const char *serial, const adbc_conn_opts *opts);
+ADBC_API int adbc_device_connect(adbc_conn **out, const char *serial, const adbc_conn_opts *opts);
 
 /* Which transports adbc_device_wait accepts (adb's wait-for-TRANSPORT-...). */
 typedef enum adbc_wait_transport {
@@ -113,7 +119,7 @@ typedef enum adbc_wait_transport {
  * its entry. timeout_ms < 0 waits forever. ADBC_ETIMEDOUT when it is not
  * ready in time (the message says what was seen last); ADBC_EINVAL when
  * no serial is given and several devices are ready. opts may be NULL. */
-int adbc_device_wait(adbc_device_entry *out, const char *serial, adbc_wait_transport transport,
+ADBC_API int adbc_device_wait(adbc_device_entry *out, const char *serial, adbc_wait_transport transport,
                      adbc_dev_state state, int timeout_ms, const adbc_devices_opts *opts);
 
 #ifdef __cplusplus

@@ -7,6 +7,8 @@
 #ifndef ADBC_ERROR_H
 #define ADBC_ERROR_H
 
+#include "adbc/version.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -36,14 +38,14 @@ typedef enum adbc_err {
 } adbc_err;
 
 /* Short static description of an error code ("timed out"). Never NULL. */
-const char *adbc_strerror(int code);
+ADBC_API const char *adbc_strerror(int code);
 
 /* The calling thread's message for the last failed adbc call: cause and
  * remedy. Never NULL; "" when nothing has failed on this thread. */
-const char *adbc_last_error(void);
+ADBC_API const char *adbc_last_error(void);
 
 /* Clear the calling thread's last-error message. */
-void adbc_clear_error(void);
+ADBC_API void adbc_clear_error(void);
 
 #ifdef __cplusplus
 }

@@ -27,6 +27,8 @@
 #ifndef ADBC_FORWARD_H
 #define ADBC_FORWARD_H
 
+#include "adbc/version.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -45,6 +47,7 @@ typedef enum adbc_forward_event_kind {
     ADBC_FWD_CLOSED      /* it ended; bytes and error say how */
 } adbc_forward_event_kind;
 
+/* abi: out — filled in by adbc; the caller only reads it */
 typedef struct adbc_forward_event {
     adbc_forward_event_kind kind;
     unsigned id;             /* connection number within its forward, from 1 */
@@ -55,7 +58,9 @@ typedef struct adbc_forward_event {
     const char *message;     /* "" or what went wrong */
 } adbc_forward_event;
 
+/* abi: in — filled in by the caller: size first (docs/abi.md) */
 typedef struct adbc_forward_opts {
+    size_t size;           /* sizeof the struct as the caller compiled it */
     int open_timeout_ms;     /* opening the device stream / host connection; default 10000 */
     size_t buffer_size;      /* bytes per direction per connection; default 64 KiB */
     unsigned max_connections;/* at once per forward; more wait in the backlog; default 256 */
@@ -68,42 +73,43 @@ typedef struct adbc_forward_opts {
     void *user;
 } adbc_forward_opts;
 
-void adbc_forward_opts_init(adbc_forward_opts *o);
+ADBC_API void adbc_forward_opts_init_sized(adbc_forward_opts *o, size_t size);
+#define adbc_forward_opts_init(o) adbc_forward_opts_init_sized((o), sizeof *(o))
 
 /* Listen on `local` and relay to `remote` on the device over connection c.
  * local: "tcp:PORT" (127.0.0.1, as adb), "tcp:HOST:PORT" (any address,
  * "[::1]" for IPv6 literals), "tcp:0" picks a free port;
  * "localfilesystem:PATH" (or "local:PATH"), "localabstract:NAME". The
  * connection must outlive the forward. opts may be NULL. */
-int adbc_forward_new(adbc_forward **out, adbc_conn *c, const char *local, const char *remote,
+ADBC_API int adbc_forward_new(adbc_forward **out, adbc_conn *c, const char *local, const char *remote,
                      const adbc_forward_opts *opts);
 
 /* The local address in use, with a chosen port resolved ("tcp:40123"). */
-const char *adbc_forward_local(const adbc_forward *f);
-const char *adbc_forward_remote(const adbc_forward *f);
+ADBC_API const char *adbc_forward_local(const adbc_forward *f);
+ADBC_API const char *adbc_forward_remote(const adbc_forward *f);
 /* The TCP port listened on, 0 for a unix socket. */
-int adbc_forward_port(const adbc_forward *f);
+ADBC_API int adbc_forward_port(const adbc_forward *f);
 
 /* Event loop use: poll this descriptor for input, then call dispatch. */
-int adbc_forward_fd(const adbc_forward *f);
+ADBC_API int adbc_forward_fd(const adbc_forward *f);
 /* Accept every pending connection without blocking and start relaying it;
  * reap connections that ended. Returns 0, or the connection's error once
  * the device is gone (every relayed connection is then closing). */
-int adbc_forward_dispatch(adbc_forward *f);
+ADBC_API int adbc_forward_dispatch(adbc_forward *f);
 
 /* Serve in the calling thread until adbc_forward_stop(), the device
  * connection ends (its error is returned), or timeout_ms passes (< 0:
  * no limit; returns 0). */
-int adbc_forward_run(adbc_forward *f, int timeout_ms);
+ADBC_API int adbc_forward_run(adbc_forward *f, int timeout_ms);
 /* Make adbc_forward_run return; safe from any thread and from a signal
  * handler. */
-void adbc_forward_stop(adbc_forward *f);
+ADBC_API void adbc_forward_stop(adbc_forward *f);
 
 /* Connections being relayed now. */
-size_t adbc_forward_active(adbc_forward *f);
+ADBC_API size_t adbc_forward_active(adbc_forward *f);
 
 /* Stop listening, close every relayed connection, free. */
-void adbc_forward_free(adbc_forward *f);
+ADBC_API void adbc_forward_free(adbc_forward *f);
 
 /* ---- reverse ---- */
 
@@ -112,10 +118,10 @@ void adbc_forward_free(adbc_forward *f);
  * connection's on_device_open at it: device-opened streams are accepted
  * only for destinations of rules added here, every other one is refused.
  * Relays run until adbc_reverse_free (before adbc_conn_close). */
-int adbc_reverse_new(adbc_reverse **out, const adbc_forward_opts *opts);
-void adbc_reverse_conn_opts(adbc_reverse *r, adbc_conn_opts *o);
+ADBC_API int adbc_reverse_new(adbc_reverse **out, const adbc_forward_opts *opts);
+ADBC_API void adbc_reverse_conn_opts(adbc_reverse *r, adbc_conn_opts *o);
 /* Start relaying on the connected connection. */
-int adbc_reverse_start(adbc_reverse *r, adbc_conn *c);
+ADBC_API int adbc_reverse_start(adbc_reverse *r, adbc_conn *c);
 
 /* reverse:forward: make the device listen on `remote` ("tcp:8080",
  * "tcp:0", "localabstract:NAME") and relay its connections to the host's
@@ -123,24 +129,24 @@ int adbc_reverse_start(adbc_reverse *r, adbc_conn *c);
  * "localfilesystem:PATH"). norebind: fail if the device has the rule
  * already. resolved (may be NULL, size len) gets the device's listen spec
  * with a chosen port resolved. Errors carry the device's message. */
-int adbc_reverse_add(adbc_reverse *r, const char *remote, const char *local, int norebind,
+ADBC_API int adbc_reverse_add(adbc_reverse *r, const char *remote, const char *local, int norebind,
                      char *resolved, size_t len);
 /* reverse:killforward / reverse:killforward-all. */
-int adbc_reverse_remove(adbc_reverse *r, const char *remote);
-int adbc_reverse_remove_all(adbc_reverse *r);
+ADBC_API int adbc_reverse_remove(adbc_reverse *r, const char *remote);
+ADBC_API int adbc_reverse_remove_all(adbc_reverse *r);
 
 /* Connections being relayed now. */
-size_t adbc_reverse_active(adbc_reverse *r);
+ADBC_API size_t adbc_reverse_active(adbc_reverse *r);
 
 /* Stop relaying (closes every relayed connection), free. The device keeps
  * its rules until they are removed or the connection ends. */
-void adbc_reverse_free(adbc_reverse *r);
+ADBC_API void adbc_reverse_free(adbc_reverse *r);
 
 /* Requests that need no adbc_reverse (any connection): the device's rules
  * as adb lists them ("SERIAL REMOTE LOCAL\n" lines; *out is malloc'd),
  * removing one, removing all. */
-int adbc_reverse_list(adbc_conn *c, char **out);
-int adbc_reverse_request(adbc_conn *c, const char *request, char *reply, size_t len);
+ADBC_API int adbc_reverse_list(adbc_conn *c, char **out);
+ADBC_API int adbc_reverse_request(adbc_conn *c, const char *request, char *reply, size_t len);
 
 #ifdef __cplusplus
 }

@@ -16,6 +16,8 @@
 #ifndef ADBC_PAIR_H
 #define ADBC_PAIR_H
 
+#include "adbc/version.h"
+
 #include "adbc/auth.h"
 #include "adbc/transport.h"
 
@@ -31,12 +33,12 @@ extern "C" {
  * Errors: ADBC_EPAIRCODE (wrong code), ADBC_ETIMEDOUT, ADBC_EREFUSED /
  * ADBC_ECLOSED (nothing listening: the pairing dialog is closed), ADBC_EPROTO,
  * ADBC_EUNSUPPORTED (no libsodium). */
-int adbc_pair(char **out_guid, const char *addr, const char *code, const adbc_key *key,
+ADBC_API int adbc_pair(char **out_guid, const char *addr, const char *code, const adbc_key *key,
               int timeout_ms);
 
 /* The same over a connected byte-stream transport the caller keeps (it is
  * not freed; its stream is used up). pubkey_line is sent as-is. */
-int adbc_pair_transport(char **out_guid, adbc_transport *t, const char *code,
+ADBC_API int adbc_pair_transport(char **out_guid, adbc_transport *t, const char *code,
                         const char *pubkey_line, int timeout_ms);
 
 /* Device side, for test devices: a listening pairing port. */
@@ -44,24 +46,24 @@ typedef struct adbc_pair_server adbc_pair_server;
 
 /* Listen on addr ("127.0.0.1:0" picks a free port) for hosts pairing with
  * code; guid is what a paired host is told. */
-int adbc_pair_server_new(adbc_pair_server **out, const char *addr, const char *code,
+ADBC_API int adbc_pair_server_new(adbc_pair_server **out, const char *addr, const char *code,
                          const char *guid);
 
 /* The port actually listened on. */
-unsigned adbc_pair_server_port(const adbc_pair_server *s);
+ADBC_API unsigned adbc_pair_server_port(const adbc_pair_server *s);
 
 /* Accept one connection and run pairing on it. On success *out_pubkey_line
  * (malloc'd, free()) is the host's adbkey.pub line, checked to be a valid
  * adb key: add it to the authorized keys. ADBC_EPAIRCODE when the host used
  * another code (the server stays usable: accept again), ADBC_ETIMEDOUT when
  * nobody finished pairing within timeout_ms. */
-int adbc_pair_server_accept(adbc_pair_server *s, char **out_pubkey_line, int timeout_ms);
+ADBC_API int adbc_pair_server_accept(adbc_pair_server *s, char **out_pubkey_line, int timeout_ms);
 
 /* Close the port and free. NULL is fine. */
-void adbc_pair_server_free(adbc_pair_server *s);
+ADBC_API void adbc_pair_server_free(adbc_pair_server *s);
 
 /* The device side over a connected transport the caller keeps. */
-int adbc_pair_server_transport(char **out_pubkey_line, adbc_transport *t, const char *code,
+ADBC_API int adbc_pair_server_transport(char **out_pubkey_line, adbc_transport *t, const char *code,
                                const char *guid, int timeout_ms);
 
 #ifdef __cplusplus

@@ -18,6 +18,8 @@
 #ifndef ADBC_SESSION_H
 #define ADBC_SESSION_H
 
+#include "adbc/version.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/uio.h>
@@ -54,23 +56,24 @@ extern "C" {
 #define ADBC_HOST_FEATURES "shell_v2,cmd,stat_v2,ls_v2,fixed_push_mkdir,delayed_ack"
 
 /* One decoded 24-byte header. */
+/* abi: fixed — layout fixed by the wire format */
 typedef struct adbc_header {
     uint32_t command, arg0, arg1, data_length, data_check, magic;
 } adbc_header;
 
 /* Encode a header (magic computed from command) into 24 bytes. */
-void adbc_header_encode(uint8_t out[ADBC_HEADER_SIZE], uint32_t command, uint32_t arg0,
+ADBC_API void adbc_header_encode(uint8_t out[ADBC_HEADER_SIZE], uint32_t command, uint32_t arg0,
                         uint32_t arg1, uint32_t data_length, uint32_t data_check);
 
 /* Decode 24 bytes; ADBC_EPROTO (with a message describing the packet) when
  * the magic does not match the command or data_length exceeds max_payload. */
-int adbc_header_decode(adbc_header *out, const uint8_t in[ADBC_HEADER_SIZE], uint32_t max_payload);
+ADBC_API int adbc_header_decode(adbc_header *out, const uint8_t in[ADBC_HEADER_SIZE], uint32_t max_payload);
 
 /* The data check: plain byte sum of the payload. */
-uint32_t adbc_payload_sum(const uint8_t *data, size_t len);
+ADBC_API uint32_t adbc_payload_sum(const uint8_t *data, size_t len);
 
 /* "CNXN", "WRTE"...; "????" for an unknown command. buf holds 5 bytes. */
-const char *adbc_command_name(uint32_t command, char buf[5]);
+ADBC_API const char *adbc_command_name(uint32_t command, char buf[5]);
 
 typedef enum adbc_role { ADBC_ROLE_HOST = 0, ADBC_ROLE_DEVICE = 1 } adbc_role;
 
@@ -84,7 +87,9 @@ typedef enum adbc_session_state {
 
 typedef struct adbc_session adbc_session;
 
+/* abi: in — filled in by the caller: size first (docs/abi.md) */
 typedef struct adbc_session_callbacks {
+    size_t size;           /* sizeof the struct as the caller compiled it */
     /* Host: sign the token with key number `index` (0, 1, ...). Return 0 and
      * fill sig/sig_len (sig holds 512 bytes), or ADBC_ENOTFOUND when there is
      * no key with that index. */
@@ -130,7 +135,9 @@ typedef struct adbc_session_callbacks {
     void (*on_closed)(void *user, uint32_t id, int reason);
 } adbc_session_callbacks;
 
+/* abi: in — filled in by the caller: size first (docs/abi.md) */
 typedef struct adbc_session_config {
+    size_t size;           /* sizeof the struct as the caller compiled it */
     adbc_role role;
     uint32_t version;        /* offered protocol version; 0 = ADBC_VERSION_SKIP_CHECKSUM */
     uint32_t max_payload;    /* offered max payload; 0 = ADBC_MAX_PAYLOAD */
@@ -145,76 +152,77 @@ typedef struct adbc_session_config {
 } adbc_session_config;
 
 /* Fill cfg with defaults for the role. */
-void adbc_session_config_init(adbc_session_config *cfg, adbc_role role);
+ADBC_API void adbc_session_config_init_sized(adbc_session_config *cfg, adbc_role role, size_t size);
+#define adbc_session_config_init(o, r) adbc_session_config_init_sized((o), (r), sizeof *(o))
 
-int adbc_session_new(adbc_session **out, const adbc_session_config *cfg,
+ADBC_API int adbc_session_new(adbc_session **out, const adbc_session_config *cfg,
                      const adbc_session_callbacks *cb, void *user);
-void adbc_session_free(adbc_session *s);
+ADBC_API void adbc_session_free(adbc_session *s);
 
 /* Host: queue our CNXN. (The device role waits for the host's.) */
-int adbc_session_start(adbc_session *s);
+ADBC_API int adbc_session_start(adbc_session *s);
 
 /* Feed received bytes (any split; len is capped at INT_MAX). Returns the
  * number of bytes consumed: all of them, except when a packet moves the
  * session into the TLS state, where the bytes after it belong to TLS and are
  * left to the caller. A negative error means the session is FAILED and only
  * adbc_session_free() is useful; the message names the offending packet. */
-int adbc_session_recv(adbc_session *s, const uint8_t *data, size_t len);
+ADBC_API int adbc_session_recv(adbc_session *s, const uint8_t *data, size_t len);
 
 /* The next segment to send, or 0 when nothing is queued. The pointer stays
  * valid until the next call into the session. */
-size_t adbc_session_next_send(adbc_session *s, const uint8_t **data);
+ADBC_API size_t adbc_session_next_send(adbc_session *s, const uint8_t **data);
 
 /* Up to max queued segments from the current position, in order (for a
  * writev on a byte-stream transport). Returns how many were filled. */
-int adbc_session_peek_send(adbc_session *s, struct iovec *iov, int max);
+ADBC_API int adbc_session_peek_send(adbc_session *s, struct iovec *iov, int max);
 
 /* Mark n bytes as sent (may span several segments). */
-void adbc_session_sent(adbc_session *s, size_t n);
+ADBC_API void adbc_session_sent(adbc_session *s, size_t n);
 
 /* Bytes queued to send (headers and payloads). */
-size_t adbc_session_send_queued(const adbc_session *s);
+ADBC_API size_t adbc_session_send_queued(const adbc_session *s);
 
-adbc_session_state adbc_session_state_get(const adbc_session *s);
+ADBC_API adbc_session_state adbc_session_state_get(const adbc_session *s);
 
 /* The peer's banner, parsed; NULL before its CNXN. */
-const adbc_banner *adbc_session_peer(const adbc_session *s);
+ADBC_API const adbc_banner *adbc_session_peer(const adbc_session *s);
 
 /* Negotiated protocol version and max payload (valid once ONLINE). */
-uint32_t adbc_session_version(const adbc_session *s);
-uint32_t adbc_session_max_payload(const adbc_session *s);
+ADBC_API uint32_t adbc_session_version(const adbc_session *s);
+ADBC_API uint32_t adbc_session_max_payload(const adbc_session *s);
 /* 1 when both sides advertised delayed_ack. */
-int adbc_session_delayed_ack(const adbc_session *s);
+ADBC_API int adbc_session_delayed_ack(const adbc_session *s);
 
 /* Host: open a stream to `service`. *id gets the local id. */
-int adbc_session_open(adbc_session *s, const char *service, uint32_t *id);
+ADBC_API int adbc_session_open(adbc_session *s, const char *service, uint32_t *id);
 
 /* Bytes stream `id` may send now without exceeding flow control. */
-size_t adbc_session_writable(const adbc_session *s, uint32_t id);
+ADBC_API size_t adbc_session_writable(const adbc_session *s, uint32_t id);
 
 /* Queue up to len bytes on stream id, split into WRTE packets. Returns the
  * number of bytes accepted (possibly 0 when the window is closed), or a
  * negative error (unknown or closed stream). */
-long adbc_session_write(adbc_session *s, uint32_t id, const uint8_t *data, size_t len);
+ADBC_API long adbc_session_write(adbc_session *s, uint32_t id, const uint8_t *data, size_t len);
 
 /* The receiver used n bytes of stream id: return credit to the peer (OKAY). */
-int adbc_session_consume(adbc_session *s, uint32_t id, size_t n);
+ADBC_API int adbc_session_consume(adbc_session *s, uint32_t id, size_t n);
 
 /* Close a stream from our side (CLSE). The id is invalid afterwards. */
-int adbc_session_close_stream(adbc_session *s, uint32_t id);
+ADBC_API int adbc_session_close_stream(adbc_session *s, uint32_t id);
 
 /* Number of open streams. */
-size_t adbc_session_stream_count(const adbc_session *s);
+ADBC_API size_t adbc_session_stream_count(const adbc_session *s);
 
 /* Device: accept a host whose key offer was left pending (the user tapped
  * Allow later). Sends CNXN. */
-int adbc_session_auth_accept(adbc_session *s);
+ADBC_API int adbc_session_auth_accept(adbc_session *s);
 
 /* After the caller finished the TLS handshake that STLS asked for. */
-int adbc_session_tls_done(adbc_session *s);
+ADBC_API int adbc_session_tls_done(adbc_session *s);
 
 /* Text of the error that failed the session ("" if none). */
-const char *adbc_session_error(const adbc_session *s);
+ADBC_API const char *adbc_session_error(const adbc_session *s);
 
 #ifdef __cplusplus
 }

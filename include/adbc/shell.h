@@ -7,6 +7,8 @@
 #ifndef ADBC_SHELL_H
 #define ADBC_SHELL_H
 
+#include "adbc/version.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -34,6 +36,7 @@ typedef enum adbc_shell_mode {
     ADBC_SHELL_V2        /* shell,v2: required (ADBC_EUNSUPPORTED without it) */
 } adbc_shell_mode;
 
+/* abi: out — filled in by adbc; the caller only reads it */
 typedef struct adbc_run_result {
     uint8_t *out;    /* stdout (NUL-terminated for convenience), malloc'd */
     size_t out_len;
@@ -45,16 +48,18 @@ typedef struct adbc_run_result {
 /* Run a command and collect its output. stdin_data may be NULL. With v1 or
  * exec, stdin data is written and the stream is left open until the command
  * ends. max_output bounds stdout+stderr (0 = 64 MiB); past it ADBC_EIO. */
-int adbc_run(adbc_conn *c, adbc_shell_mode mode, const char *command, const void *stdin_data,
+ADBC_API int adbc_run(adbc_conn *c, adbc_shell_mode mode, const char *command, const void *stdin_data,
              size_t stdin_len, size_t max_output, adbc_run_result *res, int timeout_ms);
 
 /* Free the buffers of a result. */
-void adbc_run_result_clear(adbc_run_result *res);
+ADBC_API void adbc_run_result_clear(adbc_run_result *res);
 
 /* Streaming shell for long or interactive commands. */
 typedef struct adbc_shell adbc_shell;
 
+/* abi: in — filled in by the caller: size first (docs/abi.md) */
 typedef struct adbc_shell_opts {
+    size_t size;           /* sizeof the struct as the caller compiled it */
     adbc_shell_mode mode;
     int pty;            /* v2: "pty" instead of "raw"; v1: the device decides */
     const char *term;   /* v2 pty: TERM value, e.g. "xterm-256color" */
@@ -62,36 +67,36 @@ typedef struct adbc_shell_opts {
 } adbc_shell_opts;
 
 /* Open a shell stream running command ("" or NULL: interactive shell). */
-int adbc_shell_open(adbc_shell **out, adbc_conn *c, const char *command,
+ADBC_API int adbc_shell_open(adbc_shell **out, adbc_conn *c, const char *command,
                     const adbc_shell_opts *opts, int timeout_ms);
 
 /* Read output. *fd gets 1 (stdout) or 2 (stderr). Returns bytes (> 0), 0 when
  * the command has ended and all output was read, or a negative error. */
-ssize_t adbc_shell_read(adbc_shell *sh, int *fd, void *buf, size_t len, int timeout_ms);
+ADBC_API ssize_t adbc_shell_read(adbc_shell *sh, int *fd, void *buf, size_t len, int timeout_ms);
 
 /* Write to the command's stdin. */
-int adbc_shell_write(adbc_shell *sh, const void *buf, size_t len, int timeout_ms);
+ADBC_API int adbc_shell_write(adbc_shell *sh, const void *buf, size_t len, int timeout_ms);
 
 /* Close the command's stdin (v2: CLOSE_STDIN packet; v1/exec: unsupported,
  * returns ADBC_EUNSUPPORTED). */
-int adbc_shell_close_stdin(adbc_shell *sh, int timeout_ms);
+ADBC_API int adbc_shell_close_stdin(adbc_shell *sh, int timeout_ms);
 
 /* v2 pty: tell the device the terminal size. */
-int adbc_shell_resize(adbc_shell *sh, unsigned rows, unsigned cols, unsigned xpixels,
+ADBC_API int adbc_shell_resize(adbc_shell *sh, unsigned rows, unsigned cols, unsigned xpixels,
                       unsigned ypixels, int timeout_ms);
 
 /* Exit code once read() returned 0: v2 the status, else -1. */
-int adbc_shell_exit_code(const adbc_shell *sh);
+ADBC_API int adbc_shell_exit_code(const adbc_shell *sh);
 
 /* 1 if this shell speaks v2. */
-int adbc_shell_is_v2(const adbc_shell *sh);
+ADBC_API int adbc_shell_is_v2(const adbc_shell *sh);
 
 /* Close and free. */
-void adbc_shell_free(adbc_shell *sh);
+ADBC_API void adbc_shell_close(adbc_shell *sh);
 
 /* Quote a string for the device's /system/bin/sh so it is one literal word:
  * wrapped in single quotes, with ' written as '\''. *out is malloc'd. */
-int adbc_shell_quote(const char *s, char **out);
+ADBC_API int adbc_shell_quote(const char *s, char **out);
 
 #ifdef __cplusplus
 }

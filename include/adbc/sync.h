@@ -4,7 +4,10 @@
  * An adbc_sync is one sync session on a connection. It speaks v1 (STAT,
  * LIST, SEND, RECV) and, when the device advertises stat_v2 / ls_v2, the v2
  * stat and list requests with 64-bit sizes, full stat fields and the
- * device's errno. Transfers stream: memory use does not depend on file size.
+ * device's errno; with sendrecv_v2 (and sendrecv_v2_brotli / _lz4 / _zstd /
+ * _dry_run_send) it sends and receives with SND2/RCV2, compressed when both
+ * sides have the algorithm. Transfers stream: memory use does not depend on
+ * file size.
  *
  * adbd ends the session after any failure it reports (FAIL); the handle then
  * opens a new one on its next call, so one failed file does not spoil it.
@@ -17,6 +20,8 @@
  */
 #ifndef ADBC_SYNC_H
 #define ADBC_SYNC_H
+
+#include "adbc/version.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -35,6 +40,7 @@ extern "C" {
 typedef struct adbc_sync adbc_sync;
 
 /* What the device reports about a file. */
+/* abi: out — filled in by adbc; the caller only reads it */
 typedef struct adbc_sync_statbuf {
     uint32_t mode;   /* st_mode: type and permission bits (S_IFREG | 0644 ...) */
     uint64_t size;   /* bytes (v1: only the low 32 bits reach the host) */
@@ -50,6 +56,7 @@ typedef struct adbc_sync_statbuf {
 } adbc_sync_statbuf;
 
 /* One directory entry, as the list callback sees it. */
+/* abi: out — filled in by adbc; the caller only reads it */
 typedef struct adbc_sync_dirent {
     const char *name; /* NUL-terminated; valid during the callback only */
     adbc_sync_statbuf st;
@@ -58,24 +65,24 @@ typedef struct adbc_sync_dirent {
 } adbc_sync_dirent;
 
 /* Open a sync session ("sync:") on c. */
-int adbc_sync_open(adbc_sync **out, adbc_conn *c, int timeout_ms);
+ADBC_API int adbc_sync_open(adbc_sync **out, adbc_conn *c, int timeout_ms);
 
 /* End the session (QUIT) and free the handle. NULL is a no-op. */
-void adbc_sync_close(adbc_sync *s);
+ADBC_API void adbc_sync_close(adbc_sync *s);
 
 /* 1 when the device speaks the v2 stat (stat_v2) / list (ls_v2) requests. */
-int adbc_sync_has_stat_v2(const adbc_sync *s);
-int adbc_sync_has_ls_v2(const adbc_sync *s);
+ADBC_API int adbc_sync_has_stat_v2(const adbc_sync *s);
+ADBC_API int adbc_sync_has_ls_v2(const adbc_sync *s);
 
 /* Stat a path, following a final symlink. Without stat_v2 this is emulated
  * as adb does: lstat, then a link is probed as "path/" to tell a directory
  * from a file (its size is then 0). ADBC_ENOTFOUND when it does not exist,
  * ADBC_EPERM when the device may not look, ADBC_EREMOTE for other errors
  * (the message names the device's errno). */
-int adbc_sync_stat(adbc_sync *s, const char *path, adbc_sync_statbuf *st, int timeout_ms);
+ADBC_API int adbc_sync_stat(adbc_sync *s, const char *path, adbc_sync_statbuf *st, int timeout_ms);
 
 /* Stat a path without following a final symlink. */
-int adbc_sync_lstat(adbc_sync *s, const char *path, adbc_sync_statbuf *st, int timeout_ms);
+ADBC_API int adbc_sync_lstat(adbc_sync *s, const char *path, adbc_sync_statbuf *st, int timeout_ms);
 
 /* Called once per directory entry ("." and ".." included, as the device
  * sends them). Return 0 to go on, nonzero to skip the rest. */
@@ -84,10 +91,11 @@ typedef int (*adbc_sync_list_fn)(void *user, const adbc_sync_dirent *e);
 /* List a directory (LIS2 with ls_v2, else LIST). The device answers a path it
  * cannot open with an empty list, so adbc stats it first: ADBC_ENOTFOUND for a
  * missing path, ADBC_EINVAL for one that is not a directory. */
-int adbc_sync_list(adbc_sync *s, const char *path, adbc_sync_list_fn fn, void *user,
+ADBC_API int adbc_sync_list(adbc_sync *s, const char *path, adbc_sync_list_fn fn, void *user,
                    int timeout_ms);
 
 /* Progress of a push or pull. Byte counts are of file contents. */
+/* abi: out — filled in by adbc; the caller only reads it */
 typedef struct adbc_sync_progress {
     const char *src;        /* the file in transfer (local for push, remote for pull) */
     const char *dst;
@@ -110,24 +118,51 @@ enum {
     ADBC_SYNC_FOLLOW_LINKS = 1u << 0,
     /* pull: do not copy the device's mtime and mode bits to the local files */
     ADBC_SYNC_NO_ATTRS = 1u << 1,
+    /* push: send everything, but the device writes nothing (adb push -n;
+       needs sendrecv_v2_dry_run_send, else ADBC_EUNSUPPORTED) */
+    ADBC_SYNC_DRY_RUN = 1u << 2,
 };
 
+/* Compression of file contents on the wire (sync v2). */
+typedef enum adbc_sync_compression {
+    /* The default: the best algorithm both sides have (zstd, then lz4, then
+       brotli, as adb ranks them), except on a link faster than compressing:
+       TCP to this machine (loopback, also under TLS) and USB 3 get none;
+       USB 2, remote TCP and handed-over descriptors are compressed (see
+       docs/sync.md, "Compression"). */
+    ADBC_SYNC_COMPRESS_AUTO = 0,
+    ADBC_SYNC_COMPRESS_NONE,   /* never (adb -Z) */
+    ADBC_SYNC_COMPRESS_ANY,    /* the best both sides have, on any link (adb -z any) */
+    ADBC_SYNC_COMPRESS_BROTLI, /* exactly this one: ADBC_EUNSUPPORTED when the */
+    ADBC_SYNC_COMPRESS_LZ4,    /* device or this build lacks it */
+    ADBC_SYNC_COMPRESS_ZSTD,
+} adbc_sync_compression;
+
+/* abi: in — filled in by the caller: size first (docs/abi.md) */
 typedef struct adbc_sync_opts {
+    size_t size;           /* sizeof the struct as the caller compiled it */
     adbc_sync_progress_fn progress; /* may be NULL; called at most every 64 KiB
                                        moved and once at the end of each file */
     void *user;
     unsigned flags;                 /* ADBC_SYNC_* */
+    adbc_sync_compression compression; /* ADBC_SYNC_COMPRESS_AUTO after opts_init */
 } adbc_sync_opts;
 
 /* What a push or pull did. */
+/* abi: out — filled in by adbc; the caller only reads it */
 typedef struct adbc_sync_result {
     uint64_t files;     /* files transferred */
     uint64_t skipped;   /* special files (sockets, fifos, devices) left out */
     uint64_t bytes;     /* content bytes transferred */
     uint64_t dirs;      /* directories created (tree pull; tree push: empty ones) */
+    uint64_t wire_bytes; /* DATA payload bytes that crossed the link for those
+                            contents (less than bytes when compressed) */
+    adbc_sync_compression compression; /* what the transfer used: NONE, BROTLI,
+                                          LZ4 or ZSTD */
 } adbc_sync_result;
 
-void adbc_sync_opts_init(adbc_sync_opts *o);
+ADBC_API void adbc_sync_opts_init_sized(adbc_sync_opts *o, size_t size);
+#define adbc_sync_opts_init(o) adbc_sync_opts_init_sized((o), sizeof *(o))
 
 /* Copy local to exactly the remote path: a file (regular or, by default, a
  * symlink sent as a link), or a directory tree merged into remote. Files keep
@@ -137,7 +172,7 @@ void adbc_sync_opts_init(adbc_sync_opts *o);
  * without that feature, are made with `mkdir -p` over exec:. A tree push
  * stops at the first file the device rejects; the error names that file and
  * carries the device's message. opts and res may be NULL. */
-int adbc_sync_push(adbc_sync *s, const char *local, const char *remote,
+ADBC_API int adbc_sync_push(adbc_sync *s, const char *local, const char *remote,
                    const adbc_sync_opts *opts, adbc_sync_result *res, int timeout_ms);
 
 /* Copy remote (a file, or a directory tree; symlinks are followed) to exactly
@@ -145,13 +180,31 @@ int adbc_sync_push(adbc_sync *s, const char *local, const char *remote,
  * target and renamed over it only when complete: on any failure (device gone,
  * FAIL, local disk full) the temporary is removed and no partial file is left
  * under the target name. Missing local parent directories are created. */
-int adbc_sync_pull(adbc_sync *s, const char *remote, const char *local,
+ADBC_API int adbc_sync_pull(adbc_sync *s, const char *remote, const char *local,
                    const adbc_sync_opts *opts, adbc_sync_result *res, int timeout_ms);
+
+/* "any", "none", "brotli", "lz4", "zstd" (adb's spellings for -z) into *out;
+ * ADBC_EINVAL, with the accepted names in the message, otherwise. */
+ADBC_API int adbc_sync_compression_parse(const char *name, adbc_sync_compression *out);
+
+/* The name of c ("auto" for ADBC_SYNC_COMPRESS_AUTO). */
+ADBC_API const char *adbc_sync_compression_name(adbc_sync_compression c);
+
+/* 1 when the device speaks SND2/RCV2 (sendrecv_v2). */
+ADBC_API int adbc_sync_has_send_v2(const adbc_sync *s);
+
+/* 1 when both the device and this build have compression c (BROTLI, LZ4 or
+ * ZSTD); for ANY, when they share at least one. */
+ADBC_API int adbc_sync_has_compression(const adbc_sync *s, adbc_sync_compression c);
+
+/* What ADBC_SYNC_COMPRESS_AUTO and ANY resolve to on this session's link
+ * (NONE, BROTLI, LZ4 or ZSTD). */
+ADBC_API adbc_sync_compression adbc_sync_compression_resolve(const adbc_sync *s, adbc_sync_compression c);
 
 /* The device's errno name and text for a v2 wire errno ("ENOENT", "No such
  * file or directory"); "E?" / "unknown error" for values adb does not define. */
-const char *adbc_sync_errno_name(uint32_t wire_errno);
-const char *adbc_sync_errno_text(uint32_t wire_errno);
+ADBC_API const char *adbc_sync_errno_name(uint32_t wire_errno);
+ADBC_API const char *adbc_sync_errno_text(uint32_t wire_errno);
 
 #ifdef __cplusplus
 }

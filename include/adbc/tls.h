@@ -15,6 +15,8 @@
 #ifndef ADBC_TLS_H
 #define ADBC_TLS_H
 
+#include "adbc/version.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,25 +32,25 @@ extern "C" {
 
 /* The uppercase hex SHA-256 of the key's DER SubjectPublicKeyInfo: the CN a
  * device's CA hint carries for a paired key. */
-int adbc_tls_key_fingerprint(char out[ADBC_TLS_FINGERPRINT_SIZE], const adbc_key *key);
+ADBC_API int adbc_tls_key_fingerprint(char out[ADBC_TLS_FINGERPRINT_SIZE], const adbc_key *key);
 
 /* The same fingerprint for an adbkey.pub / adb_keys line ("base64 comment";
  * device side, to build hints). ADBC_EFORMAT if it is not a valid key. */
-int adbc_tls_pubkey_line_fingerprint(char out[ADBC_TLS_FINGERPRINT_SIZE], const char *line);
+ADBC_API int adbc_tls_pubkey_line_fingerprint(char out[ADBC_TLS_FINGERPRINT_SIZE], const char *line);
 
 /* The X.509 certificate adb presents for the key, DER-encoded: v3, serial 1,
  * valid from now for 10*365 days, subject = issuer = "C=US, O=Android,
  * CN=Adb", basicConstraints critical CA:TRUE, keyUsage critical
  * keyCertSign/cRLSign/digitalSignature, subjectKeyIdentifier, self-signed
  * with SHA-256. *der is malloc'd (free()). */
-int adbc_tls_key_certificate(uint8_t **der, size_t *der_len, const adbc_key *key);
+ADBC_API int adbc_tls_key_certificate(uint8_t **der, size_t *der_len, const adbc_key *key);
 
 /* Choose the key to present given the device's hints (the CN values of its
  * "O=AdbKey-<n>" CA names; any case): the first key of the ring whose
  * fingerprint is hinted, else the ring's first key (the device may not
  * require a known key). *out is owned by the ring. ADBC_ENOTFOUND if the
  * ring is empty. */
-int adbc_tls_select_key(const adbc_key **out, const adbc_keyring *ring,
+ADBC_API int adbc_tls_select_key(const adbc_key **out, const adbc_keyring *ring,
                         const char *const *hints, size_t nhints);
 
 /* Host side of STLS: run the TLS 1.3 client handshake over *inout (the STLS
@@ -62,16 +64,18 @@ int adbc_tls_select_key(const adbc_key **out, const adbc_keyring *ring,
  * ADBC_ENOTPAIRED. A device that refuses the key is reported later, by the
  * transport's first read, as ADBC_ENOTPAIRED. Not thread-safe with respect
  * to other users of *inout during the call. */
-int adbc_tls_client_upgrade(adbc_transport **inout, const adbc_keyring *keys, int timeout_ms);
+ADBC_API int adbc_tls_client_upgrade(adbc_transport **inout, const adbc_keyring *keys, int timeout_ms);
 
 /* The same when the caller's last read from *inout returned bytes past the
  * STLS packet (adbc_session_recv consumed fewer bytes than it was given):
  * those preread_len bytes belong to TLS and are used first. */
-int adbc_tls_client_upgrade_ex(adbc_transport **inout, const adbc_keyring *keys,
+ADBC_API int adbc_tls_client_upgrade_ex(adbc_transport **inout, const adbc_keyring *keys,
                                const void *preread, size_t preread_len, int timeout_ms);
 
 /* Device side, for test devices. */
+/* abi: in — filled in by the caller: size first (docs/abi.md) */
 typedef struct adbc_tls_server_opts {
+    size_t size;           /* sizeof the struct as the caller compiled it */
     /* Fingerprints of the keys the device knows, sent as CA hints. */
     const char *const *hints;
     size_t nhints;
@@ -89,7 +93,7 @@ typedef struct adbc_tls_server_opts {
  * Ownership as for adbc_tls_client_upgrade. ADBC_EUNAUTHORIZED when
  * authorize refused the host's key (the host is sent a bad_certificate
  * alert). opts may be NULL. */
-int adbc_tls_server_upgrade(adbc_transport **inout, const adbc_tls_server_opts *opts,
+ADBC_API int adbc_tls_server_upgrade(adbc_transport **inout, const adbc_tls_server_opts *opts,
                             const void *preread, size_t preread_len, int timeout_ms);
 
 #ifdef __cplusplus

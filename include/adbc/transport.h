@@ -4,6 +4,8 @@
 #ifndef ADBC_TRANSPORT_H
 #define ADBC_TRANSPORT_H
 
+#include "adbc/version.h"
+
 #include <stddef.h>
 #include <sys/uio.h>
 
@@ -13,7 +15,9 @@ extern "C" {
 
 typedef struct adbc_transport adbc_transport;
 
+/* abi: in — filled in by the caller: size first (docs/abi.md) */
 typedef struct adbc_transport_ops {
+    size_t size;           /* sizeof the struct as the caller compiled it */
     const char *name; /* "tcp", "usb", "fd", "tls" */
     /* Read up to len bytes. Returns the count (> 0), ADBC_ETIMEDOUT when
      * nothing came within timeout_ms (< 0: wait forever), ADBC_ECLOSED at
@@ -34,7 +38,9 @@ typedef struct adbc_transport_ops {
     int (*writev)(adbc_transport *t, const struct iovec *iov, int iovcnt, int timeout_ms);
 } adbc_transport_ops;
 
+/* abi: in — filled in by the caller: size first (docs/abi.md) */
 struct adbc_transport {
+    size_t size;           /* sizeof the struct as the caller compiled it */
     const adbc_transport_ops *ops;
     int packet_mode;  /* 1: every segment is one transfer (USB) */
     char desc[128];   /* "tcp:127.0.0.1:5037", used in error messages */
@@ -42,19 +48,19 @@ struct adbc_transport {
 
 /* Connect over TCP. addr is "host:port", "[v6addr]:port" or "host" (port
  * 5555). IPv4 and IPv6, TCP_NODELAY, connect timeout in ms. */
-int adbc_transport_tcp(adbc_transport **out, const char *addr, int timeout_ms);
+ADBC_API int adbc_transport_tcp(adbc_transport **out, const char *addr, int timeout_ms);
 
 /* Wrap an already-connected socket or pipe-like descriptor (socketpair in
  * tests, a descriptor handed over by another program). own: close it on
  * destroy. */
-int adbc_transport_fd(adbc_transport **out, int fd, int own);
+ADBC_API int adbc_transport_fd(adbc_transport **out, int fd, int own);
 
 /* Split "host:port" / "[v6]:port" / "host" into parts (default_port when
  * absent). host must hold 256 bytes. */
-int adbc_parse_hostport(const char *addr, char *host, size_t hostlen, unsigned *port,
+ADBC_API int adbc_parse_hostport(const char *addr, char *host, size_t hostlen, unsigned *port,
                         unsigned default_port);
 
-void adbc_transport_free(adbc_transport *t);
+ADBC_API void adbc_transport_free(adbc_transport *t);
 
 #ifdef __cplusplus
 }

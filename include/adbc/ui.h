@@ -13,6 +13,8 @@
 #ifndef ADBC_UI_H
 #define ADBC_UI_H
 
+#include "adbc/version.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -42,6 +44,7 @@ enum {
 };
 
 /* One ref: an element that is clickable, editable or scrollable. */
+/* abi: out — filled in by adbc; the caller only reads it */
 typedef struct adbc_ui_ref {
     int ref;                  /* 1..N, document pre-order */
     int x1, y1, x2, y2;       /* bounds as dumped ([x1,y1][x2,y2]) */
@@ -68,74 +71,74 @@ typedef struct adbc_ui_ref {
  * ADBC_EFORMAT (no <node> at all: the message shows the first bytes). A dump
  * cut short still gives a snapshot of the nodes read; see
  * adbc_ui_snap_complete(). */
-int adbc_ui_snap_parse(adbc_ui_snap **out, const void *xml, size_t len);
+ADBC_API int adbc_ui_snap_parse(adbc_ui_snap **out, const void *xml, size_t len);
 
 /* As adbc_ui_snap_parse, without the copy: takes ownership of buf (from
  * malloc), also on failure, and rewrites it in place. */
-int adbc_ui_snap_parse_owned(adbc_ui_snap **out, void *buf, size_t len);
+ADBC_API int adbc_ui_snap_parse_owned(adbc_ui_snap **out, void *buf, size_t len);
 
 /* Read a saved dump file and parse it. ADBC_ENOTFOUND / ADBC_EIO when the
  * file cannot be read, ADBC_EFORMAT as above. */
-int adbc_ui_snap_load(adbc_ui_snap **out, const char *path);
+ADBC_API int adbc_ui_snap_load(adbc_ui_snap **out, const char *path);
 
 /* Free a snapshot (NULL is fine). */
-void adbc_ui_snap_free(adbc_ui_snap *s);
+ADBC_API void adbc_ui_snap_free(adbc_ui_snap *s);
 
 /* The snapshot text: lines joined by '\n', no trailing newline, "" when the
  * whole screen was pruned away. *len (if not NULL) gets its length. */
-const char *adbc_ui_snap_text(const adbc_ui_snap *s, size_t *len);
+ADBC_API const char *adbc_ui_snap_text(const adbc_ui_snap *s, size_t *len);
 
 /* The same pruned tree as JSON (schema ADBC_UI_JSON_SCHEMA, one line, no
  * trailing newline). *out is malloc'd, NUL-terminated; free() it. */
-int adbc_ui_snap_json(char **out, size_t *len, const adbc_ui_snap *s);
+ADBC_API int adbc_ui_snap_json(char **out, size_t *len, const adbc_ui_snap *s);
 
 /* The ref table; owned by the snapshot. */
-const adbc_ui_reftab *adbc_ui_snap_refs(const adbc_ui_snap *s);
+ADBC_API const adbc_ui_reftab *adbc_ui_snap_refs(const adbc_ui_snap *s);
 
 /* 16 hex digits naming this screen's content (same dump -> same id). */
-const char *adbc_ui_snap_id(const adbc_ui_snap *s);
+ADBC_API const char *adbc_ui_snap_id(const adbc_ui_snap *s);
 
 /* When the snapshot was made, milliseconds since the Unix epoch. */
-int64_t adbc_ui_snap_timestamp(const adbc_ui_snap *s);
+ADBC_API int64_t adbc_ui_snap_timestamp(const adbc_ui_snap *s);
 
 /* 1 if the dump was whole; 0 if it was cut short or damaged, in which case
  * adbc_ui_snap_damage() says where and how (else ""). */
-int adbc_ui_snap_complete(const adbc_ui_snap *s);
-const char *adbc_ui_snap_damage(const adbc_ui_snap *s);
+ADBC_API int adbc_ui_snap_complete(const adbc_ui_snap *s);
+ADBC_API const char *adbc_ui_snap_damage(const adbc_ui_snap *s);
 
 /* Windows (top-level <node> elements) and each one's package ("" if none). */
-size_t adbc_ui_snap_windows(const adbc_ui_snap *s);
-const char *adbc_ui_snap_window_package(const adbc_ui_snap *s, size_t window);
+ADBC_API size_t adbc_ui_snap_windows(const adbc_ui_snap *s);
+ADBC_API const char *adbc_ui_snap_window_package(const adbc_ui_snap *s, size_t window);
 
 /* Number of <node> elements parsed. */
-size_t adbc_ui_snap_nodes(const adbc_ui_snap *s);
+ADBC_API size_t adbc_ui_snap_nodes(const adbc_ui_snap *s);
 
 /* ---- Ref tables ----------------------------------------------------------- */
 
 /* Number of refs (refs run 1..count). */
-size_t adbc_ui_reftab_count(const adbc_ui_reftab *t);
+ADBC_API size_t adbc_ui_reftab_count(const adbc_ui_reftab *t);
 
 /* The record of one ref, or NULL when ref is out of 1..count. */
-const adbc_ui_ref *adbc_ui_reftab_get(const adbc_ui_reftab *t, int ref);
+ADBC_API const adbc_ui_ref *adbc_ui_reftab_get(const adbc_ui_reftab *t, int ref);
 
 /* Id and timestamp of the snapshot the table came from. */
-const char *adbc_ui_reftab_snapshot_id(const adbc_ui_reftab *t);
-int64_t adbc_ui_reftab_timestamp(const adbc_ui_reftab *t);
+ADBC_API const char *adbc_ui_reftab_snapshot_id(const adbc_ui_reftab *t);
+ADBC_API int64_t adbc_ui_reftab_timestamp(const adbc_ui_reftab *t);
 
 /* "ref<TAB>x<TAB>y\n" for every ref ("" when none). *out is malloc'd. */
-int adbc_ui_reftab_tsv(char **out, size_t *len, const adbc_ui_reftab *t);
+ADBC_API int adbc_ui_reftab_tsv(char **out, size_t *len, const adbc_ui_reftab *t);
 
 /* Save to a file, atomically (written beside it, then renamed), so a later
  * process can act on these refs. */
-int adbc_ui_reftab_save(const adbc_ui_reftab *t, const char *path);
+ADBC_API int adbc_ui_reftab_save(const adbc_ui_reftab *t, const char *path);
 
 /* Load a saved table. ADBC_ENOTFOUND when the file does not exist;
  * ADBC_EFORMAT when it is damaged, truncated or of another version. Free
  * with adbc_ui_reftab_free(). */
-int adbc_ui_reftab_load(adbc_ui_reftab **out, const char *path);
+ADBC_API int adbc_ui_reftab_load(adbc_ui_reftab **out, const char *path);
 
 /* Free a loaded table (NULL is fine). Never pass the snapshot's own table. */
-void adbc_ui_reftab_free(adbc_ui_reftab *t);
+ADBC_API void adbc_ui_reftab_free(adbc_ui_reftab *t);
 
 /* ---- Selectors -------------------------------------------------------------- */
 
@@ -149,7 +152,9 @@ enum {
 /* Fields left NULL are not tested; those set must all match (AND).
  * resource_id: "pkg:id/name" compares whole, "name" compares the part after
  * the last '/'. cls: the whole class or its last '.'-segment ("Button"). */
+/* abi: in — filled in by the caller: size first (docs/abi.md) */
 typedef struct adbc_ui_selector {
+    size_t size;           /* sizeof the struct as the caller compiled it */
     const char *resource_id;
     const char *text;
     const char *desc;
@@ -162,22 +167,24 @@ typedef struct adbc_ui_selector {
  * ancestor with one. *refs is malloc'd (free()). ADBC_ENOTFOUND when
  * nothing actionable matches (the message says whether anything matched at
  * all); ADBC_EINVAL when sel sets no field. */
-int adbc_ui_find(int **refs, size_t *count, const adbc_ui_snap *s, const adbc_ui_selector *sel);
+ADBC_API int adbc_ui_find(int **refs, size_t *count, const adbc_ui_snap *s, const adbc_ui_selector *sel);
 
 /* *count gets the number of elements whose text or content-desc matches
  * text (flags: ADBC_UI_MATCH_*). */
-int adbc_ui_snap_count_text(size_t *count, const adbc_ui_snap *s, const char *text,
+ADBC_API int adbc_ui_snap_count_text(size_t *count, const adbc_ui_snap *s, const char *text,
                             unsigned flags);
 
 /* Find in s the element an earlier ref record describes: same exact token,
  * else the only element with the same identity token, else the only element
  * with the same class and resource-id at the same place. *ref gets its ref
  * in s. ADBC_ESTALE when it cannot be told apart or is gone. */
-int adbc_ui_snap_locate(int *ref, const adbc_ui_snap *s, const adbc_ui_ref *old);
+ADBC_API int adbc_ui_snap_locate(int *ref, const adbc_ui_snap *s, const adbc_ui_ref *old);
 
 /* ---- Device ------------------------------------------------------------------ */
 
+/* abi: in — filled in by the caller: size first (docs/abi.md) */
 typedef struct adbc_ui_opts {
+    size_t size;           /* sizeof the struct as the caller compiled it */
     int timeout_ms;         /* one snapshot, all attempts included; default 30000 */
     int attempts;           /* uiautomator runs per snapshot, 1..10; default 3 */
     int always_compressed;  /* 1: dump --compressed from the start; default 0
@@ -187,18 +194,19 @@ typedef struct adbc_ui_opts {
 } adbc_ui_opts;
 
 /* Defaults as documented above. */
-void adbc_ui_opts_init(adbc_ui_opts *opts);
+ADBC_API void adbc_ui_opts_init_sized(adbc_ui_opts *opts, size_t size);
+#define adbc_ui_opts_init(o) adbc_ui_opts_init_sized((o), sizeof *(o))
 
 /* Fetch the raw dump XML in one exec round trip (see docs/snapshot.md).
  * *xml is malloc'd and NUL-terminated. ADBC_EREMOTE when uiautomator kept
  * failing (the message quotes what the device printed), ADBC_ETIMEDOUT past
  * opts->timeout_ms. opts may be NULL. */
-int adbc_ui_dump(char **xml, size_t *len, adbc_conn *c, const adbc_ui_opts *opts);
+ADBC_API int adbc_ui_dump(char **xml, size_t *len, adbc_conn *c, const adbc_ui_opts *opts);
 
 /* Take a snapshot of the device's screen: adbc_ui_dump + parse, without a
  * copy. A dump cut short is fetched again within the timeout, then reported
  * as ADBC_EFORMAT rather than passed off as whole. */
-int adbc_ui_snapshot(adbc_ui_snap **out, adbc_conn *c, const adbc_ui_opts *opts);
+ADBC_API int adbc_ui_snapshot(adbc_ui_snap **out, adbc_conn *c, const adbc_ui_opts *opts);
 
 /* Conditions for adbc_ui_wait_state. */
 typedef enum adbc_ui_cond {
@@ -213,8 +221,8 @@ typedef enum adbc_ui_cond {
 } adbc_ui_cond;
 
 /* Parse a condition name ("checked", "unchecked", "enabled", ...). */
-int adbc_ui_cond_parse(adbc_ui_cond *out, const char *name);
-const char *adbc_ui_cond_name(adbc_ui_cond cond);
+ADBC_API int adbc_ui_cond_parse(adbc_ui_cond *out, const char *name);
+ADBC_API const char *adbc_ui_cond_name(adbc_ui_cond cond);
 
 /* The waits poll snapshots every opts->poll_interval_ms until the condition
  * holds or timeout_ms passes (ADBC_ETIMEDOUT, the message saying what was
@@ -222,16 +230,16 @@ const char *adbc_ui_cond_name(adbc_ui_cond cond);
 
 /* Until an element's text or content-desc matches text (flags:
  * ADBC_UI_MATCH_*), or with ADBC_UI_WAIT_GONE until none does. */
-int adbc_ui_wait_text(adbc_ui_snap **out, adbc_conn *c, const char *text, unsigned flags,
+ADBC_API int adbc_ui_wait_text(adbc_ui_snap **out, adbc_conn *c, const char *text, unsigned flags,
                       int timeout_ms, const adbc_ui_opts *opts);
 
 /* Until the element of ref (a record from an earlier snapshot or a loaded
  * ref table, found again with adbc_ui_snap_locate) is in state cond. */
-int adbc_ui_wait_state(adbc_ui_snap **out, adbc_conn *c, const adbc_ui_ref *ref,
+ADBC_API int adbc_ui_wait_state(adbc_ui_snap **out, adbc_conn *c, const adbc_ui_ref *ref,
                        adbc_ui_cond cond, int timeout_ms, const adbc_ui_opts *opts);
 
 /* Until two consecutive snapshots have the same text. */
-int adbc_ui_wait_stable(adbc_ui_snap **out, adbc_conn *c, int timeout_ms,
+ADBC_API int adbc_ui_wait_stable(adbc_ui_snap **out, adbc_conn *c, int timeout_ms,
                         const adbc_ui_opts *opts);
 
 #ifdef __cplusplus

@@ -16,6 +16,8 @@
 #ifndef ADBC_USB_H
 #define ADBC_USB_H
 
+#include "adbc/version.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -31,6 +33,7 @@ extern "C" {
 #define ADBC_USB_PROTOCOL_FASTBOOT 0x03
 
 /* One USB device with an ADB (or fastboot) interface. */
+/* abi: out — filled in by adbc; the caller only reads it */
 typedef struct adbc_usb_device {
     char serial[256];       /* iSerialNumber, printable ASCII; "" if it has none or it
                                could not be read (see access) */
@@ -49,8 +52,8 @@ typedef struct adbc_usb_device {
  * *out is an array of *count entries (NULL when there are none), freed with
  * adbc_usb_list_free(). Devices that cannot be opened are still listed (with
  * access = ADBC_EPERM and their serial from sysfs when readable). */
-int adbc_usb_list(adbc_usb_device **out, size_t *count);
-void adbc_usb_list_free(adbc_usb_device *list);
+ADBC_API int adbc_usb_list(adbc_usb_device **out, size_t *count);
+ADBC_API void adbc_usb_list_free(adbc_usb_device *list);
 
 /* Open a device's ADB interface and claim it. serial selects by serial
  * number, or by port path as "usb:1-4.2"; NULL takes the only ADB device
@@ -59,17 +62,17 @@ void adbc_usb_list_free(adbc_usb_device *list);
  * accessible (the message names the udev rule or group that fixes it).
  * ADBC_EBUSY: another program, usually an adb server, holds the interface.
  * ADBC_EOFFLINE: the device is in fastboot mode. */
-int adbc_transport_usb(adbc_transport **out, const char *serial);
+ADBC_API int adbc_transport_usb(adbc_transport **out, const char *serial);
 
 /* Open the ADB interface of the device behind an already-open usbfs
  * descriptor (/dev/bus/usb/BBB/AAA opened read-write). This is how Termux
  * programs reach USB: `termux-usb -r -e PROGRAM /dev/bus/usb/...` runs
  * PROGRAM with the descriptor number as its last argument. own: close fd when
  * the transport is destroyed (also on failure). */
-int adbc_transport_usb_fd(adbc_transport **out, int fd, int own);
+ADBC_API int adbc_transport_usb_fd(adbc_transport **out, int fd, int own);
 
 /* The device behind a USB transport. ADBC_EINVAL when t is not one. */
-int adbc_transport_usb_info(const adbc_transport *t, adbc_usb_device *out);
+ADBC_API int adbc_transport_usb_info(const adbc_transport *t, adbc_usb_device *out);
 
 #ifdef __cplusplus
 }

@@ -74,6 +74,10 @@ int adbc_app_start(adbc_conn *c, const adbc_intent *in, int timeout_ms)
 {
     if (!c || !in)
         return adbc_fail(ADBC_EINVAL, "adbc_app_start: c and intent must not be NULL");
+    adbc_intent own = {.size = sizeof own};
+    if (adbc_abi_take(&own, sizeof own, in, "adbc_intent") < 0)
+        return ADBC_EINVAL;
+    in = &own;
     if (!in->action && !in->data && !in->component)
         return adbc_fail(ADBC_EINVAL, "an intent needs an action, a data URI or a component");
     if (in->nextras && !in->extras)

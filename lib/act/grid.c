@@ -163,6 +163,8 @@ int adbc_act_grid(adbc_grid *g, adbc_conn *c, const adbc_act_opts *opts)
 {
     adbc_act_opts store;
     const adbc_act_opts *o = act_opts(opts, &store);
+    if (!o)
+        return ADBC_EINVAL;
     int w, h;
     int rc = adbc_screen_size(&w, &h, c, o->timeout_ms);
     if (rc < 0)

@@ -31,6 +31,8 @@ int adbc_act_tap_xy(adbc_conn *c, int x, int y, const adbc_act_opts *opts)
 {
     adbc_act_opts store;
     const adbc_act_opts *o = act_opts(opts, &store);
+    if (!o)
+        return ADBC_EINVAL;
     if (!c)
         return adbc_fail(ADBC_EINVAL, "adbc_act_tap_xy: no connection");
     int rc = check_point(x, y, "tap");
@@ -67,6 +69,8 @@ int adbc_act_swipe(adbc_conn *c, int x1, int y1, int x2, int y2, int ms,
 {
     adbc_act_opts store;
     const adbc_act_opts *o = act_opts(opts, &store);
+    if (!o)
+        return ADBC_EINVAL;
     if (!c)
         return adbc_fail(ADBC_EINVAL, "adbc_act_swipe: no connection");
     return swipe(c, x1, y1, x2, y2, ms, o->timeout_ms);
@@ -76,6 +80,8 @@ int adbc_act_press(adbc_conn *c, int code, const adbc_act_opts *opts)
 {
     adbc_act_opts store;
     const adbc_act_opts *o = act_opts(opts, &store);
+    if (!o)
+        return ADBC_EINVAL;
     if (!c)
         return adbc_fail(ADBC_EINVAL, "adbc_act_press: no connection");
     if (code < 0 || code > 9999)
@@ -102,6 +108,8 @@ int adbc_act_tap(adbc_act_where *where, adbc_conn *c, const adbc_ui_ref *ref,
 {
     adbc_act_opts store;
     const adbc_act_opts *o = act_opts(opts, &store);
+    if (!o)
+        return ADBC_EINVAL;
     int64_t deadline = adbc_deadline(o->timeout_ms);
     const adbc_ui_ref *now;
     adbc_ui_snap *snap;
@@ -123,6 +131,8 @@ int adbc_act_long_press(adbc_act_where *where, adbc_conn *c, const adbc_ui_ref *
 {
     adbc_act_opts store;
     const adbc_act_opts *o = act_opts(opts, &store);
+    if (!o)
+        return ADBC_EINVAL;
     int rc = check_ms(o->long_press_ms, "long press");
     if (rc < 0)
         return rc;
@@ -142,6 +152,8 @@ int adbc_act_scroll(adbc_act_where *where, adbc_conn *c, const adbc_ui_ref *ref,
 {
     adbc_act_opts store;
     const adbc_act_opts *o = act_opts(opts, &store);
+    if (!o)
+        return ADBC_EINVAL;
     int rc = check_ms(o->scroll_ms, "scroll");
     if (rc < 0)
         return rc;
@@ -174,6 +186,8 @@ int adbc_act_tap_grid(adbc_act_where *where, adbc_conn *c, const char *cell,
 {
     adbc_act_opts store;
     const adbc_act_opts *o = act_opts(opts, &store);
+    if (!o)
+        return ADBC_EINVAL;
     if (!c || !cell)
         return adbc_fail(ADBC_EINVAL, "adbc_act_tap_grid: c and cell must not be NULL");
     int64_t deadline = adbc_deadline(o->timeout_ms);

@@ -46,10 +46,10 @@ static int eq_nocase(const char *a, const char *b)
     return *a == *b;
 }
 
-int adbc_key_parse(int *code, const char *name)
+int adbc_keycode_parse(int *code, const char *name)
 {
     if (!code || !name)
-        return adbc_fail(ADBC_EINVAL, "adbc_key_parse: code and name must not be NULL");
+        return adbc_fail(ADBC_EINVAL, "adbc_keycode_parse: code and name must not be NULL");
     const char *n = name;
     if (strncasecmp(n, "KEYCODE_", 8) == 0)
         n += 8;
@@ -82,7 +82,7 @@ int adbc_key_parse(int *code, const char *name)
                      name);
 }
 
-const char *adbc_key_name(int code)
+const char *adbc_keycode_name(int code)
 {
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
         if (keys[i].code == code)

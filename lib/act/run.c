@@ -235,21 +235,22 @@ int act_run_ok(adbc_conn *c, const char *cmd, const char *what, int timeout_ms)
 
 /* ---- options ------------------------------------------------------------------ */
 
-void adbc_act_opts_init(adbc_act_opts *opts)
+void adbc_act_opts_init_sized(adbc_act_opts *out, size_t size)
 {
-    if (!opts)
-        return;
+    adbc_act_opts d, *opts = &d;
     memset(opts, 0, sizeof *opts);
+    opts->size = sizeof *opts;
     opts->timeout_ms = 30000;
     opts->settle_ms = 400;
     opts->long_press_ms = 1000;
     opts->scroll_ms = 300;
+    adbc_abi_give(out, size, &d, sizeof d);
 }
 
 const adbc_act_opts *act_opts(const adbc_act_opts *opts, adbc_act_opts *store)
 {
-    if (opts)
-        return opts;
     adbc_act_opts_init(store);
+    if (adbc_abi_take(store, sizeof *store, opts, "adbc_act_opts") < 0)
+        return NULL;
     return store;
 }

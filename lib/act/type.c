@@ -110,6 +110,8 @@ int adbc_act_type_text(adbc_conn *c, const char *text, const adbc_act_opts *opts
 {
     adbc_act_opts store;
     const adbc_act_opts *o = act_opts(opts, &store);
+    if (!o)
+        return ADBC_EINVAL;
     if (!c || !text)
         return adbc_fail(ADBC_EINVAL, "adbc_act_type_text: c and text must not be NULL");
     int64_t deadline = adbc_deadline(o->timeout_ms);
@@ -127,6 +129,8 @@ int adbc_act_type(adbc_act_where *where, adbc_conn *c, const adbc_ui_ref *ref, c
 {
     adbc_act_opts store;
     const adbc_act_opts *o = act_opts(opts, &store);
+    if (!o)
+        return ADBC_EINVAL;
     if (!c || !ref || !text)
         return adbc_fail(ADBC_EINVAL, "adbc_act_type: c, ref and text must not be NULL");
     if (o->settle_ms < 0 || o->settle_ms > 10000)
@@ -148,7 +152,7 @@ int adbc_act_type(adbc_act_where *where, adbc_conn *c, const adbc_ui_ref *ref, c
         rc = act_clear_command(&wipe, act_utf8_chars(now->text));
     adbc_ui_snap_free(snap);
     if (rc == 0)
-        rc = adbc_act_tap_xy(c, x, y, &(adbc_act_opts){.timeout_ms = act_left(deadline)});
+        rc = adbc_act_tap_xy(c, x, y, &(adbc_act_opts){.size = sizeof(adbc_act_opts), .timeout_ms = act_left(deadline)});
     if (rc == 0 && o->settle_ms > 0) {
         int left = adbc_remaining(deadline);
         pause_ms(left >= 0 && left < o->settle_ms ? left : o->settle_ms);

@@ -15,11 +15,12 @@ int adbc_act_locate(adbc_ui_snap **snap, const adbc_ui_ref **found, adbc_act_how
     *found = NULL;
     adbc_act_opts store;
     const adbc_act_opts *o = act_opts(opts, &store);
+    if (!o)
+        return ADBC_EINVAL;
     adbc_ui_opts uo;
-    if (o->ui)
-        uo = *o->ui;
-    else
-        adbc_ui_opts_init(&uo);
+    adbc_ui_opts_init(&uo);
+    if (adbc_abi_take(&uo, sizeof uo, o->ui, "adbc_ui_opts") < 0)
+        return ADBC_EINVAL;
     /* The act's budget bounds the dump too. */
     if (o->timeout_ms >= 0 && (uo.timeout_ms < 0 || uo.timeout_ms > o->timeout_ms))
         uo.timeout_ms = o->timeout_ms;

@@ -19,12 +19,15 @@
  * below it a copy costs less than the caller's buffer growing again. */
 #define STREAM_SWAP_MIN (64 * 1024)
 
-void adbc_conn_opts_init(adbc_conn_opts *o)
+void adbc_conn_opts_init_sized(adbc_conn_opts *out, size_t size)
 {
+    adbc_conn_opts d, *o = &d;
     memset(o, 0, sizeof *o);
+    o->size = sizeof *o;
     o->connect_timeout_ms = 10000;
     o->auth_timeout_ms = 60000;
     o->io_timeout_ms = 30000;
+    adbc_abi_give(out, size, &d, sizeof d);
 }
 
 void adbc_conn_set_error(adbc_conn *c, int code, const char *msg)
@@ -393,10 +396,18 @@ int adbc_conn_open(adbc_conn **out, adbc_transport *t, const adbc_conn_opts *opt
         adbc_transport_free(t);
         return adbc_fail(ADBC_ENOMEM, "out of memory creating a connection");
     }
-    if (opts)
-        c->opts = *opts;
-    else
-        adbc_conn_opts_init(&c->opts);
+    adbc_conn_opts_init(&c->opts);
+    if (adbc_abi_take(&c->opts, sizeof c->opts, opts, "adbc_conn_opts") < 0 ||
+        (t && t->size != sizeof *t &&
+         adbc_fail(ADBC_EINVAL, "adbc_transport.size is %zu, not %zu: set it to sizeof(adbc_transport)",
+                   t->size, sizeof *t) < 0) ||
+        (t && t->ops && t->ops->size < sizeof(size_t) + sizeof(void *) * 5 &&
+         adbc_fail(ADBC_EINVAL, "adbc_transport_ops.size is %zu: set it to sizeof(adbc_transport_ops)",
+                   t->ops->size) < 0)) {
+        adbc_free(c);
+        adbc_transport_free(t);
+        return ADBC_EINVAL;
+    }
     if (c->opts.io_timeout_ms == 0)
         c->opts.io_timeout_ms = 30000;
     c->t = t;
@@ -421,7 +432,7 @@ int adbc_conn_open(adbc_conn **out, adbc_transport *t, const adbc_conn_opts *opt
     if (c->opts.window)
         cfg.window = c->opts.window;
     static const adbc_session_callbacks cbs = {
-        .auth_sign = cb_sign,
+        .size = sizeof(adbc_session_callbacks), .auth_sign = cb_sign,
         .auth_public_key = cb_pubkey,
         .auth_prompt = cb_prompt,
         .on_online = cb_online,

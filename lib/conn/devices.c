@@ -11,13 +11,16 @@
 #include "conn/devices_int.h"
 #include "core/internal.h"
 
-void adbc_devices_opts_init(adbc_devices_opts *o)
+void adbc_devices_opts_init_sized(adbc_devices_opts *out, size_t size)
 {
+    adbc_devices_opts d, *o = &d;
     memset(o, 0, sizeof *o);
+    o->size = sizeof *o;
     o->usb = 1;
     o->probe = 1;
     o->timeout_ms = 3000;
     o->local = 1;
+    adbc_abi_give(out, size, &d, sizeof d);
 }
 
 void adbc_dev_note_error(adbc_device_entry *e, int rc)
@@ -105,10 +108,10 @@ int adbc_devices_list(adbc_device_entry **out, size_t *count, const char *const 
     *out = NULL;
     *count = 0;
     adbc_devices_opts def;
-    if (!opts) {
-        adbc_devices_opts_init(&def);
-        opts = &def;
-    }
+    adbc_devices_opts_init(&def);
+    if (adbc_abi_take(&def, sizeof def, opts, "adbc_devices_opts") < 0)
+        return ADBC_EINVAL;
+    opts = &def;
     adbc_usb_device *usb = NULL;
     size_t nusb = 0;
     if (opts->usb) {

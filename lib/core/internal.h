@@ -29,6 +29,18 @@ char *adbc_strdup(const char *s);
 char *adbc_strndup(const char *s, size_t n);
 void adbc_free(void *p);
 
+/* The size rule for structs callers fill in (docs/abi.md): their first
+ * member is size_t size, the struct's size as the caller compiled it.
+ * adbc_abi_take copies a caller's struct over dst, which holds the defaults
+ * of this library's (possibly larger) version; fields the caller's header
+ * did not have keep their defaults. ADBC_EINVAL when size is 0 (never
+ * initialised) or larger than this library knows (headers newer than the
+ * library). src NULL: dst is left as it is. */
+int adbc_abi_take(void *dst, size_t dst_size, const void *src, const char *type);
+/* An _init function's half: copy the defaults in src (src_size bytes, size
+ * member included) into a caller's struct of size bytes, and set its size. */
+void adbc_abi_give(void *dst, size_t size, const void *src, size_t src_size);
+
 /* Monotonic clock in milliseconds. */
 int64_t adbc_now_ms(void);
 

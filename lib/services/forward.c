@@ -219,6 +219,11 @@ int adbc_forward_new(adbc_forward **out, adbc_conn *c, const char *local, const 
     *out = NULL;
     if (!c || !local || !remote)
         return adbc_fail(ADBC_EINVAL, "adbc_forward_new: need a connection, LOCAL and REMOTE");
+    adbc_forward_opts own;
+    adbc_forward_opts_init(&own);
+    if (adbc_abi_take(&own, sizeof own, opts, "adbc_forward_opts") < 0)
+        return ADBC_EINVAL;
+    opts = &own;
     int known = 0;
     for (size_t i = 0; i < sizeof device_prefixes / sizeof device_prefixes[0]; i++)
         if (strncmp(remote, device_prefixes[i], strlen(device_prefixes[i])) == 0 &&

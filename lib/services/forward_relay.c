@@ -45,12 +45,15 @@ void adbc_relays_init(fwd_relays *r, const adbc_forward_opts *opts)
     r->next_id = 1;
 }
 
-void adbc_forward_opts_init(adbc_forward_opts *o)
+void adbc_forward_opts_init_sized(adbc_forward_opts *out, size_t size)
 {
+    adbc_forward_opts d, *o = &d;
     memset(o, 0, sizeof *o);
+    o->size = sizeof *o;
     o->open_timeout_ms = 10000;
     o->buffer_size = 64 * 1024;
     o->max_connections = 256;
+    adbc_abi_give(out, size, &d, sizeof d);
 }
 
 static void emit(relay *rl, adbc_forward_event_kind kind)

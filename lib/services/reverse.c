@@ -145,8 +145,13 @@ static int allow(void *user, const char *dest)
 
 int adbc_reverse_new(adbc_reverse **out, const adbc_forward_opts *opts)
 {
-    adbc_reverse *r = adbc_calloc(1, sizeof *r);
     *out = NULL;
+    adbc_forward_opts own;
+    adbc_forward_opts_init(&own);
+    if (adbc_abi_take(&own, sizeof own, opts, "adbc_forward_opts") < 0)
+        return ADBC_EINVAL;
+    opts = &own;
+    adbc_reverse *r = adbc_calloc(1, sizeof *r);
     if (!r)
         return adbc_fail(ADBC_ENOMEM, "out of memory");
     pthread_mutex_init(&r->mu, NULL);

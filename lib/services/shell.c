@@ -90,6 +90,10 @@ int adbc_shell_open(adbc_shell **out, adbc_conn *c, const char *command,
     *out = NULL;
     if (!c)
         return adbc_fail(ADBC_EINVAL, "adbc_shell_open: no connection");
+    adbc_shell_opts o = {.size = sizeof o, .mode = ADBC_SHELL_AUTO};
+    if (adbc_abi_take(&o, sizeof o, opts, "adbc_shell_opts") < 0)
+        return ADBC_EINVAL;
+    opts = &o;
     adbc_shell *sh = adbc_calloc(1, sizeof *sh);
     if (!sh)
         return adbc_fail(ADBC_ENOMEM, "out of memory");
@@ -231,7 +235,7 @@ int adbc_shell_is_v2(const adbc_shell *sh)
     return sh->v2;
 }
 
-void adbc_shell_free(adbc_shell *sh)
+void adbc_shell_close(adbc_shell *sh)
 {
     if (!sh)
         return;
@@ -275,7 +279,7 @@ int adbc_run(adbc_conn *c, adbc_shell_mode mode, const char *command, const void
     if (!max_output)
         max_output = 64u * 1024 * 1024;
     int64_t deadline = adbc_deadline(timeout_ms);
-    adbc_shell_opts o = {.mode = mode};
+    adbc_shell_opts o = {.size = sizeof o, .mode = mode};
     adbc_shell *sh;
     int rc = adbc_shell_open(&sh, c, command, &o, adbc_remaining(deadline));
     if (rc < 0)
@@ -323,7 +327,7 @@ int adbc_run(adbc_conn *c, adbc_shell_mode mode, const char *command, const void
         if (rc == 0 && sh->v2 && res->exit_code < 0)
             rc = adbc_fail(ADBC_EPROTO, "the shell v2 stream ended without an exit status");
     }
-    adbc_shell_free(sh);
+    adbc_shell_close(sh);
     if (rc < 0)
         adbc_run_result_clear(res);
     return rc;

@@ -24,9 +24,13 @@ static int lost(int code, adbc_conn *c)
     return fail_ctx(code, "the connection to the device was lost");
 }
 
-void adbc_sync_opts_init(adbc_sync_opts *o)
+void adbc_sync_opts_init_sized(adbc_sync_opts *out, size_t size)
 {
+    adbc_sync_opts d, *o = &d;
     memset(o, 0, sizeof *o);
+    o->compression = ADBC_SYNC_COMPRESS_AUTO;
+    o->size = sizeof *o;
+    adbc_abi_give(out, size, &d, sizeof d);
 }
 
 int adbc_sync_open(adbc_sync **out, adbc_conn *c, int timeout_ms)
@@ -48,6 +52,7 @@ int adbc_sync_open(adbc_sync **out, adbc_conn *c, int timeout_ms)
     s->stat_v2 = adbc_conn_has_feature(c, "stat_v2");
     s->ls_v2 = adbc_conn_has_feature(c, "ls_v2");
     s->mkdir_fixed = adbc_conn_has_feature(c, "fixed_push_mkdir");
+    sync_v2_init(s);
     int rc = sync_ensure(s, timeout_ms);
     if (rc < 0) {
         adbc_sync_close(s);
@@ -457,12 +462,13 @@ int adbc_sync_list(adbc_sync *s, const char *path, adbc_sync_list_fn fn, void *u
 
 /* ---- jobs ---- */
 
-void sync_job_init(sync_job *j, const adbc_sync_opts *opts, int timeout_ms)
+int sync_job_init(sync_job *j, const adbc_sync_opts *opts, int timeout_ms)
 {
-    static const adbc_sync_opts none;
     memset(j, 0, sizeof *j);
-    j->opts = opts ? opts : &none;
+    adbc_sync_opts_init(&j->opts_store);
+    j->opts = &j->opts_store;
     j->timeout_ms = timeout_ms;
+    return adbc_abi_take(&j->opts_store, sizeof j->opts_store, opts, "adbc_sync_opts");
 }
 
 int sync_job_report(sync_job *j, int force)

@@ -11,6 +11,7 @@
 #include "adbc/sync.h"
 #include "conn/conn_int.h"
 #include "core/internal.h"
+#include "services/sync_comp.h"
 #include "services/sync_proto.h"
 
 /* Received bytes are decoded from here; pulls write DATA straight out of it. */
@@ -34,6 +35,9 @@ struct adbc_sync {
     adbc_conn *c;
     adbc_stream *st;        /* NULL once the session ended: reopened on demand */
     int stat_v2, ls_v2, mkdir_fixed;
+    int send_v2, dry_run_v2; /* sendrecv_v2, sendrecv_v2_dry_run_send */
+    uint32_t comp_dev;       /* ADBC_SYNC_FLAG_* the device offers */
+    int link_fast;           /* the link outruns compression (loopback TCP) */
     adbc_sync_rdec dec;
     uint8_t *rx;            /* traded with the stream's buffer by each read */
     size_t rx_cap, rx_off, rx_len;
@@ -48,13 +52,19 @@ struct adbc_sync {
 
 /* A transfer in progress: options, counters and the progress throttle. */
 typedef struct sync_job {
-    const adbc_sync_opts *opts;
+    const adbc_sync_opts *opts; /* &opts_store */
+    adbc_sync_opts opts_store;  /* the caller's options over the defaults */
     adbc_sync_result res;
     adbc_sync_progress p;
     uint64_t last_report;   /* p.bytes at the last report */
     int timeout_ms;         /* per wait */
     mode_t umask;           /* pull: the process umask */
+    int v2;                 /* SND2/RCV2 rather than SEND/RECV */
+    uint32_t flags;         /* their flags: one compression, dry run */
+    uint8_t *zbuf;          /* compression: file bytes in (push) or out (pull) */
 } sync_job;
+
+#define SYNC_ZBUF (256 * 1024)
 
 /* ---- session and I/O (sync.c) ---- */
 
@@ -105,10 +115,23 @@ int sync_list_raw(adbc_sync *s, const char *path, adbc_sync_list_fn fn, void *us
 
 /* ---- jobs ---- */
 
-void sync_job_init(sync_job *j, const adbc_sync_opts *opts, int timeout_ms);
+int sync_job_init(sync_job *j, const adbc_sync_opts *opts, int timeout_ms);
 /* Report progress (throttled to every 64 KiB unless force). ADBC_ECANCELED
  * when the callback asked to stop (the caller aborts the session). */
 int sync_job_report(sync_job *j, int force);
+
+/* ---- sync v2 (sync_v2.c) ---- */
+
+/* Read the v2 features from the connection (at open). */
+void sync_v2_init(adbc_sync *s);
+
+/* Decide SND2/RCV2, compression and dry run for a push (push = 1) or pull
+ * from j->opts; allocates j->zbuf when compressing. ADBC_EUNSUPPORTED when
+ * an explicit choice cannot be had. */
+int sync_job_setup(adbc_sync *s, sync_job *j, int push);
+
+/* Free what sync_job_setup allocated. */
+void sync_job_done(sync_job *j);
 
 /* ---- single files (sync_push.c, sync_pull.c) ---- */
 

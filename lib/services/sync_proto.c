@@ -47,6 +47,34 @@ long adbc_sync_put_req(uint8_t *out, size_t cap, uint32_t id, const char *path, 
     return (long)(ADBC_SYNC_HDR + path_len);
 }
 
+static long put_v2(uint8_t *out, size_t cap, uint32_t id, const char *path, size_t path_len,
+                   const uint32_t *setup, size_t nsetup)
+{
+    long n = adbc_sync_put_req(out, cap, id, path, path_len);
+    if (n < 0)
+        return n;
+    if (cap - (size_t)n < 4 + 4 * nsetup)
+        return adbc_fail(ADBC_EINVAL, "sync request buffer too small");
+    uint8_t *p = out + n;
+    adbc_wr32(p, id);
+    for (size_t i = 0; i < nsetup; i++)
+        adbc_wr32(p + 4 + 4 * i, setup[i]);
+    return n + 4 + 4 * (long)nsetup;
+}
+
+long adbc_sync_put_send2(uint8_t *out, size_t cap, const char *path, size_t path_len,
+                         uint32_t mode, uint32_t flags)
+{
+    const uint32_t setup[2] = {mode, flags};
+    return put_v2(out, cap, ADBC_SYNC_SND2, path, path_len, setup, 2);
+}
+
+long adbc_sync_put_recv2(uint8_t *out, size_t cap, const char *path, size_t path_len,
+                         uint32_t flags)
+{
+    return put_v2(out, cap, ADBC_SYNC_RCV2, path, path_len, &flags, 1);
+}
+
 long adbc_sync_send_spec(char *out, size_t cap, const char *path, uint32_t mode)
 {
     /* adb writes the full st_mode in decimal: the daemon tells a symlink from

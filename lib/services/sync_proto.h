@@ -4,6 +4,11 @@
  * Layout, all integers little-endian:
  *   request     [id][u32 len][len bytes of path]        path <= 1024 bytes
  *   SEND path   "<path>,<mode in decimal>"              mode is the full st_mode
+ *   SND2        [SND2][len][path] then [SND2][mode][flags]       sendrecv_v2
+ *   RCV2        [RCV2][len][path] then [RCV2][flags]
+ *               flags: brotli 1, lz4 2, zstd 4 (at most one), dry run
+ *               0x80000000 (SND2 only); the DATA chunks then carry one
+ *               compressed stream (sync_comp.h), ended by DONE as in v1
  *   DATA / DONE [id][u32 len] + len bytes / [DONE][u32 mtime]
  *   OKAY / FAIL [id][u32 len] + len bytes of message
  *   STAT        [STAT][mode][size][mtime]                                     16
@@ -38,6 +43,8 @@
 #define ADBC_SYNC_DNT2 ADBC_SYNC_MKID('D', 'N', 'T', '2')
 #define ADBC_SYNC_SEND ADBC_SYNC_MKID('S', 'E', 'N', 'D')
 #define ADBC_SYNC_RECV ADBC_SYNC_MKID('R', 'E', 'C', 'V')
+#define ADBC_SYNC_SND2 ADBC_SYNC_MKID('S', 'N', 'D', '2')
+#define ADBC_SYNC_RCV2 ADBC_SYNC_MKID('R', 'C', 'V', '2')
 #define ADBC_SYNC_DATA ADBC_SYNC_MKID('D', 'A', 'T', 'A')
 #define ADBC_SYNC_DONE ADBC_SYNC_MKID('D', 'O', 'N', 'E')
 #define ADBC_SYNC_OKAY ADBC_SYNC_MKID('O', 'K', 'A', 'Y')
@@ -45,6 +52,8 @@
 #define ADBC_SYNC_QUIT ADBC_SYNC_MKID('Q', 'U', 'I', 'T')
 
 #define ADBC_SYNC_HDR 8
+#define ADBC_SYNC_SEND2_SETUP 12
+#define ADBC_SYNC_RECV2_SETUP 8
 #define ADBC_SYNC_STAT_V1_SIZE 16
 #define ADBC_SYNC_STAT_V2_SIZE 72
 #define ADBC_SYNC_DENT_V1_SIZE 20
@@ -63,6 +72,13 @@ size_t adbc_sync_put_hdr(uint8_t out[ADBC_SYNC_HDR], uint32_t id, uint32_t len);
 /* A request: [id][len][path]. ADBC_EINVAL when path is longer than
  * ADBC_SYNC_PATH_MAX or out (cap bytes) is too small; else the size. */
 long adbc_sync_put_req(uint8_t *out, size_t cap, uint32_t id, const char *path, size_t path_len);
+
+/* SND2 with its setup: [SND2][len][path][SND2][mode][flags]; RCV2:
+ * [RCV2][len][path][RCV2][flags]. ADBC_EINVAL as adbc_sync_put_req. */
+long adbc_sync_put_send2(uint8_t *out, size_t cap, const char *path, size_t path_len,
+                         uint32_t mode, uint32_t flags);
+long adbc_sync_put_recv2(uint8_t *out, size_t cap, const char *path, size_t path_len,
+                         uint32_t flags);
 
 /* SEND's argument "<path>,<mode>" into out (NUL-terminated). ADBC_EINVAL
  * when it would exceed ADBC_SYNC_PATH_MAX; else its length. */
@@ -92,7 +108,8 @@ typedef enum adbc_sync_ev_type {
     ADBC_SYNC_EV_DONE,     /* RECV finished; device side: SEND finished, arg = mtime */
     ADBC_SYNC_EV_OKAY,
     ADBC_SYNC_EV_FAIL,     /* text = the device's message */
-    ADBC_SYNC_EV_REQUEST,  /* device side: id, text = path (NUL-terminated) */
+    ADBC_SYNC_EV_REQUEST,  /* device side: id, text = path (NUL-terminated);
+                              SND2/RCV2: arg = flags, st.mode = SND2's mode */
 } adbc_sync_ev_type;
 
 typedef struct adbc_sync_event {
@@ -149,7 +166,7 @@ int adbc_sync_rdec_next(adbc_sync_rdec *d, const uint8_t *in, size_t len, size_t
 
 typedef struct adbc_sync_qdec {
     int phase;            /* internal */
-    uint8_t hdr[ADBC_SYNC_HDR];
+    uint8_t hdr[ADBC_SYNC_SEND2_SETUP];
     size_t have;
     uint32_t id, left;
     char path[ADBC_SYNC_PATH_MAX + 1];
@@ -158,8 +175,9 @@ typedef struct adbc_sync_qdec {
 
 void adbc_sync_qdec_init(adbc_sync_qdec *d);
 
-/* Like adbc_sync_rdec_next for what a host sends: REQUEST events; after a
- * SEND request, DATA pieces and then DONE (arg = mtime). ADBC_EPROTO (the
+/* Like adbc_sync_rdec_next for what a host sends: REQUEST events (for
+ * SND2/RCV2 once their setup message is in too); after a SEND or SND2
+ * request, DATA pieces and then DONE (arg = mtime). ADBC_EPROTO (the
  * message is adbd's reply text, fit for a FAIL) for a path over 1024 bytes,
  * a chunk over 64 KiB, or anything but DATA/DONE inside a SEND. */
 int adbc_sync_qdec_next(adbc_sync_qdec *d, const uint8_t *in, size_t len, size_t *used,

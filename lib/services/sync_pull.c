@@ -1,4 +1,6 @@
-/* Pulling files: RECV <path>, then DATA chunks and DONE, or FAIL.
+/* Pulling files: RECV <path> (or RCV2 <path> with compression flags), then
+ * DATA chunks and DONE, or FAIL. Compressed, the chunks carry one stream,
+ * decompressed through j->zbuf on its way to the file.
  *
  * The device streams without waiting for us; DATA is written to disk straight
  * out of the receive buffer. The file goes into a temporary beside the target
@@ -99,6 +101,90 @@ static void reserve_init(int fd, reserve *r, uint64_t size)
 
 #define PULL_IOV 64
 
+/* A failure while receiving: say how far it got and that no file was made. */
+static int arrived_fail(sync_job *j, int rc, const char *local)
+{
+    char prev[768];
+    snprintf(prev, sizeof prev, "%s", adbc_last_error());
+    return adbc_fail(rc, "%s; %llu bytes had arrived; nothing was written to %s", prev,
+                     (unsigned long long)j->p.file_bytes, local);
+}
+
+static int write_failed(adbc_sync *s, int e, const char *local)
+{
+    /* The device keeps streaming: end the session to stop it. */
+    sync_abort(s);
+    return adbc_fail(local_error(e), "cannot write %s: %s%s", local, strerror(e),
+                     e == ENOSPC || e == EDQUOT ? " (local disk full)" : "");
+}
+
+/* Decompress one DATA piece into the file. */
+static int inflate_piece(adbc_sync *s, sync_job *j, adbc_sync_zdec *d, int fd, reserve *res,
+                         const adbc_sync_event *ev, const char *local)
+{
+    const uint8_t *in = ev->data;
+    size_t in_len = ev->len;
+    j->res.wire_bytes += ev->len;
+    size_t cap;
+    do {
+        uint8_t *o = j->zbuf;
+        cap = SYNC_ZBUF;
+        int rc = adbc_sync_zdec_run(d, &in, &in_len, &o, &cap);
+        if (rc < 0) {
+            sync_abort(s);
+            return arrived_fail(j, rc, local);
+        }
+        size_t k = SYNC_ZBUF - cap;
+        struct iovec v = {j->zbuf, k};
+        if (k > 0 && write_iov(fd, &v, 1) != 0)
+            return write_failed(s, errno, local);
+        j->p.file_bytes += k;
+        j->p.bytes += k;
+        j->res.bytes += k;
+        reserve_ahead(fd, res, j->p.file_bytes);
+    } while (in_len > 0 || cap == 0);
+    int rc = sync_job_report(j, 0);
+    if (rc < 0)
+        sync_abort(s); /* stop the device's stream */
+    return rc;
+}
+
+/* The reply to a compressed RCV2. */
+static int receive_z(adbc_sync *s, sync_job *j, int fd, reserve *res, const char *remote,
+                     const char *local, uint64_t expected)
+{
+    adbc_sync_zdec *d;
+    int rc = adbc_sync_zdec_new(&d, j->flags & ADBC_SYNC_FLAGS_COMP, expected);
+    if (rc < 0) {
+        sync_abort(s);
+        return rc;
+    }
+    for (;;) {
+        adbc_sync_event ev;
+        rc = sync_next(s, &ev, j->timeout_ms);
+        if (rc < 0) {
+            rc = arrived_fail(j, rc, local);
+            break;
+        }
+        if (ev.type == ADBC_SYNC_EV_DATA) {
+            if ((rc = inflate_piece(s, j, d, fd, res, &ev, local)) < 0)
+                break;
+            continue;
+        }
+        if (ev.type == ADBC_SYNC_EV_DONE) {
+            rc = adbc_sync_zdec_finish(d);
+            if (rc < 0)
+                rc = adbc_fail(rc, "pull %s: %s; nothing was written to %s", remote,
+                               adbc_last_error(), local);
+        } else {
+            rc = adbc_fail(ADBC_EREMOTE, "pull %s: the device failed: %s", remote, ev.text);
+        }
+        break;
+    }
+    adbc_sync_zdec_free(d);
+    return rc;
+}
+
 /* Receive the DATA/DONE reply into fd. The DATA pieces already in the
  * receive buffer go to the file in one writev. */
 static int receive(adbc_sync *s, sync_job *j, int fd, reserve *res, const char *remote,
@@ -122,16 +208,12 @@ static int receive(adbc_sync *s, sync_job *j, int fd, reserve *res, const char *
         }
         /* Pieces gathered before a failure are still in the receive
          * buffer; writing them costs nothing and the file is dropped. */
-        if (n > 0 && write_iov(fd, iov, n) != 0) {
-            int e = errno;
-            /* The device keeps streaming: end the session to stop it. */
-            sync_abort(s);
-            return adbc_fail(local_error(e), "cannot write %s: %s%s", local, strerror(e),
-                             e == ENOSPC || e == EDQUOT ? " (local disk full)" : "");
-        }
+        if (n > 0 && write_iov(fd, iov, n) != 0)
+            return write_failed(s, errno, local);
         j->p.file_bytes += bytes;
         j->p.bytes += bytes;
         j->res.bytes += bytes;
+        j->res.wire_bytes += bytes;
         reserve_ahead(fd, res, j->p.file_bytes);
         if (bytes && rc >= 0) {
             int r = sync_job_report(j, 0);
@@ -140,12 +222,8 @@ static int receive(adbc_sync *s, sync_job *j, int fd, reserve *res, const char *
                 return r;
             }
         }
-        if (rc < 0) {
-            char prev[768];
-            snprintf(prev, sizeof prev, "%s", adbc_last_error());
-            return adbc_fail(rc, "%s; %llu bytes had arrived; nothing was written to %s", prev,
-                             (unsigned long long)j->p.file_bytes, local);
-        }
+        if (rc < 0)
+            return arrived_fail(j, rc, local);
         if (rc == 1 && ev.type == ADBC_SYNC_EV_DONE)
             return 0;
         if (rc == 1 && ev.type == ADBC_SYNC_EV_FAIL)
@@ -174,9 +252,24 @@ static int set_attrs(sync_job *j, int fd, const adbc_sync_statbuf *st, const cha
 int sync_pull_request(adbc_sync *s, sync_job *j, const char *remote)
 {
     size_t len = strlen(remote);
-    int rc = sync_put_req(s, ADBC_SYNC_RECV, remote, len, j->timeout_ms);
-    if (rc < 0)
-        return rc;
+    int rc;
+    if (j->flags & ADBC_SYNC_FLAGS_COMP) {
+        if (len > ADBC_SYNC_PATH_MAX)
+            return adbc_fail(ADBC_EINVAL, "RCV2 request: the path is %zu bytes long; the device "
+                             "accepts at most %d", len, ADBC_SYNC_PATH_MAX);
+        rc = sync_tx_room(s, ADBC_SYNC_HDR + len + ADBC_SYNC_RECV2_SETUP, j->timeout_ms);
+        if (rc < 0)
+            return rc;
+        long n = adbc_sync_put_recv2(s->tx + s->tx_len, SYNC_TX_CAP - s->tx_len, remote, len,
+                                     j->flags & ADBC_SYNC_FLAGS_COMP);
+        if (n < 0)
+            return (int)n;
+        s->tx_len += (size_t)n;
+    } else {
+        rc = sync_put_req(s, ADBC_SYNC_RECV, remote, len, j->timeout_ms);
+        if (rc < 0)
+            return rc;
+    }
     char *what = adbc_malloc(len + 8);
     if (what)
         snprintf(what, len + 8, "pull %s", remote);
@@ -200,7 +293,8 @@ int sync_pull_receive(adbc_sync *s, sync_job *j, const char *remote, const char 
     }
     reserve rs;
     reserve_init(fd, &rs, st->size);
-    rc = receive(s, j, fd, &rs, remote, local);
+    rc = j->flags & ADBC_SYNC_FLAGS_COMP ? receive_z(s, j, fd, &rs, remote, local, st->size)
+                                         : receive(s, j, fd, &rs, remote, local);
     /* A file that shrank on the device since its stat keeps no blocks
      * reserved beyond its end: truncating to its own size releases them
      * (best effort, like the reservation: the bytes are right either way). */
@@ -249,10 +343,13 @@ int adbc_sync_pull(adbc_sync *s, const char *remote, const char *local,
     if (!s || !remote || !local || !*remote || !*local)
         return adbc_fail(ADBC_EINVAL, "adbc_sync_pull: need a handle, a remote and a local path");
     sync_job j;
-    sync_job_init(&j, opts, timeout_ms);
+    if (sync_job_init(&j, opts, timeout_ms) < 0)
+        return ADBC_EINVAL;
     j.umask = sync_umask();
     adbc_sync_statbuf st;
-    int rc = adbc_sync_stat(s, remote, &st, timeout_ms);
+    int rc = sync_job_setup(s, &j, 0);
+    if (rc == 0)
+        rc = adbc_sync_stat(s, remote, &st, timeout_ms);
     if (rc == 0) {
         if (S_ISDIR(st.mode)) {
             rc = sync_pull_tree(s, &j, remote, local, &st);
@@ -272,6 +369,7 @@ int adbc_sync_pull(adbc_sync *s, const char *remote, const char *local,
                            remote, st.mode);
         }
     }
+    sync_job_done(&j);
     if (res)
         *res = j.res;
     return rc;

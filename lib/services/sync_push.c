@@ -1,5 +1,6 @@
-/* Pushing files: SEND "<path>,<mode>", DATA chunks, DONE <mtime>, then the
- * device's OKAY or FAIL.
+/* Pushing files: SEND "<path>,<mode>" (or SND2 <path> with its mode and
+ * flags), DATA chunks, DONE <mtime>, then the device's OKAY or FAIL. With
+ * compression the DATA chunks carry one compressed stream per file.
  *
  * Nothing waits for a round trip: chunks are read from the file straight into
  * the batch buffer behind their headers, the batch goes to the stream in one
@@ -98,14 +99,98 @@ static int put_hdr(adbc_sync *s, sync_job *j, uint32_t id, uint32_t len)
     return 0;
 }
 
-static int send_request(adbc_sync *s, sync_job *j, const char *remote, uint32_t mode)
+/* SEND "<path>,<mode>", or with v2 flags (compression, dry run) SND2. */
+static int send_request(adbc_sync *s, sync_job *j, const char *remote, uint32_t mode,
+                        uint32_t flags)
 {
-    char spec[ADBC_SYNC_PATH_MAX + 1];
-    long n = adbc_sync_send_spec(spec, sizeof spec, remote, mode);
+    if (!flags) {
+        char spec[ADBC_SYNC_PATH_MAX + 1];
+        long n = adbc_sync_send_spec(spec, sizeof spec, remote, mode);
+        if (n < 0)
+            return (int)n;
+        int rc = sync_put_req(s, ADBC_SYNC_SEND, spec, (size_t)n, j->timeout_ms);
+        return rc < 0 ? after_write_error(s, j, rc) : 0;
+    }
+    size_t len = strlen(remote);
+    if (len > ADBC_SYNC_PATH_MAX)
+        return adbc_fail(ADBC_EINVAL, "remote path too long: \"%.80s...\" is over the %d bytes "
+                         "the device accepts", remote, ADBC_SYNC_PATH_MAX);
+    int rc = sync_tx_room(s, ADBC_SYNC_HDR + len + ADBC_SYNC_SEND2_SETUP, j->timeout_ms);
+    if (rc < 0)
+        return after_write_error(s, j, rc);
+    long n = adbc_sync_put_send2(s->tx + s->tx_len, SYNC_TX_CAP - s->tx_len, remote, len, mode,
+                                 flags);
     if (n < 0)
         return (int)n;
-    int rc = sync_put_req(s, ADBC_SYNC_SEND, spec, (size_t)n, j->timeout_ms);
-    return rc < 0 ? after_write_error(s, j, rc) : 0;
+    s->tx_len += (size_t)n;
+    return 0;
+}
+
+static int read_failed(adbc_sync *s, const char *local, int e)
+{
+    /* The device has a partial file: closing the session makes adbd delete it. */
+    sync_abort(s);
+    return adbc_fail(ADBC_EIO, "cannot read %s: %s", local, strerror(e));
+}
+
+/* The file's contents as one compressed stream: the file is read into
+ * j->zbuf, and the compressor writes straight into DATA chunk slots of the
+ * batch, each filled before its header is written. */
+static int send_compressed(adbc_sync *s, sync_job *j, int fd, const char *local)
+{
+    adbc_sync_zenc *e;
+    int rc = adbc_sync_zenc_new(&e, j->flags & ADBC_SYNC_FLAGS_COMP);
+    if (rc < 0) {
+        sync_abort(s);
+        return rc;
+    }
+    const uint8_t *in = j->zbuf;
+    size_t in_len = 0;
+    int eof = 0, done = 0;
+    while (!done) {
+        if ((rc = chunk_room(s, j)) < 0)
+            break;
+        uint8_t *slot = s->tx + s->tx_len + ADBC_SYNC_HDR, *o = slot;
+        size_t cap = ADBC_SYNC_DATA_MAX;
+        while (cap > 0 && !done) {
+            if (in_len == 0 && !eof) {
+                ssize_t n = read(fd, j->zbuf, SYNC_ZBUF);
+                if (n < 0 && errno == EINTR)
+                    continue;
+                if (n < 0) {
+                    rc = read_failed(s, local, errno);
+                    break;
+                }
+                eof = n == 0;
+                in = j->zbuf;
+                in_len = (size_t)n;
+                j->p.file_bytes += (uint64_t)n;
+                j->p.bytes += (uint64_t)n;
+                j->res.bytes += (uint64_t)n;
+            }
+            rc = adbc_sync_zenc_run(e, &in, &in_len, &o, &cap, eof);
+            if (rc < 0) {
+                sync_abort(s);
+                break;
+            }
+            done = rc == 1;
+            rc = 0;
+        }
+        if (rc < 0)
+            break;
+        size_t k = (size_t)(o - slot);
+        if (k > 0) {
+            adbc_sync_put_hdr(s->tx + s->tx_len, ADBC_SYNC_DATA, (uint32_t)k);
+            s->tx_len += ADBC_SYNC_HDR + k;
+            j->res.wire_bytes += k;
+        }
+        if ((rc = sync_job_report(j, 0)) < 0) {
+            sync_abort(s); /* adbd deletes the partial file */
+            break;
+        }
+    }
+    adbc_sync_zenc_free(e);
+    return rc;
 }
 
 /* The file's contents as DATA chunks read straight into the batch: one
@@ -127,13 +212,8 @@ static int send_contents(adbc_sync *s, sync_job *j, int fd, const char *local)
         ssize_t n = readv(fd, iov, slots);
         if (n < 0 && errno == EINTR)
             continue;
-        if (n < 0) {
-            int e = errno;
-            /* The device has a partial file: closing the session makes adbd
-             * delete it. */
-            sync_abort(s);
-            return adbc_fail(ADBC_EIO, "cannot read %s: %s", local, strerror(e));
-        }
+        if (n < 0)
+            return read_failed(s, local, errno);
         if (n == 0)
             return 0;
         /* readv fills the slots in order: full chunks, then the rest */
@@ -146,6 +226,7 @@ static int send_contents(adbc_sync *s, sync_job *j, int fd, const char *local)
         j->p.file_bytes += (uint64_t)n;
         j->p.bytes += (uint64_t)n;
         j->res.bytes += (uint64_t)n;
+        j->res.wire_bytes += (uint64_t)n;
         if ((rc = sync_job_report(j, 0)) < 0) {
             sync_abort(s); /* adbd deletes the partial file */
             return rc;
@@ -163,7 +244,9 @@ static int send_link(adbc_sync *s, sync_job *j, const char *local, const char *r
     target[n++] = '\0'; /* adbd takes the target as a C string */
     if ((size_t)n > ADBC_SYNC_DATA_MAX)
         return adbc_fail(ADBC_EINVAL, "the link %s is too long to push", local);
-    int rc = send_request(s, j, remote, (uint32_t)st->st_mode);
+    /* adbd reads a link's target uncompressed whatever the flags: only the
+     * dry-run flag goes with it. */
+    int rc = send_request(s, j, remote, (uint32_t)st->st_mode, j->flags & ADBC_SYNC_FLAG_DRY_RUN);
     if (rc == 0)
         rc = chunk_room(s, j);
     if (rc < 0)
@@ -200,9 +283,10 @@ int sync_push_one(adbc_sync *s, sync_job *j, const char *local, const char *remo
                              local, strerror(errno));
         posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
         /* Only the permission bits and the type go to the device. */
-        rc = send_request(s, j, remote, (uint32_t)(S_IFREG | (st->st_mode & 07777)));
+        rc = send_request(s, j, remote, (uint32_t)(S_IFREG | (st->st_mode & 07777)), j->flags);
         if (rc == 0)
-            rc = send_contents(s, j, fd, local);
+            rc = j->flags & ADBC_SYNC_FLAGS_COMP ? send_compressed(s, j, fd, local)
+                                                 : send_contents(s, j, fd, local);
         close(fd);
     }
     if (rc == 0)
@@ -210,7 +294,8 @@ int sync_push_one(adbc_sync *s, sync_job *j, const char *local, const char *remo
     if (rc < 0)
         return rc;
     char *what = describe(local, remote);
-    if ((rc = sync_expect(s, ADBC_SYNC_X_STATUS, ADBC_SYNC_SEND, what)) < 0)
+    if ((rc = sync_expect(s, ADBC_SYNC_X_STATUS, j->flags ? ADBC_SYNC_SND2 : ADBC_SYNC_SEND,
+                          what)) < 0)
         return rc;
     j->p.file_done = 1;
     if ((rc = sync_job_report(j, 1)) < 0)
@@ -259,10 +344,13 @@ int adbc_sync_push(adbc_sync *s, const char *local, const char *remote,
     if (!s || !local || !remote || !*local || !*remote)
         return adbc_fail(ADBC_EINVAL, "adbc_sync_push: need a handle, a local and a remote path");
     sync_job j;
-    sync_job_init(&j, opts, timeout_ms);
+    if (sync_job_init(&j, opts, timeout_ms) < 0)
+        return ADBC_EINVAL;
     struct stat st;
-    int rc;
-    if (lstat(local, &st) != 0) {
+    int rc = sync_job_setup(s, &j, 1);
+    if (rc < 0) {
+        /* nothing sent */
+    } else if (lstat(local, &st) != 0) {
         rc = adbc_fail(errno == ENOENT ? ADBC_ENOTFOUND : ADBC_EIO, "cannot push %s: %s", local,
                        strerror(errno));
     } else if (S_ISDIR(st.st_mode) ||
@@ -278,6 +366,7 @@ int adbc_sync_push(adbc_sync *s, const char *local, const char *remote,
     } else {
         rc = adbc_fail(ADBC_EINVAL, "cannot push %s: not a file, link or directory", local);
     }
+    sync_job_done(&j);
     if (res)
         *res = j.res;
     return rc;

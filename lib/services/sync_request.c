@@ -9,11 +9,24 @@
 
 /* ---- request decoder (device side) ---- */
 
-enum { Q_REQ = 0, Q_PATH, Q_BODY, Q_DATA };
+enum { Q_REQ = 0, Q_PATH, Q_SETUP, Q_BODY, Q_DATA };
 
 void adbc_sync_qdec_init(adbc_sync_qdec *d)
 {
     memset(d, 0, sizeof *d);
+}
+
+/* The path (and for v2 the setup) is in: the REQUEST event. */
+static void request_event(adbc_sync_qdec *d, adbc_sync_event *ev, uint32_t flags, uint32_t mode)
+{
+    memset(ev, 0, sizeof *ev);
+    ev->type = ADBC_SYNC_EV_REQUEST;
+    ev->id = d->id;
+    ev->text = d->path;
+    ev->text_len = d->plen;
+    ev->arg = flags;
+    ev->st.mode = mode;
+    d->phase = d->id == ADBC_SYNC_SEND || d->id == ADBC_SYNC_SND2 ? Q_BODY : Q_REQ;
 }
 
 int adbc_sync_qdec_next(adbc_sync_qdec *d, const uint8_t *in, size_t len, size_t *used,
@@ -73,12 +86,32 @@ int adbc_sync_qdec_next(adbc_sync_qdec *d, const uint8_t *in, size_t len, size_t
             if (d->left > 0)
                 break;
             d->path[d->plen] = '\0';
-            memset(ev, 0, sizeof *ev);
-            ev->type = ADBC_SYNC_EV_REQUEST;
-            ev->id = d->id;
-            ev->text = d->path;
-            ev->text_len = d->plen;
-            d->phase = d->id == ADBC_SYNC_SEND ? Q_BODY : Q_REQ;
+            if (d->id == ADBC_SYNC_SND2 || d->id == ADBC_SYNC_RCV2) {
+                /* v2: a setup message follows the path, [id][mode][flags] or
+                 * [id][flags]; adbd reads it without looking at its id. */
+                d->have = 0;
+                d->phase = Q_SETUP;
+                continue;
+            }
+            request_event(d, ev, 0, 0);
+            rc = 1;
+            break;
+        }
+        if (d->phase == Q_SETUP) {
+            size_t want = d->id == ADBC_SYNC_SND2 ? ADBC_SYNC_SEND2_SETUP : ADBC_SYNC_RECV2_SETUP;
+            size_t n = want - d->have;
+            if (n > len - pos)
+                n = len - pos;
+            memcpy(d->hdr + d->have, in + pos, n);
+            d->have += n;
+            pos += n;
+            if (d->have < want)
+                break;
+            d->have = 0;
+            if (d->id == ADBC_SYNC_SND2)
+                request_event(d, ev, adbc_rd32(d->hdr + 8), adbc_rd32(d->hdr + 4));
+            else
+                request_event(d, ev, adbc_rd32(d->hdr + 4), 0);
             rc = 1;
             break;
         }

@@ -185,6 +185,8 @@ static int walk_local(sync_job *j, tree *t, size_t parent, int depth)
  * the stream) before anything more could be written. */
 static int run_mkdir(adbc_sync *s, sync_job *j, const char *cmd)
 {
+    if (j->flags & ADBC_SYNC_FLAG_DRY_RUN)
+        return 0; /* a dry run changes nothing on the device */
     adbc_shell *sh;
     int rc = adbc_shell_open(&sh, s->c, cmd, NULL, j->timeout_ms);
     char out[512];
@@ -206,11 +208,11 @@ static int run_mkdir(adbc_sync *s, sync_job *j, const char *cmd)
         char prev[768];
         snprintf(prev, sizeof prev, "%s", adbc_last_error());
         if (sh)
-            adbc_shell_free(sh);
+            adbc_shell_close(sh);
         return adbc_fail(rc, "creating directories on the device: %s", prev);
     }
     int code = adbc_shell_exit_code(sh);
-    adbc_shell_free(sh);
+    adbc_shell_close(sh);
     /* Without shell v2 there is no exit status: any output means an error. */
     if (code > 0 || (code < 0 && olen > 0))
         return adbc_fail(ADBC_EREMOTE, "creating directories on the device failed%s: %.300s",

@@ -10,15 +10,18 @@
 #define DEFAULT_WINDOW (4u * 1024u * 1024u)
 #define DEFAULT_DEVICE_FEATURES "shell_v2,delayed_ack"
 
-void adbc_session_config_init(adbc_session_config *cfg, adbc_role role)
+void adbc_session_config_init_sized(adbc_session_config *out, adbc_role role, size_t size)
 {
+    adbc_session_config d, *cfg = &d;
     memset(cfg, 0, sizeof *cfg);
+    cfg->size = sizeof *cfg;
     cfg->role = role;
     cfg->version = ADBC_VERSION_SKIP_CHECKSUM;
     cfg->max_payload = ADBC_MAX_PAYLOAD;
     cfg->window = DEFAULT_WINDOW;
     cfg->auth_required = 1;
     cfg->max_auth_tokens = 16;
+    adbc_abi_give(out, size, &d, sizeof d);
 }
 
 int adbc_session_fail(adbc_session *s, int code, const char *fmt, ...)
@@ -49,10 +52,10 @@ int adbc_session_new(adbc_session **out, const adbc_session_config *cfg,
 {
     *out = NULL;
     adbc_session_config def;
-    if (!cfg) {
-        adbc_session_config_init(&def, ADBC_ROLE_HOST);
-        cfg = &def;
-    }
+    adbc_session_config_init(&def, cfg ? cfg->role : ADBC_ROLE_HOST);
+    if (adbc_abi_take(&def, sizeof def, cfg, "adbc_session_config") < 0)
+        return ADBC_EINVAL;
+    cfg = &def;
     adbc_session *s = adbc_calloc(1, sizeof *s);
     if (!s)
         return adbc_fail(ADBC_ENOMEM, "out of memory creating a session");
@@ -71,8 +74,10 @@ int adbc_session_new(adbc_session **out, const adbc_session_config *cfg,
     s->version = ADBC_VERSION_MIN;
     s->max_payload = ADBC_MAX_PAYLOAD_V1;
     s->next_id = 1;
-    if (cb)
-        s->cb = *cb;
+    if (adbc_abi_take(&s->cb, sizeof s->cb, cb, "adbc_session_callbacks") < 0) {
+        adbc_free(s);
+        return ADBC_EINVAL;
+    }
     s->user = user;
 
     const char *features = cfg->features;

@@ -310,6 +310,7 @@ static void tls_destroy(adbc_transport *bt)
 }
 
 static const adbc_transport_ops tls_ops = {
+    .size = sizeof(adbc_transport_ops),
     .name = "tls",
     .read = tls_read,
     .write = tls_write,
@@ -502,6 +503,7 @@ int adbc_tls_wrap(adbc_transport **out, adbc_transport *inner, const adbc_tls_co
     pthread_mutex_init(&t->recv_mu, NULL);
     pthread_mutex_init(&t->write_mu, NULL);
     pthread_mutex_init(&t->send_mu, NULL);
+    t->base.size = sizeof t->base;
     t->base.ops = &tls_ops;
     snprintf(t->base.desc, sizeof t->base.desc, "tls:%.*s", (int)sizeof t->base.desc - 5,
              inner->desc);

@@ -37,7 +37,11 @@ int adbc_tls_server_upgrade(adbc_transport **inout, const adbc_tls_server_opts *
 {
     if (!inout || !*inout)
         return adbc_fail(ADBC_EINVAL, "adbc_tls_server_upgrade: no transport");
-    if (opts && opts->nhints && !opts->hints)
+    adbc_tls_server_opts o = {.size = sizeof o};
+    if (adbc_abi_take(&o, sizeof o, opts, "adbc_tls_server_opts") < 0)
+        return ADBC_EINVAL;
+    opts = &o;
+    if (opts->nhints && !opts->hints)
         return adbc_fail(ADBC_EINVAL, "adbc_tls_server_upgrade: nhints without hints");
     adbc_tls_config cfg = {.server = 1, .server_opts = opts, .preread = preread,
                            .preread_len = preread_len};

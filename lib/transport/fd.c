@@ -146,6 +146,7 @@ static void fd_destroy(adbc_transport *bt)
 }
 
 static const adbc_transport_ops fd_ops = {
+    .size = sizeof(adbc_transport_ops),
     .name = "fd",
     .read = fd_read,
     .write = fd_write,
@@ -167,6 +168,7 @@ int adbc_transport_fd_named(adbc_transport **out, int fd, int own, const char *d
         adbc_free(t);
         return adbc_fail(ADBC_EIO, "cannot create a pipe: %s", strerror(e));
     }
+    t->base.size = sizeof t->base;
     t->base.ops = &fd_ops;
     t->base.packet_mode = 0;
     snprintf(t->base.desc, sizeof t->base.desc, "%s", desc);

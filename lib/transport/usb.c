@@ -217,6 +217,7 @@ static void usb_destroy(adbc_transport *bt)
 }
 
 static const adbc_transport_ops usb_ops = {
+    .size = sizeof(adbc_transport_ops),
     .name = "usb",
     .read = usb_read,
     .write = usb_write,
@@ -247,6 +248,7 @@ static usb_transport *transport_new(libusb_context *ctx)
     t->fd = -1;
     t->zlp = 1;
     pthread_mutex_init(&t->mu, NULL);
+    t->base.size = sizeof t->base;
     t->base.ops = &usb_ops;
     t->base.packet_mode = 1;
     return t;
@@ -395,4 +397,22 @@ void usb_transport_set_zlp(adbc_transport *t, int on)
 {
     if (t && t->ops == &usb_ops)
         ((usb_transport *)t)->zlp = on;
+}
+
+int usb_transport_mbps(const adbc_transport *t)
+{
+    if (!t || !t->ops || !t->ops->name || strcmp(t->ops->name, "usb") != 0)
+        return 0;
+    const usb_transport *u = (const usb_transport *)t;
+    libusb_device *d = u->dev ? u->dev : u->h ? libusb_get_device(u->h) : NULL;
+    if (!d)
+        return 0;
+    switch (libusb_get_device_speed(d)) {
+    case LIBUSB_SPEED_LOW: return 1;
+    case LIBUSB_SPEED_FULL: return 12;
+    case LIBUSB_SPEED_HIGH: return 480;
+    case LIBUSB_SPEED_SUPER: return 5000;
+    case LIBUSB_SPEED_SUPER_PLUS: return 10000;
+    default: return 0;
+    }
 }

@@ -30,24 +30,25 @@
 
 #define MARK "@adbc-ui-"
 
-void adbc_ui_opts_init(adbc_ui_opts *opts)
+void adbc_ui_opts_init_sized(adbc_ui_opts *out, size_t size)
 {
-    if (!opts)
-        return;
+    adbc_ui_opts d, *opts = &d;
     memset(opts, 0, sizeof *opts);
+    opts->size = sizeof *opts;
     opts->timeout_ms = 30000;
     opts->attempts = 3;
     opts->always_compressed = 0;
     opts->poll_interval_ms = 250;
+    adbc_abi_give(out, size, &d, sizeof d);
 }
 
 /* Options with defaults filled in and values clamped to their ranges. */
-static adbc_ui_opts effective(const adbc_ui_opts *in)
+static int effective(adbc_ui_opts *out, const adbc_ui_opts *in)
 {
     adbc_ui_opts o;
     adbc_ui_opts_init(&o);
-    if (in)
-        o = *in;
+    if (adbc_abi_take(&o, sizeof o, in, "adbc_ui_opts") < 0)
+        return ADBC_EINVAL;
     if (o.attempts < 1)
         o.attempts = 1;
     if (o.attempts > 10)
@@ -56,7 +57,8 @@ static adbc_ui_opts effective(const adbc_ui_opts *in)
         o.poll_interval_ms = 0;
     if (o.poll_interval_ms > 10000)
         o.poll_interval_ms = 10000;
-    return o;
+    *out = o;
+    return 0;
 }
 
 int ui_dump_command(char *cmd, size_t cap, const char *nonce, int attempts, int always_compressed)
@@ -195,7 +197,9 @@ int adbc_ui_dump(char **xml, size_t *len, adbc_conn *c, const adbc_ui_opts *opts
         return adbc_fail(ADBC_EINVAL, "adbc_ui_dump: xml, len and c must not be NULL");
     *xml = NULL;
     *len = 0;
-    adbc_ui_opts o = effective(opts);
+    adbc_ui_opts o;
+    if (effective(&o, opts) < 0)
+        return ADBC_EINVAL;
     char *mem;
     size_t off, n;
     int rc = fetch(&mem, &off, &n, c, &o, o.timeout_ms);
@@ -213,7 +217,9 @@ int adbc_ui_snapshot(adbc_ui_snap **out, adbc_conn *c, const adbc_ui_opts *opts)
     if (!out || !c)
         return adbc_fail(ADBC_EINVAL, "adbc_ui_snapshot: out and c must not be NULL");
     *out = NULL;
-    adbc_ui_opts o = effective(opts);
+    adbc_ui_opts o;
+    if (effective(&o, opts) < 0)
+        return ADBC_EINVAL;
     int64_t deadline = adbc_deadline(o.timeout_ms);
     char damage[200] = "";
     for (int round = 1;; round++) {

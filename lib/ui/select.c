@@ -117,6 +117,10 @@ int adbc_ui_find(int **refs, size_t *count, const adbc_ui_snap *s, const adbc_ui
         return adbc_fail(ADBC_EINVAL, "adbc_ui_find: refs, count, s and sel must not be NULL");
     *refs = NULL;
     *count = 0;
+    adbc_ui_selector own = {.size = sizeof own};
+    if (adbc_abi_take(&own, sizeof own, sel, "adbc_ui_selector") < 0)
+        return ADBC_EINVAL;
+    sel = &own;
     if (!sel->resource_id && !sel->text && !sel->desc && !sel->cls)
         return adbc_fail(ADBC_EINVAL, "empty selector: give a resource-id, text, desc or class");
     const ui_doc *d = &s->doc;

@@ -275,8 +275,8 @@ static int run(adbc_ui_snap **out, adbc_conn *c, const ui_wait_spec *w, int time
 {
     dev_src d = {.c = c};
     adbc_ui_opts_init(&d.opts);
-    if (opts)
-        d.opts = *opts;
+    if (adbc_abi_take(&d.opts, sizeof d.opts, opts, "adbc_ui_opts") < 0)
+        return ADBC_EINVAL;
     int interval = d.opts.poll_interval_ms < 0 ? 0 : d.opts.poll_interval_ms > 10000 ? 10000
                                                                                      : d.opts.poll_interval_ms;
     int per = d.opts.timeout_ms > 0 ? d.opts.timeout_ms : 30000;

@@ -244,7 +244,7 @@ int main(int argc, char **argv)
     adbc_session_config cfg;
     adbc_session_config_init(&cfg, ADBC_ROLE_HOST);
     static const adbc_session_callbacks cbs = {
-        .auth_sign = cb_sign,
+        .size = sizeof(adbc_session_callbacks), .auth_sign = cb_sign,
         .auth_public_key = cb_pubkey,
         .on_ready = cb_ready,
         .on_data = cb_data,

@@ -390,6 +390,7 @@ static inline adbc_session_callbacks h_callbacks(void)
 {
     adbc_session_callbacks cb;
     memset(&cb, 0, sizeof cb);
+    cb.size = sizeof cb;
     cb.auth_sign = hcb_sign;
     cb.auth_public_key = hcb_pubkey;
     cb.auth_prompt = hcb_prompt;

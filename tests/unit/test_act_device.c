@@ -64,7 +64,7 @@ TEST(taps_swipes_keys)
     CHECK_EQ_INT(adbc_act_back(dev.conn, &opts), 0);
     CHECK_EQ_INT(adbc_act_home(dev.conn, NULL), 0);
     int code;
-    CHECK_EQ_INT(adbc_key_parse(&code, "recent"), 0);
+    CHECK_EQ_INT(adbc_keycode_parse(&code, "recent"), 0);
     CHECK_EQ_INT(adbc_act_press(dev.conn, code, &opts), 0);
     CHECK(td_calls_are(&dev, "input tap 540 1200\n"
                              "input swipe 100 2000 100 400 250\n"
@@ -425,7 +425,7 @@ TEST(intents)
         {'i', "count", "-42"},
         {'b', "flag", "true"},
     };
-    adbc_intent in = {.action = "android.intent.action.VIEW",
+    adbc_intent in = {.size = sizeof(adbc_intent), .action = "android.intent.action.VIEW",
                       .data = "https://example.com/?a=1&b='2'",
                       .component = "com.example.app/.MainActivity",
                       .extras = ex,
@@ -437,7 +437,7 @@ TEST(intents)
                              "com.example.app/.MainActivity --es greeting 'hello world; $(touch "
                              "/data/local/tmp/canary)' --ei count -42 --ez flag true\n"));
     CHECK(!td_exists(&dev, "data/local/tmp/canary"));
-    adbc_intent only = {.action = "android.settings.SETTINGS"};
+    adbc_intent only = {.size = sizeof(adbc_intent), .action = "android.settings.SETTINGS"};
     td_reset(&dev);
     CHECK_EQ_INT(adbc_app_start(dev.conn, &only, 15000), 0);
     CHECK(td_calls_are(&dev, "am start -a android.settings.SETTINGS\n"));
@@ -445,10 +445,10 @@ TEST(intents)
     const adbc_intent_extra bad_int[] = {{'i', "n", "12abc"}};
     const adbc_intent_extra bad_bool[] = {{'b', "f", "yes"}};
     const adbc_intent_extra bad_type[] = {{'x', "f", "1"}};
-    adbc_intent b1 = {.action = "a", .extras = bad_int, .nextras = 1};
-    adbc_intent b2 = {.action = "a", .extras = bad_bool, .nextras = 1};
-    adbc_intent b3 = {.action = "a", .extras = bad_type, .nextras = 1};
-    adbc_intent empty = {0};
+    adbc_intent b1 = {.size = sizeof(adbc_intent), .action = "a", .extras = bad_int, .nextras = 1};
+    adbc_intent b2 = {.size = sizeof(adbc_intent), .action = "a", .extras = bad_bool, .nextras = 1};
+    adbc_intent b3 = {.size = sizeof(adbc_intent), .action = "a", .extras = bad_type, .nextras = 1};
+    adbc_intent empty = {.size = sizeof(adbc_intent)};
     td_reset(&dev);
     CHECK_EQ_INT(adbc_app_start(dev.conn, &b1, 15000), ADBC_EINVAL);
     CHECK_EQ_INT(adbc_app_start(dev.conn, &b2, 15000), ADBC_EINVAL);

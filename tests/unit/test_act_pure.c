@@ -31,22 +31,22 @@ TEST(key_names)
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         int code = -1;
-        CHECK_EQ_INT(adbc_key_parse(&code, want[i].name), 0);
+        CHECK_EQ_INT(adbc_keycode_parse(&code, want[i].name), 0);
         CHECK_EQ_INT(code, want[i].code);
     }
     const char *bad[] = {"", "bak", "10000", "-1", "4a", "4 ", " 4", "KEYCODE_", "home;reboot",
                          "99999999999999999999"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         int code = -7;
-        CHECK_EQ_INT(adbc_key_parse(&code, bad[i]), ADBC_EINVAL);
+        CHECK_EQ_INT(adbc_keycode_parse(&code, bad[i]), ADBC_EINVAL);
         CHECK_EQ_INT(code, -7);
     }
     int code;
-    CHECK_EQ_INT(adbc_key_parse(&code, "bak"), ADBC_EINVAL);
+    CHECK_EQ_INT(adbc_keycode_parse(&code, "bak"), ADBC_EINVAL);
     CHECK(strstr(adbc_last_error(), "volup"));
-    CHECK_STR(adbc_key_name(4), "back");
-    CHECK_STR(adbc_key_name(187), "recent");
-    CHECK(adbc_key_name(5000) == NULL);
+    CHECK_STR(adbc_keycode_name(4), "back");
+    CHECK_STR(adbc_keycode_name(187), "recent");
+    CHECK(adbc_keycode_name(5000) == NULL);
 }
 
 TEST(directions_and_scroll_points)

@@ -195,7 +195,7 @@ static int start_dev(dev *d, int *hostfd)
                                "features=shell_v2,delayed_ack";
     if (d->window)
         cfg.window = d->window;
-    static const adbc_session_callbacks cb = {.on_open = d_open, .on_data = d_data,
+    static const adbc_session_callbacks cb = {.size = sizeof(adbc_session_callbacks), .on_open = d_open, .on_data = d_data,
                                               .on_ready = d_ready, .on_closed = d_closed, .auth_verify = d_verify,
                                               .auth_offer = d_offer};
     if (adbc_session_new(&d->s, &cfg, &cb, d) < 0)

@@ -96,6 +96,7 @@ static void w_destroy(adbc_transport *t)
 }
 
 static const adbc_transport_ops wrap_ops = {
+    .size = sizeof(adbc_transport_ops),
     .name = "fault",
     .read = w_read,
     .write = w_write,
@@ -111,6 +112,7 @@ static adbc_transport *wrapped(long budget, int cut)
     if (adbc_transport_tcp(&inner, env.dev.addr, 5000) != 0)
         return NULL;
     wrap *w = calloc(1, sizeof *w);
+    w->base.size = sizeof w->base;
     w->base.ops = &wrap_ops;
     snprintf(w->base.desc, sizeof w->base.desc, "fault:%.100s", inner->desc);
     w->inner = inner;

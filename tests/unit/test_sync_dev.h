@@ -509,7 +509,7 @@ out:
 static int fd_start(fdev *d, const char *banner, adbc_conn **c)
 {
     static const adbc_session_callbacks cb = {
-        .on_open = fd_on_open, .on_data = fd_on_data, .on_closed = fd_on_closed};
+        .size = sizeof(adbc_session_callbacks), .on_open = fd_on_open, .on_data = fd_on_data, .on_closed = fd_on_closed};
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
         return -1;

@@ -80,7 +80,7 @@ static void *device_main(void *arg)
     cfg.offer_tls = 1;
     cfg.banner = "device::ro.product.name=tlsdev;ro.product.model=T;ro.product.device=t;"
                  "features=shell_v2";
-    adbc_session_callbacks cb = {0};
+    adbc_session_callbacks cb = {.size = sizeof(adbc_session_callbacks)};
     adbc_session *s;
     d->rc = adbc_session_new(&s, &cfg, &cb, d);
     if (d->rc)
@@ -114,7 +114,7 @@ static void *device_main(void *arg)
     if (d->rc)
         goto out;
     d->preread = rest_len;
-    adbc_tls_server_opts opts = {.hints = (const char *const[]){fp_key}, .nhints = 1,
+    adbc_tls_server_opts opts = {.size = sizeof(adbc_tls_server_opts), .hints = (const char *const[]){fp_key}, .nhints = 1,
                                  .authorize = authorize, .user = d};
     d->rc_tls = adbc_tls_server_upgrade(&d->t, &opts, rest, rest_len, 5000);
     snprintf(d->msg, sizeof d->msg, "%s", adbc_last_error());
@@ -132,7 +132,7 @@ static int host_connect(adbc_transport *t, adbc_session **out)
 {
     adbc_session_config cfg;
     adbc_session_config_init(&cfg, ADBC_ROLE_HOST);
-    adbc_session_callbacks cb = {0};
+    adbc_session_callbacks cb = {.size = sizeof(adbc_session_callbacks)};
     int rc = adbc_session_new(out, &cfg, &cb, NULL);
     if (!rc)
         rc = adbc_session_start(*out);

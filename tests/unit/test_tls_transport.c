@@ -81,7 +81,7 @@ TEST(hinted_key_is_presented_and_data_flows)
     CHECK_EQ_INT(make_pair(&c, &s), 0);
     const char *hints[] = {"0000000000000000000000000000000000000000000000000000000000000000",
                            fp_b};
-    server_job j = {.t = s, .opts = {.hints = hints, .nhints = 2, .authorize = authorize},
+    server_job j = {.t = s, .opts = {.size = sizeof(adbc_tls_server_opts), .hints = hints, .nhints = 2, .authorize = authorize},
                     .allow = fp_b, .greeting = "CNXN-over-tls"};
     j.opts.user = &j;
     pthread_t th;
@@ -112,7 +112,7 @@ TEST(without_hints_the_first_key_is_presented)
     CHECK_EQ_INT(adbc_tls_key_fingerprint(fp_a, key_a), 0);
     adbc_transport *c, *s;
     CHECK_EQ_INT(make_pair(&c, &s), 0);
-    server_job j = {.t = s, .opts = {.authorize = authorize}, .allow = fp_a, .greeting = "hi"};
+    server_job j = {.t = s, .opts = {.size = sizeof(adbc_tls_server_opts), .authorize = authorize}, .allow = fp_a, .greeting = "hi"};
     j.opts.user = &j;
     pthread_t th;
     pthread_create(&th, NULL, server_main, &j);
@@ -131,7 +131,7 @@ TEST(refused_key_is_enotpaired_on_first_read)
 {
     adbc_transport *c, *s;
     CHECK_EQ_INT(make_pair(&c, &s), 0);
-    server_job j = {.t = s, .opts = {.authorize = authorize}, .allow = NULL};
+    server_job j = {.t = s, .opts = {.size = sizeof(adbc_tls_server_opts), .authorize = authorize}, .allow = NULL};
     j.opts.user = &j;
     pthread_t th;
     pthread_create(&th, NULL, server_main, &j);
@@ -205,7 +205,7 @@ TEST(full_duplex_from_four_threads)
 {
     adbc_transport *c, *s;
     CHECK_EQ_INT(make_pair(&c, &s), 0);
-    server_job j = {.t = s};
+    server_job j = {.t = s, .opts = {.size = sizeof(adbc_tls_server_opts)}};
     pthread_t th;
     pthread_create(&th, NULL, server_main, &j);
     int rc = adbc_tls_client_upgrade(&c, ring, 10000);
@@ -258,7 +258,7 @@ TEST(shutdown_releases_a_blocked_read)
 {
     adbc_transport *c, *s;
     CHECK_EQ_INT(make_pair(&c, &s), 0);
-    server_job j = {.t = s};
+    server_job j = {.t = s, .opts = {.size = sizeof(adbc_tls_server_opts)}};
     pthread_t th;
     pthread_create(&th, NULL, server_main, &j);
     CHECK_EQ_INT(adbc_tls_client_upgrade(&c, ring, 10000), 0);
@@ -310,11 +310,11 @@ TEST(handshake_timeout_close_and_garbage)
 static int pkt_read(adbc_transport *t, void *b, size_t l, int ms) { (void)t, (void)b, (void)l, (void)ms; return ADBC_EIO; }
 static int pkt_write(adbc_transport *t, const void *b, size_t l, int ms) { (void)t, (void)b, (void)l, (void)ms; return ADBC_EIO; }
 static void pkt_nop(adbc_transport *t) { (void)t; }
-static const adbc_transport_ops pkt_ops = {"usb", pkt_read, pkt_write, pkt_nop, pkt_nop, NULL};
+static const adbc_transport_ops pkt_ops = {sizeof(adbc_transport_ops), "usb", pkt_read, pkt_write, pkt_nop, pkt_nop, NULL};
 
 TEST(packet_transports_are_refused)
 {
-    adbc_transport usb = {.ops = &pkt_ops, .packet_mode = 1, .desc = "usb:1-1"};
+    adbc_transport usb = {.size = sizeof(adbc_transport), .ops = &pkt_ops, .packet_mode = 1, .desc = "usb:1-1"};
     adbc_transport *t = &usb;
     CHECK_EQ_INT(adbc_tls_client_upgrade(&t, ring, 100), ADBC_EUNSUPPORTED);
     CHECK(t == &usb);

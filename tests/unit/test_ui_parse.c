@@ -263,7 +263,7 @@ TEST(deep_nesting_does_not_use_the_stack)
     free(j);
     int *refs;
     size_t nr;
-    adbc_ui_selector sel = {.text = "bottom"};
+    adbc_ui_selector sel = {.size = sizeof(adbc_ui_selector), .text = "bottom"};
     CHECK_EQ_INT(adbc_ui_find(&refs, &nr, s, &sel), 0);
     CHECK_EQ_INT(nr, 1);
     free(refs);
@@ -416,7 +416,7 @@ TEST(every_allocation_failure_is_clean)
         char *j = NULL, *tsv = NULL;
         int *found = NULL;
         size_t nf;
-        adbc_ui_selector sel = {.text = "ok", .flags = ADBC_UI_MATCH_NOCASE};
+        adbc_ui_selector sel = {.size = sizeof(adbc_ui_selector), .text = "ok", .flags = ADBC_UI_MATCH_NOCASE};
         int rc = adbc_ui_snap_load(&s, fx);
         if (rc == 0)
             rc = adbc_ui_snap_json(&j, NULL, s);

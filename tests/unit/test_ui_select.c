@@ -35,7 +35,7 @@ static char *find_str(adbc_ui_snap *s, adbc_ui_selector sel)
 
 #define CHECK_FIND(s, want, ...)                                               \
     do {                                                                       \
-        char *t_got = find_str(s, (adbc_ui_selector){__VA_ARGS__});            \
+        char *t_got = find_str(s, (adbc_ui_selector){.size = sizeof(adbc_ui_selector), __VA_ARGS__});            \
         int t_ok = strcmp(t_got, want) == 0;                                   \
         if (!t_ok)                                                             \
             fprintf(stderr, "  %s:%d: find got \"%s\" want \"%s\" (%s)\n", __FILE__, __LINE__, \
@@ -114,7 +114,7 @@ TEST(find_errors_say_what_happened)
     CHECK(strstr(adbc_last_error(), "no element matches text \"nothing\" and desc \"x\"") != NULL);
     int *refs = (int *)1;
     size_t n = 7;
-    adbc_ui_selector sel = {.text = "nothing"};
+    adbc_ui_selector sel = {.size = sizeof(adbc_ui_selector), .text = "nothing"};
     CHECK_EQ_INT(adbc_ui_find(&refs, &n, s, &sel), ADBC_ENOTFOUND);
     CHECK(refs == NULL && n == 0);
     CHECK_EQ_INT(adbc_ui_find(&refs, &n, NULL, &sel), ADBC_EINVAL);

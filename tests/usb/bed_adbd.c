@@ -218,7 +218,7 @@ static void cb_closed(void *user, uint32_t id, int reason)
 }
 
 static const adbc_session_callbacks callbacks = {
-    .auth_random = cb_random,
+    .size = sizeof(adbc_session_callbacks), .auth_random = cb_random,
     .auth_verify = cb_verify,
     .auth_offer = cb_offer,
     .on_open = cb_open,

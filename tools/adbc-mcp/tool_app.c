@@ -27,6 +27,7 @@ static int t_intent(mcp_call *c, const cJSON *a)
 {
     adbc_intent in;
     memset(&in, 0, sizeof(in));
+    in.size = sizeof in;
     if (arg_str(c, a, "action", 0, 512, &in.action) || arg_str(c, a, "data", 0, 4096, &in.data) ||
         arg_str(c, a, "component", 0, 512, &in.component))
         return -1;

@@ -142,7 +142,7 @@ static int t_press(mcp_call *c, const cJSON *a)
     int code;
     if (arg_str(c, a, "key", 1, 64, &key))
         return -1;
-    int rc = adbc_key_parse(&code, key);
+    int rc = adbc_keycode_parse(&code, key);
     if (rc < 0)
         return call_fail_adbc(c, rc, "press");
     if (call_device(c) != 0)
@@ -153,7 +153,7 @@ static int t_press(mcp_call *c, const cJSON *a)
     rc = adbc_act_press(c->dev->conn, code, &o);
     if (rc < 0)
         return call_fail_adbc(c, rc, "press");
-    const char *name = adbc_key_name(code);
+    const char *name = adbc_keycode_name(code);
     call_text(c, "pressed %s (key code %d)", name ? name : key, code);
     ui_after_act(c);
     return 0;

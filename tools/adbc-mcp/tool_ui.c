@@ -117,6 +117,7 @@ static int t_find(mcp_call *c, const cJSON *a)
 {
     adbc_ui_selector sel;
     memset(&sel, 0, sizeof(sel));
+    sel.size = sizeof sel;
     int contains = 0, nocase = 0;
     if (arg_str(c, a, "text", 0, 4096, &sel.text) || arg_str(c, a, "desc", 0, 4096, &sel.desc) ||
         arg_str(c, a, "resource_id", 0, 512, &sel.resource_id) ||

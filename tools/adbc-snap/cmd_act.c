@@ -280,7 +280,7 @@ static int press(snap_ctx *ctx, int argc, char **argv, const char *fixed)
     if (st)
         return st;
     int code;
-    if (adbc_key_parse(&code, fixed ? fixed : a.pos[0]) < 0) {
+    if (adbc_keycode_parse(&code, fixed ? fixed : a.pos[0]) < 0) {
         free(a.pos);
         return snap_usage(cmd, adbc_last_error());
     }
@@ -296,7 +296,7 @@ static int press(snap_ctx *ctx, int argc, char **argv, const char *fixed)
     if (rc < 0)
         return fail(&a, cmd->name, rc);
     char done[64];
-    const char *name = adbc_key_name(code);
+    const char *name = adbc_keycode_name(code);
     snprintf(done, sizeof done, "pressed %s%s(%d)", name ? name : "", name ? " " : "", code);
     return finish(ctx, &a, c, done);
 }

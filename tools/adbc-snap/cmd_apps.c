@@ -90,7 +90,7 @@ static int cmd_uninstall(snap_ctx *ctx, int argc, char **argv)
 static int cmd_intent(snap_ctx *ctx, int argc, char **argv)
 {
     const snap_cmd *cmd = cmd_named(argv[0]);
-    adbc_intent in = {0};
+    adbc_intent in = {.size = sizeof(adbc_intent)};
     int json = 0;
     adbc_intent_extra *ex = calloc((size_t)argc, sizeof *ex);
     if (!ex)

@@ -126,7 +126,7 @@ static int run_stream(snap_ctx *ctx, const char *cmd, adbc_shell_mode mode, int 
     adbc_conn *c;
     if (snap_connect(ctx, &c) < 0)
         return SNAP_EXIT_FAIL;
-    adbc_shell_opts o = {.mode = mode};
+    adbc_shell_opts o = {.size = sizeof(adbc_shell_opts), .mode = mode};
     adbc_shell *sh;
     int rc = adbc_shell_open(&sh, c, cmd, &o, ctx->timeout_ms);
     if (rc < 0)
@@ -162,7 +162,7 @@ static int run_stream(snap_ctx *ctx, const char *cmd, adbc_shell_mode mode, int 
         p.done = 1;
         pthread_join(th, NULL);
     }
-    adbc_shell_free(sh);
+    adbc_shell_close(sh);
     return status;
 }
 
@@ -222,7 +222,7 @@ static int run_json(snap_ctx *ctx, const char *cmd, adbc_shell_mode mode)
     adbc_conn *c;
     if (snap_connect(ctx, &c) < 0)
         return SNAP_EXIT_FAIL;
-    adbc_shell_opts o = {.mode = mode};
+    adbc_shell_opts o = {.size = sizeof o, .mode = mode};
     adbc_shell *sh;
     int rc = adbc_shell_open(&sh, c, cmd, &o, ctx->timeout_ms);
     if (rc < 0)
@@ -253,7 +253,7 @@ static int run_json(snap_ctx *ctx, const char *cmd, adbc_shell_mode mode)
             break;
         }
     }
-    adbc_shell_free(sh);
+    adbc_shell_close(sh);
     if (!failed) {
         printf("{");
         if (mode != ADBC_SHELL_EXEC) {

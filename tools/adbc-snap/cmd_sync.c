@@ -23,9 +23,9 @@ static int cmd_ls(snap_ctx *ctx, int argc, char **argv);
 static int cmd_stat(snap_ctx *ctx, int argc, char **argv);
 
 const snap_cmd snap_cmds_sync[] = {
-    {"push", cmd_push, "push [-L] [--json] LOCAL... REMOTE",
+    {"push", cmd_push, "push [-L] [-n] [-z ALGORITHM|-Z] [--json] LOCAL... REMOTE",
      "copy files or trees to the device (-L: send links' targets)"},
-    {"pull", cmd_pull, "pull [-a] [--json] REMOTE... LOCAL",
+    {"pull", cmd_pull, "pull [-a] [-z ALGORITHM|-Z] [--json] REMOTE... LOCAL",
      "copy files or trees from the device (-a: keep mtime and mode)"},
     {"ls", cmd_ls, "ls [-l] [--json] REMOTE", "list a directory on the device"},
     {"stat", cmd_stat, "stat [--json] REMOTE", "what the device reports about a path"},
@@ -179,6 +179,9 @@ static void summary(const snap_ctx *ctx, const char *src, const char *verb,
     if (r->bytes > 0 && secs > 0)
         printf(" %.1f MB/s (%llu bytes in %.3fs)", (double)r->bytes / secs / (1024 * 1024),
                (unsigned long long)r->bytes, secs);
+    if (r->compression != ADBC_SYNC_COMPRESS_NONE && r->bytes > 0)
+        printf(" %s: %llu bytes on the wire (%.1f%%)", adbc_sync_compression_name(r->compression),
+               (unsigned long long)r->wire_bytes, 100.0 * (double)r->wire_bytes / (double)r->bytes);
     printf("\n");
     fflush(stdout);
 }
@@ -234,7 +237,7 @@ static char *target_for(const char *dst, int dst_isdir, const char *src)
 /* One push (from a local path) or pull, with the progress bar and adb's
  * summary line naming LABEL. 0, or -1 once the error is printed. */
 static int transfer(snap_ctx *ctx, adbc_sync *s, int push, const char *from, const char *label,
-                    const char *target, unsigned flags, jrun *j)
+                    const char *target, unsigned flags, adbc_sync_compression comp, jrun *j)
 {
     bar b;
     bar_init(&b, ctx);
@@ -243,6 +246,7 @@ static int transfer(snap_ctx *ctx, adbc_sync *s, int push, const char *from, con
     o.progress = on_progress;
     o.user = &b;
     o.flags = flags;
+    o.compression = comp;
     adbc_sync_result r;
     double t0 = now_s();
     int rc = push ? adbc_sync_push(s, from, target, &o, &r, ctx->timeout_ms)
@@ -259,15 +263,45 @@ static int transfer(snap_ctx *ctx, adbc_sync *s, int push, const char *from, con
     return 0;
 }
 
+/* -z ALGORITHM / -Z, as adb spells them. 1 when argv[*i] was one (taking
+ * its argument), 0 when not, -1 after printing the usage error. */
+static int compression_opt(const snap_cmd *cmd, int argc, char **argv, int *i,
+                           adbc_sync_compression *comp)
+{
+    if (strcmp(argv[*i], "-Z") == 0) {
+        *comp = ADBC_SYNC_COMPRESS_NONE;
+        return 1;
+    }
+    if (strcmp(argv[*i], "-z") != 0)
+        return 0;
+    if (*i + 1 >= argc) {
+        snap_usage(cmd, "-z needs an algorithm: any, none, brotli, lz4 or zstd");
+        return -1;
+    }
+    if (adbc_sync_compression_parse(argv[++*i], comp) < 0) {
+        snap_usage(cmd, adbc_last_error());
+        return -1;
+    }
+    return 1;
+}
+
 /* ---- push ---- */
 
 static int cmd_push(snap_ctx *ctx, int argc, char **argv)
 {
     unsigned flags = 0;
+    adbc_sync_compression comp = ADBC_SYNC_COMPRESS_AUTO;
     int i = 1, json = 0;
     for (; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
+        int z = compression_opt(&snap_cmds_sync[0], argc, argv, &i, &comp);
+        if (z < 0)
+            return SNAP_EXIT_USAGE;
+        if (z)
+            continue;
         if (strcmp(argv[i], "-L") == 0)
             flags |= ADBC_SYNC_FOLLOW_LINKS;
+        else if (strcmp(argv[i], "-n") == 0)
+            flags |= ADBC_SYNC_DRY_RUN;
         else if (strcmp(argv[i], "--json") == 0)
             json = 1;
         else if (strcmp(argv[i], "--") == 0) {
@@ -327,7 +361,7 @@ static int cmd_push(snap_ctx *ctx, int argc, char **argv)
             status = SNAP_EXIT_FAIL;
             break;
         }
-        if (transfer(ctx, s, 1, real ? real : src, src, target, flags, &j) < 0)
+        if (transfer(ctx, s, 1, real ? real : src, src, target, flags, comp, &j) < 0)
             status = SNAP_EXIT_FAIL;
         free(real);
         free(target);
@@ -342,8 +376,14 @@ static int cmd_push(snap_ctx *ctx, int argc, char **argv)
 static int cmd_pull(snap_ctx *ctx, int argc, char **argv)
 {
     unsigned flags = ADBC_SYNC_NO_ATTRS;
+    adbc_sync_compression comp = ADBC_SYNC_COMPRESS_AUTO;
     int i = 1, json = 0;
     for (; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
+        int z = compression_opt(&snap_cmds_sync[1], argc, argv, &i, &comp);
+        if (z < 0)
+            return SNAP_EXIT_USAGE;
+        if (z)
+            continue;
         if (strcmp(argv[i], "-a") == 0)
             flags &= ~(unsigned)ADBC_SYNC_NO_ATTRS;
         else if (strcmp(argv[i], "--json") == 0)
@@ -381,7 +421,7 @@ static int cmd_pull(snap_ctx *ctx, int argc, char **argv)
             status = SNAP_EXIT_FAIL;
             break;
         }
-        if (transfer(ctx, s, 0, src, src, target, flags, &j) < 0)
+        if (transfer(ctx, s, 0, src, src, target, flags, comp, &j) < 0)
             status = SNAP_EXIT_FAIL;
         free(target);
     }

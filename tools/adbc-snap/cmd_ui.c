@@ -106,7 +106,7 @@ static void put_quoted(FILE *f, const char *s)
 
 static int cmd_find(snap_ctx *ctx, int argc, char **argv)
 {
-    adbc_ui_selector sel = {0};
+    adbc_ui_selector sel = {.size = sizeof(adbc_ui_selector)};
     int json = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];

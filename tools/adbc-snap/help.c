@@ -64,10 +64,17 @@ static const snap_help help_table[] = {
      "sources need a directory. Prints adb's summary line per source, and on a\n"
      "terminal a progress line (stderr).\n\n"
      "  -L       send the targets of symbolic links instead of the links\n"
+     "  -n       dry run: send everything, the device writes nothing\n"
      "  --json   one object for the run, printed at its end: totals \"files\",\n"
      "           \"skipped\", \"bytes\", \"seconds\", \"exit_status\", and \"sources\":\n"
      "           one entry per source with its \"target\" and counts, or its\n"
-     "           \"error\"; no summary lines"},
+     "           \"error\"; no summary lines\n"
+     "  -z ALG   compress with ALG: any, none, brotli, lz4 or zstd (sync v2;\n"
+     "           an algorithm the device lacks is an error)\n"
+     "  -Z       do not compress\n"
+     "By default contents are compressed with the best algorithm both sides\n"
+     "have (zstd, lz4, brotli) except over TCP to this machine and USB 3,\n"
+     "where copying is faster than compressing."},
     {"pull",
      "Copies files or directory trees from the device. Files are written beside\n"
      "their destination and renamed into place only when complete.\n\n"
@@ -75,7 +82,13 @@ static const snap_help help_table[] = {
      "  --json   one object for the run, printed at its end: totals \"files\",\n"
      "           \"skipped\", \"bytes\", \"seconds\", \"exit_status\", and \"sources\":\n"
      "           one entry per source with its \"target\" and counts, or its\n"
-     "           \"error\"; no summary lines"},
+     "           \"error\"; no summary lines\n"
+     "  -z ALG   compress with ALG: any, none, brotli, lz4 or zstd (sync v2;\n"
+     "           an algorithm the device lacks is an error)\n"
+     "  -Z       do not compress\n"
+     "By default contents are compressed with the best algorithm both sides\n"
+     "have (zstd, lz4, brotli) except over TCP to this machine and USB 3,\n"
+     "where copying is faster than compressing."},
     {"ls",
      "Lists a directory on the device (names; -l: mode, size, time, name).\n\n"
      "  -l       long listing\n"

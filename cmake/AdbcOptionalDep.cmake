@@ -1,0 +1,47 @@
+# adbc_optional_dep(NAME PKGMODULES [TOOL] [DOC text])
+#
+# PKGMODULES: one pkg-config module, or a ;-list of them that go together.
+#
+# An optional dependency found through pkg-config, behind the cache option
+# ADBC_WITH_<NAME> = AUTO | ON | OFF:
+#   OFF   never used, even when installed;
+#   ON    required: configuring fails when it is missing;
+#   AUTO  used when found, and the configure output says which way it went.
+# When used: ADBC_HAVE_<NAME> is TRUE, the imported target PkgConfig::<NAME>
+# exists, the module is appended to ADBC_PC_REQUIRES_PRIVATE (adbc.pc) and to
+# ADBC_PKG_MODULES (the CMake package finds it again for a static link), and
+# ADBC_HAVE_<NAME>=1 is appended to ADBC_LIB_DEFINES and PkgConfig::<NAME>
+# to ADBC_LIB_DEPS. TOOL: a dependency of a program in tools/, not of the
+# library: only ADBC_HAVE_<NAME> and the imported target are set.
+function(adbc_optional_dep name module)
+  cmake_parse_arguments(A "TOOL" "DOC" "" ${ARGN})
+  set(ADBC_WITH_${name} AUTO CACHE STRING "Use ${module}: AUTO, ON or OFF. ${A_DOC}")
+  set_property(CACHE ADBC_WITH_${name} PROPERTY STRINGS AUTO ON OFF)
+  string(TOUPPER "${ADBC_WITH_${name}}" want)
+  set(have FALSE)
+  if(want STREQUAL "OFF")
+    message(STATUS "adbc: ${module}: off (ADBC_WITH_${name}=OFF)")
+  elseif(want STREQUAL "ON" OR want STREQUAL "AUTO")
+    if(want STREQUAL "ON")
+      pkg_check_modules(${name} REQUIRED IMPORTED_TARGET GLOBAL ${module})
+    else()
+      pkg_check_modules(${name} QUIET IMPORTED_TARGET GLOBAL ${module})
+    endif()
+    if(${name}_FOUND)
+      set(have TRUE)
+      message(STATUS "adbc: ${module} ${${name}_VERSION}: used (ADBC_WITH_${name}=${want})")
+    else()
+      message(STATUS "adbc: ${module}: not found, built without it (ADBC_WITH_${name}=AUTO; ON makes it required)")
+    endif()
+  else()
+    message(FATAL_ERROR "ADBC_WITH_${name} must be AUTO, ON or OFF, not '${ADBC_WITH_${name}}'")
+  endif()
+  set(ADBC_HAVE_${name} ${have} PARENT_SCOPE)
+  if(have AND NOT A_TOOL)
+    set(ADBC_PC_REQUIRES_PRIVATE ${ADBC_PC_REQUIRES_PRIVATE} ${module} PARENT_SCOPE)
+    string(REPLACE ";" "," _mods "${module}")
+    set(ADBC_PKG_MODULES ${ADBC_PKG_MODULES} "${name}=${_mods}" PARENT_SCOPE)
+    set(ADBC_LIB_DEFINES ${ADBC_LIB_DEFINES} ADBC_HAVE_${name}=1 PARENT_SCOPE)
+    set(ADBC_LIB_DEPS ${ADBC_LIB_DEPS} PkgConfig::${name} PARENT_SCOPE)
+  endif()
+endfunction()
