@@ -23,6 +23,7 @@
 #include "adbc/act.h"
 #include "adbc/usb.h"
 #include "adbc/devices.h"
+#include "adbc/mdns.h"
 #include "adbc/forward.h"
 
 #endif

@@ -11,6 +11,8 @@
 
 #include <stddef.h>
 
+#include "adbc/version.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -23,6 +25,7 @@ extern "C" {
  * cannot grow memory without bound). */
 #define ADBC_MDNS_MAX_SERVICES 256
 
+/* abi: out — filled in by adbc; the caller only reads it */
 typedef struct adbc_mdns_service {
     char instance[64];  /* "adb-R5CT1234567-aBcDeF" */
     char service[32];   /* ADBC_MDNS_TLS_CONNECT, ... */
@@ -36,7 +39,9 @@ typedef struct adbc_mdns_service {
                            connect to 127.0.0.1 instead */
 } adbc_mdns_service;
 
+/* abi: in — filled in by the caller: size first (docs/abi.md) */
 typedef struct adbc_mdns_opts {
+    size_t size;           /* sizeof the struct as the caller compiled it */
     int timeout_ms;        /* the whole browse; default 1000. It ends earlier when
                               every service found is resolved and the network has
                               been quiet for 200 ms (after at least 400 ms) */
@@ -45,7 +50,8 @@ typedef struct adbc_mdns_opts {
 } adbc_mdns_opts;
 
 /* Defaults as documented above. */
-void adbc_mdns_opts_init(adbc_mdns_opts *opts);
+ADBC_API void adbc_mdns_opts_init_sized(adbc_mdns_opts *opts, size_t size);
+#define adbc_mdns_opts_init(o) adbc_mdns_opts_init_sized((o), sizeof *(o))
 
 /* Browse for adb's services and resolve them (SRV, TXT, A, AAAA). *out is
  * an array of *count services (NULL when none), freed with adbc_mdns_free;
@@ -53,22 +59,22 @@ void adbc_mdns_opts_init(adbc_mdns_opts *opts);
  * cannot crash, loop or grow memory past ADBC_MDNS_MAX_SERVICES). Fails
  * (ADBC_EIO) only when no multicast interface can be used at all. opts may
  * be NULL. */
-int adbc_mdns_browse(adbc_mdns_service **out, size_t *count, const adbc_mdns_opts *opts);
-void adbc_mdns_free(adbc_mdns_service *list);
+ADBC_API int adbc_mdns_browse(adbc_mdns_service **out, size_t *count, const adbc_mdns_opts *opts);
+ADBC_API void adbc_mdns_free(adbc_mdns_service *list);
 
 /* The multicast interfaces a browse would use, as text ("eth0 (IPv4, IPv6),
  * wlan0 (IPv4)") into buf. Returns how many, 0 when none. */
-int adbc_mdns_interfaces(char *buf, size_t len);
+ADBC_API int adbc_mdns_interfaces(char *buf, size_t len);
 
 /* Resolve a service instance: "NAME", "NAME._adb-tls-connect._tcp" or
  * "NAME._adb._tcp" (".local" may follow). A bare NAME prefers the TLS
  * connect service, then _adb._tcp. ADBC_ENOTFOUND when no such instance
  * answers within timeout_ms (the message lists those that did). */
-int adbc_mdns_resolve(adbc_mdns_service *out, const char *name, int timeout_ms);
+ADBC_API int adbc_mdns_resolve(adbc_mdns_service *out, const char *name, int timeout_ms);
 
 /* The "HOST:PORT" to connect to for a resolved service (127.0.0.1 when
  * it is this machine's own address; [v6%if]:PORT for IPv6). */
-void adbc_mdns_addr(char *buf, size_t len, const adbc_mdns_service *s);
+ADBC_API void adbc_mdns_addr(char *buf, size_t len, const adbc_mdns_service *s);
 
 #ifdef __cplusplus
 }

@@ -186,10 +186,10 @@ int adbc_device_find(adbc_device_entry *out, const char *serial, const adbc_devi
 {
     memset(out, 0, sizeof *out);
     adbc_devices_opts def;
-    if (!opts) {
-        adbc_devices_opts_init(&def);
-        opts = &def;
-    }
+    adbc_devices_opts_init(&def);
+    if (adbc_abi_take(&def, sizeof def, opts, "adbc_devices_opts") < 0)
+        return ADBC_EINVAL;
+    opts = &def;
     serial = adbc_device_serial(serial);
     char addr[128];
     if (serial && is_tcp(serial))
@@ -254,7 +254,11 @@ int adbc_device_connect(adbc_conn **out, const char *serial, const adbc_conn_opt
         return adbc_connect(out, addr, opts);
     if (serial && strncmp(serial, "fd:", 3) == 0)
         return connect_fd(out, serial, opts);
-    int tmo = opts ? opts->connect_timeout_ms : 0;
+    adbc_conn_opts co;
+    adbc_conn_opts_init(&co);
+    if (adbc_abi_take(&co, sizeof co, opts, "adbc_conn_opts") < 0)
+        return ADBC_EINVAL;
+    int tmo = co.connect_timeout_ms;
     if (serial && is_mdns(serial)) {
         int rc = mdns_addr(addr, sizeof addr, serial, tmo);
         return rc < 0 ? rc : adbc_connect(out, addr, opts);
@@ -326,10 +330,9 @@ int adbc_device_wait(adbc_device_entry *out, const char *serial, adbc_wait_trans
                      adbc_dev_state state, int timeout_ms, const adbc_devices_opts *opts)
 {
     adbc_devices_opts o;
-    if (opts)
-        o = *opts;
-    else
-        adbc_devices_opts_init(&o);
+    adbc_devices_opts_init(&o);
+    if (adbc_abi_take(&o, sizeof o, opts, "adbc_devices_opts") < 0)
+        return ADBC_EINVAL;
     o.probe = 1;
     serial = adbc_device_serial(serial);
     int64_t deadline = timeout_ms < 0 ? -1 : adbc_deadline(timeout_ms);

@@ -39,10 +39,13 @@ static void cp(char *dst, size_t len, const char *src)
     dst[n] = '\0';
 }
 
-void adbc_mdns_opts_init(adbc_mdns_opts *o)
+void adbc_mdns_opts_init_sized(adbc_mdns_opts *out, size_t size)
 {
-    memset(o, 0, sizeof *o);
-    o->timeout_ms = 1000;
+    adbc_mdns_opts d;
+    memset(&d, 0, sizeof d);
+    d.size = sizeof d;
+    d.timeout_ms = 1000;
+    adbc_abi_give(out, size, &d, sizeof d);
 }
 
 typedef struct msock {
@@ -392,10 +395,10 @@ int adbc_mdns_browse(adbc_mdns_service **out, size_t *count, const adbc_mdns_opt
     *out = NULL;
     *count = 0;
     adbc_mdns_opts def;
-    if (!opts) {
-        adbc_mdns_opts_init(&def);
-        opts = &def;
-    }
+    adbc_mdns_opts_init(&def);
+    if (adbc_abi_take(&def, sizeof def, opts, "adbc_mdns_opts") < 0)
+        return ADBC_EINVAL;
+    opts = &def;
     browse *b = adbc_calloc(1, sizeof *b);
     if (!b)
         return adbc_fail(ADBC_ENOMEM, "out of memory browsing mDNS");
