@@ -218,6 +218,7 @@ static void cb_closed(void *user, uint32_t id, int reason)
  * swap in the TLS transport, and let the handshake continue inside it. */
 static void tls_upgrade(adbc_conn *c, const uint8_t *preread, size_t len)
 {
+    c->stls = 1;
     adbc_conn_kick(c);
     int64_t deadline = adbc_deadline(c->opts.connect_timeout_ms);
     while (adbc_session_send_queued(c->s) > 0 && !c->status && !c->stopping)
@@ -373,6 +374,15 @@ static int handshake(adbc_conn *c)
                                "prompt on the device within %d ms; accept it (tick \"Always "
                                "allow\") and retry",
                                c->opts.auth_timeout_ms);
+            else if (c->stls && adbc_session_peer(c->s) == NULL)
+                rc = adbc_fail(ADBC_ETIMEDOUT,
+                               "%s: the device asked for TLS (STLS: wireless debugging) and then "
+                               "%s within %d ms: it may be stuck, or not adbd",
+                               c->t->desc,
+                               adbc_session_state_get(c->s) == ADBC_SESSION_TLS
+                                   ? "did not complete the TLS handshake"
+                                   : "sent no CNXN over TLS",
+                               c->opts.connect_timeout_ms);
             else if (adbc_session_peer(c->s) == NULL && c->keys &&
                      adbc_keyring_count(c->keys) > 0 && c->s && adbc_session_send_queued(c->s) == 0)
                 rc = adbc_fail(ADBC_ETIMEDOUT,

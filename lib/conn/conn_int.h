@@ -32,6 +32,7 @@ struct adbc_conn {
     int status;               /* 0, or the error that ended the connection */
     char errmsg[512];
     int prompted;             /* the auth prompt callback has fired */
+    int stls;                 /* the device answered CNXN with STLS */
     _Atomic int interrupted;  /* adbc_conn_interrupt: blocked calls return ECANCELED */
 
     adbc_stream **streams;

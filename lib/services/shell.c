@@ -159,8 +159,10 @@ ssize_t adbc_shell_read(adbc_shell *sh, int *fd, void *buf, size_t len, int time
                 return (ssize_t)dlen;
             }
             sh->rxoff += used;
+            /* adbd sends the status as the packet's one byte (and adb reads
+             * the first byte); an empty exit packet carries none. */
             if (id == ADBC_SHELL_EXIT && dlen > 0)
-                sh->exit_code = data[dlen - 1];
+                sh->exit_code = data[0];
             /* stdin echo, close-stdin and window-size from the device: ignored */
         }
         if (sh->rxoff == sh->rxlen)

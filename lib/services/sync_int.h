@@ -160,6 +160,10 @@ int sync_pull_request(adbc_sync *s, sync_job *j, const char *remote);
 int sync_pull_receive(adbc_sync *s, sync_job *j, const char *remote, const char *local,
                       const adbc_sync_statbuf *st);
 
+/* What a pulled file is written through (a link is followed, a FIFO or
+ * device node written in place: *inplace = 1); *final malloc'd. */
+int sync_pull_dest(const char *local, char **final, int *inplace);
+
 /* ---- trees (sync_tree.c) ---- */
 
 int sync_push_tree(adbc_sync *s, sync_job *j, const char *local, const char *remote);

@@ -35,16 +35,18 @@ int sync_mkdirs(const char *path)
             continue;
         char c = p[i];
         p[i] = '\0';
-        if (mkdir(p, 0777) != 0 && errno != EEXIST)
-            rc = adbc_fail(errno == EACCES || errno == EPERM ? ADBC_EPERM : ADBC_EIO,
-                           "cannot create local directory %s: %s", p, strerror(errno));
+        struct stat st;
+        if (mkdir(p, 0777) != 0) {
+            int e = errno;
+            if (e == EEXIST && stat(p, &st) == 0 && !S_ISDIR(st.st_mode))
+                rc = adbc_fail(ADBC_EIO,
+                               "cannot create local directory %s: a file is in the way", p);
+            else if (e != EEXIST)
+                rc = adbc_fail(e == EACCES || e == EPERM ? ADBC_EPERM : ADBC_EIO,
+                               "cannot create local directory %s: %s", p, strerror(e));
+        }
         p[i] = c;
     }
-    struct stat st;
-    if (rc == 0 && (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)))
-        rc = adbc_fail(ADBC_EIO, "cannot create local directory %s: %s", path,
-                       errno == 0 || S_ISDIR(st.st_mode) ? "a file is in the way"
-                                                          : strerror(errno));
     adbc_free(p);
     return rc;
 }

@@ -276,18 +276,134 @@ int sync_pull_request(adbc_sync *s, sync_job *j, const char *remote)
     return sync_expect(s, ADBC_SYNC_X_RECV, ADBC_SYNC_RECV, what);
 }
 
-int sync_pull_receive(adbc_sync *s, sync_job *j, const char *remote, const char *local,
+/* What is at the local path decides how a pulled file is written (as adb
+ * does, a pull writes through what is there instead of replacing it):
+ * nothing or a regular file gets the temporary-then-rename; a symlink is
+ * followed (to any depth, dangling or not) and its target gets the same
+ * treatment, in the target's directory; a FIFO or a device node is opened
+ * and written in place (there is no atomicity to have: *inplace = 1); a
+ * socket or a directory is refused. *final: the path to write (malloc'd). */
+#define LINK_DEPTH_MAX 40
+int sync_pull_dest(const char *local, char **final, int *inplace)
+{
+    *final = NULL;
+    *inplace = 0;
+    char *path = adbc_strdup(local);
+    for (int depth = 0; path; depth++) {
+        struct stat st;
+        if (lstat(path, &st) != 0 || S_ISREG(st.st_mode)) {
+            *final = path; /* missing (or unreadable: creating the temporary says why) */
+            return 0;
+        }
+        if (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) {
+            *final = path;
+            *inplace = 1;
+            return 0;
+        }
+        if (S_ISDIR(st.st_mode) || S_ISSOCK(st.st_mode)) {
+            int rc = adbc_fail(ADBC_EINVAL, "cannot pull into %s: a %s is in the way", path,
+                               S_ISDIR(st.st_mode) ? "directory" : "socket");
+            adbc_free(path);
+            return rc;
+        }
+        /* a symlink: where it points, relative to its own directory */
+        if (depth == LINK_DEPTH_MAX) {
+            int rc = adbc_fail(ADBC_EINVAL, "cannot pull into %s: more than %d levels of "
+                                            "symbolic links", local, LINK_DEPTH_MAX);
+            adbc_free(path);
+            return rc;
+        }
+        char to[4096];
+        ssize_t n = readlink(path, to, sizeof to - 1);
+        if (n < 0) {
+            int rc = adbc_fail(local_error(errno), "cannot read the link %s: %s", path,
+                               strerror(errno));
+            adbc_free(path);
+            return rc;
+        }
+        to[n] = '\0';
+        char *next;
+        const char *slash = strrchr(path, '/');
+        if (to[0] == '/' || !slash) {
+            next = adbc_strdup(to);
+        } else {
+            size_t dl = (size_t)(slash - path) + 1;
+            next = adbc_malloc(dl + (size_t)n + 1);
+            if (next) {
+                memcpy(next, path, dl);
+                memcpy(next + dl, to, (size_t)n + 1);
+            }
+        }
+        adbc_free(path);
+        path = next;
+    }
+    return adbc_fail(ADBC_ENOMEM, "out of memory");
+}
+
+/* Open a FIFO or device node for writing. Non-blocking first: a FIFO that
+ * nobody reads would otherwise block the open for ever. */
+static int open_inplace(const char *path, int *fd)
+{
+    int f = open(path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (f < 0) {
+        int e = errno;
+        if (e == ENXIO)
+            return adbc_fail(ADBC_EIO, "cannot write to %s: nothing is reading that FIFO", path);
+        return adbc_fail(local_error(e), "cannot open %s: %s", path, strerror(e));
+    }
+    int fl = fcntl(f, F_GETFL);
+    if (fl >= 0)
+        fcntl(f, F_SETFL, fl & ~O_NONBLOCK);
+    *fd = f;
+    return 0;
+}
+
+/* Written in place into a FIFO or device: no temporary, no mode or time. */
+static int receive_inplace(adbc_sync *s, sync_job *j, const char *remote, const char *path)
+{
+    int fd = -1;
+    int rc = open_inplace(path, &fd);
+    if (rc < 0) {
+        sync_abort(s); /* its reply is on the way: drop the session */
+        return rc;
+    }
+    reserve none = {0};
+    rc = receive(s, j, fd, &none, remote, path);
+    if (close(fd) != 0 && rc == 0)
+        rc = adbc_fail(local_error(errno), "cannot write %s: %s", path, strerror(errno));
+    if (rc < 0)
+        return rc;
+    j->res.files++;
+    j->p.files++;
+    j->p.file_done = 1;
+    return sync_job_report(j, 1);
+}
+
+int sync_pull_receive(adbc_sync *s, sync_job *j, const char *remote, const char *target,
                       const adbc_sync_statbuf *st)
 {
     j->p.src = remote;
-    j->p.dst = local;
+    j->p.dst = target;
     j->p.file_bytes = 0;
     j->p.file_total = st->size;
     j->p.file_done = 0;
+    char *local;
+    int inplace;
+    int rc = sync_pull_dest(target, &local, &inplace);
+    if (rc < 0) {
+        sync_abort(s);
+        return rc;
+    }
+    if (inplace) {
+        rc = receive_inplace(s, j, remote, local);
+        adbc_free(local);
+        return rc;
+    }
     char *tmp;
     int fd;
-    int rc = sync_tmp_create(local, &tmp, &fd);
+    rc = sync_tmp_create(local, &tmp, &fd);
     if (rc < 0) {
+        adbc_free(local);
         sync_abort(s); /* its reply is on the way: drop the session */
         return rc;
     }
@@ -310,6 +426,7 @@ int sync_pull_receive(adbc_sync *s, sync_job *j, const char *remote, const char 
     if (rc < 0)
         unlink(tmp);
     adbc_free(tmp);
+    adbc_free(local);
     if (rc < 0)
         return rc;
     j->res.files++;
@@ -335,6 +452,58 @@ static int pullable(uint32_t mode)
     return S_ISREG(mode) || S_ISBLK(mode) || S_ISCHR(mode);
 }
 
+/* Where a single file goes, checked before any byte moves: an existing
+ * directory (or a path ending in '/', which must be one) takes the file
+ * under the remote's name; missing parents are created; what is at the path
+ * must be something a file can be written to (sync_pull_dest). */
+static int file_target(const char *remote, const char *local, char **out)
+{
+    *out = NULL;
+    size_t len = strlen(local);
+    struct stat sb;
+    int found = stat(local, &sb) == 0;
+    int e = found ? ENOTDIR : errno;
+    int isdir = found && S_ISDIR(sb.st_mode);
+    if (local[len - 1] == '/' && !isdir)
+        return adbc_fail(e == ENOENT ? ADBC_ENOTFOUND : ADBC_EINVAL,
+                         "cannot pull into %s: %s (nothing was pulled)", local,
+                         e == ENOENT ? "no such local directory" : "not a directory");
+    char *target;
+    if (isdir) {
+        size_t rl = strlen(remote);
+        while (rl > 1 && remote[rl - 1] == '/')
+            rl--;
+        size_t b = rl;
+        while (b > 0 && remote[b - 1] != '/')
+            b--;
+        char *name = adbc_strndup(remote + b, rl - b);
+        target = name ? sync_join(local, name) : NULL;
+        adbc_free(name);
+    } else {
+        target = adbc_strdup(local);
+    }
+    if (!target)
+        return adbc_fail(ADBC_ENOMEM, "out of memory");
+    int rc = 0;
+    const char *slash = strrchr(target, '/');
+    if (slash && slash != target) {
+        char *dir = adbc_strndup(target, (size_t)(slash - target));
+        rc = dir ? sync_mkdirs(dir) : adbc_fail(ADBC_ENOMEM, "out of memory");
+        adbc_free(dir);
+    }
+    char *final = NULL;
+    int inplace;
+    if (rc == 0)
+        rc = sync_pull_dest(target, &final, &inplace);
+    adbc_free(final);
+    if (rc < 0) {
+        adbc_free(target);
+        return rc;
+    }
+    *out = target;
+    return 0;
+}
+
 int adbc_sync_pull(adbc_sync *s, const char *remote, const char *local,
                    const adbc_sync_opts *opts, adbc_sync_result *res, int timeout_ms)
 {
@@ -356,14 +525,11 @@ int adbc_sync_pull(adbc_sync *s, const char *remote, const char *local,
         } else if (pullable(st.mode)) {
             j.p.files_total = 1;
             j.p.total = st.size;
-            const char *slash = strrchr(local, '/');
-            if (slash && slash != local) {
-                char *dir = adbc_strndup(local, (size_t)(slash - local));
-                rc = dir ? sync_mkdirs(dir) : adbc_fail(ADBC_ENOMEM, "out of memory");
-                adbc_free(dir);
-            }
+            char *target = NULL;
+            rc = file_target(remote, local, &target);
             if (rc == 0)
-                rc = sync_pull_one(s, &j, remote, local, &st);
+                rc = sync_pull_one(s, &j, remote, target, &st);
+            adbc_free(target);
         } else {
             rc = adbc_fail(ADBC_EINVAL, "cannot pull %s: not a file or directory (mode 0%o)",
                            remote, st.mode);

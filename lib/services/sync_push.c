@@ -99,9 +99,12 @@ static int put_hdr(adbc_sync *s, sync_job *j, uint32_t id, uint32_t len)
     return 0;
 }
 
-/* SEND "<path>,<mode>", or with v2 flags (compression, dry run) SND2. */
-static int send_request(adbc_sync *s, sync_job *j, const char *remote, uint32_t mode,
-                        uint32_t flags)
+/* Queue SEND "<path>,<mode>", or with v2 flags (compression, dry run)
+ * SND2, and at once the reply it is due: a device may answer FAIL in the
+ * middle of the file (disk full) and close the session, and that FAIL must
+ * be read as this file's reply before the closed stream is reported. */
+static int queue_request(adbc_sync *s, sync_job *j, const char *remote, uint32_t mode,
+                         uint32_t flags)
 {
     if (!flags) {
         char spec[ADBC_SYNC_PATH_MAX + 1];
@@ -126,6 +129,16 @@ static int send_request(adbc_sync *s, sync_job *j, const char *remote, uint32_t 
     return 0;
 }
 
+static int send_request(adbc_sync *s, sync_job *j, const char *local, const char *remote,
+                        uint32_t mode, uint32_t flags)
+{
+    int rc = queue_request(s, j, remote, mode, flags);
+    if (rc < 0)
+        return rc;
+    return sync_expect(s, ADBC_SYNC_X_STATUS, flags ? ADBC_SYNC_SND2 : ADBC_SYNC_SEND,
+                       describe(local, remote));
+}
+
 static int read_failed(adbc_sync *s, const char *local, int e)
 {
     /* The device has a partial file: closing the session makes adbd delete it. */
@@ -133,10 +146,22 @@ static int read_failed(adbc_sync *s, const char *local, int e)
     return adbc_fail(ADBC_EIO, "cannot read %s: %s", local, strerror(e));
 }
 
+/* A file shorter at its end than when the push began was truncated
+ * meanwhile: what the device got is not that file. Ending the session
+ * before DONE makes adbd delete its copy. */
+static int shrank(adbc_sync *s, sync_job *j, const char *local, uint64_t size)
+{
+    sync_abort(s);
+    return adbc_fail(ADBC_EIO,
+                     "%s shrank while it was pushed: it had %llu bytes when the push began, "
+                     "only %llu could be read; the device's copy was dropped",
+                     local, (unsigned long long)size, (unsigned long long)j->p.file_bytes);
+}
 /* The file's contents as one compressed stream: the file is read into
  * j->zbuf, and the compressor writes straight into DATA chunk slots of the
  * batch, each filled before its header is written. */
-static int send_compressed(adbc_sync *s, sync_job *j, int fd, const char *local)
+static int send_compressed(adbc_sync *s, sync_job *j, int fd, const char *local,
+                           uint64_t size)
 {
     adbc_sync_zenc *e;
     int rc = adbc_sync_zenc_new(&e, j->flags & ADBC_SYNC_FLAGS_COMP);
@@ -162,6 +187,10 @@ static int send_compressed(adbc_sync *s, sync_job *j, int fd, const char *local)
                     break;
                 }
                 eof = n == 0;
+                if (eof && j->p.file_bytes < size) {
+                    rc = shrank(s, j, local, size);
+                    break;
+                }
                 in = j->zbuf;
                 in_len = (size_t)n;
                 j->p.file_bytes += (uint64_t)n;
@@ -194,8 +223,10 @@ static int send_compressed(adbc_sync *s, sync_job *j, int fd, const char *local)
 }
 
 /* The file's contents as DATA chunks read straight into the batch: one
- * readv fills every chunk slot left in it, each behind room for its header. */
-static int send_contents(adbc_sync *s, sync_job *j, int fd, const char *local)
+ * readv fills every chunk slot left in it, each behind room for its header.
+ * size: the file's size when the push began; a file that turns out shorter
+ * was truncated meanwhile, and what the device got is not that file. */
+static int send_contents(adbc_sync *s, sync_job *j, int fd, const char *local, uint64_t size)
 {
     const size_t slot = ADBC_SYNC_HDR + ADBC_SYNC_DATA_MAX;
     for (;;) {
@@ -214,6 +245,8 @@ static int send_contents(adbc_sync *s, sync_job *j, int fd, const char *local)
             continue;
         if (n < 0)
             return read_failed(s, local, errno);
+        if (n == 0 && j->p.file_bytes < size)
+            return shrank(s, j, local, size);
         if (n == 0)
             return 0;
         /* readv fills the slots in order: full chunks, then the rest */
@@ -246,7 +279,8 @@ static int send_link(adbc_sync *s, sync_job *j, const char *local, const char *r
         return adbc_fail(ADBC_EINVAL, "the link %s is too long to push", local);
     /* adbd reads a link's target uncompressed whatever the flags: only the
      * dry-run flag goes with it. */
-    int rc = send_request(s, j, remote, (uint32_t)st->st_mode, j->flags & ADBC_SYNC_FLAG_DRY_RUN);
+    int rc = send_request(s, j, local, remote, (uint32_t)st->st_mode,
+                          j->flags & ADBC_SYNC_FLAG_DRY_RUN);
     if (rc == 0)
         rc = chunk_room(s, j);
     if (rc < 0)
@@ -283,19 +317,17 @@ int sync_push_one(adbc_sync *s, sync_job *j, const char *local, const char *remo
                              local, strerror(errno));
         posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
         /* Only the permission bits and the type go to the device. */
-        rc = send_request(s, j, remote, (uint32_t)(S_IFREG | (st->st_mode & 07777)), j->flags);
+        rc = send_request(s, j, local, remote, (uint32_t)(S_IFREG | (st->st_mode & 07777)),
+                          j->flags);
         if (rc == 0)
-            rc = j->flags & ADBC_SYNC_FLAGS_COMP ? send_compressed(s, j, fd, local)
-                                                 : send_contents(s, j, fd, local);
+            rc = j->flags & ADBC_SYNC_FLAGS_COMP
+                     ? send_compressed(s, j, fd, local, (uint64_t)st->st_size)
+                     : send_contents(s, j, fd, local, (uint64_t)st->st_size);
         close(fd);
     }
     if (rc == 0)
         rc = put_hdr(s, j, ADBC_SYNC_DONE, (uint32_t)st->st_mtime);
     if (rc < 0)
-        return rc;
-    char *what = describe(local, remote);
-    if ((rc = sync_expect(s, ADBC_SYNC_X_STATUS, j->flags ? ADBC_SYNC_SND2 : ADBC_SYNC_SEND,
-                          what)) < 0)
         return rc;
     j->p.file_done = 1;
     if ((rc = sync_job_report(j, 1)) < 0)

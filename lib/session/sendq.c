@@ -7,11 +7,23 @@
 int adbc_sq_push(adbc_session *s, uint32_t cmd, uint32_t arg0, uint32_t arg1,
                  const uint8_t *data, size_t len)
 {
+    int control = cmd != ADBC_A_WRTE;
+    if (control && s->qcontrol >= SENDQ_CONTROL_MAX) {
+        char name[5];
+        return adbc_session_fail(
+            s, ADBC_EPROTO,
+            "the device misbehaves: it keeps sending packets that need an answer (the last "
+            "one due: %s) while it reads nothing from us; %d answers are waiting to be sent, "
+            "the bound: closing the connection",
+            adbc_command_name(cmd, name), SENDQ_CONTROL_MAX);
+    }
     adbc_pkt *p = adbc_malloc(sizeof *p + len);
     if (!p)
         return adbc_fail(ADBC_ENOMEM, "out of memory queueing a %zu-byte packet", len);
     p->next = NULL;
     p->plen = len;
+    p->control = control;
+    s->qcontrol += (size_t)control;
     if (len)
         memcpy(p->payload, data, len);
     /* CNXN and AUTH always carry the sum (the peer checks them before it
@@ -89,6 +101,7 @@ void adbc_session_sent(adbc_session *s, size_t n)
         s->qhead = p->next;
         if (!s->qhead)
             s->qtail = NULL;
+        s->qcontrol -= (size_t)p->control;
         adbc_free(p);
     }
 }
@@ -108,6 +121,7 @@ void adbc_sq_free_all(adbc_session *s)
     }
     s->qhead = s->qtail = NULL;
     s->queued = 0;
+    s->qcontrol = 0;
     s->qoff = 0;
     s->qseg = 0;
 }

@@ -12,6 +12,7 @@
 typedef struct adbc_pkt {
     struct adbc_pkt *next;
     size_t plen;
+    int control;  /* not a WRTE: counted against SENDQ_CONTROL_MAX */
     uint8_t hdr[ADBC_HEADER_SIZE];
     uint8_t payload[];
 } adbc_pkt;
@@ -21,6 +22,14 @@ enum stream_state {
     ST_ACCEPTING,   /* device: inside on_open, OKAY not yet queued */
     ST_OPEN
 };
+
+/* Control packets (OKAY, CLSE, OPEN, ...) the output queue may hold. Data
+ * (WRTE) is bounded by its writers; control packets are mostly answers to
+ * what the peer sends (a CLSE for each refused OPEN, an OKAY for each
+ * WRTE), so a peer that sends without reading could otherwise grow the
+ * queue without end. Far above what any use of the streams needs (one or
+ * two per stream), about 5 MB at the bound. */
+#define SENDQ_CONTROL_MAX 65536
 
 typedef struct adbc_sstream {
     uint32_t local, remote;
@@ -66,6 +75,7 @@ struct adbc_session {
     int qseg;    /* 0: header of qhead, 1: its payload */
     size_t qoff; /* bytes of the current segment already sent */
     size_t queued;
+    size_t qcontrol; /* control packets (all but WRTE) in the queue */
 
     /* Streams. */
     adbc_sstream *streams;

@@ -162,12 +162,21 @@ static int fetch(char **mem, size_t *off, size_t *len, adbc_conn *c, const adbc_
     memset(&res, 0, sizeof res);
     rc = adbc_run(c, ADBC_SHELL_EXEC, cmd, NULL, 0, UI_MAX_DUMP + ((size_t)1 << 20), &res,
                   timeout_ms);
-    if (rc == ADBC_ETIMEDOUT) {
+    /* Only a dump that started and ran out of time says so: a stream the
+     * device never opened (it answered with an OKAY naming an earlier
+     * stream, or not at all) keeps what adbc_run found. */
+    if (rc == ADBC_ETIMEDOUT && strncmp(adbc_last_error(), "command \"", 9) == 0) {
         adbc_run_result_clear(&res);
         return adbc_fail(ADBC_ETIMEDOUT,
                          "uiautomator dump did not finish within %d ms (a screen that never "
                          "settles, or a hung uiautomator): try again, or allow more time",
                          timeout_ms);
+    }
+    if (rc == ADBC_ETIMEDOUT) {
+        adbc_run_result_clear(&res);
+        char prev[768];
+        snprintf(prev, sizeof prev, "%s", adbc_last_error());
+        return adbc_fail(ADBC_ETIMEDOUT, "uiautomator dump could not start: %s", prev);
     }
     if (rc < 0) {
         adbc_run_result_clear(&res);

@@ -69,4 +69,75 @@ pull_signal TERM 143
 pull_signal HUP 129
 hdev_stop
 
+# ---- item 6: --timeout nan (and every other non-finite duration) is refused ----
+
+t_check "--timeout and -t refuse nan, inf, 1e999, 0, -1 with a usage error, at once"
+hdev_start silent
+for v in nan NaN -nan inf -inf infinity 1e999 0 -1 '' 5s; do
+    timeout 10 "$SNAP" -t "$HADDR" --timeout "$v" shell true > /dev/null 2> "$T_TMP/err"
+    rc=$?
+    [ "$rc" = 2 ] || t_fail "--timeout '$v': exit $rc (expected the usage error 2): $(cat "$T_TMP/err")"
+    grep -q "takes seconds" "$T_TMP/err" || t_fail "--timeout '$v': $(cat "$T_TMP/err")"
+    timeout 10 "$SNAP" -t "$HADDR" wait-stable -t "$v" > /dev/null 2>&1
+    [ "$?" = 2 ] || t_fail "wait-stable -t '$v' was not refused"
+    timeout 10 "$SNAP" -t "$HADDR" logcat -t "$v" > /dev/null 2>&1
+    [ "$?" = 2 ] || t_fail "logcat -t '$v' was not refused"
+done
+
+# ---- item 8: --timeout bounds every command against a device silent after OPEN ----
+
+t_check "a silent device: every command ends within --timeout 2 (+1.5 s), non-zero, with a message"
+echo data > "$T_TMP/local"
+while IFS= read -r cmd; do
+    t0=$(date +%s%N)
+    # shellcheck disable=SC2086
+    timeout 20 "$SNAP" -t "$HADDR" --timeout 2 $cmd > /dev/null 2> "$T_TMP/err" < /dev/null
+    rc=$?
+    ms=$((($(date +%s%N) - t0) / 1000000))
+    [ "$rc" != 0 ] || t_fail "'$cmd' against a silent device succeeded"
+    [ "$rc" != 124 ] || t_fail "'$cmd' hung (killed after 20 s)"
+    [ "$ms" -le 3500 ] || t_fail "'$cmd' took $ms ms with --timeout 2"
+    [ -s "$T_TMP/err" ] || t_fail "'$cmd' failed without a message"
+    printf '  %-28s exit %3d  %5d ms  %s\n' "$cmd" "$rc" "$ms" "$(head -1 "$T_TMP/err" | cut -c1-90)"
+done << CMDS
+shell echo hi
+exec cat
+ls /sdcard
+stat /sdcard
+pull /sdcard/x $T_TMP/pulled
+push $T_TMP/local /sdcard/x
+snapshot
+find --text x
+tap-xy 1 1
+grid
+press back
+swipe 1 1 2 2
+screenshot -o $T_TMP/s.png
+launch com.x
+stop com.x
+top
+getprop
+uninstall com.x
+logcat -n 5
+CMDS
+hdev_stop
+
+# ---- item 7: a shell v2 stream without a valid exit status is not success ----
+
+t_check "shell: no exit packet or an empty one gives exit 255 and a message; the status is the first byte"
+for sc in shell-noexit shell-emptyexit; do
+    hdev_start $sc
+    out=$("$SNAP" -t "$HADDR" shell echo hi 2> "$T_TMP/err")
+    rc=$?
+    [ "$rc" = 255 ] || t_fail "$sc: exit $rc, expected 255: $(cat "$T_TMP/err")"
+    [ "$out" = hi ] || t_fail "$sc: output '$out'"
+    grep -q "without an exit status" "$T_TMP/err" || t_fail "$sc: message: $(cat "$T_TMP/err")"
+    hdev_stop
+done
+hdev_start shell-exit3
+"$SNAP" -t "$HADDR" shell echo hi > /dev/null 2> "$T_TMP/err"
+rc=$?
+[ "$rc" = 3 ] || t_fail "exit packet [3,0,0]: exit $rc, expected 3 (the status is the first byte)"
+hdev_stop
+
 echo "ok: $T_CHECKS checks"

@@ -12,7 +12,7 @@
 #include "hostile_peer.h"
 
 #define HS_ID 5u             /* our end of the stream */
-#define HS_MAX (256u * 1024) /* max payload we announce */
+#define HS_MAX 65536u /* max payload we announce (what hp_read takes) */
 #define HS_BANNER "device::ro.product.name=hostile;features=shell_v2,cmd,stat_v2,ls_v2"
 
 static inline uint32_t hs_mkid(const char *s)

@@ -241,17 +241,14 @@ static int cmd_logcat(snap_ctx *ctx, int argc, char **argv)
     long lines = 0;
     int ms = 0, json = 0;
     for (int i = 1; i < argc; i++) {
-        char *end;
         if (strcmp(argv[i], "--json") == 0) {
             json = 1;
         } else if (strcmp(argv[i], "-n") == 0 && i + 1 < argc &&
             snap_int(argv[i + 1], 1, 1000000, &lines) == 0) {
             i++;
         } else if (strcmp(argv[i], "-t") == 0 && i + 1 < argc) {
-            double s = strtod(argv[++i], &end);
-            if (end == argv[i] || *end || !(s > 0) || s > 3600)
+            if (snap_seconds(argv[++i], 3600, &ms) < 0)
                 return snap_usage(cmd, "-t takes seconds (0 < S <= 3600)");
-            ms = (int)(s * 1000);
         } else {
             return snap_usage(cmd, "unknown argument");
         }

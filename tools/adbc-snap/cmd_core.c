@@ -141,16 +141,34 @@ static int run_stream(snap_ctx *ctx, const char *cmd, adbc_shell_mode mode, int 
     int status = 0;
     for (;;) {
         int fd;
-        /* A running command may stay quiet for long: no read timeout here;
-         * a dead connection still ends the read with an error. */
-        ssize_t n = adbc_shell_read(sh, &fd, buf, sizeof buf, -1);
+        /* A running command may stay quiet for long: without --timeout no
+         * read timeout here (a dead connection still ends the read with an
+         * error, and ^C cancels); with it, --timeout bounds the silence. */
+        ssize_t n = adbc_shell_read(sh, &fd, buf, sizeof buf, ctx->stream_timeout_ms);
+        if (n == ADBC_ETIMEDOUT) {
+            fprintf(stderr,
+                    "adbc-snap: %s: nothing from the device for %.1f s (--timeout bounds the "
+                    "silence of shell and exec); the command may still be running there\n",
+                    cmd, ctx->stream_timeout_ms / 1000.0);
+            status = SNAP_EXIT_FAIL;
+            break;
+        }
         if (n < 0) {
             status = snap_fail(cmd, (int)n);
             break;
         }
         if (n == 0) {
             int code = adbc_shell_exit_code(sh);
-            status = code >= 0 ? code : 0;
+            if (code < 0 && adbc_shell_is_v2(sh)) {
+                fprintf(stderr,
+                        "adbc-snap: %s: the device's shell ended without an exit status "
+                        "(missing or empty exit packet): the command's result is unknown and "
+                        "its output may be cut short; exit %d\n",
+                        cmd, SNAP_EXIT_NO_STATUS);
+                status = SNAP_EXIT_NO_STATUS;
+            } else {
+                status = code >= 0 ? code : 0;
+            }
             break;
         }
         if (write_all(fd == 2 ? 2 : 1, buf, (size_t)n) < 0) {

@@ -191,12 +191,7 @@ static int cmd_find(snap_ctx *ctx, int argc, char **argv)
 /* -t SECONDS (0 < S <= 86400) into milliseconds. */
 static int seconds_arg(const char *s, int *ms)
 {
-    char *end;
-    double v = strtod(s, &end);
-    if (end == s || *end || !(v > 0) || v > 86400)
-        return -1;
-    *ms = (int)(v * 1000);
-    return 0;
+    return snap_seconds(s, 86400, ms);
 }
 
 /* Options every wait takes; returns 1 when argv[*i] was one of them, -1 on

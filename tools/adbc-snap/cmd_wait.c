@@ -78,11 +78,11 @@ static int cmd_wait(snap_ctx *ctx, int argc, char **argv)
     int timeout_ms = ctx->timeout_set ? ctx->timeout_ms : -1;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "-t") == 0 && i + 1 < argc) {
-            char *end;
-            double s = strtod(argv[++i], &end);
-            if (*end || !(s >= 0 && s <= 86400))
+            i++;
+            if (strcmp(argv[i], "0") == 0)
+                timeout_ms = 0; /* check once */
+            else if (snap_seconds(argv[i], 86400, &timeout_ms) < 0)
                 return snap_usage(&snap_cmds_wait[0], "-t takes seconds (0 to 86400)");
-            timeout_ms = (int)(s * 1000);
         } else {
             return snap_usage(&snap_cmds_wait[0], "unknown argument");
         }

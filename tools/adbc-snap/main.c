@@ -61,9 +61,26 @@ static int has_opt(const char *name, int argc, char **argv, const char *opt)
     return 0;
 }
 
+/* The timeout rule (docs/act.md): these commands are bounded operations,
+ * with --timeout as a deadline for the whole call. The others are
+ * transfers and streams (each wait for the device at most --timeout),
+ * waits with their own -t, or serve until stopped (forward, reverse). */
+static int bounded_cmd(const char *name)
+{
+    static const char *const names[] = {
+        "info", "ls", "stat", "devices", "snapshot", "find", "tap", "tap-xy", "tap-grid",
+        "grid", "type", "press", "swipe", "scroll", "long-press", "back", "home",
+        "screenshot", "launch", "intent", "stop", "top", "uninstall", "getprop", "get-state",
+        "get-serialno", NULL};
+    for (int k = 0; names[k]; k++)
+        if (strcmp(name, names[k]) == 0)
+            return 1;
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
-    snap_ctx ctx = {.timeout_ms = 30000, .argv0 = argv[0]};
+    snap_ctx ctx = {.timeout_ms = 30000, .stream_timeout_ms = -1, .argv0 = argv[0]};
     int i = 1;
     for (; i < argc && argv[i][0] == '-'; i++) {
         const char *a = argv[i];
@@ -73,13 +90,13 @@ int main(int argc, char **argv)
             else
                 ctx.target = argv[++i];
         } else if (strcmp(a, "--timeout") == 0 && i + 1 < argc) {
-            char *end;
-            double s = strtod(argv[++i], &end);
-            if (*end || s <= 0 || s > 86400) {
-                fprintf(stderr, "adbc-snap: --timeout takes seconds (0 < S <= 86400)\n");
+            if (snap_seconds(argv[++i], 86400, &ctx.timeout_ms) < 0) {
+                fprintf(stderr, "adbc-snap: --timeout takes seconds, a number with 0 < S <= "
+                                "86400 (not \"%s\")\n",
+                        argv[i]);
                 return SNAP_EXIT_USAGE;
             }
-            ctx.timeout_ms = (int)(s * 1000);
+            ctx.stream_timeout_ms = ctx.timeout_ms;
             ctx.timeout_set = 1;
         } else if (strcmp(a, "-q") == 0) {
             ctx.quiet = 1;
@@ -110,13 +127,22 @@ int main(int argc, char **argv)
     snap_json_set(has_opt(cmd->name, argc - i, argv + i, "--json"));
     if (snap_signals_start() != 0)
         fprintf(stderr, "adbc-snap: cannot watch for signals: an interrupt will not clean up\n");
+    int bounded = bounded_cmd(cmd->name);
+    if (bounded && snap_deadline_start(ctx.timeout_ms) != 0)
+        fprintf(stderr, "adbc-snap: cannot start the --timeout watchdog\n");
     int rc = cmd->run(&ctx, argc - i, argv + i);
+    int expired = bounded && snap_deadline_stop();
     snap_signals_watch(NULL);
     adbc_conn_close(ctx.conn);
     int sig = snap_signal_received();
     if (sig) {
         fprintf(stderr, "adbc-snap: stopped by signal %d (%s)\n", sig, strsignal(sig));
         rc = 128 + sig;
+    }
+    if (expired && rc != 0 && !sig) {
+        fprintf(stderr, "adbc-snap: %s did not finish within --timeout %.1f s\n", cmd->name,
+                ctx.timeout_ms / 1000.0);
+        rc = SNAP_EXIT_FAIL;
     }
     /* A failure that printed no JSON of its own still gets one document. */
     if (rc != 0)

@@ -1,4 +1,5 @@
-/* adbc-snap: SIGINT, SIGTERM and SIGHUP become a cancel.
+/* adbc-snap: what stops a command from outside. SIGINT, SIGTERM and SIGHUP
+ * become a cancel; so does the end of a bounded command's --timeout.
  *
  * The signals are blocked in every thread and taken by one thread that
  * waits for them (no work in a signal handler). The first interrupts the
@@ -7,7 +8,11 @@
  * and main exits 128 + the signal's number (130, 143, 129). Before there is a
  * connection there is nothing to clean up: the process exits at once. A
  * second signal, or a command still running SIGNAL_GRACE_S after the first,
- * exits at once too. */
+ * exits at once too.
+ *
+ * A bounded command (one that is not a transfer or a stream) gets
+ * --timeout as a deadline for the whole call: at its end the connection is
+ * interrupted the same way and main reports the timeout. */
 #include "snap.h"
 
 #include <pthread.h>
@@ -21,6 +26,7 @@
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static adbc_conn *conn;
 static _Atomic int got;
+static _Atomic int dl_expired; /* the bounded command's deadline passed */
 static sigset_t set;
 
 static void *waiter(void *arg)
@@ -67,7 +73,7 @@ void snap_signals_watch(adbc_conn *c)
 {
     pthread_mutex_lock(&mu);
     conn = c;
-    if (c && got)
+    if (c && (got || dl_expired))
         adbc_conn_interrupt(c);
     pthread_mutex_unlock(&mu);
 }
@@ -75,4 +81,58 @@ void snap_signals_watch(adbc_conn *c)
 int snap_signal_received(void)
 {
     return got;
+}
+
+/* ---- the call-wide deadline of bounded commands ---- */
+
+static pthread_cond_t dl_cond = PTHREAD_COND_INITIALIZER;
+static int dl_done;
+
+static void *deadline_main(void *arg)
+{
+    int ms = *(int *)arg;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_sec += ms / 1000;
+    ts.tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (ts.tv_nsec >= 1000000000L) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_lock(&mu);
+    while (!dl_done)
+        if (pthread_cond_timedwait(&dl_cond, &mu, &ts) != 0)
+            break;
+    if (!dl_done) {
+        dl_expired = 1;
+        if (conn)
+            adbc_conn_interrupt(conn);
+    }
+    pthread_mutex_unlock(&mu);
+    return NULL;
+}
+
+static pthread_t dl_thread;
+static int dl_ms, dl_started;
+
+int snap_deadline_start(int ms)
+{
+    dl_ms = ms;
+    if (pthread_create(&dl_thread, NULL, deadline_main, &dl_ms) != 0)
+        return -1;
+    dl_started = 1;
+    return 0;
+}
+
+int snap_deadline_stop(void)
+{
+    if (dl_started) {
+        pthread_mutex_lock(&mu);
+        dl_done = 1;
+        pthread_cond_signal(&dl_cond);
+        pthread_mutex_unlock(&mu);
+        pthread_join(dl_thread, NULL);
+        dl_started = 0;
+    }
+    return dl_expired;
 }

@@ -10,8 +10,9 @@
 typedef struct snap_ctx {
     const char *serial;  /* -s, or ANDROID_SERIAL */
     const char *target;  /* -t HOST:PORT */
-    int timeout_ms;      /* --timeout, per operation */
+    int timeout_ms;      /* --timeout (default 30 s): see docs/act.md for the rule */
     int timeout_set;     /* --timeout was given */
+    int stream_timeout_ms; /* shell/exec silence bound: --timeout if given, else -1 */
     int quiet;           /* -q */
     const char *argv0;
     adbc_conn *conn;     /* opened by snap_connect, closed by main */
@@ -29,10 +30,18 @@ typedef struct snap_cmd {
  * passed through by `shell`). */
 #define SNAP_EXIT_USAGE 2
 #define SNAP_EXIT_FAIL 1
+/* shell: the device's shell v2 stream ended without a valid exit status
+ * (as ssh, 255 marks the tool's own failure rather than the command's). */
+#define SNAP_EXIT_NO_STATUS 255
 
 /* Connect to the selected device (once; later calls return the same). On
  * failure prints the error and returns it. */
 int snap_connect(snap_ctx *ctx, adbc_conn **out);
+
+/* The one parser for durations on the command line: seconds (decimals
+ * allowed) into milliseconds. -1 unless 0 < S <= max_s and finite (NaN and
+ * infinities are refused); a positive value under 1 ms gives 1 ms. */
+int snap_seconds(const char *s, double max_s, int *ms);
 
 /* Print "adbc-snap: <what>: <last error>" to stderr (and with --json the
  * error as JSON on stdout); returns SNAP_EXIT_FAIL, or status. */
@@ -82,6 +91,10 @@ void snap_json_str(FILE *f, const char *s);
 int snap_signals_start(void);
 void snap_signals_watch(adbc_conn *c);
 int snap_signal_received(void);
+/* Interrupt the watched connection ms from now (bounded commands); stop
+ * returns 1 when the deadline had passed. */
+int snap_deadline_start(int ms);
+int snap_deadline_stop(void);
 
 extern const snap_cmd snap_cmds_core[];
 extern const snap_cmd snap_cmds_sync[];

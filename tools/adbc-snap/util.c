@@ -4,6 +4,8 @@
 #include "adbc/devices.h"
 #include "adbc/forward.h"
 
+#include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,4 +113,19 @@ char *snap_join(int argc, char **argv, int from)
         strcat(s, argv[i]);
     }
     return s;
+}
+
+int snap_seconds(const char *s, double max_s, int *ms)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    /* NaN and infinities pass a range check written as v <= 0 || v > max
+     * (every comparison with NaN is false), and converting them to int is
+     * undefined: refuse anything that is not a finite number in range. */
+    if (end == s || *end || errno == ERANGE || !isfinite(v) || !(v > 0) || !(v <= max_s))
+        return -1;
+    double m = v * 1000;
+    *ms = m < 1 ? 1 : (int)m;
+    return 0;
 }
