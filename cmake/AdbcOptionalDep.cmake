@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # adbc_optional_dep(NAME PKGMODULES [TOOL] [DOC text])
 #
 # PKGMODULES: one pkg-config module, or a ;-list of them that go together.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Shared bits of the fuzz harnesses. Each fuzz_<name>.c defines
  * LLVMFuzzerTestOneInput; it is linked either with libFuzzer (ADBC_FUZZ) or
  * with replay_main.c, which runs every file of its seed corpus so the same

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The AUTH exchange in both roles, with packets built well-formed (right
  * magic and data check) so the input explores the handshake rather than
  * the header checks: TOKENs, SIGNATUREs, public keys, CNXN and stray

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The CNXN banner parser: "<type>:<serial>:<key>=<value>;...;features=a,b". */
 #include <string.h>
 

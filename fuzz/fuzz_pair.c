@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Pairing's parsers: the 6-byte packet header, the PeerInfo record and the
  * AES-GCM opening of an encrypted PeerInfo. Cheap enough for millions of
  * runs; the SPAKE2-driven state machine has its own harness

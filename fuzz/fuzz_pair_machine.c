@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The pairing state machine fed a peer's bytes in chunks (SPAKE2 message,
  * then the encrypted PeerInfo), in both roles. Each run does SPAKE2 work, so
  * this harness is slow (about a thousand runs a second). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The session engine in the device role (what the test device runs) fed
  * whatever a host might send. */
 #include "session_driver.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The session engine in the host role (what adbc is) fed whatever a device
  * might send: packet decoding, CNXN/AUTH/STLS, streams, flow control. */
 #include "session_driver.h"

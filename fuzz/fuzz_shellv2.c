@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The shell v2 demultiplexer: [u8 id][u32 le length][data] in any split.
  * Checks that fragments reassemble to exactly the announced lengths. */
 #include "fuzz.h"

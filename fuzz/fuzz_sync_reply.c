@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The host's sync reply decoder: what a device answers to STAT/LIST/RECV/
  * SEND, in any split. The first byte picks what the decoder expects; after
  * each reply ends the next input byte picks again, as a client would. */

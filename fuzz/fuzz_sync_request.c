@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The device side's sync request decoder (what the test device runs on
  * whatever a host sends), and the SEND "<path>,<mode>" parser. */
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The UI layer on a uiautomator dump: XML parser, pruner, ref table, the
  * text and JSON formatters and the selector code, on any bytes. The JSON must
  * stay one line and the ref table must agree with the text. */

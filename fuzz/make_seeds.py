@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Writes the seed corpora in fixtures/fuzz/<harness>/ (the regression inputs
 found by fuzzing live there too, named crash-*/regress-*, and are not
 touched). Seeds are real exchanges: a device's CNXN and AUTH, streams, shell

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Replays a seed corpus through a harness without libFuzzer: every file of
  * every directory (or file) named on the command line, or by default
  * fixtures/fuzz/FUZZ_NAME under ADBC_SOURCE_DIR (or the working directory).

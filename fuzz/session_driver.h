@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Drives one session engine with fuzz input, in either role. The first
  * bytes choose the configuration (version, max payload, auth, delayed_ack,
  * how to split the input); the rest is what the peer "sent". Between chunks

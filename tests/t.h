@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A tiny test harness: each tests/unit/test_*.c is one executable with
  * TEST(name) functions registered in main via RUN(name). A failed CHECK
  * prints the file, line and expression, marks the test failed and returns

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* adbc — acting on a device: input by ref or by point, the grid for vision
  * fallback, typing, screenshots, apps and a few device queries.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* adbc — a native C implementation of the Android Debug Bridge protocol.
  *
  * Include this header for the whole public API. Conventions (as libgit2):

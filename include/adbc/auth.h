@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* adbc — RSA keys in adb's formats: load, generate, encode, sign, verify.
  *
  * Host side: a keyring of private keys, loaded the way adb loads them

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* adbc — the CNXN banner: "<type>:<serial>:<key>=<value>;...;features=a,b,c". */
 #ifndef ADBC_BANNER_H
 #define ADBC_BANNER_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* adbc — connections and streams: the blocking, thread-safe API.
  *
  * An adbc_conn joins a transport, a session engine and the two I/O threads

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* adbc — finding devices and choosing one: the `adb devices -l` listing
  * across USB, emulators and given TCP targets, the one rule every tool uses
  * to choose a device, connecting by serial, and waiting for a device.

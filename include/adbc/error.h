@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* adbc — error codes and the thread-local last-error message.
  *
  * Every adbc function that can fail returns 0 (ADBC_OK) or a negative

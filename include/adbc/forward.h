@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* adbc — port forwarding and reverse forwarding over one connection.
  *
  * A forward listens on the host (TCP on any address family, a unix socket

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* adbc — pairing with an Android 11+ device for wireless debugging.
  *
  * On the device: Developer options > Wireless debugging > "Pair device with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* adbc — the ADB protocol engine, without I/O (sans-IO).
  *
  * An adbc_session is a state machine over bytes: feed it what the transport

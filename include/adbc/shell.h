@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* adbc — shell and exec services.
  *
  * shell,v2 (when the device has the shell_v2 feature) keeps stdout and

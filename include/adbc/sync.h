@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* adbc — file transfer over the sync: service (what `adb push`, `adb pull`
  * and `adb ls` use).
  *

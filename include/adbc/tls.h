@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* adbc — TLS for Android 11+ wireless debugging.
  *
  * A device with "Wireless debugging" on answers the host's CNXN with STLS;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* adbc — transports: what carries ADB packets (TCP, USB, a file descriptor,
  * TLS over one of those). A transport is a small vtable so new kinds plug
  * in without touching the connection layer. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* adbc — UI snapshots: uiautomator dump -> parse -> prune -> text/JSON + refs.
  *
  * A snapshot (adbc_ui_snap) is one screen: the parsed dump, its pruned text

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* adbc — USB: find the ADB interface of Android devices and open it as a
  * transport (libusb-1.0).
  *

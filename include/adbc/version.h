@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* adbc — version numbers and the export marker of the public API.
  *
  * ADBC_VERSION_* say which headers a program was compiled against;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Internal pieces of the act layer (include/adbc/act.h). Not installed.
  *
  * Commands are built as text by the functions here (pure, so unit tests

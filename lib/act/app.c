@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Apps: launch, start an intent, force-stop, and what is on top.
  *
  * These drive Android's own tools (monkey, am, dumpsys) and read their

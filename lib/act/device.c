@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Device queries: system properties and a bounded logcat.
  *
  * logcat is only ever read in bounded form: a dump of the last lines

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The grid: a way to name any point of the screen when the snapshot has no
  * ref for it (games, canvases, web content), for agents that look at a
  * screenshot. Ten columns A-J keep the letters few; rows are about as tall

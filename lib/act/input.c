@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Touch and key input through `input` over exec:.
  *
  * Every gesture is one `input` command in one exec round trip. Acts on a

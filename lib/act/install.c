@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Installing and removing apps.
  *
  * With the cmd feature (Android 7+) the APK is streamed straight into

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Key names, scroll directions and the scroll gesture's geometry.
  *
  * Names are the short ones people and agents type ("back", "enter"); the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Stale-ref refusal: finding the element a ref named on the screen as it is
  * now, or refusing.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Raw screencap frames and their PNG encoding.
  *
  * `screencap -p` spends most of its time in the phone's PNG encoder (zlib

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Running act commands over exec: and building their command lines.
  *
  * exec: is the cheapest way to run a command (no PTY, no shell protocol)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Screenshots over exec:.
  *
  * Raw first: `screencap` writes a small header and the pixels unencoded,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Command lines for typing (pure: no device).
  *
  * `input text` has three traps. It turns "%s" into a space (its only

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Typing into a field: focus it, let it settle, clear it if asked, type.
  *
  * Everything that can refuse is checked before the first tap (the text is

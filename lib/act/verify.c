@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Verified acts: take a fresh dump and find the ref's element in it
  * (act_match.c has the rule), so an act on a stale ref sends nothing. */
 #include "act/act_internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Private to lib/auth: the key object, Android's binary public key format
  * and the small helpers the auth files share. Not installed. */
 #ifndef ADBC_AUTH_INTERNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Device side: the public keys allowed to connect (adb_keys) and checking an
  * AUTH(SIGNATURE) against them.
  *

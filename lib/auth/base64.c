@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Base64 for public key lines. Our own strict decoder rather than
  * EVP_DecodeBlock: that one skips whitespace, ignores padding mistakes and
  * reports a length rounded up to whole groups, and a key line from a device

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The keys adb itself would use: the user key, then ADB_VENDOR_KEYS.
  *
  * Where the user key lives, as adb decides it on Linux and macOS:

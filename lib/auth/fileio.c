@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Reading and writing the small files keys live in.
  *
  * Reads never block: a key path that names a FIFO or a device is opened

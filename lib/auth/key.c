@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A host's RSA private key: generate, load (adbkey PEM), save, sign.
  *
  * adb stores the key as an unencrypted PEM private key (PKCS#8, "BEGIN

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A keyring: the private keys a host offers, in the order it tries them.
  * Each public key appears once, however many files hold it. */
 #include "auth/auth_internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Android's binary RSA public key struct (see auth_internal.h for the layout).
  *
  * The n0inv and rr fields are Montgomery constants for 32-bit words that the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The adbkey.pub line: base64 of the public key struct, a space, a comment.
  *
  * adb's comment is user@host: $LOGNAME else getlogin(), and $HOSTNAME else

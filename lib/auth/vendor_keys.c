@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ADB_VENDOR_KEYS: a colon-separated list of key files and directories.
  *
  * As in adb, a file is loaded as a private key, and a directory contributes

@@ -1,4 +1,9 @@
-/* Internal state of a connection and its stream handles. */
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Internal state of a connection and its stream handles, shared by the
+ * connection's files: conn.c (lifetime, handshake, accessors), events.c
+ * (the engine's callbacks and what follows each batch of input), send.c
+ * (who writes to the transport), io.c (the reader and writer threads),
+ * stream.c (the stream calls) and interrupt.c (cancelling them). */
 #ifndef ADBC_CONN_INT_H
 #define ADBC_CONN_INT_H
 
@@ -7,6 +12,12 @@
 #include "adbc/conn.h"
 #include "adbc/session.h"
 #include "core/internal.h"
+
+/* Without delayed_ack (one packet in flight), received bytes a stream may
+ * hold unread and still have them acknowledged at once: the device keeps
+ * sending while the caller is busy, as adb's server lets its local socket
+ * buffer take them. Past this the OKAY waits for the reader. */
+#define ADBC_CONN_READAHEAD (256 * 1024)
 
 struct adbc_stream {
     adbc_conn *c;
@@ -18,6 +29,14 @@ struct adbc_stream {
     char *service; /* what it was opened for (device-opened: the destination) */
     uint8_t *buf; /* received, not yet read: buf[head .. head+len) */
     size_t cap, head, len;
+    size_t owed;  /* received bytes not yet acknowledged to the engine */
+    /* Written by the caller ahead of the flow-control window, not yet in
+     * the engine's queue: out[out_head .. out_head+out_len). Moved into
+     * the engine by whichever thread sees the window open. */
+    uint8_t *out;
+    size_t out_cap, out_head, out_len;
+    size_t room_want; /* a caller waits for this much room (0: nobody) */
+    int draining;     /* a caller waits for out and the engine's queue to empty */
 };
 
 struct adbc_conn {
@@ -25,7 +44,7 @@ struct adbc_conn {
     adbc_session *s;
     pthread_mutex_t mu;
     pthread_cond_t cond;      /* any state change: handshake, data, window, close */
-    pthread_cond_t send_cond; /* output queued, or stopping */
+    pthread_cond_t send_cond; /* output queued that nobody is sending, or stopping */
     pthread_t reader, writer;
     int threads;              /* how many of them were started */
     int stopping;
@@ -34,6 +53,12 @@ struct adbc_conn {
     int prompted;             /* the auth prompt callback has fired */
     int stls;                 /* the device answered CNXN with STLS */
     _Atomic int interrupted;  /* adbc_conn_interrupt: blocked calls return ECANCELED */
+
+    /* Sending (send.c). One thread at a time writes to the transport: the
+     * one that set `sending`. */
+    int sending;
+    int try_write;            /* the transport can write without blocking */
+    int send_waiters;         /* threads waiting for the engine's queue to empty */
 
     adbc_stream **streams;
     size_t nstreams, cap;
@@ -71,7 +96,47 @@ int adbc_conn_raise(adbc_conn *c);
 /* Raise ADBC_ECANCELED for an interrupted call (interrupt.c). */
 int adbc_conn_cancelled(void);
 
-/* Lock held: the output queue grew; wake the writer. */
+/* Lock held: the output queue grew. Send it from the calling thread as far
+ * as the transport takes it without blocking (nothing to do when another
+ * thread is sending: it sends this too); what is left goes to the writer
+ * thread. The lock is released during the write. */
 void adbc_conn_kick(adbc_conn *c);
+
+/* Lock held: wait on cv until deadline (< 0: forever); ADBC_ETIMEDOUT when
+ * it has passed. */
+int adbc_conn_wait(adbc_conn *c, pthread_cond_t *cv, int64_t deadline);
+
+/* Lock held: the stream with local id `id`, or NULL. */
+adbc_stream *adbc_conn_find_stream(adbc_conn *c, uint32_t id);
+
+/* Lock held: room for one more stream handle in the table (ADBC_ENOMEM). */
+int adbc_conn_grow_streams(adbc_conn *c);
+
+/* Lock held: bytes were sent; wake whoever waits for room or an empty queue. */
+void adbc_conn_sent(adbc_conn *c);
+
+/* Lock held: after a batch of input went through the engine, move each
+ * stream's waiting bytes into windows that opened and acknowledge data
+ * the streams can hold, then send the result from this thread. */
+void adbc_conn_after_input(adbc_conn *c);
+
+/* Lock held: move the stream's waiting bytes into the engine as far as
+ * its window allows. */
+void adbc_conn_pump(adbc_conn *c, adbc_stream *st);
+
+/* Lock held: acknowledge the stream's received bytes that were read, and
+ * without delayed_ack also the unread ones while it holds no more than
+ * ADBC_CONN_READAHEAD. */
+void adbc_conn_ack(adbc_conn *c, adbc_stream *st);
+
+/* Room for more of the stream's bytes under the high-water bound. */
+size_t adbc_conn_room(adbc_conn *c, adbc_stream *st);
+
+/* The engine's callbacks (events.c). */
+extern const adbc_session_callbacks adbc_conn_callbacks;
+
+/* The reader and writer threads (io.c). */
+void *adbc_conn_reader_main(void *arg);
+void *adbc_conn_writer_main(void *arg);
 
 #endif

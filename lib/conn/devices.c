@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Device discovery: the `adb devices -l` listing over USB, the emulator
  * ports and given TCP targets, each probed with a short handshake. Choosing
  * one device is select.c. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Internal to device discovery: the handshake probe every listing shares,
  * the emulator scan, and the serial forms the selection rule knows. */
 #ifndef ADBC_DEVICES_INT_H

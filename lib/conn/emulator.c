@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Emulators, found as an adb server finds them: an adbd listening on
  * 127.0.0.1 at an odd port P from 5555 up to ADB_LOCAL_TRANSPORT_MAX_PORT
  * is "emulator-(P-1)" (P-1 being the emulator's console port). adb connects

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Cancelling a connection's blocked calls (adbc_conn_interrupt).
  *
  * The flag is read by every wait loop of the stream calls at each wake-up;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The selection rule every tool shares (devices.h): which device a serial,
  * $ANDROID_SERIAL or "the only device" names; finding it, connecting to it,
  * and waiting for it to become ready. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The size rule for public structs that callers fill in (docs/abi.md).
  *
  * A program compiled against older headers passes a smaller struct; one

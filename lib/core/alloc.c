@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Allocation wrappers.
  *
  * All library allocations pass through here so a test can make the Nth one

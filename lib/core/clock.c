@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Clocks and deadlines: the one place time is read.
  *
  * Bounded operations take a call-wide deadline (adbc_deadline once, at the

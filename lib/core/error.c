@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Error codes, their descriptions, and the per-thread last-error message. */
 #include "adbc/error.h"
 #include "core/internal.h"

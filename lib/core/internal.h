@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Library-internal helpers shared by every layer. Not installed. */
 #ifndef ADBC_CORE_INTERNAL_H
 #define ADBC_CORE_INTERNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Test-only hooks of the library (implemented in lib/core/alloc.c). Not
  * installed; tests and fuzz harnesses include it through the lib/ path. */
 #ifndef ADBC_CORE_TESTHOOKS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The library's own version, for programs that check at run time which
  * libadbc the dynamic linker gave them. */
 #include "adbc/version.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Forwards: a local listener whose connections are relayed to a device
  * destination (forward_relay.c), and host socket specs shared with
  * reverse.c. The listener is nonblocking; the caller drives it with

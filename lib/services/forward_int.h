@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Shared by forward.c (local listeners), reverse.c (device-opened streams)
  * and forward_relay.c (one relayed connection: a socket and a stream). */
 #ifndef ADBC_FORWARD_INT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* One relayed connection: a local socket and an ADB stream, two threads.
  *
  * The relay's own thread opens the device stream (forward), starts the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Reverse forwarding, the host side: reverse:* requests (adbd keeps the
  * rules and answers as adb.cpp handle_forward_request does), and the relay
  * of each stream the device opens for a rule to the host destination the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* shell: (v1), shell,v2: and exec: on top of a stream: the streaming API
  * and the one-call adbc_run(). */
 #include "adbc/shell.h"

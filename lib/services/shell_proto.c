@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Shell v2 framing: see shell_proto.h. */
 #include "services/shell_proto.h"
 

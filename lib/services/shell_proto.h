@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The shell v2 framing, [u8 id][u32 le length][data], as a sans-IO
  * demultiplexer: it hands out one fragment of one packet at a time without
  * copying, so any split of the byte stream works and large packets stream

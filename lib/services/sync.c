@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The sync session: opening and reopening the stream, batching requests,
  * the queue of replies still due (requests are pipelined), and the
  * one-round-trip operations stat, lstat and list. */

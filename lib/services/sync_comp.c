@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Compressed sync v2 contents: brotli, LZ4 frame and zstd streams over
  * caller buffers (see sync_comp.h). Each library is compiled in only when
  * the build found it (ADBC_HAVE_*). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Compressed file contents for sync v2 (SND2/RCV2 with kSyncFlagBrotli,
  * kSyncFlagLZ4 or kSyncFlagZstd): one compressed stream per file, carried in
  * ordinary DATA chunks of at most 64 KiB and ended by DONE, exactly as

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* errno on the sync: wire: adb sends Linux's numbers whatever the host
  * (sysdeps/errno.cpp); these translate both ways and name them. */
 #include "services/sync_proto.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Internal state of an adbc_sync handle and the helpers its files share:
  * sync.c (session, I/O, stat, list), sync_push.c, sync_pull.c,
  * sync_tree.c (walking local and remote trees) and sync_local.c (local

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The sync: wire format without I/O: encoders for requests and replies, and
  * two incremental decoders (replies for the host, requests for the device).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Pulling files: RECV <path> (or RCV2 <path> with compression flags), then
  * DATA chunks and DONE, or FAIL. Compressed, the chunks carry one stream,
  * decompressed through j->zbuf on its way to the file.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Pushing files: SEND "<path>,<mode>" (or SND2 <path> with its mode and
  * flags), DATA chunks, DONE <mtime>, then the device's OKAY or FAIL. With
  * compression the DATA chunks carry one compressed stream per file.

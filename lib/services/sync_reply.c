@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The host's side of the sync: codec: an incremental decoder of what a
  * device sends back (stat, listing, file contents, status). No I/O, no
  * allocation; fuzzed by fuzz/fuzz_sync_reply.c. Layouts in sync_proto.h. */

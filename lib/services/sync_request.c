@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The device's side of the sync: codec: an incremental decoder of what a
  * host sends (requests, SEND's DATA and DONE). No I/O, no allocation; the
  * test device serves sync: with it. Fuzzed by fuzz/fuzz_sync_request.c.

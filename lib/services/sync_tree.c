@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Directory trees: walking the local tree for a push and the device's tree
  * (LIST/LIS2) for a pull, building the list of files first so progress knows
  * the total, then moving the files one by one with the single-file code.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Sync v2 on the host: which features the device offers (sendrecv_v2,
  * sendrecv_v2_brotli / _lz4 / _zstd / _dry_run_send, as adb's
  * file_sync_client.cpp reads them), and what a transfer uses: the caller's

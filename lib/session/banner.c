@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The CNXN banner: "<type>:<serial>:<key>=<value>;...;features=a,b,c".
  * Parsed into owned strings; total on any input (malformed gives EFORMAT). */
 #include "adbc/banner.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The 24-byte ADB packet header: encode, decode and describe. */
 #include "adbc/session.h"
 #include "core/internal.h"

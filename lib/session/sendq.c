@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The session's output queue: packets waiting to be sent, each handed out
  * as a header segment and a payload segment. */
 #include "session/session_int.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The session engine: configuration, input reassembly, the CNXN/AUTH/STLS
  * handshake in both roles, and dispatch of stream packets to stream.c. */
 #include "session/session_int.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Internal state of the sans-IO session engine, shared by its files:
  * session.c (handshake, auth, dispatch), stream.c (stream table and flow
  * control), sendq.c (the output queue). */

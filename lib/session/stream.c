@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Streams on a session: the table, OPEN/OKAY/WRTE/CLSE handling, and flow
  * control in both modes.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The pairing cipher: AES-128-GCM under a key derived with HKDF-SHA256 from
  * the SPAKE2 key. Each direction numbers its messages from 0; the nonce is
  * that number as 8 little-endian bytes followed by 4 zero bytes, and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Host side of pairing: connect to the device's pairing port and run the
  * exchange, sending this computer's adbkey.pub line. */
 #include "adbc/pair.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Pairing packet headers: {u8 version, u8 type, u32 big-endian length}.
  * Checked the way adbd checks them, so a hostile or confused peer is refused
  * before any payload is read. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The pairing state machine, shared by the host (client) and device (server)
  * roles. It owns no socket: bytes the peer sent go in with recv, bytes to
  * send come out of next_send/sent, so tests drive it with byte vectors and

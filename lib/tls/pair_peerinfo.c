@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* PeerInfo, the record each side sends once the cipher is up: 8192 bytes,
  * {u8 type; u8 data[8191]} with data a NUL-terminated string (the host's
  * adbkey.pub line, or the device's GUID). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The adb pairing protocol without I/O: packet framing, the AES-128-GCM
  * cipher keyed from SPAKE2, the PeerInfo record, and the state machine both
  * roles run over the (already established) TLS connection. Library-internal;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The pairing exchange on a connection, shared by host and device: TLS 1.3
  * with a throwaway certificate on each side (neither checks the other's:
  * the code is what authenticates), keying material exported from that TLS

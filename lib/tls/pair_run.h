@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* One pairing exchange over a connected transport, for either role: the
  * part pair_client.c and pair_server.c share. Library-internal. */
 #ifndef ADBC_TLS_PAIR_RUN_H

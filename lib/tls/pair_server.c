@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Device side of pairing, for test devices: a listening pairing port that
  * runs the exchange with each host that connects and hands back the host's
  * public key line once the code matched. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* SPAKE2 over edwards25519, computing exactly what BoringSSL's spake25519
  * computes (which is what adbd's pairing runs), with libsodium's group
  * operations.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* SPAKE2 over edwards25519, byte-compatible with the implementation adbd's
  * pairing uses (BoringSSL's spake25519): same M and N points, same password
  * scalar, same transcript hash, same 64-byte key. Library-internal. */

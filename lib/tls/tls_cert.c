@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The certificates adb's TLS uses: for the host, one made from its adb RSA
  * key in exactly adb's shape; for pairing and the test device, a throwaway
  * P-256 key with a certificate of the same shape. Nobody checks the chain

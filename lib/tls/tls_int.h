@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Library-internal pieces of lib/tls: certificates, key access, and the TLS
  * transport that the public upgrade calls and pairing are built on. */
 #ifndef ADBC_TLS_INT_H

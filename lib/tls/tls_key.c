@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* adb keys as TLS sees them: the private key to sign with, fingerprints
  * (the names adbd's CA hints carry) and choosing a key from the hints. */
 #include "tls/tls_int.h"

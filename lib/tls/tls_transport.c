@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* TLS 1.3 over any adbc_transport, itself an adbc_transport ("tls").
  *
  * OpenSSL works on two memory BIOs and never touches the inner transport:

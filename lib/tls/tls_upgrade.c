@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The STLS upgrade, host and device side: swap a plain transport for a TLS
  * one once both sides have exchanged STLS packets. */
 #include "tls/tls_int.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A transport over a connected file descriptor (a TCP socket, one end of a
  * socketpair, a descriptor another program handed over). Reads and writes
  * poll() the descriptor together with a wake-up pipe, so shutdown() from any
@@ -118,6 +119,39 @@ static int fd_writev(adbc_transport *bt, const struct iovec *iov_in, int iovcnt,
         }
     }
     return 0;
+}
+
+static const adbc_transport_ops fd_ops;
+
+long adbc_transport_try_writev(adbc_transport *bt, const struct iovec *iov, int iovcnt)
+{
+    if (bt->ops != &fd_ops)
+        return ADBC_EINVAL;
+    fd_transport *t = (fd_transport *)bt;
+    if (atomic_load(&t->down))
+        return adbc_fail(ADBC_ECLOSED, "%s: connection shut down", t->base.desc);
+    for (;;) {
+        ssize_t n;
+        if (t->is_socket) {
+            struct msghdr mh = {.msg_iov = (struct iovec *)iov, .msg_iovlen = (size_t)iovcnt};
+            n = sendmsg(t->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+        } else {
+            n = writev(t->fd, iov, iovcnt); /* the descriptor is non-blocking */
+        }
+        if (n >= 0)
+            return (long)n;
+        if (errno == EINTR)
+            continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK)
+            return 0;
+        return adbc_fail(errno == EPIPE || errno == ECONNRESET ? ADBC_ECLOSED : ADBC_EIO,
+                         "%s: write failed: %s", t->base.desc, strerror(errno));
+    }
+}
+
+int adbc_transport_can_try_write(const adbc_transport *t)
+{
+    return t && t->ops == &fd_ops;
 }
 
 static int fd_write(adbc_transport *bt, const void *buf, size_t len, int timeout_ms)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Internal: the descriptor transport with a chosen description, which the
  * TCP transport builds on. */
 #ifndef ADBC_TRANSPORT_FD_INT_H
@@ -7,5 +8,15 @@
 #include "core/internal.h"
 
 int adbc_transport_fd_named(adbc_transport **out, int fd, int own, const char *desc);
+
+/* 1 when t is a descriptor transport (TCP included), which can write
+ * without blocking: what lets any thread send a packet the moment it is
+ * queued instead of waking a writer thread. */
+int adbc_transport_can_try_write(const adbc_transport *t);
+
+/* Write what the descriptor takes now, without waiting: the byte count
+ * (0 when it takes nothing), or a negative error with a message. Only for
+ * transports adbc_transport_can_try_write accepts. */
+long adbc_transport_try_writev(adbc_transport *t, const struct iovec *iov, int iovcnt);
 
 #endif

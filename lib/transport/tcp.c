@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* TCP transport: resolve host:port (IPv4 or IPv6), connect with a timeout,
  * TCP_NODELAY, then carry the connection as a descriptor transport. */
 #include "transport/fd_int.h"

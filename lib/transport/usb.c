@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The USB transport: ADB packets over a claimed ADB interface.
  *
  * Writes: the connection hands over one segment at a time (packet_mode), a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Finding ADB devices on USB: a private libusb context, a scan that matches
  * descriptors and reads each device's serial, and adbc_usb_list().
  *

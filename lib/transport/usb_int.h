@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Internal: the pieces of the USB transport that its files share. */
 #ifndef ADBC_TRANSPORT_USB_INT_H
 #define ADBC_TRANSPORT_USB_INT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Descriptor matching: which interface of a USB device speaks ADB, and its
  * endpoints. Pure functions over libusb's parsed descriptors, so they are
  * tested with hand-built descriptors. */

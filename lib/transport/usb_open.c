@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Choosing and opening a USB device: by serial, by port path, or the only
  * one attached; and the messages for what usually goes wrong (permissions,
  * an adb server holding the interface, a device that went away). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Blocking USB transfers with timeouts and cancellation, on libusb's
  * asynchronous API. libusb's own synchronous calls cannot be interrupted,
  * and the transport must let shutdown() release a reader blocked forever;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Attribute values: UTF-8 repair and entity decoding, in place when possible.
  *
  * Most values need nothing: they stay where they are in the dump and only

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Dumps from a device: uiautomator in one exec round trip.
  *
  * `uiautomator dump` writes the XML to a file and prints a line; when it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Escaping for the snapshot text and JSON: one node is always one line.
  *
  * Both outputs share the rules: backslash and double quote are escaped,

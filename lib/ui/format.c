@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The snapshot text (format v1 of SNAPSHOT.md):
  *
  *   - Role [ref=N] "text" (desc) [checked, selected, focused, disabled]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A small 64-bit hash for recognition tokens, snapshot ids and dedup.
  *
  * Tokens are written to ref files and compared across processes, so the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The snapshot as JSON: the same pruned tree as the text, in a stable
  * schema named in the output ("schema": "adbc.ui.snapshot/1"; the fields
  * are described in docs/snapshot.md). Every key is always present, so a

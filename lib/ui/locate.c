@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Finding an element of an earlier snapshot again in a new one.
  *
  * Three tries, from strict to loose, each accepted only when it is not

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Refs and pruning, exactly as fixtures/snapshot/SNAPSHOT.md lays them out.
  *
  * Refs go to clickable, editable and scrollable nodes in document order,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Ref files: a ref table saved so a later process can act on its refs.
  *
  * Text, one record a line, so a person can read it:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The ref table of a snapshot, and the recognition tokens of each ref.
  *
  * A ref number only means something within its snapshot. To act on a ref

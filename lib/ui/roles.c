@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Roles and wrappers: what a class is called in the text, and which classes
  * are mere containers the pruning may collapse. Both look only at the
  * class's last '.'-segment ("android.widget.TextView" -> "TextView").

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Selectors: from what an element says (resource-id, text, desc, class) to
  * the refs a caller can act on.
  *

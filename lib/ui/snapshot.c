@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The snapshot object: a dump taken over, parsed, pruned, printed.
  *
  * All the work happens once, when the snapshot is made; afterwards it is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Internal structures of the UI snapshot layer. Not installed.
  *
  * The pipeline: the dump's bytes are parsed in place (xml.c) into a flat

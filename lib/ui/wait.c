@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Waiting for the screen: poll snapshots until a condition holds.
  *
  * One loop serves the three waits (text present or gone, an element's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The dump parser: uiautomator XML, read in place, in one pass.
  *
  * Only what a dump holds is understood: <node> elements and their

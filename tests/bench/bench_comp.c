@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Benchmark (not a test): how fast each sync v2 compressor runs on this
  * machine, one CPU, for random and log-like data, through the same
  * streaming calls push and pull use (64 KiB DATA chunks out, 256 KiB reads

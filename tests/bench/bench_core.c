@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Core benchmark: connect+handshake+auth time and `shell true` round trip,
  * adbc against the test device side by side with Debian's adb (through its
  * server's socket protocol, so no process start-up is counted for adb) in
@@ -77,7 +78,7 @@ static char *adb_read_all(int fd)
     return buf;
 }
 
-static int adb_shell_true(int port, const char *serial)
+static int adb_shell_true(int port, const char *serial, const char *service)
 {
     int fd = adb_open(port);
     if (fd < 0)
@@ -86,7 +87,7 @@ static int adb_shell_true(int port, const char *serial)
     snprintf(req, sizeof req, "host:transport:%s", serial);
     int rc = adb_send(fd, req);
     if (rc == 0)
-        rc = adb_send(fd, "shell,v2,raw:true");
+        rc = adb_send(fd, service);
     if (rc == 0)
         free(adb_read_all(fd));
     close(fd);
@@ -171,6 +172,10 @@ int main(int argc, char **argv)
         }
         cb[i] = now_ms() - t0;
     }
+    /* adb's client asks for the shell protocol only from devices that
+     * advertise it (a legacy adbd does not). */
+    const char *adb_service =
+        adbc_conn_has_feature(c, "shell_v2") ? "shell,v2,raw:true" : "shell:true";
     int n = rounds * 5;
     for (int i = 0; i < n; i++) {
         adbc_run_result r;
@@ -182,19 +187,21 @@ int main(int argc, char **argv)
         sa[i] = now_ms() - t0;
         adbc_run_result_clear(&r);
         t0 = now_ms();
-        if (adb_shell_true(port, serial) < 0) {
+        if (adb_shell_true(port, serial, adb_service) < 0) {
             fprintf(stderr, "adb shell true failed\n");
             return 1;
         }
         sb[i] = now_ms() - t0;
     }
-    adbc_conn_close(c);
     double mca = median(ca, rounds), mcb = median(cb, rounds);
     double msa = median(sa, n), msb = median(sb, n);
     printf("connect+handshake+auth  adbc %8.3f ms   adb %8.3f ms   adb/adbc %5.2fx   (median of %d)\n",
            mca, mcb, mcb / mca, rounds);
+    printf("device protocol 0x%08x, max payload %u, %s\n", adbc_conn_version(c),
+           adbc_conn_max_payload(c), adbc_conn_delayed_ack(c) ? "delayed_ack" : "no delayed_ack");
     printf("shell true round trip   adbc %8.3f ms   adb %8.3f ms   adb/adbc %5.2fx   (median of %d)\n",
            msa, msb, msb / msa, n);
+    adbc_conn_close(c);
     adbc_keyring_free(keys);
     free(ca);
     free(cb);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The device's ceiling for a pull: the least work any host can do to pull a
  * file over ADB on TCP. One thread drives the session engine over a blocking
  * socket, reads 1 MiB at a time, follows the sync reply only far enough to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Screenshot benchmark: raw frame + PNG encoded by adbc on the host, against
  * PNG encoded on the device (`screencap -p`), for a 1080x2400 frame served
  * by the test device.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench_snapshot: parse + prune + format speed and memory of the snapshot
  * pipeline, on every recorded dump and on a generated ~4 MB dump, next to
  * a naive baseline timed in the same run.

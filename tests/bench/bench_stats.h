@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Shared by the benchmarks: the median of n figures (sorts v). */
 #ifndef ADBC_BENCH_STATS_H
 #define ADBC_BENCH_STATS_H

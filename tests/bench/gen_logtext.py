@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Write SIZE bytes of log-like text (logcat's threadtime format) to OUT:
 the "log-like" data kind of scripts/bench-sync and the sync v2 tests.
 Deterministic for a given SEED, so runs compare the same bytes.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """A link emulator for benchmarks and fault tests: a TCP relay on loopback
 that makes a connection to TARGET behave like a slower, longer link.
 

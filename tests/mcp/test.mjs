@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // adbc-mcp driven by the official MCP TypeScript SDK client against the test
 // device: initialize, list tools (the SDK checks every response against the
 // protocol's schemas), call every tool and check what the device was asked,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Build the BoringSSL reference program (adbc-ref) by hand, without touching
 # the main build: tests/ref/build.sh [BUILD_DIR]   (default: $ADBC_BUILD_DIR,
 # else ./build). The binary lands in BUILD_DIR/tests/ref/adbc-ref, where the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Certificates on the BoringSSL side: the throwaway identity the reference
  * peers use, and an independent check of the certificate adbc presents. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* adbc-ref: the reference side of adbc's wireless-debugging tests, built on
  * Android's own BoringSSL. See tests/ref/README.md for the modes and the line
  * protocol each speaks on stdin/stdout. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Modes "pair-server" and "pair-client": adb's pairing protocol written
  * against BoringSSL the way adb's pairing_connection and pairing_auth do it,
  * as the peer adbc's pairing is tested against.

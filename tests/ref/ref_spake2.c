@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Mode "spake2": one BoringSSL SPAKE2 party per run, driven line by line.
  *
  *   stdin  "new alice|bob PASSWORD-HEX"  -> stdout "msg HEX"   (32 bytes)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Mode "tls-server": a BoringSSL TLS 1.3 server set up as adbd sets up its
  * side of STLS, to check adbc's client certificate and handshake.
  *

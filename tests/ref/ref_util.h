@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Small helpers shared by the BoringSSL reference program's modes. This
  * program links only Android's BoringSSL (never libadbc or OpenSSL): it is the
  * independent implementation adbc's tests check their bytes against. */

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # The ABI as docs/abi.md states it, checked on the built libraries:
 #  - libadbc.so exports exactly the functions include/adbc/ declares with
 #    ADBC_API (no internal symbol leaks out; no declared one is missing),

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # adbc-snap's snapshot, find, wait and act commands against the test
 # device: the stand-ins record what they were asked ($ctl/calls), the
 # uiautomator stand-in serves whichever dump the test puts in place, and

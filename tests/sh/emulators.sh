@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # Emulators found as adb finds them: test devices on the emulator ports of
 # 127.0.0.1 (5555, 5557, ...) inside a private network namespace this test
 # makes (`unshare -n`), so a real emulator on the machine never collides

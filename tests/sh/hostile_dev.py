@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """A small misbehaving adbd for adbc-snap's tool tests (tests/sh/snap_hostile.sh).
 
 Listens on 127.0.0.1 (port written to the file given with --port-file), takes

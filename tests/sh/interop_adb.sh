@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # Interop with Debian's real adb: the test device runs on adbc's session
 # engine in the device role, so if adb can connect, authenticate, run shell
 # and exec against it, the engine speaks the real protocol. Every adb call

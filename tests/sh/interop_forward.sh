@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # Forwarding interop with Debian's real adb against the test device:
 # `adb forward` to tcp: and localabstract: destinations served on the device
 # side, and `adb reverse` (reverse:forward, list-forward, killforward,

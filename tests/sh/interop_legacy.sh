@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # The test device's --legacy mode (an AOSP-era adbd: protocol 0x01000000,
 # checksummed packets of at most 4 KiB, no features, so no delayed_ack and
 # one packet in flight per stream and direction) against Debian's real adb

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # Interop of the sync: service with Debian's real adb (29.0.6): adb push /
 # pull / ls against the test device, compared byte for byte (empty, 1 byte,
 # exact multiples of 64 KiB, 100 MB of random data), trees, the device's

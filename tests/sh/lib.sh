@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # Shared helpers for the shell tests: start and stop the test device, run
 # Debian's adb against a private server, report checks. Source it:
 #

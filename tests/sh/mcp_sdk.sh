@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # adbc-mcp through the official MCP TypeScript SDK (tests/mcp/test.mjs):
 # starts the test devices it needs (emulators by ro.kernel.qemu and
 # ro.boot.qemu, physical devices on and off the allowlist, one to kill

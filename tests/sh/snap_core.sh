@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # adbc-snap's core commands against the test device: info (text and JSON),
 # shell (stdout/stderr apart, exit status, stdin), exec (binary-safe),
 # ANDROID_SERIAL, IPv6, a real key prompt accepted, and the messages for a

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # adbc-snap forward and reverse against the test device, with curl: 1 byte,
 # 100 MB each way, 40 parallel connections, a client that stops reading
 # (memory stays bounded, other connections keep going), a device service

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # adbc-snap's per-command help: every command of the dispatch tables (as
 # `help --commands` walks them) answers `COMMAND --help` and `help COMMAND`
 # with exit 0, its usage line and a text from tools/adbc-snap/help.c, without

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # adbc-snap against misbehaving devices (tests/sh/hostile_dev.py): what the
 # tool does with a signal mid-pull (issue 13 item 3), a shell without an exit
 # status (item 7), a device silent after OPEN (item 8), device bytes that are

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # adbc-snap --json against the test device: shell and exec (exit status,
 # streams apart, bytes that are not UTF-8 byte-exact as base64), getprop,
 # logcat, push/pull summaries (with a failing source), grid, screenshot,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # Sync v2 (SND2/RCV2) between adbc-snap and the test device: push and pull
 # with each compression (-z brotli/lz4/zstd/any) byte for byte, for log-like
 # text (which must shrink on the wire) and random data, sizes around the

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # Wireless debugging end to end with adbc-snap against the test device in
 # TLS mode (--tls) with a pairing port (--pair-port/--pair-code), as a phone
 # with "Wireless debugging" on: a key that is not paired is refused with the

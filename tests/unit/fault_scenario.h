@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The workload the fault-injection tests break at every point: connect and
  * handshake, a shell v2 run, a push and a pull of a small file, against the
  * test device (fixtures/testdevice, started once per test program). It

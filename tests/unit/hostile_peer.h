@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A scripted, misbehaving device for the hostile-device tests: raw bytes on
  * one end of a socketpair, driven by a script function on its own thread,
  * with the library connected to the other end through adbc_transport_fd.

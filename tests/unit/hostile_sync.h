@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A scripted sync: service on top of hostile_peer.h, for the hostile tests
  * of push, pull and list. The peer speaks legacy flow control (one WRTE in
  * flight each way, no delayed_ack) with a large max payload, keeps the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Helpers for the session engine's byte-vector tests: a peer (session plus
  * recording callbacks and deterministic fake auth), packet builders and a
  * parser for what a session queued, and an in-memory pump that carries

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The size rule of docs/abi.md, exercised through the public API: a struct
  * from an older header (smaller) keeps defaults for the fields it lacks, one
  * from newer headers (larger) or one never initialised (size 0) is refused

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Every act call against the test device: the stand-ins record exactly
  * what they were asked, and each test compares that record with the
  * command lines the call must send. Refs here come from an offline

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Raw screencap frames and their PNG encoding: header parsing with both
  * header sizes and hostile sizes, and encode -> independent decode round
  * trips for every pixel format. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A small PNG decoder for the act tests: chunk walk with CRC checks, zlib
  * inflate, and reversal of all five filter types, for 8-bit RGB and RGBA.
  * Written independently of lib/act/png.c so a test compares the encoder

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The act layer's device-free parts: key names, directions and scroll
  * points, the grid, `wm size` parsing, typing command lines (hostile text
  * quoted so the device shell runs nothing of it), the ADB Keyboard

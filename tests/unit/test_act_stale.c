@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Verified acts against a changing screen: a snapshot is taken from the
  * test device's uiautomator stand-in, the stand-in is switched to another
  * dump, and the act must find the element again (same place, or moved) or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The act tests' handle on the test device (fixtures/testdevice): start one
  * on a free loopback port with a private sandbox, connect to it, read what
  * the stand-ins recorded ($ctl/calls) and give them their canned answers

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Tests for lib/auth: key files, adb's public key format (checked against
  * OpenSSL's bignum arithmetic and against Debian's real `adb` binary),
  * AUTH token signing and verification, keyrings and ADB_VENDOR_KEYS, and

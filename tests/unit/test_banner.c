@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The CNXN banner "<type>:<serial>:<key>=<value>;...;features=a,b": what
  * adbd and adb send (adb.cpp get_connection_string / parse_banner), the
  * state names, and malformed input. Every parse input is copied into a

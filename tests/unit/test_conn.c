@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Connection-layer tests: a host adbc_conn over a socketpair, against a
  * device-role session driven by a thread in this test. The in-test device
  * serves "echo:" (sends back what it receives), "source:N" (sends N bytes of

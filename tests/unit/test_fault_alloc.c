@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Allocation failure at every point: the workload of fault_scenario.h
  * (handshake, shell run, push, pull) is run once to count the library's
  * allocations, then again failing the Nth one and every later one, for

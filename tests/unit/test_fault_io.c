@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Transport failure at every byte: a wrapping transport passes the first N
  * bytes (both directions counted together) and then either fails every call
  * with ADBC_EIO ("fail") or acts as if the device hung up ("cut"), for every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Streams and flow control on an online session: OPEN/OKAY/WRTE/CLSE with
  * exact bytes in both modes, legacy one-WRTE-in-flight and delayed_ack
  * windows from both the sender's and the receiver's side, refusal, many

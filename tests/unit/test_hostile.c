@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The hostile-device suite: a scripted peer (hostile_peer.h) breaks the
  * protocol in one way per test, and each test asserts that the library call
  * facing it returns a clean error (the right code and a message) within its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Cancellation against devices that never finish: adbc_conn_interrupt ends
  * every blocked call (open, read, write, flush, a pull waiting forever) with
  * ADBC_ECANCELED within a bound, a progress callback that returns nonzero

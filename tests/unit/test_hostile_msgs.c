@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Messages that named the wrong cause (issue 13): a device that answers
  * CNXN with STLS and then says nothing was "not an adbd port"; a device that
  * answers a dump's OPEN with an OKAY naming an earlier, closed stream was

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A device that sends packets needing an answer without end while it reads
  * nothing (issue 13, item 5): OPENs the host refuses (each answered CLSE),
  * zero-length WRTEs (each answered OKAY), OKAYs for a stream the host closed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Push and pull against scripted sync services (hostile_sync.h): what a
  * probe of adbc-snap with hostile devices found (issue 13).
  *

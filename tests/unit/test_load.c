@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Bounded load and soak against the test device: 1,000 sequential
  * connections, 16 connections used from parallel threads, and 64
  * concurrent streams on one connection mixing shell runs and sync stats.

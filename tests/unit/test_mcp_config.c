@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* adbc-mcp's strict TOML subset: what it accepts, and that everything else
  * is an error naming the line. Compiles the server's parser directly. */
 #include "../../tools/adbc-mcp/config.c"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* adbc-mcp's JSON-RPC error handling, from outside: the built server is run
  * with pipes (no device needed), fed malformed and valid lines, and each
  * answer line is checked for its id and error code. */

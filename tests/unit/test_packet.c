@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The 24-byte packet header: exact encodings of every command, decoding and
  * its two checks (magic, data_length against the limit), the data check as a
  * plain byte sum, and command names. The expected bytes are written out by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Pairing with adbc on both sides (adbc_pair against adbc_pair_server, and
  * the transport-level calls over a socketpair), and every way it can fail:
  * wrong code, nothing listening, a silent or hostile peer, bad arguments,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The pairing protocol without I/O (lib/tls/pair_*.c): packet headers, the
  * AES-GCM cipher and its per-direction counters, PeerInfo records, and the
  * state machine in both roles, including hostile input and failed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* adbc's pairing against adb's protocol written on BoringSSL (tests/ref,
  * modes pair-server and pair-client): adbc as the host pairs with the
  * reference device and the other way round, with the right code (each side

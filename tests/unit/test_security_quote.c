@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Caller strings that reach the device's shell must stay literal. Each
  * hostile string goes through adbc_shell_quote into a real command on the
  * test device (printf of the quoted word, and a file created under that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The session's handshake in both roles, checked against exact bytes and
  * against the other role in memory: CNXN and its negotiation, AUTH (TOKEN,
  * SIGNATURE, RSAPUBLICKEY) with deterministic fake keys, STLS, data checks,

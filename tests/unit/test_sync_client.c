@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The sync client against an in-test device (test_sync_dev.h): what goes on
  * the wire for each operation, pipelining, trees, FAILs and malformed
  * replies from the device, timeouts, a local disk that fills up, and a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* An in-test device for the sync client tests: a device-role session on a
  * socket pair, driven by its own thread, serving "sync:" from a small
  * in-memory file system, and "shell"/"exec:" requests by recording them.

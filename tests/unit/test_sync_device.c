@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The sync client against the test device (adbc-testdevice, a separate
  * process serving sync: over a sandbox directory): byte-exact round trips at
  * the chunk boundaries, adbd's mode and mtime handling, trees with links and

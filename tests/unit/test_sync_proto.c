@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The sync: codec with byte vectors: every request and reply encoded and
  * decoded, in every split of the input, and malformed replies and requests
  * (oversize lengths, unknown ids, bad names, data when nothing is due)

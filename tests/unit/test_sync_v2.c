@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Sync v2: SND2/RCV2 framing as AOSP's file_sync_protocol.h lays it out
  * (SyncRequest, then sync_send_v2 {id, mode, flags} / sync_recv_v2 {id,
  * flags}, SyncFlag values), the device-side decoder in every split, the

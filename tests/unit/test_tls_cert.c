@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The TLS client certificate made from an adb key (every field adb sets),
  * key fingerprints (the names in adbd's CA hints) and choosing a key from
  * the hints. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* adbc's STLS client against a BoringSSL TLS 1.3 server set up as adbd's
  * (tests/ref, mode tls-server): the server checks every field of adbc's
  * client certificate, the CA hints pick the right key, a refused key reads

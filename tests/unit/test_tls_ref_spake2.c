@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* adbc's SPAKE2 against BoringSSL's (the implementation adbd pairs with),
  * through the reference program in tests/ref: for many runs and both role
  * assignments, the same password gives both sides the same 64-byte key and a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* STLS end to end with the session engine in both roles, driven the way the
  * connection layer is meant to drive it: CNXN, the device answers STLS, the
  * host answers STLS, both upgrade their transport (the device with the

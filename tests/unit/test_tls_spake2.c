@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* SPAKE2 (lib/tls/spake2.c) on its own: both roles agree on a key for the
  * same password and disagree for different ones, misuse and hostile messages
  * give clean errors. Interoperability with BoringSSL is in

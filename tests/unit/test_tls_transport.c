@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The STLS upgrade and the "tls" transport, adbc against adbc over a
  * socketpair: key choice from the device's hints, the not-paired report on
  * the first read, data both ways from two threads at once, and the failure

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Helpers for the TLS and pairing tests: running the BoringSSL reference
  * program (tests/ref) as a child with line-based pipes, and hex helpers.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The device-side dump script, run here by the host's /bin/sh with the
  * uiautomator stand-in of fixtures/testdevice on PATH: retries, the switch
  * to --compressed, the framing the host splits on. (test_ui_testdevice

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Every recorded dump in fixtures/snapshot/ must give exactly its .txt
  * (byte for byte) and its .refs.tsv, whichever entry point reads it. */
 #include <dirent.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The JSON output: valid JSON, the schema named, and the same pruned tree
  * as the text. A small JSON reader here rebuilds the text from the JSON of
  * every recorded dump and compares it with the snapshot text. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The dump parser against broken and hostile input: every byte string must
  * give a snapshot or a clean ADBC_EFORMAT, never a crash, a hang or a
  * result passed off as whole. */

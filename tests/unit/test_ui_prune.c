@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Refs and pruning: one test per rule of SNAPSHOT.md, and one per place
  * where adbc deliberately differs from baremobile 0.10. */
 #include "t.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Ref tables: the records, the TSV listing, and ref files (save, load,
  * and refusal of every damaged file). */
 #include <sys/stat.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Selectors (find by id/text/desc/class), text counting and locating an
  * element of an earlier snapshot in a later one. */
 #include "t.h"

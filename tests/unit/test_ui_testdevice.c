@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The device path end to end: adbc-testdevice (fixtures/testdevice) serves
  * recorded dumps through its uiautomator stand-in, and adbc_ui_dump,
  * adbc_ui_snapshot and the waits go through a real connection and exec

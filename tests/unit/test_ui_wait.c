@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The wait loop, driven by a scripted sequence of screens instead of a
  * device: conditions, the poll interval, the deadline, passing failures
  * and what the timeout message says. */

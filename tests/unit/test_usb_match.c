@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* USB descriptor matching and the zero-length-packet rule, on hand-built
  * descriptors (no device, no libusb context). */
 #include "t.h"

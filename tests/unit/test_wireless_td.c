@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Wireless debugging through the public API against the test device in TLS
  * mode with a pairing port: the error codes a program sees (ADBC_EPAIRCODE
  * for a wrong code, ADBC_ENOTPAIRED for a key the device does not know),

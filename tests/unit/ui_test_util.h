@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Helpers for the UI snapshot tests: parse a literal dump and look at it. */
 #ifndef ADBC_UI_TEST_UTIL_H
 #define ADBC_UI_TEST_UTIL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The test bed: umockdev's testbed, the host key the devices trust, and
  * plugging devices in and out. */
 #include "bed_int.h"

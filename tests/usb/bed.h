@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The emulated USB test bed.
  *
  * USB devices that exist only in this process: umockdev puts them in a fake

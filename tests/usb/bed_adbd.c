@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The ADB side of an emulated device: adbd's USB reader and an adbc
  * session in the device role, with a few built-in services.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Descriptors of an emulated device, and the umockdev record (sysfs
  * attributes, udev properties, device node) that makes libusb find it. */
 #include "bed_int.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Internal state of the USB test bed, shared by its files. */
 #ifndef ADBC_TEST_USB_BED_INT_H
 #define ADBC_TEST_USB_BED_INT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The emulated device's sync: service, v1 (STAT, LIST, SEND, RECV, QUIT),
  * over an in-memory table of files, so push and pull run over USB. The
  * device does not advertise stat_v2/ls_v2, so the host speaks v1 to it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The usbdevfs side of an emulated device: what the Linux kernel's usbfs
  * does for libusb, answered in umockdev's ioctl handler.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* adbc-usbbed: plug emulated USB devices into a test bed and run a command
  * that uses them (under umockdev-wrapper, so the command sees them too).
  *

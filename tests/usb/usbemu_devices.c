@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The devices listing and selection API over emulated USB: states from the
  * handshake (device, unauthorized, offline, busy, bootloader), listing
  * without probing, TCP targets, and adbc_device_connect's choice of device

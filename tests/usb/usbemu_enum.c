@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Enumeration over emulated USB: which devices adbc finds (an ADB interface
  * on any vendor's device, not other interfaces or devices), what it reads
  * from them, and how a device is chosen by serial or port. */

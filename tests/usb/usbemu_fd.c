@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Opening a device from an already-open usbfs descriptor, as Termux hands
  * one over (termux-usb -e): libusb_wrap_sys_device reads the descriptors
  * through the descriptor, the serial through a control transfer. */

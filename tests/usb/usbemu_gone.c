@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A device that disappears mid-transfer: its URBs fail with ENODEV, later
  * ioctls too, and a "remove" uevent goes out. Blocked reads and writes must
  * end with a clear error, and closing must not hang. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A device node this user may not open (no udev rule): it is still listed,
  * with its serial from sysfs, and opening it fails with ADBC_EPERM and a
  * message naming the fix. File modes do not bind root, so the test drops to

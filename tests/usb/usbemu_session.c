@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* An ADB session over emulated USB: handshake with AUTH, shell v2, and data
  * both ways at sizes around the USB packet and adbd read-block boundaries,
  * where a missing zero-length packet or an over-long read would stall. */

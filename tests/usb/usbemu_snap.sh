@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # adbc-snap over emulated USB (tests/usb/adbc-usbbed plugs the devices in):
 # `devices -l` and `--json`, choosing a device by -s SERIAL, -s usb:PATH,
 # ANDROID_SERIAL or as the only one, shell with its exit status, and a push

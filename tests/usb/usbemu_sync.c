@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Push and pull over emulated USB with adbc's sync client against the
  * bed's sync: service: file contents survive the trip both ways, at sizes
  * whose DATA chunks and ADB payloads land on USB packet boundaries. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Reading tool arguments. Every check fails the call with a message naming
  * the argument and what it must be, so an agent can correct itself. The
  * schemas in tools/list say the same; these checks are what is enforced. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The TOML subset adbc-mcp reads: [table] headers, bare keys, basic and
  * literal strings, decimal integers, booleans and arrays of strings (which
  * may span lines). Everything is checked against the known keys as it is

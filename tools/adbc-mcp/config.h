@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* adbc-mcp configuration: a strict subset of TOML (see docs/mcp.md).
  *
  * Only the tables and keys listed in mcp_config are accepted; anything else

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Which device a call goes to, and whether it may. The rules:
  *  - one device is active; until one is selected, the configured default
  *    (--serial or [device] default) is used, else the only device

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Logs go to stderr only: stdout carries nothing but protocol. */
 #include "mcp.h"
 

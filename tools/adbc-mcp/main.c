@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* adbc-mcp: a Model Context Protocol server (stdio) that gives an agent one
  * Android device through adbc, with a safety model: no shell unless
  * --allow-shell, emulators allowed, physical devices only by allowlist,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* adbc-mcp: the Model Context Protocol server's shared state.
  *
  * One process serves one client over stdio. The main thread reads

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A tool's result: content blocks, and isError when the tool failed. A
  * failure is a result the agent reads, not a protocol error, so every
  * message says what to do next. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* JSON-RPC 2.0 over newline-delimited stdio, as MCP's stdio transport
  * defines it: one message a line, requests answered with a result or an
  * error, notifications never answered. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Apps and the device's log. Package and permission names are checked to
  * be Android names before anything is sent, and quoted as one word when
  * they are (adbc_shell_quote), so no argument can reach the shell as code. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Devices: listing and choosing the one the other tools act on. */
 #include "mcp.h"
 

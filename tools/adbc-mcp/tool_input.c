@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Acting on the screen. Acts on refs go through adbc's verified acts: the
  * element is found again in a fresh dump and a ref that no longer matches
  * is refused (ADBC_ESTALE), never guessed. Every act returns the screen as

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The shell tool: only with --allow-shell, every command logged. Off by
  * default because a shell command can do anything the device's shell user
  * can, which none of the other tools allow. */

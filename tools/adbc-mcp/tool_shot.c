@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Screenshots: a PNG written to the screenshot directory (atomically: a
  * temporary name, then rename), described by path, size and time, and on
  * request also returned as MCP image content. */

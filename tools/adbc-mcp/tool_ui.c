@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Seeing the screen: snapshot, find, and the waits. A snapshot taken here
  * becomes the device's latest: the refs the act tools take are its refs. */
 #include "mcp.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The tool table: names, descriptions, argument schemas, and the dispatch
  * that checks arguments against the schema's property names (an unknown
  * argument is refused rather than ignored, so a misspelt "clear" does not

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* adbc-snap act commands: input by ref or point, the grid, typing and keys
  * (screenshots: cmd_screen.c; apps and device queries: cmd_apps.c).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* adbc-snap app and device commands: start, stop, install and remove apps,
  * send intents, the resumed activity, system properties and the log. What
  * was done is said on stderr (-q: silent); stdout carries only data. */

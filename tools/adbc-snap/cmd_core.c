@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* adbc-snap core commands: info, shell, exec. */
 #include "snap.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* adbc-snap devices: what `adb devices [-l]` shows, without an adb server:
  * USB devices with an ADB (or fastboot) interface, then the TCP targets given
  * (arguments, -t, or a HOST:PORT serial), each with the state a short

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* adbc-snap forward / reverse: with no adb server to keep them, forwards
  * live as long as the command runs (like ssh -L or kubectl port-forward):
  * several LOCAL REMOTE pairs in one process, a line per connection with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* adbc-snap pair: pair this computer's adb key with an Android 11+ device
  * for wireless debugging (the "Pair device with pairing code" dialog), then
  * connect to the port the Wireless debugging screen shows with -t. Output

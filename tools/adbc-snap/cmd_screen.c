@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* adbc-snap screen capture: the screenshot command, PNG written atomically
  * to a file or to stdout. */
 #include "snap_ui.h"

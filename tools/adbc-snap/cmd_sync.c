@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* adbc-snap file commands: push, pull, ls, stat (the sync: service).
  *
  * push and pull resolve their destination as adb does: into an existing

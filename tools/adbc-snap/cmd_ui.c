@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* adbc-snap UI commands: snapshot, find, and the waits.
  *
  * Every command that prints refs saves the ref table they belong to, so

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* adbc-snap wait-for-*, get-state, get-serialno: adb's commands about the
  * selected device itself, answered by the library's selection rule
  * (adbc_device_find, adbc_device_wait) without an adb server. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* adbc-snap help: the long help of every command, in one table, shown by
  * `adbc-snap help COMMAND` and `adbc-snap COMMAND --help`.
  *

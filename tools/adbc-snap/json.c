@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* adbc-snap JSON output: strings, byte strings, and the --json error
  * object (see snap.h for its shape). */
 #include "snap.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* adbc-snap: the diagnostic command-line tool. Parses the global options,
  * picks the command, and owns the connection. */
 #include "snap.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* adbc-snap: the saved ref table of each device, and small helpers the UI
  * and act commands share.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* adbc-snap: what stops a command from outside. SIGINT, SIGTERM and SIGHUP
  * become a cancel; so does the end of a bounded command's --timeout.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* adbc-snap: shared declarations of the command-line tool. Each cmd_*.c
  * file defines a NULL-terminated table of commands; main.c lists the tables. */
 #ifndef ADBC_SNAP_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* adbc-snap: helpers shared by the UI commands (cmd_ui.c) and the act
  * commands (cmd_act.c): the saved ref table of each device, argument
  * parsing, and printing snapshots. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* adbc-snap helpers: device selection, errors, argument joining. */
 #include "snap.h"
 

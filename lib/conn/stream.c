@@ -1,0 +1,436 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Streams on a connection: open, read, write, flush, close. Every call
+ * takes the connection's lock, acts on the engine, sends what it queued
+ * from the calling thread (send.c) and waits on the condition variable
+ * until its deadline. */
+#include "conn/conn_int.h"
+
+#include <string.h>
+
+/* adbc_stream_read_swap trades buffers from this much buffered data on;
+ * below it a copy costs less than the caller's buffer growing again. */
+#define STREAM_SWAP_MIN (64 * 1024)
+
+int adbc_stream_open(adbc_stream **out, adbc_conn *c, const char *service, int timeout_ms)
+{
+    *out = NULL;
+    if (!c || !service || !*service)
+        return adbc_fail(ADBC_EINVAL, "adbc_stream_open: need a connection and a service name");
+    adbc_stream *st = adbc_calloc(1, sizeof *st);
+    if (!st)
+        return adbc_fail(ADBC_ENOMEM, "out of memory opening a stream");
+    st->c = c;
+    int64_t deadline = adbc_deadline(timeout_ms);
+    pthread_mutex_lock(&c->mu);
+    int rc;
+    if (c->status) {
+        rc = adbc_conn_raise(c);
+        goto out;
+    }
+    if (adbc_conn_grow_streams(c) < 0 || !(st->service = adbc_strdup(service))) {
+        rc = adbc_fail(ADBC_ENOMEM, "out of memory opening a stream");
+        goto out;
+    }
+    rc = adbc_session_open(c->s, service, &st->id);
+    if (rc < 0)
+        goto out;
+    c->streams[c->nstreams++] = st;
+    adbc_conn_kick(c);
+    while (!st->ready && !st->closed && !c->status) {
+        if (c->interrupted) {
+            rc = adbc_conn_cancelled();
+            break;
+        }
+        if (adbc_conn_wait(c, &c->cond, deadline) == ADBC_ETIMEDOUT) {
+            rc = adbc_fail(ADBC_ETIMEDOUT,
+                           "the device did not answer the request to open \"%.100s\" within %d "
+                           "ms",
+                           service, timeout_ms);
+            break;
+        }
+    }
+    if (rc == 0 && st->ready) {
+        *out = st;
+        pthread_mutex_unlock(&c->mu);
+        return 0;
+    }
+    if (rc == 0 && st->closed)
+        rc = adbc_fail(ADBC_EREFUSED,
+                       "the device refused \"%.100s\": the service does not exist there or "
+                       "failed to start",
+                       service);
+    else if (rc == 0)
+        rc = adbc_conn_raise(c);
+    adbc_session_close_stream(c->s, st->id);
+    adbc_conn_kick(c);
+    for (size_t i = 0; i < c->nstreams; i++)
+        if (c->streams[i] == st) {
+            c->streams[i] = c->streams[--c->nstreams];
+            break;
+        }
+out:
+    pthread_mutex_unlock(&c->mu);
+    adbc_free(st->service);
+    adbc_free(st);
+    return rc;
+}
+
+int adbc_conn_accept(adbc_conn *c, adbc_stream **out, int timeout_ms)
+{
+    *out = NULL;
+    if (!c)
+        return adbc_fail(ADBC_EINVAL, "adbc_conn_accept: no connection");
+    if (!c->opts.on_device_open)
+        return adbc_fail(ADBC_EINVAL, "adbc_conn_accept: the connection refuses device-opened "
+                                      "streams (set on_device_open in its options)");
+    int64_t deadline = adbc_deadline(timeout_ms);
+    int rc = 0;
+    pthread_mutex_lock(&c->mu);
+    for (;;) {
+        if (c->npending > 0) {
+            *out = c->pending[0];
+            memmove(c->pending, c->pending + 1, --c->npending * sizeof c->pending[0]);
+            break;
+        }
+        if (c->status) {
+            rc = adbc_conn_raise(c);
+            break;
+        }
+        if (c->stopping) {
+            rc = adbc_fail(ADBC_ECLOSED, "the connection is closing");
+            break;
+        }
+        if (adbc_conn_wait(c, &c->cond, deadline) == ADBC_ETIMEDOUT) {
+            rc = adbc_fail(ADBC_ETIMEDOUT, "the device opened no stream within %d ms",
+                           timeout_ms);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&c->mu);
+    return rc;
+}
+
+const char *adbc_stream_destination(const adbc_stream *st)
+{
+    return st->service ? st->service : "";
+}
+
+static int orphaned(void)
+{
+    return adbc_fail(ADBC_ECLOSED, "the stream's connection was closed");
+}
+
+/* Lock held: wait until the stream has data (1), ended cleanly (0), or the
+ * connection failed or the deadline passed (an error, raised). */
+static int wait_readable(adbc_conn *c, adbc_stream *st, int64_t deadline, int timeout_ms)
+{
+    for (;;) {
+        if (c->interrupted)
+            return adbc_conn_cancelled();
+        if (st->len > 0)
+            return 1;
+        if (st->closed && !st->torn)
+            return 0;
+        if (c->status)
+            return adbc_conn_raise(c);
+        if (adbc_conn_wait(c, &c->cond, deadline) == ADBC_ETIMEDOUT)
+            return adbc_fail(ADBC_ETIMEDOUT, "no data from the device within %d ms", timeout_ms);
+    }
+}
+
+/* Lock held: bytes left the stream's buffer; acknowledge what it owes if
+ * it now holds little enough (the reader thread acknowledged the rest at
+ * once), and send that OKAY from this thread. */
+static void taken(adbc_conn *c, adbc_stream *st)
+{
+    adbc_conn_ack(c, st);
+    adbc_conn_kick(c);
+}
+
+ssize_t adbc_stream_read(adbc_stream *st, void *buf, size_t len, int timeout_ms)
+{
+    adbc_conn *c = st->c;
+    if (!c)
+        return orphaned();
+    if (len == 0)
+        return 0;
+    int64_t deadline = adbc_deadline(timeout_ms);
+    pthread_mutex_lock(&c->mu);
+    ssize_t rc = wait_readable(c, st, deadline, timeout_ms);
+    if (rc > 0) {
+        size_t n = st->len < len ? st->len : len;
+        memcpy(buf, st->buf + st->head, n);
+        st->head += n;
+        st->len -= n;
+        if (st->len == 0)
+            st->head = 0;
+        taken(c, st);
+        rc = (ssize_t)n;
+    }
+    pthread_mutex_unlock(&c->mu);
+    return rc;
+}
+
+ssize_t adbc_stream_read_swap(adbc_stream *st, uint8_t **buf, size_t *cap, size_t *off,
+                              int timeout_ms)
+{
+    adbc_conn *c = st->c;
+    *off = 0;
+    if (!c)
+        return orphaned();
+    int64_t deadline = adbc_deadline(timeout_ms);
+    pthread_mutex_lock(&c->mu);
+    ssize_t rc = wait_readable(c, st, deadline, timeout_ms);
+    if (rc > 0) {
+        size_t n = st->len;
+        if (n >= STREAM_SWAP_MIN || n > *cap) {
+            /* Trade buffers: the caller's (empty) one takes the stream's
+             * next data, and the stream's, full, goes to the caller. */
+            uint8_t *mine = st->buf;
+            size_t mine_cap = st->cap;
+            st->buf = *buf;
+            st->cap = *cap;
+            *buf = mine;
+            *cap = mine_cap;
+            *off = st->head;
+        } else {
+            memcpy(*buf, st->buf + st->head, n);
+        }
+        st->head = st->len = 0;
+        taken(c, st);
+        rc = (ssize_t)n;
+    }
+    pthread_mutex_unlock(&c->mu);
+    return rc;
+}
+
+int adbc_stream_read_full(adbc_stream *st, void *buf, size_t len, int timeout_ms)
+{
+    int64_t deadline = adbc_deadline(timeout_ms);
+    size_t got = 0;
+    while (got < len) {
+        ssize_t n = adbc_stream_read(st, (uint8_t *)buf + got, len - got, adbc_remaining(deadline));
+        if (n < 0)
+            return (int)n;
+        if (n == 0)
+            return adbc_fail(ADBC_ECLOSED,
+                             "the device closed the stream after %zu of %zu expected bytes", got,
+                             len);
+        got += (size_t)n;
+    }
+    return 0;
+}
+
+/* Lock held: append to the stream's bytes waiting for the window. */
+static int stash(adbc_stream *st, const uint8_t *p, size_t n)
+{
+    if (st->out_head > 0 && st->out_head + st->out_len + n > st->out_cap) {
+        memmove(st->out, st->out + st->out_head, st->out_len);
+        st->out_head = 0;
+    }
+    if (st->out_len + n > st->out_cap) {
+        size_t ncap = st->out_cap ? st->out_cap : 16 * 1024;
+        while (ncap < st->out_len + n)
+            ncap *= 2;
+        uint8_t *nb = adbc_realloc(st->out, ncap);
+        if (!nb)
+            return adbc_fail(ADBC_ENOMEM, "out of memory queueing %zu bytes to send", n);
+        st->out = nb;
+        st->out_cap = ncap;
+    }
+    memcpy(st->out + st->out_head + st->out_len, p, n);
+    st->out_len += n;
+    return 0;
+}
+
+/* Lock held: take n bytes (n <= adbc_conn_room): into the window as far
+ * as it is open, the rest into the stream's queue; then send. */
+static int put(adbc_conn *c, adbc_stream *st, const uint8_t *p, size_t n)
+{
+    if (st->out_len == 0) { /* straight into an open window: one copy */
+        long k = adbc_session_write(c->s, st->id, p, n);
+        if (k < 0)
+            return (int)k;
+        p += k;
+        n -= (size_t)k;
+    }
+    if (n > 0) {
+        int rc = stash(st, p, n);
+        if (rc < 0)
+            return rc;
+        adbc_conn_pump(c, st); /* in case the window opened meanwhile */
+    }
+    adbc_conn_kick(c);
+    return 0;
+}
+
+/* Lock held: wait for room (at least want bytes, or half the bound). */
+static int wait_room(adbc_conn *c, adbc_stream *st, size_t want, int64_t deadline)
+{
+    /* A long write wakes once per batch rather than once per packet. */
+    size_t half = (2 * (size_t)adbc_session_max_payload(c->s) + 64 * 1024) / 2;
+    st->room_want = want < half ? want : half;
+    int w = adbc_conn_wait(c, &c->cond, deadline);
+    st->room_want = 0;
+    return w;
+}
+
+int adbc_stream_write(adbc_stream *st, const void *buf, size_t len, int timeout_ms)
+{
+    adbc_conn *c = st->c;
+    if (!c)
+        return orphaned();
+    int64_t deadline = adbc_deadline(timeout_ms);
+    const uint8_t *p = buf;
+    int rc = 0;
+    pthread_mutex_lock(&c->mu);
+    /* The bytes go into the window when it is open, and otherwise wait in
+     * the stream's own queue, so the thread that receives the OKAY sends
+     * them at once. Both together stay under the high-water bound
+     * (adbc_conn_room), so memory does not grow with a transfer. */
+    while (len > 0) {
+        if (c->interrupted) {
+            rc = adbc_conn_cancelled();
+            break;
+        }
+        if (c->status) {
+            rc = adbc_conn_raise(c);
+            break;
+        }
+        if (st->closed) {
+            rc = adbc_fail(ADBC_ECLOSED, "the device closed the stream");
+            break;
+        }
+        size_t room = adbc_conn_room(c, st);
+        if (room > 0) {
+            size_t n = len < room ? len : room;
+            rc = put(c, st, p, n);
+            if (rc < 0)
+                break;
+            p += n;
+            len -= n;
+            continue;
+        }
+        if (wait_room(c, st, len, deadline) == ADBC_ETIMEDOUT) {
+            rc = adbc_fail(ADBC_ETIMEDOUT,
+                           "the device took no more data on this stream for %d ms (flow "
+                           "control window closed)",
+                           timeout_ms);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&c->mu);
+    return rc;
+}
+
+long adbc_stream_write_some(adbc_stream *st, const void *buf, size_t len, int timeout_ms)
+{
+    adbc_conn *c = st->c;
+    if (!c)
+        return orphaned();
+    if (len == 0)
+        return 0;
+    int64_t deadline = adbc_deadline(timeout_ms);
+    long rc;
+    pthread_mutex_lock(&c->mu);
+    for (;;) {
+        if (c->interrupted) {
+            rc = adbc_conn_cancelled();
+            break;
+        }
+        if (c->status) {
+            rc = adbc_conn_raise(c);
+            break;
+        }
+        if (st->closed) {
+            rc = adbc_fail(ADBC_ECLOSED, "the device closed the stream");
+            break;
+        }
+        size_t room = adbc_conn_room(c, st);
+        if (room > 0) {
+            size_t n = len < room ? len : room;
+            rc = put(c, st, buf, n);
+            if (rc == 0)
+                rc = (long)n;
+            break;
+        }
+        if (wait_room(c, st, len, deadline) == ADBC_ETIMEDOUT) {
+            rc = adbc_fail(ADBC_ETIMEDOUT, "the device took no data on this stream for %d ms",
+                           timeout_ms);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&c->mu);
+    return rc;
+}
+
+/* Lock held: wait until the stream's bytes and everything queued before
+ * them are handed to the transport. */
+static int drain(adbc_conn *c, adbc_stream *st, int64_t deadline)
+{
+    int rc = 0;
+    st->draining = 1;
+    while ((st->out_len > 0 || adbc_session_send_queued(c->s) > 0) && !c->status && !st->closed) {
+        if (c->interrupted) {
+            rc = ADBC_ECANCELED;
+            break;
+        }
+        if (adbc_conn_wait(c, &c->cond, deadline) == ADBC_ETIMEDOUT) {
+            rc = ADBC_ETIMEDOUT;
+            break;
+        }
+    }
+    st->draining = 0;
+    return rc;
+}
+
+int adbc_stream_flush(adbc_stream *st, int timeout_ms)
+{
+    adbc_conn *c = st->c;
+    if (!c)
+        return orphaned();
+    int64_t deadline = adbc_deadline(timeout_ms);
+    int rc = 0;
+    pthread_mutex_lock(&c->mu);
+    int d = drain(c, st, deadline);
+    if (d == ADBC_ECANCELED)
+        rc = adbc_conn_cancelled();
+    else if (d == ADBC_ETIMEDOUT)
+        rc = adbc_fail(ADBC_ETIMEDOUT, "could not send queued data within %d ms", timeout_ms);
+    if (rc == 0 && c->status)
+        rc = adbc_conn_raise(c);
+    pthread_mutex_unlock(&c->mu);
+    return rc;
+}
+
+void adbc_stream_close(adbc_stream *st)
+{
+    if (!st)
+        return;
+    adbc_conn *c = st->c;
+    if (c) {
+        pthread_mutex_lock(&c->mu);
+        /* Bytes written but still waiting for the window go before the
+         * CLSE, as they did when every write waited for the window. */
+        if (st->out_len > 0 && !st->closed && !c->status)
+            drain(c, st, adbc_deadline(c->opts.io_timeout_ms));
+        if (!st->closed)
+            adbc_session_close_stream(c->s, st->id);
+        adbc_conn_kick(c);
+        for (size_t i = 0; i < c->nstreams; i++)
+            if (c->streams[i] == st) {
+                c->streams[i] = c->streams[--c->nstreams];
+                break;
+            }
+        pthread_mutex_unlock(&c->mu);
+    }
+    adbc_free(st->service);
+    adbc_free(st->buf);
+    adbc_free(st->out);
+    adbc_free(st);
+}
+
+adbc_conn *adbc_stream_conn(adbc_stream *st)
+{
+    return st->c;
+}
