@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The DNS message parser that reads mDNS answers from the network
  * (lib/mdns/dns.c): any bytes must parse or fail cleanly, within bounds,
  * and every name it returns must encode back into a query. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* adbc — finding devices by mDNS / DNS-SD, as adb does for wireless
  * debugging: an Android 11+ phone announces "_adb-tls-connect._tcp" (the
  * connect port, TLS) while Wireless debugging is on and

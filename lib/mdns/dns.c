@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* DNS message building and parsing for mDNS / DNS-SD (see dns.h). */
 #include "mdns/dns.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* DNS messages as mDNS / DNS-SD uses them (RFC 1035, 6762, 6763): building
  * a query and parsing an answer. The parser faces the network: every count
  * and length is checked against the message, names are at most 255 bytes,

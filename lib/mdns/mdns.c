@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* mDNS / DNS-SD browsing for adb's services (mdns.h). One UDP socket per
  * multicast interface address (IPv4, and IPv6 link-local), each bound to an
  * ephemeral port: queries from a port other than 5353 are one-shot queries

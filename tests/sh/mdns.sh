@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # mDNS against a real responder: Debian's avahi-daemon (enable-dbus=no,
 # static service files bind-mounted over /etc/avahi/services) runs in a
 # second network and mount namespace joined to this test's namespace by a

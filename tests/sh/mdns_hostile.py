@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """A hostile mDNS responder for tests/sh/mdns.sh: answers every query that
 comes to 224.0.0.251:5353 with broken and abusive messages, sent by unicast
 to the querier's port (as one-shot queries are answered), plus one valid

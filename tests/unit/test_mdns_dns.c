@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The DNS parser and query builder behind mDNS (lib/mdns/dns.c), on real
  * and hostile messages: compression, loops, bad lengths, counts past the
  * data, long names, and the cap on records kept. */

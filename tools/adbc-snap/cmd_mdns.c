@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* adbc-snap mdns check / mdns services: adb's mDNS commands, answered by
  * adbc's own mDNS queries (lib/mdns) instead of an adb server's cache. */
 #include "snap.h"
