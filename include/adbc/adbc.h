@@ -26,5 +26,6 @@
 #include "adbc/devices.h"
 #include "adbc/mdns.h"
 #include "adbc/forward.h"
+#include "adbc/webview.h"
 
 #endif

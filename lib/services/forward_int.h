@@ -37,6 +37,7 @@ typedef struct relay {
     _Atomic int device_eof;
     _Atomic int finished; /* the relay's threads are done; join and free */
     _Atomic uint64_t up, down;
+    pthread_mutex_t err_mu; /* err and msg: either thread may fail first */
     int err;
     char msg[256];
 } relay;

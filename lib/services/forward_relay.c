@@ -40,7 +40,7 @@ void adbc_relays_init(fwd_relays *r, const adbc_forward_opts *opts)
     if (r->opts.open_timeout_ms == 0)
         r->opts.open_timeout_ms = 10000;
     if (r->opts.buffer_size < 4096)
-        r->opts.buffer_size = r->opts.buffer_size ? 4096 : 64 * 1024;
+        r->opts.buffer_size = r->opts.buffer_size ? 4096 : 256 * 1024;
     if (r->opts.max_connections == 0)
         r->opts.max_connections = 256;
     r->next_id = 1;
@@ -52,7 +52,7 @@ void adbc_forward_opts_init_sized(adbc_forward_opts *out, size_t size)
     memset(o, 0, sizeof *o);
     o->size = sizeof *o;
     o->open_timeout_ms = 10000;
-    o->buffer_size = 64 * 1024;
+    o->buffer_size = 256 * 1024;
     o->max_connections = 256;
     adbc_abi_give(out, size, &d, sizeof d);
 }
@@ -78,10 +78,12 @@ static void emit(relay *rl, adbc_forward_event_kind kind)
 /* First error wins; it stops both directions. */
 static void relay_fail(relay *rl, int code, const char *msg)
 {
+    pthread_mutex_lock(&rl->err_mu);
     if (!rl->err) {
         rl->err = code;
         snprintf(rl->msg, sizeof rl->msg, "%s", msg);
     }
+    pthread_mutex_unlock(&rl->err_mu);
     rl->stop = 1;
 }
 
@@ -239,6 +241,7 @@ static void relay_free(relay *rl)
     if (rl->st)
         adbc_stream_close(rl->st);
     adbc_free(rl->dest);
+    pthread_mutex_destroy(&rl->err_mu);
     adbc_free(rl);
 }
 
@@ -253,6 +256,7 @@ int adbc_relay_start(fwd_relays *r, adbc_conn *c, int fd, adbc_stream *st, char 
         adbc_free(dest);
         return adbc_fail(ADBC_ENOMEM, "out of memory for a relayed connection");
     }
+    pthread_mutex_init(&rl->err_mu, NULL);
     rl->owner = r;
     rl->c = c;
     rl->fd = fd;

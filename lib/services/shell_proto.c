@@ -30,7 +30,7 @@ int adbc_shellv2_next(adbc_shellv2_demux *d, const uint8_t *in, size_t len, size
             return 0;
         }
         d->id = d->hdr[0];
-        if (d->id > ADBC_SHELL_WINDOW_SIZE) {
+        if (d->id > ADBC_SHELL_WINDOW_SIZE && !d->lenient) {
             *consumed = used;
             return adbc_fail(ADBC_EPROTO,
                              "protocol violation: shell v2 packet with unknown id %d (length %u)",
@@ -54,4 +54,12 @@ int adbc_shellv2_next(adbc_shellv2_demux *d, const uint8_t *in, size_t len, size
         d->hdrlen = 0;
     *consumed = used + take;
     return 1;
+}
+
+void adbc_shellv2_unread(adbc_shellv2_demux *d, size_t n)
+{
+    if (n == 0)
+        return;
+    d->remaining += (uint32_t)n;
+    d->hdrlen = 5; /* mid-packet again, even if it had just ended */
 }

@@ -14,6 +14,9 @@ typedef struct adbc_shellv2_demux {
     size_t hdrlen;
     uint32_t remaining; /* data bytes of the current packet still to come */
     int id;
+    int lenient;        /* device side, as adbd: hand out packets of unknown ids
+                           (the caller skips them) instead of ADBC_EPROTO, so
+                           hosts can add packet types */
 } adbc_shellv2_demux;
 
 /* Consume bytes from in[0..len). Sets *consumed. When a data fragment is
@@ -22,6 +25,14 @@ typedef struct adbc_shellv2_demux {
  * more input is needed; ADBC_EPROTO on an unknown packet id. */
 int adbc_shellv2_next(adbc_shellv2_demux *d, const uint8_t *in, size_t len, size_t *consumed,
                       int *id, const uint8_t **data, size_t *dlen, int *last);
+
+/* Give back the last n bytes of the data fragment just handed out (a
+ * consumer that took only part of it: a pipe that is full). The caller
+ * rewinds its input by n; the next call hands the rest out again. */
+void adbc_shellv2_unread(adbc_shellv2_demux *d, size_t n);
+
+/* The size of a packet header. */
+#define ADBC_SHELLV2_HEADER 5
 
 /* Write a packet header for id and length into out[5]. */
 void adbc_shellv2_header(uint8_t out[5], int id, uint32_t len);

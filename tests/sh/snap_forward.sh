@@ -105,7 +105,7 @@ sleep 1
 rss2=$(rss_kb "${BG[fw]}")
 echo "adbc-snap RSS before: ${rss0} kB; with a stalled 100 MB reader: ${rss1} kB, then ${rss2} kB"
 # What the stalled connection may hold: the 4 MiB stream window and two
-# 64 KiB buffers; 32 MiB leaves room for allocator slack, not for the file.
+# 256 KiB buffers; 32 MiB leaves room for allocator slack, not for the file.
 [ $((rss2 - rss0)) -lt 32768 ] || t_fail "RSS grew by $((rss2 - rss0)) kB for one stalled reader"
 # Without sanitizers (whose quarantine keeps freed memory) an absolute bound.
 if ! ldd "$SNAP" 2> /dev/null | grep -q 'lib[at]san'; then
@@ -122,6 +122,46 @@ t_check "-v prints a line per connection (open and closed with byte counts)"
 grep -q "forward #1 127.0.0.1:[0-9]* -> tcp:$HP: open" "$T_TMP/fw.err" || t_fail "no open line"
 grep -q "closed, [0-9]* bytes to the device, 100000[0-9]* from it" "$T_TMP/fw.err" ||
     t_fail "no closed line: $(tail -3 "$T_TMP/fw.err")"
+
+t_check "LOCAL on IPv6 loopback, a unix socket path and an abstract name, one process"
+USOCK=$T_TMP/fw.sock
+ABS=adbc_snap_fw_$$
+bg_start fw6 "$SNAP" -t "$ADDR" forward "tcp:[::1]:0" "tcp:$HP" "localfilesystem:$USOCK" \
+    "tcp:$HP" "localabstract:$ABS" "tcp:$HP"
+for ((i = 0; i < 100; i++)); do [ "$(wc -l < "$T_TMP/fw6.out")" -ge 3 ] && break; sleep 0.05; done
+L6=$(sed -n 1p "$T_TMP/fw6.out" | awk '{print $1}')
+case $L6 in "tcp:[::1]:"[1-9]*) ;; *) t_fail "IPv6 line: $(cat "$T_TMP/fw6.out")" ;; esac
+out=$(curl -sS --max-time 10 "http://[::1]:${L6##*:}/one.bin") || t_fail "curl over IPv6 failed"
+[ "$out" = x ] || t_fail "IPv6 got '$out'"
+out=$(curl -sS --max-time 10 --unix-socket "$USOCK" "http://x/one.bin") || t_fail "curl unix failed"
+[ "$out" = x ] || t_fail "unix path got '$out'"
+out=$(curl -sS --max-time 10 --abstract-unix-socket "$ABS" "http://x/one.bin") ||
+    t_fail "curl abstract failed"
+[ "$out" = x ] || t_fail "abstract got '$out'"
+kill -TERM "${BG[fw6]}"
+wait "${BG[fw6]}"
+[ ! -e "$USOCK" ] || t_fail "the unix socket $USOCK was left behind"
+
+t_check "--half-close: a client that shuts down its sending side still gets the answer"
+bg_start fwh "$SNAP" -t "$ADDR" forward --half-close tcp:0 "tcp:$HP"
+PH=$(first_word fwh)
+n=$(python3 - "${PH#tcp:}" << 'PY'
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
+s.sendall(b"GET /mid.bin HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+s.shutdown(socket.SHUT_WR)
+data = b""
+while True:
+    b = s.recv(65536)
+    if not b:
+        break
+    data += b
+print(len(data.split(b"\r\n\r\n", 1)[1]))
+PY
+) || t_fail "half-close client failed"
+[ "$n" = 2000000 ] || t_fail "half-closed client got $n body bytes, expected 2000000"
+kill -TERM "${BG[fwh]}"
+wait "${BG[fwh]}"
 
 t_check "reverse tcp:0 -> host server; a curl inside the device's sandbox reaches it"
 bg_start rv "$SNAP" -t "$ADDR" reverse -v tcp:0 "tcp:$HP"

@@ -17,6 +17,14 @@ typedef struct snap_help {
 #define JSON_NOTE "--json   print the result as one JSON object on stdout; errors too"
 
 static const snap_help help_table[] = {
+    {"webviews",
+     "Lists the DevTools sockets the device exposes (abstract sockets named\n"
+     "webview_devtools_remote_<pid>, chrome_devtools_remote, *_devtools_remote*\n"
+     "in /proc/net/unix), the package owning each pid, and each socket's pages\n"
+     "from GET /json/list sent over a stream straight to the socket (no local\n"
+     "port). Apps show up once they enable WebView debugging.\n\n"
+     "  " JSON_NOTE "\n"
+     "  --forward  print an `adbc-snap forward` command per socket"},
     {"forward",
      "Listens on each LOCAL and relays every connection over its own stream to\n"
      "REMOTE on the device, until interrupted (there is no adb server to keep\n"

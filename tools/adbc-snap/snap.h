@@ -103,7 +103,7 @@ extern const snap_cmd snap_cmds_devices[];
 extern const snap_cmd snap_cmds_ui[], snap_cmds_act[], snap_cmds_screen[];
 extern const snap_cmd snap_cmds_apps[];
 extern const snap_cmd snap_cmds_pair[];
-extern const snap_cmd snap_cmds_forward[];
+extern const snap_cmd snap_cmds_forward[], snap_cmds_webviews[];
 extern const snap_cmd snap_cmds_wait[];
 extern const snap_cmd snap_cmds_mdns[];
 

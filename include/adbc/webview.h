@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* adbc — WebView and Chrome DevTools sockets on the device.
+ *
+ * Apps with debuggable WebViews (and Chrome) listen on abstract unix
+ * sockets named webview_devtools_remote_<pid>, chrome_devtools_remote or
+ * *_devtools_remote*, which serve the DevTools HTTP endpoints (/json/list:
+ * the pages) and WebSocket. adbc finds them in /proc/net/unix, names the
+ * package that owns each pid (/proc/<pid>/cmdline), and asks each socket
+ * for its pages with GET /json/list sent over a stream straight to the
+ * socket: no local port. Everything an app sends is bounded and parsed
+ * defensively (the parsers are fuzzed: fuzz/fuzz_http.c).
+ */
+#ifndef ADBC_WEBVIEW_H
+#define ADBC_WEBVIEW_H
+
+#include "adbc/version.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "adbc/conn.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- a small HTTP/1.1 client over a stream ---- */
+
+/* abi: out — filled in by adbc; the caller only reads it */
+typedef struct adbc_http_response {
+    int status;       /* 200 */
+    char *body;       /* NUL-terminated copy (malloc'd) */
+    size_t body_len;
+} adbc_http_response;
+
+/* Parse a whole response held in buf: status line, headers, then a body by
+ * Content-Length, chunked transfer coding, or up to the end of the data
+ * when eof says the peer closed. 1: complete (out filled; free it with
+ * adbc_http_response_free), 0: more bytes are needed, < 0: malformed
+ * (ADBC_EPROTO, message says how). */
+ADBC_API int adbc_http_parse(const uint8_t *buf, size_t len, int eof, adbc_http_response *out);
+
+/* GET path over a new stream to `service` ("localabstract:NAME"), reading
+ * at most max_bytes of response (0: 4 MiB) within timeout_ms. */
+ADBC_API int adbc_http_get(adbc_conn *c, const char *service, const char *path, size_t max_bytes,
+                  int timeout_ms, adbc_http_response *out);
+ADBC_API void adbc_http_response_free(adbc_http_response *r);
+
+/* ---- DevTools sockets ---- */
+
+/* abi: out — filled in by adbc; the caller only reads it */
+typedef struct adbc_devtools_page {
+    char *id, *type, *title, *url, *ws_url; /* "" when the app left one out */
+} adbc_devtools_page;
+
+/* The pages of a /json/list body (a JSON array of objects; fields other
+ * than id, type, title, url and webSocketDebuggerUrl are skipped). Returns
+ * the count (>= 0) with *out malloc'd, or ADBC_EPROTO for anything else. */
+ADBC_API int adbc_devtools_parse_pages(const char *json, size_t len, adbc_devtools_page **out);
+ADBC_API void adbc_devtools_pages_free(adbc_devtools_page *p, size_t n);
+
+/* abi: out — filled in by adbc; the caller only reads it */
+typedef struct adbc_devtools_socket {
+    char *name;       /* abstract name without '@': "webview_devtools_remote_1234" */
+    int pid;          /* from the name; 0 when it has none */
+    char *package;    /* owner of pid ("com.example.app"), or "" */
+    adbc_devtools_page *pages;
+    size_t npages;
+    int error;        /* 0, or why the pages could not be read */
+    char *message;    /* "" or the error's text */
+} adbc_devtools_socket;
+
+/* Every DevTools socket of the device with its pages. timeout_ms bounds
+ * each request. */
+ADBC_API int adbc_devtools_list(adbc_conn *c, int timeout_ms, adbc_devtools_socket **out, size_t *n);
+ADBC_API void adbc_devtools_free(adbc_devtools_socket *s, size_t n);
+
+/* The DevTools socket names in a /proc/net/unix text (abstract names that
+ * contain "devtools_remote"), each once. Returns the count with *out
+ * malloc'd (free each name, then the array). */
+ADBC_API int adbc_devtools_scan_unix(const char *text, size_t len, char ***out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
