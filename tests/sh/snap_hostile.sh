@@ -141,4 +141,28 @@ rc=$?
 [ "$rc" = 3 ] || t_fail "exit packet [3,0,0]: exit $rc, expected 3 (the status is the first byte)"
 hdev_stop
 
+# ---- item 9: device bytes that are not UTF-8, or are escape sequences ----
+
+t_check "--json stays valid UTF-8 JSON (invalid bytes become U+FFFD); a terminal gets no ESC"
+hdev_start names
+json_ok()
+{
+    python3 -c 'import json,sys; d=sys.stdin.buffer.read(); d.decode("utf-8"); json.loads(d)' ||
+        t_fail "$1: not valid UTF-8 JSON"
+}
+"$SNAP" -t "$HADDR" ls --json /sdcard | json_ok "ls --json"
+"$SNAP" -t "$HADDR" ls --json /sdcard | python3 -c 'import json,sys; n=[e["name"] for e in json.load(sys.stdin)]; assert "caf\ufffd" in n and "\x1b[31mred\x1b[0m" in n, n' ||
+    t_fail "ls --json: names not as the documented rule says"
+"$SNAP" -t "$HADDR" info --json | json_ok "info --json"
+"$SNAP" devices -l --json "$HADDR" | json_ok "devices -l --json"
+# On a terminal (script gives the tool a pty) control characters are neutralised...
+script -qc "'$SNAP' -t '$HADDR' ls /sdcard; '$SNAP' -t '$HADDR' info" /dev/null > "$T_TMP/tty" ||
+    t_fail "ls on a pty failed"
+grep -q 'red' "$T_TMP/tty" || t_fail "ls on a pty printed no names: $(cat "$T_TMP/tty")"
+! grep -q $'\x1b' "$T_TMP/tty" || t_fail "ESC reached the terminal: $(od -c "$T_TMP/tty" | head)"
+! grep -q $'\x07' "$T_TMP/tty" || t_fail "BEL reached the terminal"
+# ...while a pipe gets the device's bytes as they are.
+"$SNAP" -t "$HADDR" ls /sdcard | grep -q $'\x1b\[31mred' || t_fail "a pipe did not get the bytes as sent"
+hdev_stop
+
 echo "ok: $T_CHECKS checks"

@@ -65,8 +65,11 @@ static int cmd_info(snap_ctx *ctx, int argc, char **argv)
     printf("state:            %s\n", adbc_dev_state_name(b->state));
     printf("protocol:         0x%08x, max payload %u, delayed_ack %s\n", adbc_conn_version(c),
            adbc_conn_max_payload(c), adbc_conn_delayed_ack(c) ? "on" : "off");
-    for (size_t i = 0; i < b->nprops; i++)
-        printf("%-17s %s\n", b->props[i].key, b->props[i].value);
+    for (size_t i = 0; i < b->nprops; i++) {
+        char k[256], v[4096];
+        printf("%-17s %s\n", snap_tty_safe(b->props[i].key, k, sizeof k),
+               snap_tty_safe(b->props[i].value, v, sizeof v));
+    }
     printf("features:         ");
     for (size_t i = 0; i < b->nfeatures; i++)
         printf("%s%s", i ? "," : "", b->features[i]);

@@ -501,21 +501,25 @@ static int ls_entry(void *user, const adbc_sync_dirent *e)
         fputc(',', o->f);
         json_stat(o->f, st, e->error);
         fputc('}', o->f);
-    } else if (o->lng) {
+        return 0;
+    }
+    char safe[ADBC_SYNC_NAME_MAX + 1];
+    const char *name = snap_tty_safe(e->name, safe, sizeof safe);
+    if (o->lng) {
         char m[11], t[32];
         mode_str(st->mode, m);
         time_str(st->mtime, t, sizeof t);
         if (e->error)
-            printf("?????????? %s (%s)\n", e->name, adbc_sync_errno_text((uint32_t)e->error));
+            printf("?????????? %s (%s)\n", name, adbc_sync_errno_text((uint32_t)e->error));
         else if (st->v2)
             printf("%s %3u %5u %5u %10llu %s %s\n", m, st->nlink, st->uid, st->gid,
-                   (unsigned long long)st->size, t, e->name);
+                   (unsigned long long)st->size, t, name);
         else
-            printf("%s %10llu %s %s\n", m, (unsigned long long)st->size, t, e->name);
+            printf("%s %10llu %s %s\n", m, (unsigned long long)st->size, t, name);
     } else {
         /* adb ls's own format */
         printf("%08x %08llx %08llx %s\n", st->mode, (unsigned long long)st->size,
-               (unsigned long long)st->mtime, e->name);
+               (unsigned long long)st->mtime, name);
     }
     return 0;
 }

@@ -79,6 +79,12 @@ void snap_json_bytes(FILE *f, const char *key, const void *data, size_t len);
  * (for text such as log lines). */
 void snap_json_strn(FILE *f, const char *s, size_t len);
 
+/* Text from the device for a terminal: when stdout is a TTY, control
+ * characters (ESC sequences, BEL, ...) become '?' in a copy in buf (cut at
+ * n - 1 bytes); otherwise s itself, byte for byte (pipes get what the
+ * device sent). */
+const char *snap_tty_safe(const char *s, char *buf, size_t n);
+
 /* Join argv[from..argc) with single spaces (as adb does for shell). malloc'd. */
 char *snap_join(int argc, char **argv, int from);
 

@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 int snap_error(int status, const char *what, const char *fmt, ...)
@@ -129,4 +130,20 @@ int snap_seconds(const char *s, double max_s, int *ms)
     double m = v * 1000;
     *ms = m < 1 ? 1 : (int)m;
     return 0;
+}
+
+const char *snap_tty_safe(const char *s, char *buf, size_t n)
+{
+    static int tty = -1;
+    if (tty < 0)
+        tty = isatty(1);
+    if (!tty || !s || n == 0)
+        return s;
+    size_t i = 0;
+    for (; s[i] && i + 1 < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        buf[i] = c < 0x20 || c == 0x7f ? '?' : (char)c;
+    }
+    buf[i] = '\0';
+    return buf;
 }
