@@ -23,10 +23,16 @@
 void adbc_auth_user_host(char *buf, size_t size)
 {
     char host[256] = "", login[256] = "", pwbuf[4096];
-    /* The reentrant calls, since keys may be used from several threads. */
+    /* The reentrant calls, since keys may be used from several threads.
+     * Bionic has getlogin_r only from API 28 (Termux builds for 24): there
+     * the passwd entry below names the user. */
     const char *user = getenv("LOGNAME");
+#if !defined(__ANDROID__) || __ANDROID_API__ >= 28
     if ((!user || !*user) && getlogin_r(login, sizeof login) == 0 && login[0])
         user = login;
+#else
+    (void)login;
+#endif
     if (!user || !*user) {
         struct passwd pw, *found = NULL;
         if (getpwuid_r(geteuid(), &pw, pwbuf, sizeof pwbuf, &found) == 0 && found &&

@@ -159,13 +159,46 @@ static int probe_device(libusb_device *dev, usb_found *f)
     return 1;
 }
 
+#ifdef __ANDROID__
+/* Bionic has no strverscmp: port chains ("1-2.10") compared with runs of
+ * digits by value, which is what strverscmp does for them (they have no
+ * leading zeros). */
+static int ver_cmp(const char *a, const char *b)
+{
+    while (*a && *b) {
+        if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
+            size_t na = 0, nb = 0;
+            while (isdigit((unsigned char)a[na]))
+                na++;
+            while (isdigit((unsigned char)b[nb]))
+                nb++;
+            if (na != nb)
+                return na < nb ? -1 : 1;
+            int c = strncmp(a, b, na);
+            if (c)
+                return c;
+            a += na;
+            b += nb;
+        } else {
+            if (*a != *b)
+                return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
+            a++;
+            b++;
+        }
+    }
+    return (unsigned char)*a - (unsigned char)*b;
+}
+#else
+#define ver_cmp strverscmp
+#endif
+
 /* Bus, then port chain, numerically ("1-2" before "1-10"). */
 static int by_place(const void *a, const void *b)
 {
     const adbc_usb_device *x = &((const usb_found *)a)->info, *y = &((const usb_found *)b)->info;
     if (x->bus != y->bus)
         return x->bus < y->bus ? -1 : 1;
-    int c = strverscmp(x->path, y->path);
+    int c = ver_cmp(x->path, y->path);
     return c ? c : (x->address > y->address) - (x->address < y->address);
 }
 
