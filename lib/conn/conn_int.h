@@ -48,7 +48,7 @@ struct adbc_conn {
     pthread_t reader, writer;
     int threads;              /* how many of them were started */
     int stopping;
-    int status;               /* 0, or the error that ended the connection */
+    _Atomic int status;       /* 0, or the error that ended the connection (read unlocked) */
     char errmsg[512];
     int prompted;             /* the auth prompt callback has fired */
     int stls;                 /* the device answered CNXN with STLS */
