@@ -245,6 +245,12 @@ const char *adbc_conn_desc(const adbc_conn *c)
 
 int adbc_conn_status(const adbc_conn *c)
 {
-    return c->status;
+    /* The reader thread sets it under the lock; read it under the lock too
+     * (a caller may poll it while the connection fails). */
+    adbc_conn *m = (adbc_conn *)c;
+    pthread_mutex_lock(&m->mu);
+    int st = m->status;
+    pthread_mutex_unlock(&m->mu);
+    return st;
 }
 

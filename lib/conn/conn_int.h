@@ -19,6 +19,13 @@
  * buffer take them. Past this the OKAY waits for the reader. */
 #define ADBC_CONN_READAHEAD (256 * 1024)
 
+/* Without delayed_ack a full packet is most likely followed by another one
+ * round trip later: the reader then wakes the stream's reader only once
+ * this much is buffered, or a shorter packet comes, or nothing more came
+ * within ADBC_CONN_WAKE_MS (plain TCP only, where a timed read is cheap). */
+#define ADBC_CONN_WAKE_BATCH (64 * 1024)
+#define ADBC_CONN_WAKE_MS 1
+
 struct adbc_stream {
     adbc_conn *c;
     uint32_t id;
@@ -30,6 +37,7 @@ struct adbc_stream {
     uint8_t *buf; /* received, not yet read: buf[head .. head+len) */
     size_t cap, head, len;
     size_t owed;  /* received bytes not yet acknowledged to the engine */
+    int unwoken;  /* data arrived that nobody was woken for yet */
     /* Written by the caller ahead of the flow-control window, not yet in
      * the engine's queue: out[out_head .. out_head+out_len). Moved into
      * the engine by whichever thread sees the window open. */
@@ -59,6 +67,7 @@ struct adbc_conn {
     int sending;
     int try_write;            /* the transport can write without blocking */
     int send_waiters;         /* threads waiting for the engine's queue to empty */
+    int deferred;             /* some stream has data nobody was woken for */
 
     adbc_stream **streams;
     size_t nstreams, cap;
@@ -119,6 +128,9 @@ void adbc_conn_sent(adbc_conn *c);
  * stream's waiting bytes into windows that opened and acknowledge data
  * the streams can hold, then send the result from this thread. */
 void adbc_conn_after_input(adbc_conn *c);
+
+/* Lock held: wake the readers of data whose wake-up was deferred. */
+void adbc_conn_wake_deferred(adbc_conn *c);
 
 /* Lock held: move the stream's waiting bytes into the engine as far as
  * its window allows. */

@@ -116,6 +116,23 @@ static void cb_data(void *user, uint32_t id, const uint8_t *data, size_t len)
     memcpy(st->buf + st->head + st->len, data, len);
     st->len += len;
     st->owed += len;
+    if (c->try_write && !adbc_session_delayed_ack(c->s) &&
+        len == adbc_session_max_payload(c->s) && st->len < ADBC_CONN_WAKE_BATCH) {
+        st->unwoken = 1;
+        c->deferred = 1;
+        return;
+    }
+    st->unwoken = 0;
+    pthread_cond_broadcast(&c->cond);
+}
+
+void adbc_conn_wake_deferred(adbc_conn *c)
+{
+    if (!c->deferred)
+        return;
+    c->deferred = 0;
+    for (size_t i = 0; i < c->nstreams; i++)
+        c->streams[i]->unwoken = 0;
     pthread_cond_broadcast(&c->cond);
 }
 

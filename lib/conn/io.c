@@ -66,12 +66,20 @@ void *adbc_conn_reader_main(void *arg)
     pthread_mutex_lock(&c->mu);
     adbc_transport *t = c->t;
     pthread_mutex_unlock(&c->mu);
+    int timeout = -1;
     for (;;) {
-        int n = t->ops->read(t, buf, READ_CHUNK, -1);
+        int n = t->ops->read(t, buf, READ_CHUNK, timeout);
         pthread_mutex_lock(&c->mu);
         if (c->stopping) {
             pthread_mutex_unlock(&c->mu);
             break;
+        }
+        if (n == ADBC_ETIMEDOUT && timeout >= 0) {
+            /* Nothing followed the last full packet: wake its reader. */
+            adbc_conn_wake_deferred(c);
+            timeout = -1;
+            pthread_mutex_unlock(&c->mu);
+            continue;
         }
         if (n < 0) {
             /* The transport's own message says what happened. */
@@ -94,6 +102,7 @@ void *adbc_conn_reader_main(void *arg)
         if (!c->status)
             adbc_conn_after_input(c);
         t = c->t;
+        timeout = c->deferred ? ADBC_CONN_WAKE_MS : -1;
         int stop = c->status != 0;
         pthread_mutex_unlock(&c->mu);
         if (stop)
