@@ -49,9 +49,9 @@ static int handshake(adbc_conn *c)
             break;
         }
         adbc_session_state st = adbc_session_state_get(c->s);
-        if (st == ADBC_SESSION_ONLINE)
-            break;
-        if (st == ADBC_SESSION_AUTH_PROMPT && !c->prompted) {
+        /* A device that accepts the key at once may be online before this
+         * loop sees the prompt state: the prompt still happened. */
+        if ((st == ADBC_SESSION_AUTH_PROMPT || c->prompt_seen) && !c->prompted) {
             c->prompted = 1;
             deadline = adbc_deadline(c->opts.auth_timeout_ms);
             if (c->opts.on_auth_prompt) {
@@ -63,6 +63,8 @@ static int handshake(adbc_conn *c)
             }
             continue;
         }
+        if (st == ADBC_SESSION_ONLINE)
+            break;
         if (adbc_conn_wait(c, &c->cond, deadline) == ADBC_ETIMEDOUT) {
             if (c->prompted)
                 rc = adbc_fail(ADBC_EUNAUTHORIZED,

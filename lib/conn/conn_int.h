@@ -59,6 +59,7 @@ struct adbc_conn {
     _Atomic int status;       /* 0, or the error that ended the connection (read unlocked) */
     char errmsg[512];
     int prompted;             /* the auth prompt callback has fired */
+    int prompt_seen;          /* the session reported the auth prompt */
     int stls;                 /* the device answered CNXN with STLS */
     _Atomic int interrupted;  /* adbc_conn_interrupt: blocked calls return ECANCELED */
 

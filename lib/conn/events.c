@@ -42,6 +42,13 @@ static void cb_wake(void *user)
     pthread_cond_broadcast(&c->cond);
 }
 
+static void cb_prompt(void *user)
+{
+    adbc_conn *c = user;
+    c->prompt_seen = 1;
+    pthread_cond_broadcast(&c->cond);
+}
+
 int adbc_conn_grow_streams(adbc_conn *c)
 {
     if (c->nstreams < c->cap)
@@ -166,7 +173,7 @@ const adbc_session_callbacks adbc_conn_callbacks = {
     .size = sizeof(adbc_session_callbacks),
     .auth_sign = cb_sign,
     .auth_public_key = cb_pubkey,
-    .auth_prompt = cb_wake,
+    .auth_prompt = cb_prompt,
     .on_online = cb_wake,
     .on_open = cb_open,
     .on_ready = cb_ready,
