@@ -122,3 +122,22 @@ put("pair", "spake-then-info", b"\x01" + bytes([1, 0, 0, 0, 0, 32]) + bytes(rang
     bytes([1, 1, 0, 0, 0x20, 0x10]) + b"\x11" * 64)
 put("pair", "peerinfo", b"\x00" + b"\x01" + b"adb-guid-1234\0")
 put("pair", "bad-header", b"\x04" + bytes([2, 9, 0xff, 0xff, 0xff, 0xff]))
+
+# ---- DNS (mDNS answers): what avahi and Android's responder send, and broken ones.
+def dname(n): return b"".join(bytes([len(l)]) + l.encode() for l in n.split(".")) + b"\0"
+def drr(owner, t, rd, cls=0x8001): return owner + struct.pack(">HHIH", t, cls, 120, len(rd)) + rd
+def dmsg(rrs, an=None, flags=0x8400, qd=b"", nq=0):
+    return struct.pack(">6H", 0, flags, nq, len(rrs) if an is None else an, 0, 0) + qd + b"".join(rrs)
+svc, inst = "_adb-tls-connect._tcp.local", "adb-R5CT1234567-aBcDeF._adb-tls-connect._tcp.local"
+srv = struct.pack(">3H", 0, 0, 37099) + dname("Android-2.local")
+put("dns", "avahi-answer", dmsg([drr(dname(svc), 12, dname(inst), 1), drr(dname(inst), 33, srv),
+    drr(dname(inst), 16, b"\x1ev=ADB_SECURE_SERVICE_VERSION"),
+    drr(dname("Android-2.local"), 1, bytes([192, 168, 1, 23])),
+    drr(dname("Android-2.local"), 28, bytes([0xfe, 0x80] + [0] * 13 + [1]))]))
+# Compressed: the PTR target and SRV owner point back at earlier names.
+put("dns", "compressed", dmsg([drr(dname(svc), 12, b"\x16adb-R5CT1234567-aBcDeF\xc0\x0c"),
+    drr(b"\xc0\x33", 33, struct.pack(">3H", 0, 0, 5555) + b"\x09Android-2\xc0\x22")]))
+put("dns", "query", dmsg([], flags=0, qd=dname("_adb._tcp.local") + struct.pack(">HH", 12, 1), nq=1))
+put("dns", "pointer-loop", dmsg([b"\xc0\x0c" + struct.pack(">HHIH", 12, 1, 1, 2) + b"\xc0\x0c"]))
+put("dns", "count-too-big", dmsg([drr(dname(svc), 12, dname(inst))], an=10000))
+put("dns", "rdlen-past-end", dmsg([dname(svc) + struct.pack(">HHIH", 12, 1, 1, 200) + b"\x01a"]))

@@ -24,6 +24,7 @@
 #include "adbc/act.h"
 #include "adbc/usb.h"
 #include "adbc/devices.h"
+#include "adbc/mdns.h"
 #include "adbc/forward.h"
 #include "adbc/webview.h"
 

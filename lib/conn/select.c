@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "adbc/mdns.h"
 #include "adbc/usb.h"
 #include "conn/devices_int.h"
 #include "core/internal.h"
@@ -64,6 +65,51 @@ static int emu_addr(char *addr, size_t len, const char *serial)
         return 0;
     snprintf(addr, len, "127.0.0.1:%u", port);
     return 1;
+}
+
+/* How long a serial naming an mDNS instance waits for its answer. */
+#define MDNS_RESOLVE_MS 2000
+
+/* "NAME._adb-tls-connect._tcp", "NAME._adb._tcp" (".local" and a final dot
+ * may follow): a serial that can only be an mDNS service instance. */
+static int is_mdns(const char *serial)
+{
+    static const char *const types[] = {"._adb-tls-connect._tcp", "._adb._tcp"};
+    for (int i = 0; i < 2; i++) {
+        const char *p = strstr(serial, types[i]);
+        if (!p || p == serial)
+            continue;
+        p += strlen(types[i]);
+        if (!*p || strcmp(p, ".") == 0 || strcmp(p, ".local") == 0 || strcmp(p, ".local.") == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* Resolve an mDNS instance to the "HOST:PORT" to connect to. */
+static int mdns_addr(char *addr, size_t len, const char *serial, int timeout_ms)
+{
+    adbc_mdns_service sv;
+    int t = timeout_ms > 0 && timeout_ms < MDNS_RESOLVE_MS ? timeout_ms : MDNS_RESOLVE_MS;
+    int rc = adbc_mdns_resolve(&sv, serial, t);
+    if (rc < 0)
+        return rc;
+    adbc_mdns_addr(addr, len, &sv);
+    return 0;
+}
+
+/* A name that is no USB serial here may still be an mDNS instance: try it,
+ * and when that fails too, say both. */
+static int usb_or_mdns(char *addr, size_t len, const char *serial, int usb_rc, int timeout_ms)
+{
+    char usb_msg[300];
+    snprintf(usb_msg, sizeof usb_msg, "%s", adbc_last_error());
+    int rc = mdns_addr(addr, len, serial, timeout_ms);
+    if (rc == 0)
+        return 0;
+    if (rc == ADBC_EINVAL || rc == ADBC_EIO)
+        return adbc_fail(usb_rc, "%s", usb_msg); /* no mDNS here: the USB answer stands */
+    return adbc_fail(ADBC_ENOTFOUND, "%s; and %s", usb_msg, adbc_last_error());
 }
 
 /* The devices "the only device" chooses from: USB (not in fastboot) and
@@ -141,16 +187,20 @@ int adbc_device_find(adbc_device_entry *out, const char *serial, const adbc_devi
 {
     memset(out, 0, sizeof *out);
     adbc_devices_opts def;
-    if (!opts) {
-        adbc_devices_opts_init(&def);
-        opts = &def;
-    }
+    adbc_devices_opts_init(&def);
+    if (adbc_abi_take(&def, sizeof def, opts, "adbc_devices_opts") < 0)
+        return ADBC_EINVAL;
+    opts = &def;
     serial = adbc_device_serial(serial);
-    char addr[64];
+    char addr[128];
     if (serial && is_tcp(serial))
         return tcp_entry(out, serial, serial, "tcp", opts);
     if (serial && emu_addr(addr, sizeof addr, serial))
         return tcp_entry(out, serial, addr, "local", opts);
+    if (serial && is_mdns(serial)) {
+        int rc = mdns_addr(addr, sizeof addr, serial, opts->timeout_ms);
+        return rc < 0 ? rc : tcp_entry(out, serial, addr, "tcp", opts);
+    }
     if (serial && strncmp(serial, "fd:", 3) == 0) {
         int fd;
         int rc = parse_fd(serial, &fd);
@@ -185,29 +235,44 @@ int adbc_device_find(adbc_device_entry *out, const char *serial, const adbc_devi
         }
     }
     adbc_devices_free(list);
-    return adbc_fail(ADBC_ENOTFOUND,
-                     "no device \"%s\": no USB device with that serial%s (`adbc-snap devices` "
-                     "lists what is found)",
-                     serial, usbpath ? " or port path" : "");
+    adbc_fail(ADBC_ENOTFOUND,
+              "no device \"%s\": no USB device with that serial%s (`adbc-snap devices` lists "
+              "what is found)",
+              serial, usbpath ? " or port path" : "");
+    if (usbpath || usb_or_mdns(addr, sizeof addr, serial, ADBC_ENOTFOUND, opts->timeout_ms) < 0)
+        return ADBC_ENOTFOUND;
+    return tcp_entry(out, serial, addr, "tcp", opts);
 }
 
 int adbc_device_connect(adbc_conn **out, const char *serial, const adbc_conn_opts *opts)
 {
     *out = NULL;
     serial = adbc_device_serial(serial);
-    char addr[64];
+    char addr[128];
     if (serial && is_tcp(serial))
         return adbc_connect(out, serial, opts);
     if (serial && emu_addr(addr, sizeof addr, serial))
         return adbc_connect(out, addr, opts);
     if (serial && strncmp(serial, "fd:", 3) == 0)
         return connect_fd(out, serial, opts);
+    adbc_conn_opts co;
+    adbc_conn_opts_init(&co);
+    if (adbc_abi_take(&co, sizeof co, opts, "adbc_conn_opts") < 0)
+        return ADBC_EINVAL;
+    int tmo = co.connect_timeout_ms;
+    if (serial && is_mdns(serial)) {
+        int rc = mdns_addr(addr, sizeof addr, serial, tmo);
+        return rc < 0 ? rc : adbc_connect(out, addr, opts);
+    }
     adbc_transport *t;
     if (serial) {
         int rc = adbc_transport_usb(&t, serial);
-        if (rc < 0)
+        if (rc == 0)
+            return adbc_conn_open(out, t, opts);
+        if (strncmp(serial, "usb:", 4) == 0 || (rc != ADBC_ENOTFOUND && rc != ADBC_EIO))
             return rc;
-        return adbc_conn_open(out, t, opts);
+        rc = usb_or_mdns(addr, sizeof addr, serial, rc, tmo);
+        return rc < 0 ? rc : adbc_connect(out, addr, opts);
     }
     /* The only device: list without handshakes (an open port or a USB
      * interface is a device), then connect to it. */
@@ -266,10 +331,9 @@ int adbc_device_wait(adbc_device_entry *out, const char *serial, adbc_wait_trans
                      adbc_dev_state state, int timeout_ms, const adbc_devices_opts *opts)
 {
     adbc_devices_opts o;
-    if (opts)
-        o = *opts;
-    else
-        adbc_devices_opts_init(&o);
+    adbc_devices_opts_init(&o);
+    if (adbc_abi_take(&o, sizeof o, opts, "adbc_devices_opts") < 0)
+        return ADBC_EINVAL;
     o.probe = 1;
     serial = adbc_device_serial(serial);
     int64_t deadline = timeout_ms < 0 ? -1 : adbc_deadline(timeout_ms);

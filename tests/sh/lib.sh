@@ -24,6 +24,7 @@ ADB_TIMEOUT=${ADB_TIMEOUT:-30}
 
 declare -A TD_PID TD_PORT TD_DIR TD_KEYS TD_SANDBOX
 declare -A ADB_PID ADB_PORT ADB_HOME
+TD_WRAP=()
 T_TMP=
 TD_FD=
 TD_REPLY=
@@ -117,6 +118,9 @@ t_cleanup()
 # ---- the test device ----
 
 # td_start NAME [--authorized-keys-from ADBNAME]... [adbc-testdevice options]
+# (TD_WRAP, an array, is put in front of the command when set: e.g.
+# TD_WRAP=(nsenter -t PID -n) runs the device in another network namespace;
+# nsenter execs the device, so its pid is still the device's.)
 # Starts a device on a kernel-chosen loopback port with its own sandbox
 # and authorized-keys file ($T_TMP/dev-NAME/). --authorized-keys-from adds
 # that adb server's public key to the file first. Waits (10 s at most) for
@@ -148,7 +152,8 @@ td_start()
     : > "$dir/stdout"
     : > "$dir/stderr"
     # Appending, so a test may truncate the log of a running device.
-    "$TD_BIN" --port 0 --sandbox "$dir/sandbox" --authorized-keys "$dir/adb_keys" \
+    ${TD_WRAP[@]+"${TD_WRAP[@]}"} \
+        "$TD_BIN" --port 0 --sandbox "$dir/sandbox" --authorized-keys "$dir/adb_keys" \
         --pidfile "$dir/pid" "${args[@]}" >> "$dir/stdout" 2>> "$dir/stderr" &
     local pid=$!
     TD_PID[$name]=$pid

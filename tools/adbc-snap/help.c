@@ -128,6 +128,16 @@ static const snap_help help_table[] = {
      "Polls the listing every 250 ms. Exits 0 when ready, 1 on timeout.\n\n"
      "  -t SECONDS   give up after this long (default: --timeout if given, else\n"
      "               wait as long as it takes, as adb does)"},
+    {"mdns",
+     "mdns check: whether mDNS can be used here (adbc sends its own queries, so\n"
+     "no daemon is needed; it needs a network interface with multicast up).\n"
+     "mdns services: the wireless-debugging services announced on the network,\n"
+     "as adb prints them: INSTANCE<TAB>SERVICE<TAB>IP:PORT, where SERVICE is\n"
+     "_adb-tls-connect._tcp (connect, TLS), _adb-tls-pairing._tcp (pairing\n"
+     "dialog open) or _adb._tcp (plain TCP). Connect with -s INSTANCE.\n\n"
+     "  --wait MS   how long to listen (default 1000; ends sooner once every\n"
+     "              service found is resolved)\n"
+     "  " JSON_NOTE},
     {"get-state",
      "Prints the selected device's state as `adb get-state` does (device,\n"
      "unauthorized, offline, recovery, bootloader, ...), from a short\n"

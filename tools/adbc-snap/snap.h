@@ -112,6 +112,7 @@ extern const snap_cmd snap_cmds_apps[];
 extern const snap_cmd snap_cmds_pair[];
 extern const snap_cmd snap_cmds_forward[], snap_cmds_webviews[];
 extern const snap_cmd snap_cmds_wait[];
+extern const snap_cmd snap_cmds_mdns[];
 
 /* 1 if name is one of adb's wait-for-[TRANSPORT-]STATE commands. */
 int snap_is_wait_cmd(const char *name);

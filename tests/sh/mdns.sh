@@ -1,0 +1,197 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# mDNS against a real responder: Debian's avahi-daemon (enable-dbus=no,
+# static service files bind-mounted over /etc/avahi/services) runs in a
+# second network and mount namespace joined to this test's namespace by a
+# veth pair, announcing test devices as _adb._tcp, _adb-tls-connect._tcp
+# (the test device in TLS mode) and _adb-tls-pairing._tcp. adbc's queries
+# cross a real multicast link: list, connect by instance name, pair with
+# only the code. Then a hostile responder (truncated records, pointer loops,
+# 10,000 answers, wrong lengths) takes avahi's place.
+set -u
+if [ -z "${ADBC_IN_NETNS:-}" ]; then
+    if [ "$(id -u)" != 0 ] || ! unshare -n -m true 2>/dev/null; then
+        echo "SKIP: needs root for private network and mount namespaces"
+        exit 77
+    fi
+    ADBC_IN_NETNS=1 exec unshare -n -m bash "$0" "$@"
+fi
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+for c in avahi-daemon ip nsenter python3 "$ADB_BIN"; do
+    command -v $c > /dev/null || { echo "SKIP: $c not installed (scripts/packages.txt)"; exit 77; }
+done
+t_init
+SNAP=$ADBC_BUILD_DIR/tools/adbc-snap
+[ -x "$SNAP" ] || t_fail "adbc-snap not built: $SNAP"
+ms() { echo $(($(date +%s%N) / 1000000)); }
+
+# ---- the two namespaces and the link between them ----
+ip link set lo up
+unshare -n -m bash -c 'exec sleep 600' &
+PHONE=$!
+T_BG_PIDS+=($PHONE)
+sleep 0.2
+IN_PHONE=(nsenter -t "$PHONE" -n -m)
+ip link add vhost type veth peer name vphone || t_fail "cannot make a veth pair"
+ip link set vphone netns "$PHONE" || t_fail "cannot move vphone"
+ip addr add 10.77.0.1/24 dev vhost
+ip -6 addr add fe80::a/64 dev vhost nodad
+ip link set vhost up
+"${IN_PHONE[@]}" sh -c 'ip link set lo up && ip addr add 10.77.0.2/24 dev vphone &&
+    ip -6 addr add fe80::b/64 dev vphone nodad && ip link set vphone up' ||
+    t_fail "cannot set up the phone's namespace"
+
+# adbc-snap's key: the user key in a private HOME, trusted by the plain device.
+adb_home_make a
+export HOME=${ADB_HOME[a]}
+
+TD_WRAP=(nsenter -t "$PHONE" -n)
+td_start plain --host 0.0.0.0 --port 37001 --prop ro.product.model=Plain_Phone
+cat "$HOME/.android/adbkey.pub" >> "${TD_KEYS[plain]}"
+td_start tls --host 0.0.0.0 --port 37002 --tls --pair-port 37003 --pair-code 482913 \
+    --prop ro.product.model=Tls_Phone
+TD_WRAP=()
+
+# ---- avahi-daemon in the phone's namespace ----
+mkdir -p "$T_TMP/services" "$T_TMP/avahi-run"
+service()
+{
+    cat > "$T_TMP/services/$1.service" << XML
+<?xml version="1.0" standalone='no'?>
+<!DOCTYPE service-group SYSTEM "avahi-service.dtd">
+<service-group>
+  <name>$2</name>
+  <service><type>$3</type><port>$4</port>$5</service>
+</service-group>
+XML
+}
+service plain adb-PLAIN0001-aBcDeF _adb._tcp 37001 ''
+service tls adb-TLS0002-xYz123 _adb-tls-connect._tcp 37002 '<txt-record>v=ADB_SECURE_SERVICE_VERSION</txt-record>'
+service pair adb-TLS0002-xYz123 _adb-tls-pairing._tcp 37003 ''
+cat > "$T_TMP/avahi.conf" << 'CONF'
+[server]
+host-name=adbcphone
+domain-name=local
+use-ipv4=yes
+use-ipv6=yes
+allow-interfaces=vphone
+enable-dbus=no
+[wide-area]
+enable-wide-area=no
+[publish]
+publish-addresses=yes
+publish-hinfo=no
+publish-workstation=no
+CONF
+"${IN_PHONE[@]}" sh -c "mount --bind '$T_TMP/services' /etc/avahi/services &&
+    mkdir -p /run/avahi-daemon && mount -t tmpfs tmpfs /run/avahi-daemon" ||
+    t_fail "cannot bind-mount the service files in the phone's mount namespace"
+"${IN_PHONE[@]}" avahi-daemon -f "$T_TMP/avahi.conf" --no-drop-root --no-chroot --no-rlimits \
+    --no-proc-title > "$T_TMP/avahi.log" 2>&1 &
+AVAHI=$!
+T_BG_PIDS+=($AVAHI)
+avahi_log() { printf -- '--- avahi-daemon log ---\n%s\n' "$(tail -n 20 "$T_TMP/avahi.log")" >&2; }
+
+t_check "mdns check names this namespace's multicast interface, IPv4 and IPv6"
+out=$("$SNAP" mdns check) || t_fail "mdns check: $out"
+[ "$out" = "mdns daemon version [adbc built-in mDNS: vhost (IPv4, IPv6)]" ] || t_fail "mdns check: $out"
+
+t_check "mdns services lists the three services avahi announces, in adb's format"
+expect="List of discovered mdns services
+adb-PLAIN0001-aBcDeF	_adb._tcp	10.77.0.2:37001
+adb-TLS0002-xYz123	_adb-tls-connect._tcp	10.77.0.2:37002
+adb-TLS0002-xYz123	_adb-tls-pairing._tcp	10.77.0.2:37003"
+sorted() { { head -n1; sort; } <<< "$1"; }
+for ((i = 0; i < 40; i++)); do
+    out=$("$SNAP" -q mdns services 2> /dev/null)
+    [ "$(sorted "$out")" = "$(sorted "$expect")" ] && break
+    kill -0 $AVAHI 2> /dev/null || { avahi_log; t_fail "avahi-daemon exited"; }
+    sleep 0.25
+done
+[ "$(sorted "$out")" = "$(sorted "$expect")" ] || { avahi_log; t_fail "mdns services:
+$out"; }
+
+t_check "discovery takes well under its 1 s bound once avahi is announcing (median of 5)"
+times=()
+for i in 1 2 3 4 5; do
+    t0=$(ms)
+    out=$("$SNAP" -q mdns services)
+    t1=$(ms)
+    [ "$(sorted "$out")" = "$(sorted "$expect")" ] || t_fail "run $i listed: $out"
+    times+=($((t1 - t0)))
+done
+median=$(printf '%s\n' "${times[@]}" | sort -n | sed -n 3p)
+echo "mDNS discovery against avahi: ${times[*]} ms (median $median ms)"
+[ "$median" -lt 1000 ] || t_fail "median discovery $median ms"
+
+t_check "mdns services --json carries the host, TXT and interface"
+json=$("$SNAP" -q mdns services --json)
+for want in '"instance":"adb-TLS0002-xYz123","service":"_adb-tls-connect._tcp","host":"adbcphone.local","address":"10.77.0.2","port":37002,"connect":"10.77.0.2:37002","interface":"vhost","txt":"v=ADB_SECURE_SERVICE_VERSION","local":false' \
+    '"instance":"adb-PLAIN0001-aBcDeF","service":"_adb._tcp"'; do
+    case $json in *"$want"*) ;; *) t_fail "no $want in $json" ;; esac
+done
+
+t_check "-s INSTANCE and -s INSTANCE._adb._tcp reach the plain device"
+out=$("$SNAP" -s adb-PLAIN0001-aBcDeF shell getprop ro.product.model) || t_fail "-s instance: $out"
+[ "$out" = Plain_Phone ] || t_fail "-s adb-PLAIN0001-aBcDeF got '$out'"
+out=$("$SNAP" -s adb-PLAIN0001-aBcDeF._adb._tcp get-serialno) || t_fail "get-serialno: $out"
+[ "$out" = adb-PLAIN0001-aBcDeF._adb._tcp ] || t_fail "get-serialno said '$out'"
+out=$(ANDROID_SERIAL=adb-PLAIN0001-aBcDeF._adb._tcp "$SNAP" info) || t_fail "info: $out"
+case $out in *"transport:        tcp:10.77.0.2:37001"*) ;; *) t_fail "info: $out" ;; esac
+
+t_check "the TLS service before pairing: refused, saying to pair"
+"$SNAP" --timeout 5 -s adb-TLS0002-xYz123._adb-tls-connect._tcp info > /dev/null 2> "$T_TMP/np.err" &&
+    t_fail "an unpaired key got in"
+grep -qi "pair" "$T_TMP/np.err" || t_fail "message: $(cat "$T_TMP/np.err")"
+
+t_check "pair CODE with no address pairs with the only announced pairing service"
+out=$("$SNAP" pair 482913) || t_fail "pair: $out"
+case $out in "Successfully paired to 10.77.0.2:37003 [guid="*) ;; *) t_fail "pair said: $out" ;; esac
+
+t_check "-s INSTANCE reaches the TLS device after pairing, over TLS"
+out=$("$SNAP" -s adb-TLS0002-xYz123 info) || t_fail "info: $out"
+case $out in *"transport:        tls:tcp:10.77.0.2:37002"*) ;; *) t_fail "info: $out" ;; esac
+out=$("$SNAP" -s adb-TLS0002-xYz123._adb-tls-connect._tcp shell getprop ro.product.model) ||
+    t_fail "shell: $out"
+[ "$out" = Tls_Phone ] || t_fail "got '$out'"
+
+t_check "an instance nobody announces: not found within the bound, naming what was found"
+t0=$(ms)
+"$SNAP" -s adb-NOPE-000000._adb-tls-connect._tcp info 2> "$T_TMP/nope.err" && t_fail "found NOPE"
+t1=$(ms)
+grep -q 'no mDNS service "adb-NOPE-000000._adb-tls-connect._tcp"' "$T_TMP/nope.err" ||
+    t_fail "message: $(cat "$T_TMP/nope.err")"
+[ $((t1 - t0)) -lt 5000 ] || t_fail "took $((t1 - t0)) ms"
+
+_t_stop_pid $AVAHI 5
+td_stop plain
+td_stop tls
+
+t_check "pair CODE with no pairing service announced: a clear error"
+"$SNAP" pair 482913 > /dev/null 2> "$T_TMP/nopair.err" && t_fail "pair with nothing announced"
+grep -q "no pairing service" "$T_TMP/nopair.err" || t_fail "message: $(cat "$T_TMP/nopair.err")"
+
+# ---- a hostile responder in avahi's place ----
+"${IN_PHONE[@]}" python3 "$ADBC_SOURCE_DIR/tests/sh/mdns_hostile.py" 10.77.0.2 10.77.0.2 37001 \
+    > "$T_TMP/hostile.out" 2>&1 &
+T_BG_PIDS+=($!)
+for ((i = 0; i < 100; i++)); do grep -q ready "$T_TMP/hostile.out" && break; sleep 0.05; done
+grep -q ready "$T_TMP/hostile.out" || t_fail "hostile responder: $(cat "$T_TMP/hostile.out")"
+
+t_check "hostile answers (loops, bad lengths, 10,000 records): bounded time and count, the valid one kept"
+t0=$(ms)
+json=$("$SNAP" -q mdns services --json --wait 1500) || t_fail "mdns services failed"
+t1=$(ms)
+[ $((t1 - t0)) -lt 3000 ] || t_fail "browse took $((t1 - t0)) ms"
+case $json in
+    *'"instance":"adb-GOOD-1","service":"_adb._tcp","host":"good-host.local","address":"10.77.0.2","port":37001'*) ;;
+    *) t_fail "the valid service is missing: ${json:0:600}" ;;
+esac
+n=$(grep -o '"instance"' <<< "$json" | wc -l)
+[ "$n" -le 256 ] && [ "$n" -ge 2 ] || t_fail "$n services kept (bound 256)"
+grep -q 'adb-CLAIM\|xxxxx\|yyyy' <<< "$json" && t_fail "records from a malformed message were kept"
+text=$("$SNAP" -q mdns services --wait 1500)
+[ "$(grep -c . <<< "$text")" = 2 ] || t_fail "only the resolved service may be listed: ${text:0:300}"
+echo "hostile: $n services kept, browse $((t1 - t0)) ms"
+
+echo "ok: $T_CHECKS checks"
