@@ -39,7 +39,8 @@ static int put_char(char *out, size_t cap, size_t *n, uint8_t c)
  * it is written at that place (a pointer ends it). Every pointer must point
  * below the previous one (below the name's own start for the first), so
  * the walk ends; at most ADBC_DNS_MAX_JUMPS of them, at most 255 wire
- * bytes. */
+ * bytes counting the root (RFC 1035 2.3.4), so every name read encodes
+ * back. */
 static int read_name(const uint8_t *p, size_t len, size_t *off, char *out, size_t cap)
 {
     size_t pos = *off, n = 0, wire = 0, limit = *off;
@@ -71,8 +72,8 @@ static int read_name(const uint8_t *p, size_t len, size_t *off, char *out, size_
         if (pos + 1 + c > len)
             return -1;
         wire += (size_t)c + 1;
-        if (wire > 255)
-            return -1;
+        if (wire > 254)
+            return -1; /* with the root's zero byte a name is at most 255 octets */
         if (n > 0) {
             if (n + 1 >= cap)
                 return -1;
