@@ -102,8 +102,15 @@ int snap_session_connect(snap_ctx *ctx, adbc_conn **out)
         close(fd);
         return -1;
     }
+    /* The server answers CNXN itself and never asks for AUTH: an empty
+     * keyring spares loading the user's key (and OpenSSL's start-up). */
+    if (!ctx->session_keys && adbc_keyring_new(&ctx->session_keys) < 0) {
+        adbc_transport_free(t);
+        return -1;
+    }
     adbc_conn_opts o;
     adbc_conn_opts_init(&o);
+    o.keys = ctx->session_keys;
     if (ctx->timeout_ms < o.connect_timeout_ms)
         o.connect_timeout_ms = ctx->timeout_ms;
     return adbc_conn_open(out, t, &o) < 0 ? -1 : 0;
