@@ -46,6 +46,9 @@ typedef struct serve {
     int conn_timeout_s;      /* idle HTTP connection timeout */
     size_t body_max;
     _Atomic int stopping;
+    int idle_exit_s;         /* --idle-exit: 0 never */
+    _Atomic int64_t last_client_ms; /* monotonic ms of the latest client activity */
+    _Atomic int64_t gone_since; /* monotonic ms since every device is gone; 0 while one is held */
     pthread_t reconnector;
     pthread_mutex_t wake_lock;
     pthread_cond_t wake;
@@ -64,6 +67,9 @@ int serve_dev_acquire(serve *s, serve_dev *d, int wait_ms, ops_err *e);
 void serve_dev_release(serve *s, serve_dev *d, ops_code code);
 int serve_reconnector_start(serve *s);
 void serve_reconnector_stop(serve *s);
+/* Whether --idle-exit's bound is reached: every device gone for idle_exit_s
+ * and no client for as long (none connected to the control socket either). */
+int serve_idle_expired(serve *s);
 
 /* ---- token.c ---- */
 /* The token: ADBC_SERVE_TOKEN, else the file (created 0600 with 32 random
@@ -79,6 +85,8 @@ int serve_marks_png(uint8_t **png, size_t *len, const adbc_frame *f, const adbc_
 /* ---- control.c: the local control socket for adbc-snap (device 0) ---- */
 int serve_control_start(serve *s, const char *path);
 void serve_control_stop(serve *s, const char *path);
+/* Control clients connected now. */
+int serve_control_clients(void);
 
 /* ---- http.c ---- */
 int serve_http_start(serve *s, const char *listen, int explicit_token, const char *ready_file);
