@@ -39,6 +39,7 @@ typedef struct serve {
     serve_dev devs[SERVE_MAX_DEVICES];
     int ndevs;
     char token[2 * SERVE_TOKEN_BYTES + 1];
+    size_t token_len;        /* kept apart: the compare never scans the token for its end */
     int call_ms;             /* bound of every call (--call-timeout) */
     int busy_ms;             /* how long a call waits for a busy device (--busy-wait) */
     int settle_ms;           /* pause after an act before the observation */
@@ -75,7 +76,7 @@ int serve_idle_expired(serve *s);
 /* The token: ADBC_SERVE_TOKEN, else the file (created 0600 with 32 random
  * bytes, hex, when missing). 0 or -1 after printing why. */
 int serve_token_load(serve *s, const char *path);
-/* Constant-time: the time depends only on the server's token length. */
+/* Constant-time (ops_secret_equal): the time depends only on the lengths. */
 int serve_token_ok(const serve *s, const char *given);
 
 /* ---- marks.c ---- */
