@@ -498,8 +498,10 @@ int sync_job_wait(const sync_job *j)
 static int deadline_error(const sync_job *j)
 {
     return adbc_fail(ADBC_ETIMEDOUT,
-                     "did not finish within its deadline of %d ms (%llu files, %llu bytes "
-                     "done); give it a longer deadline (adbc-snap --deadline) or move less",
+                     "%s %s did not finish within its deadline of %d ms (%llu files, %llu "
+                     "bytes done); give it a longer deadline (adbc-snap --deadline) or move "
+                     "less",
+                     j->verb ? j->verb : "the transfer", j->what ? j->what : "",
                      j->opts->deadline_ms, (unsigned long long)j->res.files,
                      (unsigned long long)j->res.bytes);
 }
@@ -511,20 +513,13 @@ int sync_job_check(const sync_job *j)
     return 0;
 }
 
-int sync_job_finish(const sync_job *j, int rc, const char *verb)
+int sync_job_finish(const sync_job *j, int rc)
 {
-    if (rc >= 0 || !j->deadline || adbc_now_ms() < j->deadline ||
-        (rc != ADBC_ETIMEDOUT && rc != ADBC_ECLOSED))
+    if (rc != ADBC_ETIMEDOUT || !j->deadline || adbc_now_ms() < j->deadline ||
+        strstr(adbc_last_error(), "deadline"))
         return rc;
     /* A wait the deadline cut short says "no reply within N ms"; say why. */
-    char prev[768];
-    snprintf(prev, sizeof prev, "%s", adbc_last_error());
-    if (strstr(prev, "deadline"))
-        return rc;
-    deadline_error(j);
-    char msg[768];
-    snprintf(msg, sizeof msg, "%s", adbc_last_error());
-    return adbc_fail(ADBC_ETIMEDOUT, "%s %s", verb, msg);
+    return deadline_error(j);
 }
 
 int sync_job_entry(sync_job *j, const char *root)

@@ -63,6 +63,7 @@ typedef struct sync_job {
     uint64_t last_report;   /* p.bytes at the last report */
     int timeout_ms;         /* per wait */
     int64_t deadline;       /* the whole call must end by then (0: no bound) */
+    const char *verb, *what; /* "pull", and its source: for messages */
     uint64_t entries;       /* tree walk: entries met so far */
     uint64_t max_entries;   /* ... and the cap */
     int max_depth;
@@ -131,7 +132,7 @@ int sync_job_wait(const sync_job *j);
 int sync_job_check(const sync_job *j);
 /* At the end of a push or pull: a wait that timed out because the deadline
  * cut it short is reported as the deadline. */
-int sync_job_finish(const sync_job *j, int rc, const char *verb);
+int sync_job_finish(const sync_job *j, int rc);
 /* One more directory entry met by a tree walk under root: ADBC_ELIMIT past
  * the cap, and the deadline is checked. */
 int sync_job_entry(sync_job *j, const char *root);

@@ -515,6 +515,8 @@ int adbc_sync_pull(adbc_sync *s, const char *remote, const char *local,
     sync_job j;
     if (sync_job_init(&j, opts, timeout_ms) < 0)
         return ADBC_EINVAL;
+    j.verb = "pull";
+    j.what = remote;
     j.umask = sync_umask();
     adbc_sync_statbuf st;
     int rc = sync_job_setup(s, &j, 0);
@@ -536,7 +538,7 @@ int adbc_sync_pull(adbc_sync *s, const char *remote, const char *local,
                            remote, st.mode);
         }
     }
-    rc = sync_job_finish(&j, rc, "pull");
+    rc = sync_job_finish(&j, rc);
     sync_job_done(&j);
     if (res)
         *res = j.res;

@@ -420,6 +420,8 @@ int adbc_sync_push(adbc_sync *s, const char *local, const char *remote,
     sync_job j;
     if (sync_job_init(&j, opts, timeout_ms) < 0)
         return ADBC_EINVAL;
+    j.verb = "push";
+    j.what = local;
     struct stat st;
     int rc = sync_job_setup(s, &j, 1);
     if (rc < 0) {
@@ -449,7 +451,7 @@ int adbc_sync_push(adbc_sync *s, const char *local, const char *remote,
     } else {
         rc = adbc_fail(ADBC_EINVAL, "cannot push %s: not a file, link or directory", local);
     }
-    rc = sync_job_finish(&j, rc, "push");
+    rc = sync_job_finish(&j, rc);
     sync_job_done(&j);
     if (res)
         *res = j.res;
