@@ -19,6 +19,7 @@ typedef struct snap_ctx {
     const char *argv0;
     adbc_conn *conn;     /* opened by snap_connect, closed by main */
     struct adbc_reverse *reverse; /* set: snap_connect accepts its device-opened streams */
+    adbc_keyring *session_keys; /* the empty keyring of a session's connection */
 } snap_ctx;
 
 typedef struct snap_cmd {
