@@ -13,6 +13,7 @@
 typedef struct adbc_pkt {
     struct adbc_pkt *next;
     size_t plen;
+    size_t pcap;  /* room for payload */
     int control;  /* not a WRTE: counted against SENDQ_CONTROL_MAX */
     uint8_t hdr[ADBC_HEADER_SIZE];
     uint8_t payload[];
@@ -31,6 +32,10 @@ enum stream_state {
  * queue without end. Far above what any use of the streams needs (one or
  * two per stream), about 5 MB at the bound. */
 #define SENDQ_CONTROL_MAX 65536
+
+/* Sent packets of at least SENDQ_SPARE_MIN payload bytes kept for reuse. */
+#define SENDQ_SPARE 2
+#define SENDQ_SPARE_MIN (16 * 1024)
 
 typedef struct adbc_sstream {
     uint32_t local, remote;
@@ -77,6 +82,10 @@ struct adbc_session {
     size_t qoff; /* bytes of the current segment already sent */
     size_t queued;
     size_t qcontrol; /* control packets (all but WRTE) in the queue */
+    /* Large packets sent and kept for the next WRTEs: allocating and
+     * freeing a packet of up to max_payload bytes for each one costs page
+     * faults (the allocator hands such blocks back to the system). */
+    adbc_pkt *spare[SENDQ_SPARE];
 
     /* Streams. */
     adbc_sstream *streams;
