@@ -19,6 +19,8 @@ typedef struct snap_ctx {
     const char *argv0;
     adbc_conn *conn;     /* opened by snap_connect, closed by main */
     struct adbc_reverse *reverse; /* set: snap_connect accepts its device-opened streams */
+    uint32_t window;      /* nonzero: the connection's per-stream receive window */
+    uint32_t max_payload; /* nonzero: the largest packet the connection offers */
 } snap_ctx;
 
 typedef struct snap_cmd {
