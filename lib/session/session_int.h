@@ -44,6 +44,9 @@ typedef struct adbc_sstream {
      * delayed_ack: `credit` is what the peer's window still allows. */
     int ready;
     int64_t credit;
+    /* delayed_ack: bytes sent that the peer has not acknowledged yet
+     * (bounded by send_ahead when that is set). */
+    int64_t inflight;
     /* Receive side: bytes received and not yet acknowledged, and how many of
      * those the consumer has already used. */
     uint64_t unacked;
@@ -53,6 +56,7 @@ typedef struct adbc_sstream {
 struct adbc_session {
     adbc_role role;
     uint32_t our_version, our_max_payload, window;
+    uint32_t send_ahead; /* 0: the peer's window alone bounds what is in flight */
     unsigned max_auth_tokens;
     int auth_required, offer_tls, we_delayed_ack, accept_opens;
     char *banner;

@@ -20,14 +20,18 @@
  * streams at once, each buffering what the device sent ahead of its local
  * reader: up to the stream window plus one packet. 256 KiB each keeps 40
  * busy connections near adb's own memory and still fills a USB or loopback
- * link (docs/forward.md, "Memory"). */
+ * link. The other way, adbd would take 32 MiB per stream ahead of its local
+ * reader; 1 MiB in flight keeps the link busy without filling the device's
+ * memory (docs/forward.md, "Speed and memory"). */
 #define RELAY_WINDOW (256u * 1024)
 #define RELAY_PAYLOAD (256u * 1024)
+#define RELAY_SEND_AHEAD (1024u * 1024)
 
 static void relay_conn(snap_ctx *ctx)
 {
     ctx->window = RELAY_WINDOW;
     ctx->max_payload = RELAY_PAYLOAD;
+    ctx->send_ahead = RELAY_SEND_AHEAD;
 }
 
 static int cmd_forward(snap_ctx *ctx, int argc, char **argv);

@@ -21,6 +21,7 @@ typedef struct snap_ctx {
     struct adbc_reverse *reverse; /* set: snap_connect accepts its device-opened streams */
     uint32_t window;      /* nonzero: the connection's per-stream receive window */
     uint32_t max_payload; /* nonzero: the largest packet the connection offers */
+    uint32_t send_ahead;  /* nonzero: bytes a stream keeps in flight at most */
 } snap_ctx;
 
 typedef struct snap_cmd {
