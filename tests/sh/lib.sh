@@ -75,6 +75,9 @@ t_init()
     unset ANDROID_SERIAL ANDROID_ADB_SERVER_PORT ADB_SERVER_SOCKET ANDROID_ADB_SERVER_ADDRESS \
         ADB_VENDOR_KEYS ANDROID_SDK_HOME ANDROID_USER_HOME ANDROID_EMULATOR_HOME ADB_TRACE \
         ADB_MDNS ADB_MDNS_AUTO_CONNECT ADB_LIBUSB
+    # A session server runs detached: one left by a test killed before its
+    # EXIT trap ends on its own 20 s after its (killed) device is gone.
+    export ADBC_SESSION_IDLE_EXIT=20
 }
 
 # Wait until a process id is gone (it must be our child). $2: timeout s.

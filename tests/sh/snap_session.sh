@@ -4,7 +4,8 @@
 # commands go through the session (the device sees no new connection) with
 # the same output and exit status as without; --no-session bypasses; the
 # socket is 0600 and refuses other uids; two sessions for two devices; a
-# stale session file (its server killed) is ignored and cleaned up.
+# stale session file (its server killed) is ignored and cleaned up; a
+# session whose device is gone and that nobody uses ends on its own.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 t_init
@@ -161,6 +162,33 @@ R "$A" session stop
 [ "$rc" = 1 ] || t_fail "stop without a session: $rc"
 R "$B" session stop
 [ "$rc" = 0 ] || t_fail "stop b: $(cat "$T_TMP/e")"
+
+t_check "a session ends on its own once its device is gone and nobody uses it (--idle-exit)"
+td_start c --no-auth
+C=127.0.0.1:${TD_PORT[c]}
+ADBC_SESSION_IDLE_EXIT=2 R "$C" session start
+[ "$rc" = 0 ] || t_fail "start c: $(cat "$T_TMP/e")"
+pid_c=$(cat "$RUN"/session-127.0.0.1%3A${TD_PORT[c]}.pid)
+log_c=$RUN/session-127.0.0.1%3A${TD_PORT[c]}.log
+sleep 3.5 # unused for longer than the bound, but the device is there: it stays
+kill -0 "$pid_c" 2> /dev/null || t_fail "the session ended while its device was there: $(cat "$log_c")"
+R "$C" shell "echo still"
+[ "$(cat "$T_TMP/o")" = still ] || t_fail "c through its session: $rc $(cat "$T_TMP/o" "$T_TMP/e")"
+tree() { local k; for k in $(ps --ppid "$1" -o pid=); do tree "$k"; done; echo "$1"; }
+victims=$(tree "${TD_PID[c]}")
+gone_at=$(date +%s%N)
+kill -9 $victims 2> /dev/null
+wait "${TD_PID[c]}" 2> /dev/null
+unset "TD_PID[c]"
+for ((i = 0; i < 200; i++)); do kill -0 "$pid_c" 2> /dev/null || break; sleep 0.05; done
+took=$((($(date +%s%N) - gone_at) / 1000000))
+kill -0 "$pid_c" 2> /dev/null && t_fail "the session still runs 10 s after its device died"
+[ "$took" -ge 1900 ] || t_fail "the session ended $took ms after its device died, before its 2 s bound"
+grep -q "every device gone and no client for 2 s (--idle-exit)" "$log_c" ||
+    t_fail "no idle-exit line in the log: $(cat "$log_c")"
+R "$C" session status
+[ "$rc" = 1 ] || t_fail "status after the idle exit: $rc"
+[ ! -e "$RUN/session-127.0.0.1%3A${TD_PORT[c]}.sock" ] || t_fail "socket left after the idle exit"
 
 t_check "session without a named device is a usage error"
 timeout 20 env -u ANDROID_SERIAL "$SNAP" session start > /dev/null 2>&1

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Apps and the device's log. Package and permission names are checked to
+/* Apps and the device's log. launch, intent, stop_app and top_activity are
+ * tools/ops' ops_app (shared with adbc-serve). Package and permission names are checked to
  * be Android names before anything is sent, and quoted as one word when
  * they are (adbc_shell_quote), so no argument can reach the shell as code. */
 #include "mcp.h"
@@ -10,95 +11,68 @@
 #include <sys/stat.h>
 
 #include "adbc/shell.h"
+#include "ops.h"
+
+/* Run ops_app (shared with adbc-serve's POST /v1/app) with the tool's
+ * arguments and "op": the checks, the device commands and the errors are
+ * its own. *res: its result (NULL on failure). */
+static int app_op(mcp_call *c, const cJSON *a, const char *op, ops_ctx *oc, cJSON **res)
+{
+    *res = NULL;
+    cJSON *args = a ? cJSON_Duplicate(a, 1) : cJSON_CreateObject();
+    if (!args || !cJSON_AddStringToObject(args, "op", op)) {
+        cJSON_Delete(args);
+        return call_fail(c, "out of memory");
+    }
+    if (call_device(c) != 0) {
+        cJSON_Delete(args);
+        return -1;
+    }
+    ops_ctx_init(oc, c->dev->conn, &c->dev->last, c->deadline);
+    int rc = ops_app(oc, args, res);
+    cJSON_Delete(args);
+    return rc != 0 ? call_fail(c, "%s", oc->err.msg) : 0;
+}
+
+/* launch, intent, stop_app: what was done, then the screen after. */
+static int app_act(mcp_call *c, const cJSON *a, const char *op)
+{
+    ops_ctx oc;
+    cJSON *res;
+    if (app_op(c, a, op, &oc, &res) != 0)
+        return -1;
+    cJSON_Delete(res);
+    call_text(c, "%s", oc.done);
+    ui_after_act(c);
+    return 0;
+}
 
 static int t_launch(mcp_call *c, const cJSON *a)
 {
-    const char *pkg;
-    if (arg_name(c, a, "package", 1, &pkg) || call_device(c))
-        return -1;
-    int rc = adbc_app_launch(c->dev->conn, pkg, call_remaining(c));
-    if (rc < 0)
-        return call_fail_adbc(c, rc, "launch");
-    call_text(c, "launched %s", pkg);
-    ui_after_act(c);
-    return 0;
+    return app_act(c, a, "launch");
 }
 
 static int t_intent(mcp_call *c, const cJSON *a)
 {
-    adbc_intent in;
-    memset(&in, 0, sizeof(in));
-    in.size = sizeof in;
-    if (arg_str(c, a, "action", 0, 512, &in.action) || arg_str(c, a, "data", 0, 4096, &in.data) ||
-        arg_str(c, a, "component", 0, 512, &in.component))
-        return -1;
-    if (!in.action && !in.data && !in.component)
-        return call_fail(c, "intent needs at least one of action, data, component");
-    const cJSON *ex = cJSON_GetObjectItemCaseSensitive(a, "extras");
-    adbc_intent_extra extras[32];
-    size_t n = 0;
-    if (ex && !cJSON_IsNull(ex)) {
-        if (!cJSON_IsArray(ex))
-            return call_fail(c, "argument 'extras' must be an array of {type, key, value}");
-        const cJSON *e;
-        cJSON_ArrayForEach(e, ex)
-        {
-            if (n == 32)
-                return call_fail(c, "at most 32 extras");
-            const char *type, *key, *value;
-            mcp_call *cc = c;
-            if (!cJSON_IsObject(e))
-                return call_fail(c, "each extra must be an object {type, key, value}");
-            if (arg_str(cc, e, "type", 1, 8, &type) || arg_str(cc, e, "key", 1, 256, &key) ||
-                arg_str(cc, e, "value", 1, 4096, &value))
-                return -1;
-            char t = strcmp(type, "string") == 0 ? 's' : strcmp(type, "int") == 0 ? 'i'
-                         : strcmp(type, "bool") == 0 ? 'b' : 0;
-            if (!t)
-                return call_fail(c, "extra type must be \"string\", \"int\" or \"bool\"");
-            extras[n].type = t;
-            extras[n].key = key;
-            extras[n].value = value;
-            n++;
-        }
-    }
-    in.extras = extras;
-    in.nextras = n;
-    if (call_device(c) != 0)
-        return -1;
-    int rc = adbc_app_start(c->dev->conn, &in, call_remaining(c));
-    if (rc < 0)
-        return call_fail_adbc(c, rc, "intent");
-    call_text(c, "started the intent");
-    ui_after_act(c);
-    return 0;
+    return app_act(c, a, "intent");
 }
 
 static int t_stop_app(mcp_call *c, const cJSON *a)
 {
-    const char *pkg;
-    if (arg_name(c, a, "package", 1, &pkg) || call_device(c))
-        return -1;
-    int rc = adbc_app_stop(c->dev->conn, pkg, call_remaining(c));
-    if (rc < 0)
-        return call_fail_adbc(c, rc, "stop_app");
-    call_text(c, "stopped %s", pkg);
-    ui_after_act(c);
-    return 0;
+    return app_act(c, a, "stop");
 }
 
 static int t_top_activity(mcp_call *c, const cJSON *a)
 {
-    (void)a;
-    if (call_device(c) != 0)
+    ops_ctx oc;
+    cJSON *res;
+    if (app_op(c, a, "top", &oc, &res) != 0)
         return -1;
-    char *act = NULL, *pkg = NULL;
-    int rc = adbc_app_top(&act, &pkg, c->dev->conn, call_remaining(c));
-    if (rc < 0)
-        return call_fail_adbc(c, rc, "top_activity");
-    call_text(c, "activity: %s\npackage: %s", *act ? act : "(none)", *pkg ? pkg : "(none)");
-    free(act);
-    free(pkg);
+    const char *act = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(res, "activity"));
+    const char *pkg = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(res, "package"));
+    call_text(c, "activity: %s\npackage: %s", act && *act ? act : "(none)",
+              pkg && *pkg ? pkg : "(none)");
+    cJSON_Delete(res);
     return 0;
 }
 

@@ -1,21 +1,23 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Seeing the screen: snapshot, find, and the waits. A snapshot taken here
- * becomes the device's latest: the refs the act tools take are its refs. */
+ * becomes the device's latest: the refs the act tools take are its refs.
+ * The operations are tools/ops' (shared with adbc-serve); this file presents
+ * them as MCP tools. */
 #include "mcp.h"
 
 #include "adbc/error.h"
+#include "ops.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-/* Add snap to the result and keep it as the device's latest (takes it). */
-static int present(mcp_call *c, adbc_ui_snap *snap, int json, const char *heading)
+/* Add the device's latest snapshot to the result. */
+static int present(mcp_call *c, int json, const char *heading)
 {
     mcp_dev *d = c->dev;
-    adbc_ui_snap_free(d->last);
-    d->last = snap;
+    const adbc_ui_snap *snap = d->last;
     size_t nrefs = adbc_ui_reftab_count(adbc_ui_snap_refs(snap));
     if (json) {
         char *js = NULL;
@@ -37,16 +39,19 @@ static int present(mcp_call *c, adbc_ui_snap *snap, int json, const char *headin
     return 0;
 }
 
+/* An operation context on the call's device (call_device() done). */
+static void ctx(mcp_call *c, ops_ctx *oc)
+{
+    ops_ctx_init(oc, c->dev->conn, &c->dev->last, c->deadline);
+}
+
 int ui_snapshot_into(mcp_call *c, int json, const char *heading)
 {
-    adbc_ui_opts uo;
-    adbc_ui_opts_init(&uo);
-    uo.timeout_ms = call_remaining(c);
-    adbc_ui_snap *snap = NULL;
-    int rc = adbc_ui_snapshot(&snap, c->dev->conn, &uo);
-    if (rc < 0)
-        return call_fail_adbc(c, rc, "snapshot");
-    return present(c, snap, json, heading);
+    ops_ctx oc;
+    ctx(c, &oc);
+    if (ops_snapshot(&oc) != 0)
+        return call_fail(c, "%s", oc.err.msg);
+    return present(c, json, heading);
 }
 
 void ui_after_act(mcp_call *c)
@@ -56,18 +61,15 @@ void ui_after_act(mcp_call *c)
         settle = call_remaining(c) / 2;
     struct timespec ts = {settle / 1000, (long)(settle % 1000) * 1000000L};
     nanosleep(&ts, NULL);
-    adbc_ui_opts uo;
-    adbc_ui_opts_init(&uo);
-    uo.timeout_ms = call_remaining(c);
-    adbc_ui_snap *snap = NULL;
-    int rc = adbc_ui_snapshot(&snap, c->dev->conn, &uo);
-    if (rc < 0) {
+    ops_ctx oc;
+    ctx(c, &oc);
+    if (ops_snapshot(&oc) != 0) {
         /* The act was done; only the look afterwards failed. */
         call_text(c, "(no snapshot after the act: %s; call snapshot to see the screen)",
-                  adbc_last_error());
+                  oc.err.msg);
         return;
     }
-    present(c, snap, 0, "after:");
+    present(c, 0, "after:");
 }
 
 static int t_snapshot(mcp_call *c, const cJSON *a)
@@ -88,107 +90,53 @@ static int t_snapshot(mcp_call *c, const cJSON *a)
 static int t_find(mcp_call *c, const cJSON *a)
 {
     adbc_ui_selector sel;
-    memset(&sel, 0, sizeof(sel));
-    sel.size = sizeof sel;
-    int contains = 0, nocase = 0;
-    if (arg_str(c, a, "text", 0, 4096, &sel.text) || arg_str(c, a, "desc", 0, 4096, &sel.desc) ||
-        arg_str(c, a, "resource_id", 0, 512, &sel.resource_id) ||
-        arg_str(c, a, "class", 0, 512, &sel.cls) || arg_bool(c, a, "contains", &contains) ||
-        arg_bool(c, a, "ignore_case", &nocase))
-        return -1;
-    if (!sel.text && !sel.desc && !sel.resource_id && !sel.cls)
-        return call_fail(c, "find needs at least one of text, desc, resource_id, class");
-    sel.flags = (contains ? ADBC_UI_MATCH_CONTAINS : 0) | (nocase ? ADBC_UI_MATCH_NOCASE : 0);
+    ops_err e;
+    if (ops_find_parse(&sel, a, &e) != 0)
+        return call_fail(c, "%s", e.msg);
     if (call_device(c) != 0)
         return -1;
-    adbc_ui_opts uo;
-    adbc_ui_opts_init(&uo);
-    uo.timeout_ms = call_remaining(c);
-    adbc_ui_snap *snap = NULL;
-    int rc = adbc_ui_snapshot(&snap, c->dev->conn, &uo);
-    if (rc < 0)
-        return call_fail_adbc(c, rc, "snapshot");
-    adbc_ui_snap_free(c->dev->last);
-    c->dev->last = snap;
-    int *refs = NULL;
-    size_t n = 0;
-    rc = adbc_ui_find(&refs, &n, snap, &sel);
-    if (rc < 0)
-        return call_fail_adbc(c, rc, "find");
+    ops_ctx oc;
+    ctx(c, &oc);
     char *out = NULL;
-    size_t cap = 0;
-    FILE *f = open_memstream(&out, &cap);
-    if (!f) {
-        free(refs);
-        return call_fail(c, "out of memory");
-    }
-    fprintf(f, "%zu match%s in screen %s:", n, n == 1 ? "" : "es", adbc_ui_snap_id(snap));
-    const adbc_ui_reftab *t = adbc_ui_snap_refs(snap);
-    for (size_t i = 0; i < n; i++) {
-        const adbc_ui_ref *r = adbc_ui_reftab_get(t, refs[i]);
-        if (!r)
-            continue;
-        const char *cls = strrchr(r->cls, '.');
-        fprintf(f, "\n[ref=%d] %s", r->ref, cls ? cls + 1 : r->cls);
-        if (r->text[0])
-            fprintf(f, " \"%s\"", r->text);
-        if (r->desc[0])
-            fprintf(f, " (%s)", r->desc);
-        if (r->resource_id[0])
-            fprintf(f, " id=%s", r->resource_id);
-        fprintf(f, " at (%d,%d) bounds [%d,%d][%d,%d]", r->x, r->y, r->x1, r->y1, r->x2, r->y2);
-    }
-    fclose(f);
-    free(refs);
-    call_text_raw(c, out ? out : "");
+    if (ops_find(&oc, &sel, &out) != 0)
+        return call_fail(c, "%s", oc.err.msg);
+    call_text_raw(c, out);
     free(out);
     return 0;
 }
 
+/* wait_for_text and wait_stable are ops_wait's two forms ({"text":..} and
+ * {"stable":true}): the checks, the limits and the errors are its own. */
+static int wait_tool(mcp_call *c, const cJSON *a, int stable)
+{
+    cJSON *args = a ? cJSON_Duplicate(a, 1) : cJSON_CreateObject();
+    if (!args || (stable && !cJSON_AddTrueToObject(args, "stable"))) {
+        cJSON_Delete(args);
+        return call_fail(c, "out of memory");
+    }
+    if (call_device(c) != 0) {
+        cJSON_Delete(args);
+        return -1;
+    }
+    ops_ctx oc;
+    ctx(c, &oc);
+    int rc = ops_wait(&oc, args);
+    cJSON_Delete(args);
+    if (rc != 0)
+        return call_fail(c, "%s", oc.err.msg);
+    char heading[sizeof oc.done + 1];
+    snprintf(heading, sizeof heading, "%s:", oc.done);
+    return present(c, 0, heading);
+}
+
 static int t_wait_for_text(mcp_call *c, const cJSON *a)
 {
-    const char *text = NULL;
-    int gone = 0, contains = 0, nocase = 0, timeout = 10000;
-    if (arg_str(c, a, "text", 1, 4096, &text) || arg_bool(c, a, "gone", &gone) ||
-        arg_bool(c, a, "contains", &contains) || arg_bool(c, a, "ignore_case", &nocase) ||
-        arg_int(c, a, "timeout_ms", 0, 1, 600000, &timeout))
-        return -1;
-    if (timeout > c->srv->cfg.call_ms - 1000)
-        return call_fail(c, "timeout_ms %d is beyond this server's call limit (%d ms, [timeouts] "
-                            "call_ms): use at most %d", timeout, c->srv->cfg.call_ms,
-                         c->srv->cfg.call_ms - 1000);
-    if (call_device(c) != 0)
-        return -1;
-    unsigned flags = (gone ? ADBC_UI_WAIT_GONE : 0) | (contains ? ADBC_UI_MATCH_CONTAINS : 0) |
-                     (nocase ? ADBC_UI_MATCH_NOCASE : 0);
-    adbc_ui_opts uo;
-    adbc_ui_opts_init(&uo);
-    uo.timeout_ms = call_remaining(c);
-    adbc_ui_snap *snap = NULL;
-    int rc = adbc_ui_wait_text(&snap, c->dev->conn, text, flags, timeout, &uo);
-    if (rc < 0)
-        return call_fail_adbc(c, rc, "wait_for_text");
-    return present(c, snap, 0, gone ? "the text is gone:" : "the text is on screen:");
+    return wait_tool(c, a, 0);
 }
 
 static int t_wait_stable(mcp_call *c, const cJSON *a)
 {
-    int timeout = 10000;
-    if (arg_int(c, a, "timeout_ms", 0, 1, 600000, &timeout))
-        return -1;
-    if (timeout > c->srv->cfg.call_ms - 1000)
-        return call_fail(c, "timeout_ms %d is beyond this server's call limit (%d ms): use at "
-                            "most %d", timeout, c->srv->cfg.call_ms, c->srv->cfg.call_ms - 1000);
-    if (call_device(c) != 0)
-        return -1;
-    adbc_ui_opts uo;
-    adbc_ui_opts_init(&uo);
-    uo.timeout_ms = call_remaining(c);
-    adbc_ui_snap *snap = NULL;
-    int rc = adbc_ui_wait_stable(&snap, c->dev->conn, timeout, &uo);
-    if (rc < 0)
-        return call_fail_adbc(c, rc, "wait_stable");
-    return present(c, snap, 0, "the screen is stable:");
+    return wait_tool(c, a, 1);
 }
 
 const mcp_tool mcp_tools_ui[] = {

@@ -281,6 +281,7 @@ static void *client_thread(void *arg)
     }
     close(c->fd);
     pthread_mutex_destroy(&c->wlock);
+    c->srv->last_client_ms = ops_now_ms();
     free(c);
     pthread_mutex_lock(&clients_lock);
     nclients--;
@@ -307,6 +308,7 @@ static void *accept_loop(void *arg)
             close(fd);
             continue;
         }
+        s->last_client_ms = ops_now_ms();
         pclient *c = calloc(1, sizeof *c);
         if (!c) {
             close(fd);
@@ -374,6 +376,14 @@ int serve_control_start(serve *s, const char *path)
     }
     fprintf(stderr, SERVE_NAME ": control socket %s\n", path);
     return 0;
+}
+
+int serve_control_clients(void)
+{
+    pthread_mutex_lock(&clients_lock);
+    int n = nclients;
+    pthread_mutex_unlock(&clients_lock);
+    return n;
 }
 
 void serve_control_stop(serve *s, const char *path)

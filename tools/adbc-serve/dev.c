@@ -137,18 +137,42 @@ void serve_dev_release(serve *s, serve_dev *d, ops_code code)
     pthread_mutex_unlock(&d->lock);
 }
 
+/* Drop d's connection once it has failed (its lock held): a device that
+ * went away between calls is noticed without waiting for a call. */
+static void drop_dead(serve_dev *d)
+{
+    if (!d->conn || adbc_conn_status(d->conn) == 0)
+        return;
+    fprintf(stderr, SERVE_NAME ": lost %s; reconnecting in the background\n", d->name);
+    adbc_conn_close(d->conn);
+    d->conn = NULL;
+    d->state = DEV_GONE;
+    snprintf(d->error, sizeof d->error, "the connection was lost");
+    d->backoff_ms = BACKOFF_MIN;
+    d->next_try = ops_now_ms() + BACKOFF_MIN;
+}
+
 static void *reconnector(void *arg)
 {
     serve *s = arg;
     while (!s->stopping) {
+        int held = 0;
         for (int i = 0; i < s->ndevs && !s->stopping; i++) {
             serve_dev *d = &s->devs[i];
-            if (pthread_mutex_trylock(&d->lock) != 0)
-                continue; /* in use: it is connected, or the call will connect */
+            if (pthread_mutex_trylock(&d->lock) != 0) {
+                held = 1; /* in use: it is connected, or the call will connect */
+                continue;
+            }
+            drop_dead(d);
             if (!d->conn && ops_now_ms() >= d->next_try)
                 connect_dev(s, d);
+            held |= d->conn != NULL;
             pthread_mutex_unlock(&d->lock);
         }
+        if (held)
+            s->gone_since = 0;
+        else if (!s->gone_since)
+            s->gone_since = ops_now_ms();
         pthread_mutex_lock(&s->wake_lock);
         if (!s->stopping) {
             struct timespec ts;
@@ -163,6 +187,14 @@ static void *reconnector(void *arg)
         pthread_mutex_unlock(&s->wake_lock);
     }
     return NULL;
+}
+
+int serve_idle_expired(serve *s)
+{
+    if (s->idle_exit_s <= 0 || serve_control_clients() > 0)
+        return 0;
+    int64_t now = ops_now_ms(), gone = s->gone_since, bound = (int64_t)s->idle_exit_s * 1000;
+    return gone && now - gone >= bound && now - s->last_client_ms >= bound;
 }
 
 int serve_reconnector_start(serve *s)

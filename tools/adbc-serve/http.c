@@ -66,6 +66,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
     (void)version;
     serve *s = cls;
     hreq *h = *con_cls;
+    s->last_client_ms = ops_now_ms();
     if (!h) {
         h = calloc(1, sizeof *h);
         if (!h)

@@ -15,12 +15,14 @@ static void usage(FILE *f)
             "usage: adbc-serve [-s SERIAL | -t HOST:PORT]... [--listen HOST:PORT]\n"
             "                  [--token-file FILE] [--settle MS] [--busy-wait MS]\n"
             "                  [--call-timeout S] [--connect-timeout S] [--conn-timeout S]\n"
-            "                  [--body-max BYTES] [--ready-file FILE]\n"
+            "                  [--body-max BYTES] [--ready-file FILE] [--idle-exit S]\n"
             "                  [--control SOCKET [--no-http] [--pid-file FILE]]\n\n"
             "Holds connections to the devices and serves the HTTP/JSON API (docs/serve.md).\n"
             "Default: the device in ANDROID_SERIAL, else the only USB device; listen on\n"
             "127.0.0.1:7737; token from ADBC_SERVE_TOKEN, else the token file\n"
-            "($XDG_CONFIG_HOME/adbc/serve.token, created 0600 when missing).\n");
+            "($XDG_CONFIG_HOME/adbc/serve.token, created 0600 when missing).\n"
+            "--idle-exit S: exit once every device has been gone for S seconds and no\n"
+            "client has called or connected for as long (default: never).\n");
 }
 
 static int num(const char *opt, const char *v, long lo, long hi, long *out)
@@ -126,6 +128,11 @@ int main(int argc, char **argv)
                 return 2;
             s.conn_timeout_s = (int)n;
             i++;
+        } else if (strcmp(a, "--idle-exit") == 0) {
+            if (num(a, v, 0, 7 * 86400, &n))
+                return 2;
+            s.idle_exit_s = (int)n;
+            i++;
         } else if (strcmp(a, "--body-max") == 0) {
             if (num(a, v, 1024, 64L << 20, &n))
                 return 2;
@@ -176,6 +183,7 @@ int main(int argc, char **argv)
     pthread_sigmask(SIG_BLOCK, &set, NULL);
     signal(SIGPIPE, SIG_IGN);
 
+    s.last_client_ms = ops_now_ms();
     serve_devs_init(&s);
     if (serve_reconnector_start(&s) != 0) {
         fprintf(stderr, SERVE_NAME ": cannot start a thread\n");
@@ -198,9 +206,19 @@ int main(int argc, char **argv)
             if (f)
                 fclose(f);
         }
-        int sig = 0;
-        sigwait(&set, &sig);
-        fprintf(stderr, SERVE_NAME ": stopping (signal %d)\n", sig);
+        for (;;) {
+            struct timespec tick = {1, 0};
+            int sig = sigtimedwait(&set, NULL, &tick);
+            if (sig > 0) {
+                fprintf(stderr, SERVE_NAME ": stopping (signal %d)\n", sig);
+                break;
+            }
+            if (serve_idle_expired(&s)) {
+                fprintf(stderr, SERVE_NAME ": every device gone and no client for %d s "
+                                "(--idle-exit): stopping\n", s.idle_exit_s);
+                break;
+            }
+        }
     }
     serve_http_stop();
     serve_reconnector_stop(&s); /* sets s.stopping: the control clients end too */

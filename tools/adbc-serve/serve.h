@@ -39,6 +39,7 @@ typedef struct serve {
     serve_dev devs[SERVE_MAX_DEVICES];
     int ndevs;
     char token[2 * SERVE_TOKEN_BYTES + 1];
+    size_t token_len;        /* kept apart: the compare never scans the token for its end */
     int call_ms;             /* bound of every call (--call-timeout) */
     int busy_ms;             /* how long a call waits for a busy device (--busy-wait) */
     int settle_ms;           /* pause after an act before the observation */
@@ -46,6 +47,9 @@ typedef struct serve {
     int conn_timeout_s;      /* idle HTTP connection timeout */
     size_t body_max;
     _Atomic int stopping;
+    int idle_exit_s;         /* --idle-exit: 0 never */
+    _Atomic int64_t last_client_ms; /* monotonic ms of the latest client activity */
+    _Atomic int64_t gone_since; /* monotonic ms since every device is gone; 0 while one is held */
     pthread_t reconnector;
     pthread_mutex_t wake_lock;
     pthread_cond_t wake;
@@ -64,12 +68,15 @@ int serve_dev_acquire(serve *s, serve_dev *d, int wait_ms, ops_err *e);
 void serve_dev_release(serve *s, serve_dev *d, ops_code code);
 int serve_reconnector_start(serve *s);
 void serve_reconnector_stop(serve *s);
+/* Whether --idle-exit's bound is reached: every device gone for idle_exit_s
+ * and no client for as long (none connected to the control socket either). */
+int serve_idle_expired(serve *s);
 
 /* ---- token.c ---- */
 /* The token: ADBC_SERVE_TOKEN, else the file (created 0600 with 32 random
  * bytes, hex, when missing). 0 or -1 after printing why. */
 int serve_token_load(serve *s, const char *path);
-/* Constant-time: the time depends only on the server's token length. */
+/* Constant-time (ops_secret_equal): the time depends only on the lengths. */
 int serve_token_ok(const serve *s, const char *given);
 
 /* ---- marks.c ---- */
@@ -79,6 +86,8 @@ int serve_marks_png(uint8_t **png, size_t *len, const adbc_frame *f, const adbc_
 /* ---- control.c: the local control socket for adbc-snap (device 0) ---- */
 int serve_control_start(serve *s, const char *path);
 void serve_control_stop(serve *s, const char *path);
+/* Control clients connected now. */
+int serve_control_clients(void);
 
 /* ---- http.c ---- */
 int serve_http_start(serve *s, const char *listen, int explicit_token, const char *ready_file);

@@ -81,7 +81,8 @@ int serve_token_load(serve *s, const char *path)
                             "characters without spaces\n");
             return -1;
         }
-        memcpy(s->token, env, strlen(env) + 1); /* valid(): at most 64 bytes */
+        s->token_len = strlen(env);
+        memcpy(s->token, env, s->token_len + 1); /* valid(): at most 64 bytes */
         return 0;
     }
     struct stat st;
@@ -113,18 +114,12 @@ int serve_token_load(serve *s, const char *path)
                         "printable characters (delete it to have a new one made)\n", path);
         return -1;
     }
-    memcpy(s->token, buf, strlen(buf) + 1); /* valid(): at most 64 bytes */
+    s->token_len = strlen(buf);
+    memcpy(s->token, buf, s->token_len + 1); /* valid(): at most 64 bytes */
     return 0;
 }
 
 int serve_token_ok(const serve *s, const char *given)
 {
-    size_t n = strlen(s->token);
-    size_t g = given ? strlen(given) : 0;
-    volatile unsigned char d = (unsigned char)(g != n);
-    /* Always n iterations over the server's token; the given one is read
-     * cyclically so its length changes nothing but the result. */
-    for (size_t i = 0; i < n; i++)
-        d |= (unsigned char)(s->token[i] ^ (g ? (unsigned char)given[i % g] : 0xff));
-    return d == 0;
+    return given && ops_secret_equal(s->token, s->token_len, given, strlen(given));
 }

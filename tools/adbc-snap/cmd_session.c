@@ -11,7 +11,9 @@
  * exit status are the commands' own. --no-session connects directly; `info`
  * always does, since it describes the transport itself. A socket no server
  * answers is a stale session file: it is ignored (and removed by `session
- * status` and `session start`). */
+ * status` and `session start`). The server exits on its own once its device
+ * has been gone and no command has used it for 10 minutes
+ * (ADBC_SESSION_IDLE_EXIT=SECONDS changes that; 0: never). */
 #include "snap.h"
 
 #include <errno.h>
@@ -26,6 +28,10 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+/* How long a session's server stays once its device is gone and no
+ * command uses it (ADBC_SESSION_IDLE_EXIT overrides). */
+#define SESSION_IDLE_EXIT_S 600
 
 /* The device a session is for: what -t or -s named. */
 static const char *session_name(const snap_ctx *ctx)
@@ -102,8 +108,15 @@ int snap_session_connect(snap_ctx *ctx, adbc_conn **out)
         close(fd);
         return -1;
     }
+    /* The server answers CNXN itself and never asks for AUTH: an empty
+     * keyring spares loading the user's key (and OpenSSL's start-up). */
+    if (!ctx->session_keys && adbc_keyring_new(&ctx->session_keys) < 0) {
+        adbc_transport_free(t);
+        return -1;
+    }
     adbc_conn_opts o;
     adbc_conn_opts_init(&o);
+    o.keys = ctx->session_keys;
     if (ctx->timeout_ms < o.connect_timeout_ms)
         o.connect_timeout_ms = ctx->timeout_ms;
     return adbc_conn_open(out, t, &o) < 0 ? -1 : 0;
@@ -171,9 +184,23 @@ static int start(snap_ctx *ctx, const char *name, const char *sock, const char *
     } else {
         snprintf(exe, sizeof exe, "adbc-serve");
     }
-    char ready[PATH_MAX + 8], tmo[16];
+    char ready[PATH_MAX + 8], tmo[16], idle[16];
     snprintf(ready, sizeof ready, "%s.ready", pidf);
     snprintf(tmo, sizeof tmo, "%d", ctx->timeout_ms / 1000 > 0 ? ctx->timeout_ms / 1000 : 1);
+    /* A session whose device is gone and that nobody uses ends on its own
+     * (so one left behind by a killed script does not stay forever). */
+    const char *ie = getenv("ADBC_SESSION_IDLE_EXIT");
+    long idle_s = SESSION_IDLE_EXIT_S;
+    if (ie && *ie) {
+        char *end;
+        idle_s = strtol(ie, &end, 10);
+        if (*end || idle_s < 0 || idle_s > 7 * 86400) {
+            fprintf(stderr, "adbc-snap: ADBC_SESSION_IDLE_EXIT takes seconds, 0..604800 (0: "
+                            "never), not \"%s\"\n", ie);
+            return SNAP_EXIT_USAGE;
+        }
+    }
+    snprintf(idle, sizeof idle, "%ld", idle_s);
     unlink(ready);
     pid_t pid = fork();
     if (pid < 0)
@@ -189,7 +216,8 @@ static int start(snap_ctx *ctx, const char *name, const char *sock, const char *
         }
         const char *sel = ctx->target ? "-t" : "-s";
         execlp(exe, exe, sel, name, "--control", sock, "--no-http", "--pid-file", pidf,
-               "--ready-file", ready, "--connect-timeout", tmo, (char *)NULL);
+               "--ready-file", ready, "--connect-timeout", tmo, "--idle-exit", idle,
+               (char *)NULL);
         fprintf(stderr, "adbc-snap: cannot run %s: %s\n", exe, strerror(errno));
         _exit(127);
     }

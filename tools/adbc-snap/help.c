@@ -255,7 +255,9 @@ static const snap_help help_table[] = {
      "the same output and exit status. --no-session (before the command)\n"
      "connects directly; `info` always does.\n"
      "session stop: stop it. session status: whether one runs (exit 0) or not\n"
-     "(exit 1). A session file no server answers is stale: it is removed."},
+     "(exit 1). A session file no server answers is stale: it is removed.\n"
+     "The server exits on its own once its device has been gone and no command\n"
+     "has used it for 10 minutes (ADBC_SESSION_IDLE_EXIT=SECONDS; 0: never)."},
     {"help",
      "Shows the help of a command (the same as `adbc-snap COMMAND --help`), or\n"
      "with no COMMAND the list of commands.\n\n"

@@ -138,6 +138,7 @@ int main(int argc, char **argv)
     int expired = bounded && snap_deadline_stop();
     snap_signals_watch(NULL);
     adbc_conn_close(ctx.conn);
+    adbc_keyring_free(ctx.session_keys);
     int sig = snap_signal_received();
     if (sig) {
         fprintf(stderr, "adbc-snap: stopped by signal %d (%s)\n", sig, strsignal(sig));

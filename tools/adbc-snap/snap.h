@@ -22,6 +22,7 @@ typedef struct snap_ctx {
     uint32_t window;      /* nonzero: the connection's per-stream receive window */
     uint32_t max_payload; /* nonzero: the largest packet the connection offers */
     uint32_t send_ahead;  /* nonzero: bytes a stream keeps in flight at most */
+    adbc_keyring *session_keys; /* the empty keyring of a session's connection */
 } snap_ctx;
 
 typedef struct snap_cmd {

@@ -105,6 +105,15 @@ cJSON *ops_refs_json(const adbc_ui_snap *s);
  * caller (the observation is one moment of the device). */
 int ops_observe(ops_ctx *c, cJSON **out);
 
+/* ---- finding (ops_find.c) ---- */
+/* {text, desc, resource_id, class, contains, ignore_case}: at least one of
+ * the first four. */
+int ops_find_parse(adbc_ui_selector *sel, const cJSON *a, ops_err *e);
+/* A fresh snapshot (kept as the latest) and the elements matching sel, as
+ * text: "N matches in screen ID:" then "[ref=N] Class "text" (desc) id=..
+ * at (x,y) bounds [x1,y1][x2,y2]" a line. *text malloc'd. */
+int ops_find(ops_ctx *c, const adbc_ui_selector *sel, char **text);
+
 /* ---- apps and waits (ops_app.c) ---- */
 /* An intent from {action, data, component, extras:[{type,key,value}]}. */
 int ops_intent_parse(adbc_intent *in, adbc_intent_extra *extras, size_t cap, const cJSON *a,

@@ -119,8 +119,9 @@ int ops_wait(ops_ctx *c, const cJSON *a)
         return ops_fail(&c->err, OPS_EARG, "wait needs either 'text' (with 'gone' to wait for "
                                            "it to go) or \"stable\": true");
     if (timeout > ops_remaining(c) - 500)
-        return ops_fail(&c->err, OPS_EARG, "timeout_ms %d is beyond this call's limit: use at "
-                        "most %d", timeout, ops_remaining(c) - 500);
+        return ops_fail(&c->err, OPS_EARG, "timeout_ms %d is beyond the call limit (%d ms "
+                        "left in this call, the server's call timeout): use at most %d",
+                        timeout, ops_remaining(c), ops_remaining(c) - 500);
     adbc_ui_opts uo;
     adbc_ui_opts_init(&uo);
     uo.timeout_ms = ops_remaining(c);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The part of tools/ops that needs no JSON: operation errors and the
- * five-tier selectors. adbc-snap links only this (libadbc_ops_base); the
+/* The part of tools/ops that needs no JSON: operation errors, the
+ * five-tier selectors and the constant-time compare of secrets. adbc-snap links only this (libadbc_ops_base); the
  * servers link all of tools/ops (ops.h), which needs cJSON. */
 #ifndef ADBC_OPS_BASE_H
 #define ADBC_OPS_BASE_H
@@ -42,6 +42,11 @@ int ops_fail(ops_err *e, ops_code code, const char *fmt, ...) __attribute__((for
 int ops_fail_adbc(ops_err *e, int rc, const char *what);
 
 int64_t ops_now_ms(void); /* monotonic */
+
+/* 1 when given equals the secret, else 0, in a time that depends only on
+ * secret_len and given_len, never on the bytes (ops_secret.c). */
+int ops_secret_equal(const char *secret, size_t secret_len, const char *given,
+                     size_t given_len);
 
 /* ---- selectors by five tiers (ops_select.c) ---- */
 typedef struct ops_sel {
