@@ -507,10 +507,66 @@ async function noConfigTwo() {
   await c3.close();
 }
 
+// The only device, as adbc_device_find counts them, whatever its state: an
+// unauthorized emulator is not skipped for "no device" but named.
+async function noConfigLocked() {
+  const c = await connect([], 'noconfig-locked');
+  const r = await call(c, 'snapshot');
+  check(r.isError && /the only device, emulator-5558, is not ready: unauthorized/.test(text(r)), 'the only device unauthorized: the call names it and its state', text(r));
+  await c.close();
+}
+
+// Phones announced by mDNS (mcp_sdk.sh --mdns: avahi-daemon in a private
+// namespace announces adb-ALLOWED-111111 and adb-DENIED-222222 as _adb._tcp).
+async function mdnsAllowlist() {
+  const OK = 'adb-ALLOWED-111111._adb._tcp';
+  const NO = 'adb-DENIED-222222._adb._tcp';
+  serve('mdns_ok', screen(LIST, FIELD, SEND));
+  serve('mdns_no', screen(LIST, FIELD, SEND));
+  const cfg = writeConfig(path.join(TMP, 'mdns.toml'),
+    '[device]\nusb = false\nmdns = true\nallowlist = ["adb-ALLOWED-111111"]\n[timeouts]\nsettle_ms = 0\n');
+  const c = await connect(['--config', cfg], 'mdns');
+  let r = await call(c, 'list_devices');
+  const t = text(r);
+  check(!r.isError && new RegExp(`^${OK}\tdevice\ttransport:mdns.* allowlisted$`, 'm').test(t) &&
+    new RegExp(`^${NO}\tdevice\ttransport:mdns`, 'm').test(t) && !new RegExp(`^${NO}.*allowlisted`, 'm').test(t),
+  'list_devices shows both mDNS phones, the one named on the allowlist marked so', t);
+  r = await call(c, 'snapshot');
+  check(r.isError && /no device found/.test(text(r)) && /mDNS/.test(text(r)), 'an mDNS phone is never the implicit only device', text(r));
+  r = await call(c, 'select_device', { serial: NO });
+  check(r.isError && /not on the allowlist/.test(text(r)) && text(r).includes(NO), 'an mDNS phone off the allowlist is refused', text(r));
+  calls('mdns_no');
+  r = await call(c, 'tap_xy', { x: 1, y: 1 });
+  check(r.isError && calls('mdns_no') === '', 'after the refusal nothing reaches that phone', text(r));
+  r = await call(c, 'select_device', { serial: OK });
+  check(!r.isError && /physical, on the allowlist/.test(text(r)), 'an mDNS phone whose instance is on the allowlist is selected', text(r));
+  calls('mdns_ok');
+  r = await call(c, 'tap_xy', { x: 9, y: 8 });
+  check(!r.isError && calls('mdns_ok') === 'input tap 9 8', 'the tap reaches the allowed mDNS phone', text(r));
+  await c.close();
+
+  // Named with -s or ANDROID_SERIAL, without mdns = true: the same allowlist.
+  const cfg2 = writeConfig(path.join(TMP, 'mdns2.toml'), '[device]\nusb = false\nallowlist = ["adb-ALLOWED-111111"]\n');
+  const c2 = await connect(['--config', cfg2, '-s', 'adb-DENIED-222222'], 'mdns-s-denied');
+  r = await call(c2, 'snapshot');
+  check(r.isError && /not on the allowlist/.test(text(r)), '-s INSTANCE of a phone off the allowlist: refused', text(r));
+  await c2.close();
+  process.env.ANDROID_SERIAL = OK;
+  const c3 = await connect(['--config', cfg2], 'mdns-env-ok');
+  delete process.env.ANDROID_SERIAL;
+  calls('mdns_ok');
+  r = await call(c3, 'tap_xy', { x: 4, y: 2 });
+  check(!r.isError && calls('mdns_ok') === 'input tap 4 2', 'ANDROID_SERIAL=INSTANCE._adb._tcp of an allowed phone: used', text(r));
+  r = await call(c3, 'select_device', { serial: NO });
+  check(r.isError && /mdns = true/.test(text(r)), 'without mdns = true, select_device of an mDNS name says how to list them', text(r));
+  await c3.close();
+}
+
 const allSteps = {
   'every tool': everyTool, 'raw protocol': rawProtocol, allowlist, '--allow-shell': shellFlag,
   'device vanishes': vanish, 'config errors': configErrors,
   'no config: one emulator': noConfigOne, 'no config: two emulators': noConfigTwo,
+  'no config: only device unauthorized': noConfigLocked, 'mdns: allowlist': mdnsAllowlist,
 };
 const steps = env.MCP_STEPS
   ? env.MCP_STEPS.split(';').map((n) => [n, allSteps[n]])

@@ -32,9 +32,47 @@ if [ "${1:-}" = --noconfig ]; then
     MCP_BIN=$2 T_TMP=$T_TMP MCP_DEVICES=$(devjson emuport emuport2) \
         MCP_STEPS='no config: two emulators' \
         timeout 300 node "$ADBC_SOURCE_DIR/tests/mcp/test.mjs" || t_fail "two-emulator step failed"
-    td_check_log emuport
-    td_check_log emuport2
+    t_check "the only device is unauthorized: it is still the only device, and the call says so"
+    td_stop emuport
+    td_stop emuport2
+    td_start emulocked --port 5559
+    MCP_BIN=$2 T_TMP=$T_TMP MCP_DEVICES=$(devjson emulocked) MCP_STEPS='no config: only device unauthorized' \
+        timeout 300 node "$ADBC_SOURCE_DIR/tests/mcp/test.mjs" || t_fail "unauthorized step failed"
+    td_stop emulocked
     echo "ok: $T_CHECKS checks (namespace part)"
+    exit 0
+fi
+# adbc-mcp and phones announced by mDNS: avahi-daemon in a second network
+# and mount namespace (tests/sh/lib_avahi.sh) announces two test devices as
+# _adb._tcp; the allowlist names one of them by its instance.
+if [ "${1:-}" = --mdns ]; then
+    t_init
+    . "$(dirname "${BASH_SOURCE[0]}")/lib_avahi.sh"
+    SNAP=$ADBC_BUILD_DIR/tools/adbc-snap
+    mdns_phone_ns
+    mkdir -p "$T_TMP/home"
+    TD_WRAP=(nsenter -t "$PHONE" -n)
+    td_start mdns_ok --no-auth --host 0.0.0.0 --port 37001 --serial SN-OK-1
+    td_start mdns_no --no-auth --host 0.0.0.0 --port 37004 --serial SN-NO-2
+    TD_WRAP=()
+    avahi_service ok adb-ALLOWED-111111 _adb._tcp 37001
+    avahi_service no adb-DENIED-222222 _adb._tcp 37004
+    avahi_start vphone v4 "${IN_PHONE[@]}"
+    t_check "avahi announces both phones"
+    avahi_wait 2
+    t_check "adbc-mcp: mDNS phones listed, chosen only by name, and only when allowlisted"
+    devs={
+    sep=
+    for n in mdns_ok mdns_no; do
+        devs+="$sep\"$n\":{\"addr\":\"10.77.0.2:${TD_PORT[$n]}\",\"ctl\":\"${TD_SANDBOX[$n]}/data/local/tmp/.adbc-test\",\"sandbox\":\"${TD_SANDBOX[$n]}\",\"pid\":${TD_PID[$n]}}"
+        sep=,
+    done
+    devs+="}"
+    MCP_BIN=$2 T_TMP=$T_TMP MCP_DEVICES=$devs MCP_STEPS='mdns: allowlist' \
+        timeout 300 node "$ADBC_SOURCE_DIR/tests/mcp/test.mjs" || t_fail "the mDNS step failed"
+    td_stop mdns_ok
+    td_stop mdns_no
+    echo "ok: $T_CHECKS checks (mDNS part)"
     exit 0
 fi
 t_init
@@ -83,5 +121,13 @@ if [ "$(id -u)" = 0 ] && command -v ip > /dev/null && unshare -n true 2> /dev/nu
     unshare -n bash "${BASH_SOURCE[0]}" --noconfig "$MCP" || t_fail "the no-configuration part failed"
 else
     echo "not root (or no iproute2): the no-configuration part needs unshare -n; skipped"
+fi
+
+t_check "phones announced by mDNS: avahi-daemon in private network namespaces"
+if [ "$(id -u)" = 0 ] && command -v avahi-daemon > /dev/null && command -v nsenter > /dev/null &&
+    unshare -n -m true 2> /dev/null; then
+    unshare -n -m bash "${BASH_SOURCE[0]}" --mdns "$MCP" || t_fail "the mDNS part failed"
+else
+    echo "not root (or no avahi-daemon): the mDNS part needs private namespaces; skipped"
 fi
 echo "ok: $T_CHECKS checks"

@@ -26,20 +26,8 @@ SNAP=$ADBC_BUILD_DIR/tools/adbc-snap
 ms() { echo $(($(date +%s%N) / 1000000)); }
 
 # ---- the two namespaces and the link between them ----
-ip link set lo up
-unshare -n -m bash -c 'exec sleep 600' &
-PHONE=$!
-T_BG_PIDS+=($PHONE)
-sleep 0.2
-IN_PHONE=(nsenter -t "$PHONE" -n -m)
-ip link add vhost type veth peer name vphone || t_fail "cannot make a veth pair"
-ip link set vphone netns "$PHONE" || t_fail "cannot move vphone"
-ip addr add 10.77.0.1/24 dev vhost
-ip -6 addr add fe80::a/64 dev vhost nodad
-ip link set vhost up
-"${IN_PHONE[@]}" sh -c 'ip link set lo up && ip addr add 10.77.0.2/24 dev vphone &&
-    ip -6 addr add fe80::b/64 dev vphone nodad && ip link set vphone up' ||
-    t_fail "cannot set up the phone's namespace"
+. "$(dirname "${BASH_SOURCE[0]}")/lib_avahi.sh"
+mdns_phone_ns
 
 # adbc-snap's key: the user key in a private HOME, trusted by the plain device.
 adb_home_make a
@@ -53,44 +41,10 @@ td_start tls --host 0.0.0.0 --port 37002 --tls --pair-port 37003 --pair-code 482
 TD_WRAP=()
 
 # ---- avahi-daemon in the phone's namespace ----
-mkdir -p "$T_TMP/services" "$T_TMP/avahi-run"
-service()
-{
-    cat > "$T_TMP/services/$1.service" << XML
-<?xml version="1.0" standalone='no'?>
-<!DOCTYPE service-group SYSTEM "avahi-service.dtd">
-<service-group>
-  <name>$2</name>
-  <service><type>$3</type><port>$4</port>$5</service>
-</service-group>
-XML
-}
-service plain adb-PLAIN0001-aBcDeF _adb._tcp 37001 ''
-service tls adb-TLS0002-xYz123 _adb-tls-connect._tcp 37002 '<txt-record>v=ADB_SECURE_SERVICE_VERSION</txt-record>'
-service pair adb-TLS0002-xYz123 _adb-tls-pairing._tcp 37003 ''
-cat > "$T_TMP/avahi.conf" << 'CONF'
-[server]
-host-name=adbcphone
-domain-name=local
-use-ipv4=yes
-use-ipv6=yes
-allow-interfaces=vphone
-enable-dbus=no
-[wide-area]
-enable-wide-area=no
-[publish]
-publish-addresses=yes
-publish-hinfo=no
-publish-workstation=no
-CONF
-"${IN_PHONE[@]}" sh -c "mount --bind '$T_TMP/services' /etc/avahi/services &&
-    mkdir -p /run/avahi-daemon && mount -t tmpfs tmpfs /run/avahi-daemon" ||
-    t_fail "cannot bind-mount the service files in the phone's mount namespace"
-"${IN_PHONE[@]}" avahi-daemon -f "$T_TMP/avahi.conf" --no-drop-root --no-chroot --no-rlimits \
-    --no-proc-title > "$T_TMP/avahi.log" 2>&1 &
-AVAHI=$!
-T_BG_PIDS+=($AVAHI)
-avahi_log() { printf -- '--- avahi-daemon log ---\n%s\n' "$(tail -n 20 "$T_TMP/avahi.log")" >&2; }
+avahi_service plain adb-PLAIN0001-aBcDeF _adb._tcp 37001
+avahi_service tls adb-TLS0002-xYz123 _adb-tls-connect._tcp 37002 '<txt-record>v=ADB_SECURE_SERVICE_VERSION</txt-record>'
+avahi_service pair adb-TLS0002-xYz123 _adb-tls-pairing._tcp 37003
+avahi_start vphone v4 "${IN_PHONE[@]}"
 
 t_check "mdns check names this namespace's multicast interface, IPv4 and IPv6"
 out=$("$SNAP" mdns check) || t_fail "mdns check: $out"
@@ -101,7 +55,9 @@ expect="List of discovered mdns services
 adb-PLAIN0001-aBcDeF	_adb._tcp	10.77.0.2:37001
 adb-TLS0002-xYz123	_adb-tls-connect._tcp	10.77.0.2:37002
 adb-TLS0002-xYz123	_adb-tls-pairing._tcp	10.77.0.2:37003"
-sorted() { { head -n1; sort; } <<< "$1"; }
+# The header, then the lines sorted (head must not read the here-string:
+# it would swallow the lines after the first).
+sorted() { sed -n 1p <<< "$1"; sed 1d <<< "$1" | sort; }
 for ((i = 0; i < 40; i++)); do
     out=$("$SNAP" -q mdns services 2> /dev/null)
     [ "$(sorted "$out")" = "$(sorted "$expect")" ] && break

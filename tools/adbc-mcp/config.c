@@ -409,8 +409,8 @@ static int set_list(parser *ps, const char *key, val *v, char ***dst, size_t *n)
 }
 
 static const char *const tables[] = {"device", "timeouts", "screenshots", NULL};
-static const char *const keys[][5] = {
-    {"allowlist", "default", "targets", "usb", NULL},
+static const char *const keys[][6] = {
+    {"allowlist", "default", "targets", "usb", "mdns", NULL},
     {"call_ms", "connect_ms", "settle_ms", NULL},
     {"dir", NULL},
 };
@@ -425,6 +425,11 @@ static int apply(parser *ps, mcp_config *cfg, int table, int key, val *v)
         if (want(ps, "device", "usb", v, V_BOOL) != 0)
             return -1;
         cfg->usb = v->b;
+        return 0;
+    case 4:
+        if (want(ps, "device", "mdns", v, V_BOOL) != 0)
+            return -1;
+        cfg->mdns = v->b;
         return 0;
     case 8: return set_int(ps, "call_ms", v, &cfg->call_ms, 1000, 600000);
     case 9: return set_int(ps, "connect_ms", v, &cfg->connect_ms, 100, 120000);

@@ -17,6 +17,8 @@ typedef struct mcp_config {
     char **targets;        /* [device] targets: "HOST:PORT" devices reached over TCP */
     size_t ntargets;
     int usb;               /* [device] usb: list USB devices; default 1 */
+    int mdns;              /* [device] mdns: list the phones announced by mDNS
+                              (wireless debugging); default 0 */
     int call_ms;           /* [timeouts] call_ms: bound of one tool call; default 30000 */
     int connect_ms;        /* [timeouts] connect_ms: connect + handshake; default 10000 */
     int settle_ms;         /* [timeouts] settle_ms: pause after an act before the

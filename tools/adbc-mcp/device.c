@@ -1,8 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Which device a call goes to, and whether it may. The rules:
- *  - one device is active; until one is selected, the configured default
- *    (--serial or [device] default) is used, else the only device
- *    connected; with several and none chosen the call fails listing them;
+ *  - one device is active; until one is selected, the selection rule of
+ *    every adbc tool applies: -s, then $ANDROID_SERIAL, then [device]
+ *    default, then the only device (as adbc_device_find counts them: USB
+ *    devices not in fastboot and emulators, in whatever state, plus the
+ *    configured TCP targets, as adb counts `adb connect`ed ones); with
+ *    several and none chosen the call fails listing them. A phone announced
+ *    by mDNS is never chosen implicitly: it is named (-s, default,
+ *    select_device) or not used;
  *  - an emulator is told from a physical device by facts only: an
  *    "emulator-" serial, or ro.kernel.qemu / ro.boot.qemu = 1 read from the
  *    device itself; if those cannot be read the device is refused;
@@ -20,6 +25,7 @@
 
 #include "adbc/devices.h"
 #include "adbc/error.h"
+#include "adbc/mdns.h"
 
 const char *device_kind_name(int kind)
 {
@@ -58,8 +64,80 @@ void devices_free(mcp_server *s)
     s->devs = s->active = NULL;
 }
 
-/* USB (when configured and available) plus the configured TCP targets. */
-static int list_all(mcp_call *c, adbc_device_entry **out, size_t *n)
+/* The phones announced by mDNS ([device] mdns = true): each connect
+ * service, probed at its address and named INSTANCE.SERVICE, appended to
+ * *l. A browse that cannot run (no multicast interface) adds nothing. */
+static int add_mdns(mcp_call *c, adbc_device_entry **l, size_t *n, int timeout_ms)
+{
+    adbc_mdns_opts mo;
+    adbc_mdns_opts_init(&mo);
+    mo.timeout_ms = timeout_ms;
+    adbc_mdns_service *sv = NULL;
+    size_t nsv = 0;
+    if (adbc_mdns_browse(&sv, &nsv, &mo) < 0) {
+        mcp_log("mDNS browse: %s", adbc_last_error());
+        return 0;
+    }
+    char (*addr)[80] = calloc(nsv ? nsv : 1, sizeof *addr);
+    const char **addrs = calloc(nsv ? nsv : 1, sizeof *addrs);
+    size_t *which = calloc(nsv ? nsv : 1, sizeof *which);
+    size_t k = 0;
+    if (!addr || !addrs || !which) {
+        free(addr);
+        free(addrs);
+        free(which);
+        adbc_mdns_free(sv);
+        return call_fail(c, "out of memory");
+    }
+    for (size_t i = 0; i < nsv; i++) {
+        if (!sv[i].port || !sv[i].addr[0] || strcmp(sv[i].service, ADBC_MDNS_TLS_PAIRING) == 0)
+            continue;
+        adbc_mdns_addr(addr[k], sizeof addr[k], &sv[i]);
+        addrs[k] = addr[k];
+        which[k++] = i;
+    }
+    adbc_device_entry *m = NULL;
+    size_t nm = 0;
+    int rc = 0;
+    if (k) {
+        adbc_devices_opts o;
+        adbc_devices_opts_init(&o);
+        o.usb = 0;
+        o.local = 0;
+        int left = call_remaining(c);
+        if (o.timeout_ms > left)
+            o.timeout_ms = left;
+        rc = adbc_devices_list(&m, &nm, addrs, k, &o);
+    }
+    adbc_device_entry *grown = rc == 0 && nm ? realloc(*l, (*n + nm) * sizeof **l) : NULL;
+    if (rc < 0 || (nm && !grown)) {
+        rc = rc < 0 ? call_fail_adbc(c, rc, "probing the phones announced by mDNS")
+                    : call_fail(c, "out of memory");
+    } else {
+        if (nm)
+            *l = grown;
+        for (size_t i = 0; i < nm; i++) {
+            adbc_device_entry *e = &(*l)[(*n)++];
+            *e = m[i];
+            for (size_t j = 0; j < k; j++)
+                if (strcmp(m[i].serial, addrs[j]) == 0) {
+                    snprintf(e->serial, sizeof e->serial, "%s.%s", sv[which[j]].instance,
+                             sv[which[j]].service);
+                    snprintf(e->transport, sizeof e->transport, "mdns");
+                }
+        }
+    }
+    adbc_devices_free(m);
+    free(addr);
+    free(addrs);
+    free(which);
+    adbc_mdns_free(sv);
+    return rc < 0 ? -1 : 0;
+}
+
+/* USB (when configured and available), the emulators, the configured TCP
+ * targets and, with [device] mdns, the phones announced by mDNS. */
+static int list_all(mcp_call *c, adbc_device_entry **out, size_t *n, int with_mdns)
 {
     mcp_server *s = c->srv;
     adbc_devices_opts o;
@@ -77,6 +155,12 @@ static int list_all(mcp_call *c, adbc_device_entry **out, size_t *n)
     }
     if (rc < 0)
         return call_fail_adbc(c, rc, "listing devices");
+    if (with_mdns && s->cfg.mdns && add_mdns(c, out, n, left < 1000 ? left : 1000) != 0) {
+        adbc_devices_free(*out);
+        *out = NULL;
+        *n = 0;
+        return -1;
+    }
     return 0;
 }
 
@@ -93,9 +177,31 @@ static void describe(char *buf, size_t cap, const adbc_device_entry *l, size_t n
     }
 }
 
+/* "NAME._adb-tls-connect._tcp" (or "._adb._tcp", ".local" after it): NAME,
+ * the mDNS instance, which the allowlist may name alone. */
+static int mdns_instance(char *out, size_t len, const char *serial)
+{
+    const char *p = strstr(serial, "._adb-tls-connect._tcp");
+    if (!p)
+        p = strstr(serial, "._adb._tcp");
+    if (!p || p == serial || (size_t)(p - serial) >= len)
+        return 0;
+    memcpy(out, serial, (size_t)(p - serial));
+    out[p - serial] = 0;
+    return 1;
+}
+
+/* The serial, or the mDNS instance it names, is on the allowlist. */
+static int listed(const mcp_server *s, const char *serial)
+{
+    char inst[256];
+    return mcp_config_allowed(&s->cfg, serial) ||
+           (mdns_instance(inst, sizeof inst, serial) && mcp_config_allowed(&s->cfg, inst));
+}
+
 static int allowed(const mcp_server *s, const mcp_dev *d)
 {
-    return d->kind == DEV_KIND_EMULATOR || mcp_config_allowed(&s->cfg, d->serial) ||
+    return d->kind == DEV_KIND_EMULATOR || listed(s, d->serial) ||
            mcp_config_allowed(&s->cfg, d->serialno);
 }
 
@@ -218,30 +324,34 @@ int call_device(mcp_call *c)
         d = dev_find(s, s->cfg.default_serial);
     } else {
         adbc_device_entry *l = NULL;
-        size_t n = 0, ready = 0, pick = 0;
-        if (list_all(c, &l, &n) != 0)
+        size_t n = 0, k = 0;
+        if (list_all(c, &l, &n, 0) != 0)
             return -1;
-        for (size_t i = 0; i < n; i++)
-            if (l[i].state == ADBC_DEV_DEVICE && !l[i].error) {
-                ready++;
-                pick = i;
-            }
+        for (size_t i = 0; i < n; i++) /* a device in fastboot speaks no adb */
+            if (l[i].state != ADBC_DEV_BOOTLOADER)
+                l[k++] = l[i];
+        n = k;
         char names[2048];
         describe(names, sizeof(names), l, n);
-        if (ready != 1) {
+        if (n != 1 || l[0].state != ADBC_DEV_DEVICE || l[0].error) {
             int rc;
             if (n == 0)
-                rc = call_fail(c, "no device found: connect one by USB, start an emulator, or "
-                                  "list a TCP device under [device] targets in the config");
-            else if (ready == 0)
-                rc = call_fail(c, "no device is ready: %s. Fix the state shown (accept the "
-                                  "USB debugging prompt, reconnect), then retry", names);
+                rc = call_fail(c, "no device found: connect one by USB, start an emulator, "
+                                  "list a TCP device under [device] targets in the config, or "
+                                  "name one (a phone announced by mDNS is used only when "
+                                  "named: -s INSTANCE, [device] default or select_device)");
+            else if (n == 1)
+                rc = call_fail(c, "the only device, %s, is not ready: %s%s%s. Fix the state "
+                                  "shown (accept the USB debugging prompt, reconnect), then "
+                                  "retry", l[0].serial, adbc_device_state_text(&l[0]),
+                               l[0].message[0] ? ": " : "", l[0].message);
             else
                 rc = call_fail(c, "%zu devices are connected and none is selected: call "
-                                  "select_device with one of: %s", ready, names);
+                                  "select_device with one of: %s", n, names);
             adbc_devices_free(l);
             return rc;
         }
+        size_t pick = 0;
         d = dev_find(s, l[pick].serial);
         adbc_devices_free(l);
     }
@@ -275,7 +385,7 @@ int device_select(mcp_call *c, const char *serial)
     mcp_server *s = c->srv;
     adbc_device_entry *l = NULL;
     size_t n = 0;
-    if (list_all(c, &l, &n) != 0)
+    if (list_all(c, &l, &n, 1) != 0)
         return -1;
     const adbc_device_entry *e = NULL;
     for (size_t i = 0; i < n; i++)
@@ -283,10 +393,15 @@ int device_select(mcp_call *c, const char *serial)
             e = &l[i];
     char names[2048];
     describe(names, sizeof(names), l, n);
+    char inst[256];
     if (!e) {
-        int rc = call_fail(c, "no device '%s'. Connected: %s", serial,
+        int rc = call_fail(c, "no device '%s'. Connected: %s%s", serial,
                            n ? names : "none (connect one, or list a TCP device under [device] "
-                                       "targets in the config)");
+                                       "targets in the config)",
+                           mdns_instance(inst, sizeof inst, serial) && !s->cfg.mdns
+                               ? ". Phones announced by mDNS are listed and selectable only "
+                                 "with mdns = true under [device] in the config"
+                               : "");
         adbc_devices_free(l);
         return rc;
     }
@@ -318,7 +433,7 @@ int device_list_text(mcp_call *c)
     mcp_server *s = c->srv;
     adbc_device_entry *l = NULL;
     size_t n = 0;
-    if (list_all(c, &l, &n) != 0)
+    if (list_all(c, &l, &n, 1) != 0)
         return -1;
     pthread_mutex_lock(&s->state_lock);
     mcp_dev *active = s->active;
@@ -340,7 +455,7 @@ int device_list_text(mcp_call *c)
             fprintf(f, " model:%s", e->model);
         if (strncmp(e->serial, "emulator-", 9) == 0)
             fprintf(f, " kind:emulator");
-        else if (mcp_config_allowed(&s->cfg, e->serial))
+        else if (listed(s, e->serial))
             fprintf(f, " allowlisted");
         if (active && strcmp(active->serial, e->serial) == 0)
             fprintf(f, " [active]");

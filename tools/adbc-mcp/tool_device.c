@@ -18,9 +18,10 @@ static int t_select_device(mcp_call *c, const cJSON *a)
 
 const mcp_tool mcp_tools_device[] = {
     {"list_devices", "List devices",
-     "Devices this server can reach (USB and configured TCP targets) with their state, and "
-     "which one is active. Emulators are always usable; a physical device only when a person "
-     "has put it on the allowlist.",
+     "Devices this server can reach (USB, emulators, configured TCP targets and, when "
+     "configured, phones announced by mDNS) with their state, and which one is active. "
+     "Emulators are always usable; a physical device only when a person has put it on the "
+     "allowlist.",
      "{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false}", t_list_devices,
      TOOL_READONLY},
     {"select_device", "Select a device",
