@@ -35,7 +35,8 @@ typedef enum adbc_err {
     ADBC_ENOTPAIRED = -17,   /* TLS: this computer's key is not paired */
     ADBC_EPAIRCODE = -18,    /* pairing: wrong pairing code */
     ADBC_EFORMAT = -19,      /* malformed input data (a file, a dump) */
-    ADBC_ECANCELED = -20     /* stopped by adbc_conn_interrupt or a callback */
+    ADBC_ECANCELED = -20,    /* stopped by adbc_conn_interrupt or a callback */
+    ADBC_ELIMIT = -21        /* a cap was reached (entries, depth of a tree walk) */
 } adbc_err;
 
 /* Short static description of an error code ("timed out"). Never NULL. */

@@ -17,7 +17,9 @@
  * connection. Timeouts are in milliseconds (< 0 waits forever): for stat and
  * lstat they bound the whole call; for list, push and pull they bound each
  * wait for the device, so a large transfer may take as long as it needs as
- * long as it keeps moving.
+ * long as it keeps moving. A push or pull can also be given a bound on the
+ * whole call (adbc_sync_opts.deadline_ms), and tree walks have caps on the
+ * entries and levels they take (max_entries, max_depth).
  */
 #ifndef ADBC_SYNC_H
 #define ADBC_SYNC_H
@@ -122,7 +124,16 @@ enum {
     /* push: send everything, but the device writes nothing (adb push -n;
        needs sendrecv_v2_dry_run_send, else ADBC_EUNSUPPORTED) */
     ADBC_SYNC_DRY_RUN = 1u << 2,
+    /* push: leave out files the device already has, by adb push --sync's
+       rule: in a tree, a file whose device copy has the same size and mtime;
+       a single file, one whose device copy has the same mtime. They are
+       counted in adbc_sync_result.skipped. */
+    ADBC_SYNC_SKIP_SAME = 1u << 3,
 };
+
+/* Defaults of adbc_sync_opts.max_entries and .max_depth (0 takes them). */
+#define ADBC_SYNC_MAX_ENTRIES_DEFAULT 1000000u
+#define ADBC_SYNC_MAX_DEPTH_DEFAULT 64
 
 /* Compression of file contents on the wire (sync v2). */
 typedef enum adbc_sync_compression {
@@ -147,13 +158,24 @@ typedef struct adbc_sync_opts {
     void *user;
     unsigned flags;                 /* ADBC_SYNC_* */
     adbc_sync_compression compression; /* ADBC_SYNC_COMPRESS_AUTO after opts_init */
+    /* Caps on a tree push or pull, against a device (or a local tree) that
+       never ends: past them the call fails with ADBC_ELIMIT and says which.
+       0 takes the default. */
+    uint64_t max_entries; /* directory entries met in all ("." and ".." not
+                             counted); ADBC_SYNC_MAX_ENTRIES_DEFAULT */
+    int max_depth;        /* levels below the root; ADBC_SYNC_MAX_DEPTH_DEFAULT */
+    /* A bound on the whole push or pull in milliseconds, on top of the
+       per-wait timeout; ADBC_ETIMEDOUT when it passes (the file in transfer
+       is dropped as after any failure). <= 0: none (the default). */
+    int deadline_ms;
 } adbc_sync_opts;
 
 /* What a push or pull did. */
 /* abi: out — filled in by adbc; the caller only reads it */
 typedef struct adbc_sync_result {
     uint64_t files;     /* files transferred */
-    uint64_t skipped;   /* special files (sockets, fifos, devices) left out */
+    uint64_t skipped;   /* special files (sockets, fifos, devices) left out,
+                           and files ADBC_SYNC_SKIP_SAME left out */
     uint64_t bytes;     /* content bytes transferred */
     uint64_t dirs;      /* directories created (tree pull; tree push: empty ones) */
     uint64_t wire_bytes; /* DATA payload bytes that crossed the link for those

@@ -33,6 +33,7 @@ const char *adbc_strerror(int code)
     case ADBC_EPAIRCODE: return "wrong pairing code";
     case ADBC_EFORMAT: return "malformed input";
     case ADBC_ECANCELED: return "cancelled";
+    case ADBC_ELIMIT: return "limit reached";
     default: return "unknown error";
     }
 }

@@ -4,6 +4,7 @@
  * one-round-trip operations stat, lstat and list. */
 #include "services/sync_int.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -469,11 +470,74 @@ int sync_job_init(sync_job *j, const adbc_sync_opts *opts, int timeout_ms)
     adbc_sync_opts_init(&j->opts_store);
     j->opts = &j->opts_store;
     j->timeout_ms = timeout_ms;
-    return adbc_abi_take(&j->opts_store, sizeof j->opts_store, opts, "adbc_sync_opts");
+    int rc = adbc_abi_take(&j->opts_store, sizeof j->opts_store, opts, "adbc_sync_opts");
+    if (rc < 0)
+        return rc;
+    const adbc_sync_opts *o = j->opts;
+    if (o->max_depth < 0)
+        return adbc_fail(ADBC_EINVAL, "adbc_sync_opts.max_depth is negative (%d)", o->max_depth);
+    j->max_entries = o->max_entries ? o->max_entries : ADBC_SYNC_MAX_ENTRIES_DEFAULT;
+    j->max_depth = o->max_depth ? o->max_depth : ADBC_SYNC_MAX_DEPTH_DEFAULT;
+    if (o->deadline_ms > 0)
+        j->deadline = adbc_now_ms() + o->deadline_ms;
+    return 0;
+}
+
+int sync_job_wait(const sync_job *j)
+{
+    if (!j->deadline)
+        return j->timeout_ms;
+    int64_t left = j->deadline - adbc_now_ms();
+    if (left < 1)
+        left = 1; /* 0 would mean "poll"; the check after the wait fails */
+    if (j->timeout_ms >= 0 && j->timeout_ms < left)
+        return j->timeout_ms;
+    return left > INT32_MAX ? INT32_MAX : (int)left;
+}
+
+static int deadline_error(const sync_job *j)
+{
+    return adbc_fail(ADBC_ETIMEDOUT,
+                     "%s %s did not finish within its deadline of %d ms (%llu files, %llu "
+                     "bytes done); give it a longer deadline (adbc-snap --deadline) or move "
+                     "less",
+                     j->verb ? j->verb : "the transfer", j->what ? j->what : "",
+                     j->opts->deadline_ms, (unsigned long long)j->res.files,
+                     (unsigned long long)j->res.bytes);
+}
+
+int sync_job_check(const sync_job *j)
+{
+    if (j->deadline && adbc_now_ms() >= j->deadline)
+        return deadline_error(j);
+    return 0;
+}
+
+int sync_job_finish(const sync_job *j, int rc)
+{
+    if (rc != ADBC_ETIMEDOUT || !j->deadline || adbc_now_ms() < j->deadline ||
+        strstr(adbc_last_error(), "deadline"))
+        return rc;
+    /* A wait the deadline cut short says "no reply within N ms"; say why. */
+    return deadline_error(j);
+}
+
+int sync_job_entry(sync_job *j, const char *root)
+{
+    if (++j->entries > j->max_entries)
+        return adbc_fail(ADBC_ELIMIT,
+                         "%s: the tree holds more than %llu entries, the cap for one push or "
+                         "pull; raise it (adbc_sync_opts.max_entries, adbc-snap --max-entries) "
+                         "or copy it in parts",
+                         root, (unsigned long long)j->max_entries);
+    return sync_job_check(j);
 }
 
 int sync_job_report(sync_job *j, int force)
 {
+    int rc = sync_job_check(j);
+    if (rc < 0)
+        return rc;
     if (!j->opts->progress)
         return 0;
     if (!force && j->p.bytes - j->last_report < ADBC_SYNC_DATA_MAX)

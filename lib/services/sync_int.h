@@ -22,8 +22,11 @@
  * previous one is being sent: enough to keep the link busy, small enough
  * that `adbc-snap push` of any size stays under 8 MB of memory. */
 #define SYNC_TX_CAP (4 * (ADBC_SYNC_HDR + ADBC_SYNC_DATA_MAX))
-/* Replies still due (pipelined requests). */
-#define SYNC_QMAX 64
+/* Replies still due (pipelined requests): a push leaves up to SYNC_QMAX - 1
+ * files unacknowledged (adb defers 128), and a tree pull asks for up to
+ * PULL_AHEAD files ahead, so that many small files keep a link of a few
+ * hundred KB in flight (20 ms x 200 Mbit/s) busy. */
+#define SYNC_QMAX 256
 
 /* One reply still due, and what to say if it is a FAIL. */
 typedef struct sync_pending {
@@ -59,6 +62,11 @@ typedef struct sync_job {
     adbc_sync_progress p;
     uint64_t last_report;   /* p.bytes at the last report */
     int timeout_ms;         /* per wait */
+    int64_t deadline;       /* the whole call must end by then (0: no bound) */
+    const char *verb, *what; /* "pull", and its source: for messages */
+    uint64_t entries;       /* tree walk: entries met so far */
+    uint64_t max_entries;   /* ... and the cap */
+    int max_depth;
     mode_t umask;           /* pull: the process umask */
     int v2;                 /* SND2/RCV2 rather than SEND/RECV */
     uint32_t flags;         /* their flags: one compression, dry run */
@@ -117,6 +125,17 @@ int sync_list_raw(adbc_sync *s, const char *path, adbc_sync_list_fn fn, void *us
 /* ---- jobs ---- */
 
 int sync_job_init(sync_job *j, const adbc_sync_opts *opts, int timeout_ms);
+/* The bound for the next wait: the timeout, shortened to what is left
+ * before the deadline (at least 1 ms; sync_job_check then fails). */
+int sync_job_wait(const sync_job *j);
+/* ADBC_ETIMEDOUT, with a message naming the deadline, once it has passed. */
+int sync_job_check(const sync_job *j);
+/* At the end of a push or pull: a wait that timed out because the deadline
+ * cut it short is reported as the deadline. */
+int sync_job_finish(const sync_job *j, int rc);
+/* One more directory entry met by a tree walk under root: ADBC_ELIMIT past
+ * the cap, and the deadline is checked. */
+int sync_job_entry(sync_job *j, const char *root);
 /* Report progress (throttled to every 64 KiB unless force). ADBC_ECANCELED
  * when the callback asked to stop (the caller aborts the session). */
 int sync_job_report(sync_job *j, int force);
@@ -168,8 +187,15 @@ int sync_pull_dest(const char *local, char **final, int *inplace);
 /* ---- trees (sync_tree.c) ---- */
 
 int sync_push_tree(adbc_sync *s, sync_job *j, const char *local, const char *remote);
+/* sync_pull_tree.c */
 int sync_pull_tree(adbc_sync *s, sync_job *j, const char *remote, const char *local,
                    const adbc_sync_statbuf *root);
+
+/* push --sync (ADBC_SYNC_SKIP_SAME): the device's lstat of each remote path,
+ * asked for in pipelined batches; same[i] = 1 where the device's copy has
+ * the local size (when check_size) and mtime. */
+int sync_same_on_device(adbc_sync *s, sync_job *j, const char *const *remote,
+                        const struct stat *const *local, size_t n, int check_size, uint8_t *same);
 
 /* ---- local helpers (sync_local.c) ---- */
 

@@ -162,7 +162,7 @@ static int receive_z(adbc_sync *s, sync_job *j, int fd, reserve *res, const char
     }
     for (;;) {
         adbc_sync_event ev;
-        rc = sync_next(s, &ev, j->timeout_ms);
+        rc = sync_next(s, &ev, sync_job_wait(j));
         if (rc < 0) {
             rc = arrived_fail(j, rc, local);
             break;
@@ -194,7 +194,7 @@ static int receive(adbc_sync *s, sync_job *j, int fd, reserve *res, const char *
     struct iovec iov[PULL_IOV];
     for (;;) {
         adbc_sync_event ev;
-        int rc = sync_next(s, &ev, j->timeout_ms);
+        int rc = sync_next(s, &ev, sync_job_wait(j));
         int n = 0;
         size_t bytes = 0;
         while (rc == 1 && ev.type == ADBC_SYNC_EV_DATA) {
@@ -258,7 +258,7 @@ int sync_pull_request(adbc_sync *s, sync_job *j, const char *remote)
         if (len > ADBC_SYNC_PATH_MAX)
             return adbc_fail(ADBC_EINVAL, "RCV2 request: the path is %zu bytes long; the device "
                              "accepts at most %d", len, ADBC_SYNC_PATH_MAX);
-        rc = sync_tx_room(s, ADBC_SYNC_HDR + len + ADBC_SYNC_RECV2_SETUP, j->timeout_ms);
+        rc = sync_tx_room(s, ADBC_SYNC_HDR + len + ADBC_SYNC_RECV2_SETUP, sync_job_wait(j));
         if (rc < 0)
             return rc;
         long n = adbc_sync_put_recv2(s->tx + s->tx_len, SYNC_TX_CAP - s->tx_len, remote, len,
@@ -267,7 +267,7 @@ int sync_pull_request(adbc_sync *s, sync_job *j, const char *remote)
             return (int)n;
         s->tx_len += (size_t)n;
     } else {
-        rc = sync_put_req(s, ADBC_SYNC_RECV, remote, len, j->timeout_ms);
+        rc = sync_put_req(s, ADBC_SYNC_RECV, remote, len, sync_job_wait(j));
         if (rc < 0)
             return rc;
     }
@@ -439,7 +439,7 @@ int sync_pull_receive(adbc_sync *s, sync_job *j, const char *remote, const char 
 int sync_pull_one(adbc_sync *s, sync_job *j, const char *remote, const char *local,
                   const adbc_sync_statbuf *st)
 {
-    int rc = sync_ensure(s, j->timeout_ms);
+    int rc = sync_ensure(s, sync_job_wait(j));
     if (rc == 0)
         rc = sync_pull_request(s, j, remote);
     if (rc == 0)
@@ -515,11 +515,13 @@ int adbc_sync_pull(adbc_sync *s, const char *remote, const char *local,
     sync_job j;
     if (sync_job_init(&j, opts, timeout_ms) < 0)
         return ADBC_EINVAL;
+    j.verb = "pull";
+    j.what = remote;
     j.umask = sync_umask();
     adbc_sync_statbuf st;
     int rc = sync_job_setup(s, &j, 0);
     if (rc == 0)
-        rc = adbc_sync_stat(s, remote, &st, timeout_ms);
+        rc = adbc_sync_stat(s, remote, &st, sync_job_wait(&j));
     if (rc == 0) {
         if (S_ISDIR(st.mode)) {
             rc = sync_pull_tree(s, &j, remote, local, &st);
@@ -536,6 +538,7 @@ int adbc_sync_pull(adbc_sync *s, const char *remote, const char *local,
                            remote, st.mode);
         }
     }
+    rc = sync_job_finish(&j, rc);
     sync_job_done(&j);
     if (res)
         *res = j.res;

@@ -43,7 +43,7 @@ int sync_push_collect(adbc_sync *s, sync_job *j, size_t keep)
 {
     while (sync_due(s) > keep) {
         adbc_sync_event ev;
-        int rc = sync_next(s, &ev, j->timeout_ms);
+        int rc = sync_next(s, &ev, sync_job_wait(j));
         if (rc < 0)
             return rc;
         if ((rc = on_status(s, j, &ev)) < 0)
@@ -85,7 +85,7 @@ static int chunk_room(adbc_sync *s, sync_job *j)
 {
     if (SYNC_TX_CAP - s->tx_len >= ADBC_SYNC_HDR + ADBC_SYNC_DATA_MAX)
         return 0;
-    int rc = sync_flush(s, j->timeout_ms);
+    int rc = sync_flush(s, sync_job_wait(j));
     if (rc < 0)
         return after_write_error(s, j, rc);
     return poll_replies(s, j);
@@ -93,7 +93,7 @@ static int chunk_room(adbc_sync *s, sync_job *j)
 
 static int put_hdr(adbc_sync *s, sync_job *j, uint32_t id, uint32_t len)
 {
-    int rc = sync_tx_room(s, ADBC_SYNC_HDR, j->timeout_ms);
+    int rc = sync_tx_room(s, ADBC_SYNC_HDR, sync_job_wait(j));
     if (rc < 0)
         return after_write_error(s, j, rc);
     s->tx_len += adbc_sync_put_hdr(s->tx + s->tx_len, id, len);
@@ -112,14 +112,14 @@ static int queue_request(adbc_sync *s, sync_job *j, const char *remote, uint32_t
         long n = adbc_sync_send_spec(spec, sizeof spec, remote, mode);
         if (n < 0)
             return (int)n;
-        int rc = sync_put_req(s, ADBC_SYNC_SEND, spec, (size_t)n, j->timeout_ms);
+        int rc = sync_put_req(s, ADBC_SYNC_SEND, spec, (size_t)n, sync_job_wait(j));
         return rc < 0 ? after_write_error(s, j, rc) : 0;
     }
     size_t len = strlen(remote);
     if (len > ADBC_SYNC_PATH_MAX)
         return adbc_fail(ADBC_EINVAL, "remote path too long: \"%.80s...\" is over the %d bytes "
                          "the device accepts", remote, ADBC_SYNC_PATH_MAX);
-    int rc = sync_tx_room(s, ADBC_SYNC_HDR + len + ADBC_SYNC_SEND2_SETUP, j->timeout_ms);
+    int rc = sync_tx_room(s, ADBC_SYNC_HDR + len + ADBC_SYNC_SEND2_SETUP, sync_job_wait(j));
     if (rc < 0)
         return after_write_error(s, j, rc);
     long n = adbc_sync_put_send2(s->tx + s->tx_len, SYNC_TX_CAP - s->tx_len, remote, len, mode,
@@ -295,13 +295,13 @@ static int send_link(adbc_sync *s, sync_job *j, const char *local, const char *r
 int sync_push_one(adbc_sync *s, sync_job *j, const char *local, const char *remote,
                   const struct stat *st)
 {
-    int rc = sync_ensure(s, j->timeout_ms);
+    int rc = sync_ensure(s, sync_job_wait(j));
     if (rc < 0)
         return rc;
     /* Keep at most SYNC_QMAX - 1 files unacknowledged. */
     if ((rc = sync_push_collect(s, j, SYNC_QMAX - 1)) < 0)
         return rc;
-    if (!s->st && (rc = sync_ensure(s, j->timeout_ms)) < 0)
+    if (!s->st && (rc = sync_ensure(s, sync_job_wait(j))) < 0)
         return rc;
     int link = S_ISLNK(st->st_mode);
     j->p.src = local;
@@ -369,6 +369,47 @@ int sync_push_entry(adbc_sync *s, sync_job *j, const char *local, const char *re
     return sync_push_one(s, j, local, remote, lst);
 }
 
+int sync_same_on_device(adbc_sync *s, sync_job *j, const char *const *remote,
+                        const struct stat *const *local, size_t n, int check_size, uint8_t *same)
+{
+    if (n == 0)
+        return 0;
+    int rc = sync_ensure(s, sync_job_wait(j));
+    /* OKAYs of files already sent come first in the reply stream. */
+    if (rc == 0)
+        rc = sync_push_collect(s, j, 0);
+    if (rc == 0 && !s->st)
+        rc = sync_ensure(s, sync_job_wait(j));
+    if (rc < 0)
+        return rc;
+    int v2 = s->stat_v2;
+    uint32_t id = v2 ? ADBC_SYNC_LST2 : ADBC_SYNC_STAT;
+    for (size_t i = 0; i < n; i++) {
+        if ((rc = sync_put_req(s, id, remote[i], strlen(remote[i]), sync_job_wait(j))) < 0 ||
+            (rc = sync_expect(s, v2 ? ADBC_SYNC_X_STAT_V2 : ADBC_SYNC_X_STAT_V1, id, NULL)) < 0) {
+            sync_abort(s);
+            return rc;
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        adbc_sync_event ev;
+        if ((rc = sync_next(s, &ev, sync_job_wait(j))) < 0)
+            return rc;
+        if (ev.type == ADBC_SYNC_EV_FAIL)
+            return adbc_fail(ADBC_EREMOTE, "stat %s: the device's sync service failed: %s",
+                             remote[i], ev.text);
+        const adbc_sync_statbuf *st = &ev.st;
+        /* v1 answers all zeros when it cannot lstat; its size is 32 bits */
+        int missing = v2 ? ev.error != 0 : st->mode == 0 && st->size == 0 && st->mtime == 0;
+        uint64_t size = (uint64_t)local[i]->st_size;
+        if (!v2)
+            size &= 0xffffffffu;
+        same[i] = !missing && st->mtime == (int64_t)local[i]->st_mtime &&
+                  (!check_size || st->size == size);
+    }
+    return 0;
+}
+
 int adbc_sync_push(adbc_sync *s, const char *local, const char *remote,
                    const adbc_sync_opts *opts, adbc_sync_result *res, int timeout_ms)
 {
@@ -379,6 +420,8 @@ int adbc_sync_push(adbc_sync *s, const char *local, const char *remote,
     sync_job j;
     if (sync_job_init(&j, opts, timeout_ms) < 0)
         return ADBC_EINVAL;
+    j.verb = "push";
+    j.what = local;
     struct stat st;
     int rc = sync_job_setup(s, &j, 1);
     if (rc < 0) {
@@ -391,14 +434,24 @@ int adbc_sync_push(adbc_sync *s, const char *local, const char *remote,
                 stat(local, &st) == 0 && S_ISDIR(st.st_mode))) {
         rc = sync_push_tree(s, &j, local, remote);
     } else if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) {
-        j.p.files_total = 1;
-        j.p.total = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
-        rc = sync_push_entry(s, &j, local, remote, &st);
-        if (rc == 0)
-            rc = sync_push_collect(s, &j, 0);
+        uint8_t same = 0;
+        const struct stat *stp = &st;
+        /* push --sync of one file: adb's rule is the mtime alone */
+        if (j.opts->flags & ADBC_SYNC_SKIP_SAME)
+            rc = sync_same_on_device(s, &j, &remote, &stp, 1, 0, &same);
+        if (rc == 0 && same) {
+            j.res.skipped++;
+        } else if (rc == 0) {
+            j.p.files_total = 1;
+            j.p.total = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+            rc = sync_push_entry(s, &j, local, remote, &st);
+            if (rc == 0)
+                rc = sync_push_collect(s, &j, 0);
+        }
     } else {
         rc = adbc_fail(ADBC_EINVAL, "cannot push %s: not a file, link or directory", local);
     }
+    rc = sync_job_finish(&j, rc);
     sync_job_done(&j);
     if (res)
         *res = j.res;

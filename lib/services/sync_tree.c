@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Directory trees: walking the local tree for a push and the device's tree
- * (LIST/LIS2) for a pull, building the list of files first so progress knows
- * the total, then moving the files one by one with the single-file code.
+/* Pushing a directory tree: the local tree is walked first (sorted, so
+ * progress knows the total and the order is stable; the entry and depth caps
+ * apply), then the files go out with the single-file code, their OKAYs
+ * collected as they arrive. With ADBC_SYNC_SKIP_SAME (push --sync) the
+ * device's lstat of every file is asked for first, in pipelined batches, and
+ * files it already has are left out. A tree pull is sync_pull_tree.c.
  *
  * The sync protocol has no mkdir: the device creates a file's missing parent
  * directories itself (fixed_push_mkdir), so only directories that would stay
@@ -19,17 +22,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define TREE_DEPTH_MAX 64
 #define MKDIR_CMD_MAX (32 * 1024) /* adb's bound for one mkdir command line */
-#define PULL_AHEAD 16              /* RECVs asked for ahead (< SYNC_QMAX) */
 
 typedef struct tree_item {
     char *src, *dst;
     int dir;
     int filled;              /* dir: a file will be pushed somewhere below it */
     int has_subdir;
-    struct stat lst;         /* push: local (l)stat */
-    adbc_sync_statbuf rst;   /* pull: the device's stat */
+    int same;                /* push --sync: the device has it already */
+    struct stat lst;         /* local (l)stat */
 } tree_item;
 
 typedef struct tree {
@@ -134,15 +135,19 @@ static int local_names(const char *dir, char ***names, size_t *count)
 
 static int walk_local(sync_job *j, tree *t, size_t parent, int depth)
 {
-    if (depth > TREE_DEPTH_MAX)
-        return adbc_fail(ADBC_EINVAL, "%s: deeper than %d levels (a symlink loop?)",
-                         t->v[parent].src, TREE_DEPTH_MAX);
+    if (depth > j->max_depth)
+        return adbc_fail(ADBC_ELIMIT,
+                         "%s: deeper than %d levels (a symlink loop?); raise the cap "
+                         "(adbc_sync_opts.max_depth, adbc-snap --max-depth)",
+                         t->v[parent].src, j->max_depth);
     char **names;
     size_t count;
     int rc = local_names(t->v[parent].src, &names, &count);
     if (rc < 0)
         return rc;
     for (size_t i = 0; i < count && rc >= 0; i++) {
+        if ((rc = sync_job_entry(j, t->v[0].src)) < 0)
+            break;
         long k = tree_add(t, sync_join(t->v[parent].src, names[i]),
                           sync_join(t->v[parent].dst, names[i]), 0);
         if (k < 0) {
@@ -189,13 +194,13 @@ static int run_mkdir(adbc_sync *s, sync_job *j, const char *cmd)
     if (j->flags & ADBC_SYNC_FLAG_DRY_RUN)
         return 0; /* a dry run changes nothing on the device */
     adbc_shell *sh;
-    int rc = adbc_shell_open(&sh, s->c, cmd, NULL, j->timeout_ms);
+    int rc = adbc_shell_open(&sh, s->c, cmd, NULL, sync_job_wait(j));
     char out[512];
     size_t olen = 0;
     while (rc == 0) {
         int fd;
         char buf[4096];
-        ssize_t n = adbc_shell_read(sh, &fd, buf, sizeof buf, j->timeout_ms);
+        ssize_t n = adbc_shell_read(sh, &fd, buf, sizeof buf, sync_job_wait(j));
         if (n < 0)
             rc = (int)n;
         if (n <= 0)
@@ -263,6 +268,42 @@ static int make_remote_dirs(adbc_sync *s, sync_job *j, tree *t)
     return rc;
 }
 
+/* push --sync: mark the files the device already has (same size and
+ * mtime, adb's rule for a tree), asking in batches of pipelined lstats. */
+static int mark_same(adbc_sync *s, sync_job *j, tree *t)
+{
+    enum { BATCH = SYNC_QMAX - 1 };
+    const char *remote[BATCH];
+    const struct stat *local[BATCH];
+    size_t idx[BATCH];
+    uint8_t same[BATCH];
+    size_t i = 1;
+    while (i < t->n) {
+        size_t n = 0;
+        for (; i < t->n && n < BATCH; i++) {
+            tree_item *it = &t->v[i];
+            if (it->dir || (!S_ISREG(it->lst.st_mode) && !S_ISLNK(it->lst.st_mode)))
+                continue;
+            remote[n] = it->dst;
+            local[n] = &it->lst;
+            idx[n++] = i;
+        }
+        int rc = sync_same_on_device(s, j, remote, local, n, 1, same);
+        if (rc < 0)
+            return rc;
+        for (size_t k = 0; k < n; k++) {
+            tree_item *it = &t->v[idx[k]];
+            if (!same[k])
+                continue;
+            it->same = 1;
+            j->p.files_total--;
+            if (S_ISREG(it->lst.st_mode))
+                j->p.total -= (uint64_t)it->lst.st_size;
+        }
+    }
+    return 0;
+}
+
 int sync_push_tree(adbc_sync *s, sync_job *j, const char *local, const char *remote)
 {
     tree t = {0};
@@ -270,13 +311,15 @@ int sync_push_tree(adbc_sync *s, sync_job *j, const char *local, const char *rem
     if (root < 0)
         return (int)root;
     int rc = walk_local(j, &t, 0, 0);
+    if (rc == 0 && (j->opts->flags & ADBC_SYNC_SKIP_SAME))
+        rc = mark_same(s, j, &t);
     if (rc == 0)
         rc = make_remote_dirs(s, j, &t);
     for (size_t i = 1; i < t.n && rc == 0; i++) {
         tree_item *it = &t.v[i];
         if (it->dir)
             continue;
-        if (!S_ISREG(it->lst.st_mode) && !S_ISLNK(it->lst.st_mode)) {
+        if (it->same || (!S_ISREG(it->lst.st_mode) && !S_ISLNK(it->lst.st_mode))) {
             j->res.skipped++; /* sockets, fifos, devices: as adb, left out */
             continue;
         }
@@ -284,198 +327,6 @@ int sync_push_tree(adbc_sync *s, sync_job *j, const char *local, const char *rem
     }
     if (rc == 0)
         rc = sync_push_collect(s, j, 0);
-    tree_free(&t);
-    return rc;
-}
-
-/* ---- pull ---- */
-
-typedef struct rentry {
-    char *name;
-    adbc_sync_statbuf st;
-    int error;
-} rentry;
-
-typedef struct rlist {
-    rentry *v;
-    size_t n, cap;
-    int rc;
-} rlist;
-
-static int collect_entry(void *user, const adbc_sync_dirent *e)
-{
-    rlist *l = user;
-    if (dotdot(e->name))
-        return 0;
-    if (l->n == l->cap) {
-        size_t nc = l->cap ? l->cap * 2 : 32;
-        rentry *nv = adbc_realloc(l->v, nc * sizeof *nv);
-        if (!nv) {
-            l->rc = adbc_fail(ADBC_ENOMEM, "out of memory");
-            return 1;
-        }
-        l->v = nv;
-        l->cap = nc;
-    }
-    if (!(l->v[l->n].name = adbc_strdup(e->name))) {
-        l->rc = adbc_fail(ADBC_ENOMEM, "out of memory");
-        return 1;
-    }
-    l->v[l->n].st = e->st;
-    l->v[l->n].error = e->error;
-    l->n++;
-    return 0;
-}
-
-static int cmp_rentry(const void *a, const void *b)
-{
-    return strcmp(((const rentry *)a)->name, ((const rentry *)b)->name);
-}
-
-static void rlist_free(rlist *l)
-{
-    for (size_t i = 0; i < l->n; i++)
-        adbc_free(l->v[i].name);
-    adbc_free(l->v);
-}
-
-/* Directories being walked, to stop at a symlink that loops back (v2 only:
- * v1 has no inode numbers; the depth limit catches those loops). */
-typedef struct ancestry {
-    const struct ancestry *up;
-    uint64_t dev, ino;
-} ancestry;
-
-static int loops(const ancestry *a, const adbc_sync_statbuf *st)
-{
-    if (!st->v2)
-        return 0;
-    for (; a; a = a->up)
-        if (a->dev == st->dev && a->ino == st->ino)
-            return 1;
-    return 0;
-}
-
-static int pullable(uint32_t mode)
-{
-    return S_ISREG(mode) || S_ISBLK(mode) || S_ISCHR(mode);
-}
-
-static int walk_remote(adbc_sync *s, sync_job *j, tree *t, size_t parent, int depth,
-                       const ancestry *up)
-{
-    if (depth > TREE_DEPTH_MAX)
-        return adbc_fail(ADBC_EINVAL, "%s: deeper than %d levels on the device (a symlink "
-                                      "loop?)",
-                         t->v[parent].src, TREE_DEPTH_MAX);
-    ancestry here = {up, t->v[parent].rst.dev, t->v[parent].rst.ino};
-    rlist l = {0};
-    int rc = sync_list_raw(s, t->v[parent].src, collect_entry, &l, j->timeout_ms);
-    if (rc == 0)
-        rc = l.rc;
-    if (rc == 0 && l.n > 1)
-        qsort(l.v, l.n, sizeof *l.v, cmp_rentry);
-    for (size_t i = 0; i < l.n && rc == 0; i++) {
-        rentry *e = &l.v[i];
-        adbc_sync_statbuf st = e->st;
-        if (e->error) {
-            j->res.skipped++; /* the device could not lstat it */
-            continue;
-        }
-        char *src = sync_join(t->v[parent].src, e->name);
-        if (src && S_ISLNK(st.mode)) {
-            /* RECV reads through links, so follow them as adb does. */
-            int src_rc = adbc_sync_stat(s, src, &st, j->timeout_ms);
-            if (src_rc < 0) {
-                adbc_free(src);
-                if (!s->st) { /* the session failed, not just the stat */
-                    rc = src_rc;
-                    break;
-                }
-                j->res.skipped++; /* a dangling link */
-                continue;
-            }
-        }
-        int dir = S_ISDIR(st.mode);
-        if (!dir && !pullable(st.mode)) {
-            adbc_free(src);
-            j->res.skipped++;
-            continue;
-        }
-        if (dir && loops(&here, &st)) {
-            adbc_free(src);
-            j->res.skipped++;
-            continue;
-        }
-        long k = tree_add(t, src, sync_join(t->v[parent].dst, e->name), dir);
-        if (k < 0) {
-            rc = (int)k;
-            break;
-        }
-        t->v[k].rst = st;
-        if (dir) {
-            rc = walk_remote(s, j, t, (size_t)k, depth + 1, &here);
-        } else {
-            j->p.files_total++;
-            j->p.total += st.size;
-        }
-    }
-    rlist_free(&l);
-    return rc;
-}
-
-static void set_dir_attrs(sync_job *j, const tree_item *it)
-{
-    if ((j->opts->flags & ADBC_SYNC_NO_ATTRS) || it->rst.mode == 0)
-        return;
-    /* Best effort, like adb -a: a directory we cannot chmod is not an error
-     * worth failing a finished pull for. */
-    if (chmod(it->dst, (mode_t)(it->rst.mode & 0777) & ~j->umask) != 0)
-        return;
-    struct timespec ts[2] = {{.tv_sec = (time_t)it->rst.mtime}, {.tv_sec = (time_t)it->rst.mtime}};
-    utimensat(AT_FDCWD, it->dst, ts, 0);
-}
-
-int sync_pull_tree(adbc_sync *s, sync_job *j, const char *remote, const char *local,
-                   const adbc_sync_statbuf *root)
-{
-    tree t = {0};
-    long r = tree_add(&t, adbc_strdup(remote), adbc_strdup(local), 1);
-    if (r < 0)
-        return (int)r;
-    t.v[0].rst = *root;
-    int rc = walk_remote(s, j, &t, 0, 0, NULL);
-    if (rc == 0)
-        rc = sync_ensure(s, j->timeout_ms);
-    /* Ask for up to PULL_AHEAD files before the first has arrived, so small
-     * files do not each cost a round trip. The first failure ends the pull
-     * (and the device ends the session), so nothing needs re-asking. */
-    size_t next = 0, inflight = 0;
-    for (size_t i = 0; i < t.n && rc == 0; i++) {
-        tree_item *it = &t.v[i];
-        if (it->dir) {
-            if ((rc = sync_mkdirs(it->dst)) == 0)
-                j->res.dirs++;
-            continue;
-        }
-        if (next <= i)
-            next = i;
-        while (rc == 0 && next < t.n && inflight < PULL_AHEAD) {
-            if (!t.v[next].dir) {
-                rc = sync_pull_request(s, j, t.v[next].src);
-                inflight++;
-            }
-            next++;
-        }
-        if (rc == 0)
-            rc = sync_pull_receive(s, j, it->src, it->dst, &it->rst);
-        inflight--;
-    }
-    /* Directory times last, deepest first: writing files into a directory
-     * changes its mtime. */
-    for (size_t i = t.n; i-- > 0 && rc == 0;)
-        if (t.v[i].dir)
-            set_dir_attrs(j, &t.v[i]);
     tree_free(&t);
     return rc;
 }

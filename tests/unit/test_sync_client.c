@@ -663,8 +663,10 @@ TEST(pull_tree_follows_links_and_stops_loops)
     rm_rf(tmpdir);
 }
 
-/* RECV replies held back until 10 requests have arrived: a client asking for
- * one file at a time would time out. */
+/* RECV replies held back until 5 requests have arrived (the 5 files of one
+ * directory): a client asking for one file at a time would time out. A tree
+ * pull asks for a directory's files as it lists them, and this device serves
+ * one sync session, so the listing of the next directory waits for them. */
 static char held_paths[16][64];
 static int nheld;
 
@@ -681,9 +683,11 @@ static int hold_recv_hook(fdev *d, const adbc_sync_event *ev)
     if (ev->id != ADBC_SYNC_RECV)
         return 0;
     snprintf(held_paths[nheld++], 64, "%s", ev->text);
-    if (nheld == 10)
+    if (nheld == 5) {
         for (int i = 0; i < nheld; i++)
             reply_recv(d, held_paths[i]);
+        nheld = 0;
+    }
     return 1;
 }
 

@@ -24,9 +24,13 @@ static int cmd_ls(snap_ctx *ctx, int argc, char **argv);
 static int cmd_stat(snap_ctx *ctx, int argc, char **argv);
 
 const snap_cmd snap_cmds_sync[] = {
-    {"push", cmd_push, "push [-L] [-n] [-z ALGORITHM|-Z] [--json] LOCAL... REMOTE",
+    {"push", cmd_push,
+     "push [-L] [-n] [--sync] [-z ALGORITHM|-Z] [--deadline S] [--max-entries N] "
+     "[--max-depth N] [--json] LOCAL... REMOTE",
      "copy files or trees to the device (-L: send links' targets)"},
-    {"pull", cmd_pull, "pull [-a] [-z ALGORITHM|-Z] [--json] REMOTE... LOCAL",
+    {"pull", cmd_pull,
+     "pull [-a] [-z ALGORITHM|-Z] [--deadline S] [--max-entries N] [--max-depth N] [--json] "
+     "REMOTE... LOCAL",
      "copy files or trees from the device (-a: keep mtime and mode)"},
     {"ls", cmd_ls, "ls [-l] [--json] REMOTE", "list a directory on the device"},
     {"stat", cmd_stat, "stat [--json] REMOTE", "what the device reports about a path"},
@@ -235,10 +239,20 @@ static char *target_for(const char *dst, int dst_isdir, const char *src)
     return t;
 }
 
+/* What push and pull take from their options. */
+typedef struct xopts {
+    unsigned flags;
+    adbc_sync_compression comp;
+    uint64_t max_entries;
+    int max_depth;
+    int deadline_ms;   /* --deadline: the whole command, 0: none */
+    double t_end;      /* ... ending then (now_s()) */
+} xopts;
+
 /* One push (from a local path) or pull, with the progress bar and adb's
  * summary line naming LABEL. 0, or -1 once the error is printed. */
 static int transfer(snap_ctx *ctx, adbc_sync *s, int push, const char *from, const char *label,
-                    const char *target, unsigned flags, adbc_sync_compression comp, jrun *j)
+                    const char *target, const xopts *x, jrun *j)
 {
     bar b;
     bar_init(&b, ctx);
@@ -246,15 +260,27 @@ static int transfer(snap_ctx *ctx, adbc_sync *s, int push, const char *from, con
     adbc_sync_opts_init(&o);
     o.progress = on_progress;
     o.user = &b;
-    o.flags = flags;
-    o.compression = comp;
+    o.flags = x->flags;
+    o.compression = x->comp;
+    o.max_entries = x->max_entries;
+    o.max_depth = x->max_depth;
+    if (x->deadline_ms > 0) {
+        /* several sources share the command's deadline */
+        double left = x->t_end - now_s();
+        o.deadline_ms = left * 1000 < 1 ? 1 : (int)(left * 1000);
+    }
     adbc_sync_result r;
     double t0 = now_s();
     int rc = push ? adbc_sync_push(s, from, target, &o, &r, ctx->timeout_ms)
                   : adbc_sync_pull(s, from, target, &o, &r, ctx->timeout_ms);
     bar_clear(&b);
     if (rc < 0) {
+        int late = rc == ADBC_ETIMEDOUT && x->deadline_ms > 0 &&
+                   strstr(adbc_last_error(), "within its deadline");
         snap_fail(push ? "push" : "pull", rc);
+        if (late)
+            fprintf(stderr, "adbc-snap: %s: stopped at --deadline %g s\n", push ? "push" : "pull",
+                    x->deadline_ms / 1000.0);
         const char *msg = adbc_last_error();
         jrun_source(j, label, target, NULL, 0, rc, *msg ? msg : adbc_strerror(rc));
         return -1;
@@ -286,23 +312,66 @@ static int compression_opt(const snap_cmd *cmd, int argc, char **argv, int *i,
     return 1;
 }
 
+/* --deadline S, --max-entries N, --max-depth N: 1 when argv[*i] was one
+ * (taking its argument), 0 when not, -1 after printing the usage error. */
+static int tree_opt(const snap_cmd *cmd, int argc, char **argv, int *i, xopts *x)
+{
+    const char *a = argv[*i];
+    if (strcmp(a, "--deadline") != 0 && strcmp(a, "--max-entries") != 0 &&
+        strcmp(a, "--max-depth") != 0)
+        return 0;
+    if (*i + 1 >= argc) {
+        char msg[64];
+        snprintf(msg, sizeof msg, "%s needs a value", a);
+        snap_usage(cmd, msg);
+        return -1;
+    }
+    const char *v = argv[++*i];
+    if (strcmp(a, "--deadline") == 0) {
+        if (snap_seconds(v, 86400 * 7, &x->deadline_ms) < 0) {
+            snap_usage(cmd, "--deadline takes seconds (a number above 0, at most 604800)");
+            return -1;
+        }
+        x->t_end = now_s() + x->deadline_ms / 1000.0;
+        return 1;
+    }
+    char *end;
+    errno = 0;
+    unsigned long long n = strtoull(v, &end, 10);
+    int depth = a[6] == 'd';
+    if (end == v || *end || errno == ERANGE || n == 0 || v[0] == '-' ||
+        (depth && n > 100000)) {
+        snap_usage(cmd, depth ? "--max-depth takes a whole number from 1 to 100000"
+                              : "--max-entries takes a whole number above 0");
+        return -1;
+    }
+    if (depth)
+        x->max_depth = (int)n;
+    else
+        x->max_entries = n;
+    return 1;
+}
+
 /* ---- push ---- */
 
 static int cmd_push(snap_ctx *ctx, int argc, char **argv)
 {
-    unsigned flags = 0;
-    adbc_sync_compression comp = ADBC_SYNC_COMPRESS_AUTO;
+    xopts x = {.comp = ADBC_SYNC_COMPRESS_AUTO};
     int i = 1, json = 0;
     for (; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
-        int z = compression_opt(&snap_cmds_sync[0], argc, argv, &i, &comp);
+        int z = compression_opt(&snap_cmds_sync[0], argc, argv, &i, &x.comp);
+        if (z == 0)
+            z = tree_opt(&snap_cmds_sync[0], argc, argv, &i, &x);
         if (z < 0)
             return SNAP_EXIT_USAGE;
         if (z)
             continue;
         if (strcmp(argv[i], "-L") == 0)
-            flags |= ADBC_SYNC_FOLLOW_LINKS;
+            x.flags |= ADBC_SYNC_FOLLOW_LINKS;
         else if (strcmp(argv[i], "-n") == 0)
-            flags |= ADBC_SYNC_DRY_RUN;
+            x.flags |= ADBC_SYNC_DRY_RUN;
+        else if (strcmp(argv[i], "--sync") == 0)
+            x.flags |= ADBC_SYNC_SKIP_SAME;
         else if (strcmp(argv[i], "--json") == 0)
             json = 1;
         else if (strcmp(argv[i], "--") == 0) {
@@ -353,7 +422,7 @@ static int cmd_push(snap_ctx *ctx, int argc, char **argv)
          * (links inside a tree go over as links). */
         char *real = NULL;
         struct stat lst;
-        if (lstat(src, &lst) == 0 && S_ISLNK(lst.st_mode) && !(flags & ADBC_SYNC_FOLLOW_LINKS))
+        if (lstat(src, &lst) == 0 && S_ISLNK(lst.st_mode) && !(x.flags & ADBC_SYNC_FOLLOW_LINKS))
             real = realpath(src, NULL);
         char *target = target_for(dst, dst_isdir, src);
         if (!target) {
@@ -362,7 +431,7 @@ static int cmd_push(snap_ctx *ctx, int argc, char **argv)
             status = SNAP_EXIT_FAIL;
             break;
         }
-        if (transfer(ctx, s, 1, real ? real : src, src, target, flags, comp, &j) < 0)
+        if (transfer(ctx, s, 1, real ? real : src, src, target, &x, &j) < 0)
             status = SNAP_EXIT_FAIL;
         free(real);
         free(target);
@@ -376,17 +445,18 @@ static int cmd_push(snap_ctx *ctx, int argc, char **argv)
 
 static int cmd_pull(snap_ctx *ctx, int argc, char **argv)
 {
-    unsigned flags = ADBC_SYNC_NO_ATTRS;
-    adbc_sync_compression comp = ADBC_SYNC_COMPRESS_AUTO;
+    xopts x = {.flags = ADBC_SYNC_NO_ATTRS, .comp = ADBC_SYNC_COMPRESS_AUTO};
     int i = 1, json = 0;
     for (; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
-        int z = compression_opt(&snap_cmds_sync[1], argc, argv, &i, &comp);
+        int z = compression_opt(&snap_cmds_sync[1], argc, argv, &i, &x.comp);
+        if (z == 0)
+            z = tree_opt(&snap_cmds_sync[1], argc, argv, &i, &x);
         if (z < 0)
             return SNAP_EXIT_USAGE;
         if (z)
             continue;
         if (strcmp(argv[i], "-a") == 0)
-            flags &= ~(unsigned)ADBC_SYNC_NO_ATTRS;
+            x.flags &= ~(unsigned)ADBC_SYNC_NO_ATTRS;
         else if (strcmp(argv[i], "--json") == 0)
             json = 1;
         else if (strcmp(argv[i], "--") == 0) {
@@ -422,7 +492,7 @@ static int cmd_pull(snap_ctx *ctx, int argc, char **argv)
             status = SNAP_EXIT_FAIL;
             break;
         }
-        if (transfer(ctx, s, 0, src, src, target, flags, comp, &j) < 0)
+        if (transfer(ctx, s, 0, src, src, target, &x, &j) < 0)
             status = SNAP_EXIT_FAIL;
         free(target);
     }
