@@ -51,6 +51,11 @@ typedef struct adbc_conn_opts {
      * refused). At most 64 accepted streams wait; more are refused. */
     int (*on_device_open)(void *user, const char *destination);
     void *device_open_user; /* on_device_open's first argument */
+    /* delayed_ack: the most bytes a stream keeps in flight (sent, not yet
+     * acknowledged by the device), below the device's window; 0 = the
+     * device's window. A relay to a slow consumer on the device gains
+     * nothing from filling adbd's buffers. */
+    uint32_t send_ahead;
 } adbc_conn_opts;
 
 /* Defaults as documented above. */

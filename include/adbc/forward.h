@@ -12,8 +12,11 @@
  * Each relayed connection has two threads of its own: bytes move both ways
  * at once, a slow reader on either side stops its direction only (the
  * stream's flow control holds the device back; the socket's buffer holds
- * the local peer back), so memory stays bounded by the stream window plus
- * two small buffers per connection. The device closing a stream ends the
+ * the local peer back), so memory stays bounded by the stream window (the
+ * connection's adbc_conn_opts.window, plus one packet) and one read buffer
+ * per connection. The device's data goes to the local socket straight from
+ * the stream's buffer. A connection that carries many forwarded streams
+ * may want a smaller window than the default (adbc-snap uses 256 KiB). The device closing a stream ends the
  * local connection once the data before it is delivered (our sending side
  * shuts down first: a local peer that reads to end of file sees it all);
  * the local peer's end of file closes the stream, or with half_close lets
@@ -63,7 +66,8 @@ typedef struct adbc_forward_event {
 typedef struct adbc_forward_opts {
     size_t size;           /* sizeof the struct as the caller compiled it */
     int open_timeout_ms;     /* opening the device stream / host connection; default 10000 */
-    size_t buffer_size;      /* bytes per direction per connection; default 256 KiB */
+    size_t buffer_size;      /* the most read from a local peer at once (one read buffer per
+                                connection); default 256 KiB */
     unsigned max_connections;/* at once per forward; more wait in the backlog; default 256 */
     int half_close;          /* 1: after the local peer's end of file keep delivering the
                                 device's data until the device closes (for peers that

@@ -150,6 +150,9 @@ typedef struct adbc_session_config {
     unsigned max_auth_tokens;/* host: give up after this many TOKENs; 0 = 16 */
     int accept_opens;        /* host: pass streams the device opens to on_open
                                 (reverse forwarding); 0 refuses them all */
+    uint32_t send_ahead;     /* delayed_ack: the most bytes a stream keeps sent and not yet
+                                acknowledged, below the peer's window; 0 = the peer's
+                                window (adbd grants 32 MiB) */
 } adbc_session_config;
 
 /* Fill cfg with defaults for the role. */

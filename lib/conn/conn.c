@@ -140,6 +140,7 @@ int adbc_conn_open(adbc_conn **out, adbc_transport *t, const adbc_conn_opts *opt
         cfg.max_payload = c->opts.max_payload;
     if (c->opts.window)
         cfg.window = c->opts.window;
+    cfg.send_ahead = c->opts.send_ahead;
     rc = adbc_session_new(&c->s, &cfg, &adbc_conn_callbacks, c);
     if (rc < 0)
         goto fail;

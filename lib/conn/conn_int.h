@@ -44,6 +44,12 @@ struct adbc_stream {
     uint8_t *out;
     size_t out_cap, out_head, out_len;
     size_t room_want; /* a caller waits for this much room (0: nobody) */
+    /* adbc_stream_read_to lent buf[head .. head+len) to a sink outside the
+     * lock: new data may only be appended behind it; a buffer that must
+     * grow is copied, and the lent one kept in `lent_old` until it is
+     * given back. */
+    int lent;
+    uint8_t *lent_old;
     int draining;     /* a caller waits for out and the engine's queue to empty */
 };
 
@@ -91,6 +97,15 @@ struct adbc_conn {
  * adbc_stream_read. The caller owns and frees whatever *buf holds. */
 ssize_t adbc_stream_read_swap(adbc_stream *st, uint8_t **buf, size_t *cap, size_t *off,
                               int timeout_ms);
+
+/* Hand what the stream holds to sink(user, p, n) without copying it: p
+ * points into the stream's buffer, the lock is not held during the call,
+ * and sink returns how many bytes it took (0..n) or a negative adbc error.
+ * Waits as adbc_stream_read does. Returns the bytes taken (possibly 0),
+ * 0 at the stream's clean end too (*ended = 1), or a negative error (the
+ * sink's or the stream's). One reader per stream at a time. */
+ssize_t adbc_stream_read_to(adbc_stream *st, long (*sink)(void *user, const uint8_t *p, size_t n),
+                            void *user, int *ended, int timeout_ms);
 
 /* Queue what flow control allows of buf now, waiting up to timeout_ms for
  * room: the number of bytes taken (> 0), or an error (ADBC_ETIMEDOUT when

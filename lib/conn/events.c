@@ -102,7 +102,23 @@ static void cb_data(void *user, uint32_t id, const uint8_t *data, size_t len)
     adbc_stream *st = adbc_conn_find_stream(c, id);
     if (!st)
         return;
-    if (st->head + st->len + len > st->cap) {
+    if (st->head + st->len + len > st->cap && st->lent && !st->lent_old) {
+        /* Part of the buffer is lent to a reader outside the lock: copy
+         * into a new one and free the old one when it comes back. */
+        size_t ncap = st->cap ? st->cap : 64 * 1024;
+        while (ncap < st->len + len)
+            ncap *= 2;
+        uint8_t *nb = adbc_malloc(ncap);
+        if (!nb) {
+            adbc_conn_set_error(c, ADBC_ENOMEM, "out of memory buffering stream data");
+            return;
+        }
+        memcpy(nb, st->buf + st->head, st->len);
+        st->lent_old = st->buf;
+        st->buf = nb;
+        st->cap = ncap;
+        st->head = 0;
+    } else if (st->head + st->len + len > st->cap) {
         if (st->head > 0) { /* compact first */
             memmove(st->buf, st->buf + st->head, st->len);
             st->head = 0;

@@ -171,6 +171,41 @@ ssize_t adbc_stream_read(adbc_stream *st, void *buf, size_t len, int timeout_ms)
     return rc;
 }
 
+ssize_t adbc_stream_read_to(adbc_stream *st, long (*sink)(void *user, const uint8_t *p, size_t n),
+                            void *user, int *ended, int timeout_ms)
+{
+    adbc_conn *c = st->c;
+    *ended = 0;
+    if (!c)
+        return orphaned();
+    int64_t deadline = adbc_deadline(timeout_ms);
+    pthread_mutex_lock(&c->mu);
+    ssize_t rc = wait_readable(c, st, deadline, timeout_ms);
+    if (rc == 0)
+        *ended = 1;
+    if (rc > 0) {
+        const uint8_t *p = st->buf + st->head;
+        size_t n = st->len;
+        st->lent = 1;
+        pthread_mutex_unlock(&c->mu);
+        long k = sink(user, p, n);
+        pthread_mutex_lock(&c->mu);
+        st->lent = 0;
+        adbc_free(st->lent_old); /* the lent bytes were copied to the front of buf */
+        st->lent_old = NULL;
+        if (k > 0) {
+            st->head += (size_t)k;
+            st->len -= (size_t)k;
+            if (st->len == 0)
+                st->head = 0;
+            taken(c, st);
+        }
+        rc = k;
+    }
+    pthread_mutex_unlock(&c->mu);
+    return rc;
+}
+
 ssize_t adbc_stream_read_swap(adbc_stream *st, uint8_t **buf, size_t *cap, size_t *off,
                               int timeout_ms)
 {
@@ -426,6 +461,7 @@ void adbc_stream_close(adbc_stream *st)
     }
     adbc_free(st->service);
     adbc_free(st->buf);
+    adbc_free(st->lent_old);
     adbc_free(st->out);
     adbc_free(st);
 }

@@ -3,9 +3,11 @@
  *
  * The relay's own thread opens the device stream (forward), starts the
  * "down" thread (stream -> socket) and then moves "up" (socket -> stream).
- * Each direction has one buffer and blocks only on its own receiver: the
- * up thread waits for the stream's window, the down thread for the socket's
- * buffer, while the device's unread data is bounded by the stream window.
+ * Each direction blocks only on its own receiver: the up thread waits for
+ * the stream's window, the down thread for the socket's buffer, while the
+ * device's unread data is bounded by the stream window. Up reads into one
+ * buffer of opts.buffer_size; down sends straight from the stream's buffer
+ * (adbc_stream_read_to), so it needs none of its own.
  *
  * Endings:
  *  - the local peer's end of file: what came before it is on the stream;
@@ -87,61 +89,56 @@ static void relay_fail(relay *rl, int code, const char *msg)
     rl->stop = 1;
 }
 
-/* Write all of buf to the socket; -1 when stopped or the peer is gone. */
-static int write_local(relay *rl, const uint8_t *p, size_t n)
+/* The down direction's sink: send what the stream lends, without blocking
+ * (0 when the socket is full). */
+static long send_lent(void *user, const uint8_t *p, size_t n)
 {
-    while (n > 0) {
-        if (rl->stop)
-            return -1;
+    relay *rl = user;
+    for (;;) {
         ssize_t w = send(rl->fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
-        if (w > 0) {
-            p += w;
-            n -= (size_t)w;
+        if (w >= 0)
+            return (long)w;
+        if (errno == EINTR)
             continue;
-        }
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            struct pollfd pf = {.fd = rl->fd, .events = POLLOUT};
-            poll(&pf, 1, WAKE_MS);
-            continue;
-        }
-        char m[160];
-        snprintf(m, sizeof m, "the local peer went away: %s", strerror(errno));
-        relay_fail(rl, ADBC_ECLOSED, m);
-        return -1;
+        if (errno == EAGAIN || errno == EWOULDBLOCK)
+            return 0;
+        rl->send_errno = errno;
+        return ADBC_ECLOSED;
     }
-    return 0;
 }
 
-/* Stream -> socket. */
+/* Stream -> socket: straight from the stream's buffer (no copy, no buffer
+ * of our own); the stream's window bounds what waits there. */
 static void *down_main(void *arg)
 {
     relay *rl = arg;
-    size_t cap = rl->owner->opts.buffer_size;
-    uint8_t *buf = adbc_malloc(cap);
-    if (!buf) {
-        relay_fail(rl, ADBC_ENOMEM, "out of memory for a relay buffer");
-        return NULL;
-    }
     while (!rl->stop) {
-        ssize_t n = adbc_stream_read(rl->st, buf, cap, WAKE_MS);
+        int ended;
+        ssize_t n = adbc_stream_read_to(rl->st, send_lent, rl, &ended, WAKE_MS);
         if (n == ADBC_ETIMEDOUT)
             continue;
         if (n < 0) {
-            relay_fail(rl, (int)n, adbc_last_error());
+            if (rl->send_errno) {
+                char m[160];
+                snprintf(m, sizeof m, "the local peer went away: %s", strerror(rl->send_errno));
+                relay_fail(rl, ADBC_ECLOSED, m);
+            } else {
+                relay_fail(rl, (int)n, adbc_last_error());
+            }
             break;
         }
-        if (n == 0) {
+        if (ended) {
             rl->device_eof = 1;
             shutdown(rl->fd, SHUT_WR);
             break;
         }
-        if (write_local(rl, buf, (size_t)n) < 0)
-            break;
+        if (n == 0) { /* the socket is full: wait for the peer to read */
+            struct pollfd pf = {.fd = rl->fd, .events = POLLOUT};
+            poll(&pf, 1, WAKE_MS);
+            continue;
+        }
         rl->down += (uint64_t)n;
     }
-    adbc_free(buf);
     return NULL;
 }
 
@@ -156,13 +153,15 @@ static void up_loop(relay *rl, uint8_t *buf, size_t cap)
             drain_end = adbc_deadline(DRAIN_MS);
         if (drain_end >= 0 && adbc_remaining(drain_end) == 0)
             return;
-        struct pollfd pf = {.fd = rl->fd, .events = POLLIN};
-        int pr = poll(&pf, 1, WAKE_MS);
-        if (pr <= 0)
-            continue;
+        /* Read first; wait only when nothing is there. */
         ssize_t n = recv(rl->fd, buf, cap, MSG_DONTWAIT);
-        if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK))
+        if (n < 0 && errno == EINTR)
             continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            struct pollfd pf = {.fd = rl->fd, .events = POLLIN};
+            poll(&pf, 1, WAKE_MS);
+            continue;
+        }
         if (n < 0) {
             char m[160];
             snprintf(m, sizeof m, "the local peer reset the connection: %s", strerror(errno));

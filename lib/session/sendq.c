@@ -18,9 +18,19 @@ int adbc_sq_push(adbc_session *s, uint32_t cmd, uint32_t arg0, uint32_t arg1,
             "the bound: closing the connection",
             adbc_command_name(cmd, name), SENDQ_CONTROL_MAX);
     }
-    adbc_pkt *p = adbc_malloc(sizeof *p + len);
-    if (!p)
-        return adbc_fail(ADBC_ENOMEM, "out of memory queueing a %zu-byte packet", len);
+    adbc_pkt *p = NULL;
+    if (len >= SENDQ_SPARE_MIN)
+        for (int i = 0; i < SENDQ_SPARE && !p; i++)
+            if (s->spare[i] && s->spare[i]->pcap >= len) {
+                p = s->spare[i];
+                s->spare[i] = NULL;
+            }
+    if (!p) {
+        p = adbc_malloc(sizeof *p + len);
+        if (!p)
+            return adbc_fail(ADBC_ENOMEM, "out of memory queueing a %zu-byte packet", len);
+        p->pcap = len;
+    }
     p->next = NULL;
     p->plen = len;
     p->control = control;
@@ -80,6 +90,23 @@ int adbc_session_peek_send(adbc_session *s, struct iovec *iov, int max)
     return n;
 }
 
+/* Keep a sent packet for reuse in place of the smallest spare, or free it. */
+static void keep_spare(adbc_session *s, adbc_pkt *p)
+{
+    if (p->pcap >= SENDQ_SPARE_MIN) {
+        int k = 0;
+        for (int i = 1; i < SENDQ_SPARE; i++)
+            if (!s->spare[i] || (s->spare[k] && s->spare[i]->pcap < s->spare[k]->pcap))
+                k = i;
+        if (!s->spare[k] || s->spare[k]->pcap < p->pcap) {
+            adbc_pkt *old = s->spare[k];
+            s->spare[k] = p;
+            p = old;
+        }
+    }
+    adbc_free(p);
+}
+
 void adbc_session_sent(adbc_session *s, size_t n)
 {
     while (n > 0 && s->qhead) {
@@ -103,7 +130,7 @@ void adbc_session_sent(adbc_session *s, size_t n)
         if (!s->qhead)
             s->qtail = NULL;
         s->qcontrol -= (size_t)p->control;
-        adbc_free(p);
+        keep_spare(s, p);
     }
 }
 
@@ -119,6 +146,10 @@ void adbc_sq_free_all(adbc_session *s)
         adbc_pkt *n = p->next;
         adbc_free(p);
         p = n;
+    }
+    for (int i = 0; i < SENDQ_SPARE; i++) {
+        adbc_free(s->spare[i]);
+        s->spare[i] = NULL;
     }
     s->qhead = s->qtail = NULL;
     s->queued = 0;

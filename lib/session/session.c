@@ -68,6 +68,7 @@ int adbc_session_new(adbc_session **out, const adbc_session_config *cfg,
     s->window = cfg->window ? cfg->window : DEFAULT_WINDOW;
     if (s->window > 0x40000000u)
         s->window = 0x40000000u;
+    s->send_ahead = cfg->send_ahead;
     s->max_auth_tokens = cfg->max_auth_tokens ? cfg->max_auth_tokens : 16;
     s->auth_required = cfg->auth_required;
     s->offer_tls = cfg->offer_tls;

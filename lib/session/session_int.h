@@ -13,6 +13,7 @@
 typedef struct adbc_pkt {
     struct adbc_pkt *next;
     size_t plen;
+    size_t pcap;  /* room for payload */
     int control;  /* not a WRTE: counted against SENDQ_CONTROL_MAX */
     uint8_t hdr[ADBC_HEADER_SIZE];
     uint8_t payload[];
@@ -32,6 +33,10 @@ enum stream_state {
  * two per stream), about 5 MB at the bound. */
 #define SENDQ_CONTROL_MAX 65536
 
+/* Sent packets of at least SENDQ_SPARE_MIN payload bytes kept for reuse. */
+#define SENDQ_SPARE 2
+#define SENDQ_SPARE_MIN (16 * 1024)
+
 typedef struct adbc_sstream {
     uint32_t local, remote;
     int state;
@@ -39,6 +44,9 @@ typedef struct adbc_sstream {
      * delayed_ack: `credit` is what the peer's window still allows. */
     int ready;
     int64_t credit;
+    /* delayed_ack: bytes sent that the peer has not acknowledged yet
+     * (bounded by send_ahead when that is set). */
+    int64_t inflight;
     /* Receive side: bytes received and not yet acknowledged, and how many of
      * those the consumer has already used. */
     uint64_t unacked;
@@ -48,6 +56,7 @@ typedef struct adbc_sstream {
 struct adbc_session {
     adbc_role role;
     uint32_t our_version, our_max_payload, window;
+    uint32_t send_ahead; /* 0: the peer's window alone bounds what is in flight */
     unsigned max_auth_tokens;
     int auth_required, offer_tls, we_delayed_ack, accept_opens;
     char *banner;
@@ -77,6 +86,10 @@ struct adbc_session {
     size_t qoff; /* bytes of the current segment already sent */
     size_t queued;
     size_t qcontrol; /* control packets (all but WRTE) in the queue */
+    /* Large packets sent and kept for the next WRTEs: allocating and
+     * freeing a packet of up to max_payload bytes for each one costs page
+     * faults (the allocator hands such blocks back to the system). */
+    adbc_pkt *spare[SENDQ_SPARE];
 
     /* Streams. */
     adbc_sstream *streams;

@@ -160,6 +160,10 @@ int adbc_handle_okay(adbc_session *s, const adbc_header *h, const uint8_t *data)
         st->credit += delta;
         if (st->credit > CREDIT_CAP)
             st->credit = CREDIT_CAP;
+        if (delta > 0) /* a negative update shrinks the window; it acknowledges nothing */
+            st->inflight -= delta;
+        if (st->inflight < 0)
+            st->inflight = 0;
     } else {
         st->ready = 1;
     }
@@ -272,8 +276,12 @@ size_t adbc_session_writable(const adbc_session *s, uint32_t id)
     adbc_sstream *st = adbc_stream_find((adbc_session *)s, id);
     if (!st || st->state != ST_OPEN || s->state != ADBC_SESSION_ONLINE)
         return 0;
-    if (s->delayed_ack)
-        return st->credit > 0 ? (size_t)st->credit : 0;
+    if (s->delayed_ack) {
+        int64_t w = st->credit;
+        if (s->send_ahead && (int64_t)s->send_ahead - st->inflight < w)
+            w = (int64_t)s->send_ahead - st->inflight;
+        return w > 0 ? (size_t)w : 0;
+    }
     return st->ready ? s->max_payload : 0;
 }
 
@@ -296,9 +304,10 @@ long adbc_session_write(adbc_session *s, uint32_t id, const uint8_t *data, size_
         if (rc < 0)
             return done ? (long)done : rc;
         done += chunk;
-        if (s->delayed_ack)
+        if (s->delayed_ack) {
             st->credit -= (int64_t)chunk;
-        else
+            st->inflight += (int64_t)chunk;
+        } else
             st->ready = 0;
     }
     return (long)done;

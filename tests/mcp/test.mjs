@@ -225,6 +225,9 @@ async function everyTool() {
   fs.writeFileSync(path.join(ctlOf('emu'), 'packages'), 'com.example.app\n');
   r = await call(c, 'launch', { package: 'com.example.app' });
   check(!r.isError && calls('emu') === 'monkey -p com.example.app -c android.intent.category.LAUNCHER 1', 'launch: monkey with the launcher category', text(r));
+  r = await call(c, 'launch', { package: 'com.b; reboot' });
+  check(r.isError && text(r) === "argument 'package' must be an Android name such as com.example.app or android.permission.CAMERA (letters, digits, '_' and '.')" && calls('emu') === '',
+    'launch of a bad package name: the same message as adbc-serve (tests/sh/serve_http.sh), nothing sent', text(r));
   r = await call(c, 'launch', { package: 'com.missing' });
   check(r.isError && /launcher/.test(text(r)), 'launch of a package without a launcher: tool error', text(r));
   calls('emu');

@@ -317,6 +317,9 @@ H -X POST -d '{"op":"intent","action":"android.intent.action.VIEW","data":"x:y"}
 expect 200
 H -X POST -d '{"op":"launch","package":"com.b; reboot"}' "/v1/app?device=$B"
 expect 400 bad_request
+# The same words as adbc-mcp's launch tool (tests/mcp/test.mjs): one operation layer.
+[ "$(J .error.message)" = "argument 'package' must be an Android name such as com.example.app or android.permission.CAMERA (letters, digits, '_' and '.')" ] ||
+    t_fail "bad package message: $(cat "$OUT")"
 got=$(calls "$CB")
 printf '%s\n' "$got" | grep -qx 'monkey -p com.b -c android.intent.category.LAUNCHER 1' &&
     printf '%s\n' "$got" | grep -qx 'am force-stop com.b' &&

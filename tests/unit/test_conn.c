@@ -462,6 +462,72 @@ TEST(swap_read_reports_end_and_errors)
     stop_dev(&d);
 }
 
+/* adbc_stream_read_to (what a forward sends with): the sink sees the
+ * stream's own buffer while data keeps arriving behind it, takes part of
+ * it at a time, sometimes nothing, and slowly, so the buffer must grow
+ * while lent (copied, the lent one kept until it comes back); every byte
+ * arrives once and in order, and a sink's error comes back as is. */
+typedef struct lent_state {
+    size_t got;
+    int bad, calls, zero;
+} lent_state;
+
+static long lent_sink(void *user, const uint8_t *p, size_t n)
+{
+    lent_state *ls = user;
+    ls->calls++;
+    if (ls->calls % 7 == 0) {
+        ls->zero++;
+        return 0; /* "the socket is full": nothing taken */
+    }
+    if (ls->calls % 5 == 0)
+        usleep(2000); /* slow: the reader thread appends meanwhile */
+    size_t k = n < 10000 ? n : 10000;
+    for (size_t i = 0; i < k; i++)
+        if (p[i] != (uint8_t)((ls->got + i) * 7 + 3))
+            ls->bad = 1;
+    ls->got += k;
+    return (long)k;
+}
+
+static long failing_sink(void *user, const uint8_t *p, size_t n)
+{
+    (void)user;
+    (void)p;
+    (void)n;
+    return ADBC_ECLOSED;
+}
+
+TEST(lent_reads_deliver_every_byte)
+{
+    dev d = {.accept_key = 1};
+    adbc_conn *c = NULL;
+    CHECK_EQ_INT(connect_to(&d, &c, 0), 0);
+    adbc_stream *s;
+    CHECK_EQ_INT(adbc_stream_open(&s, c, "source:3000000", 2000), 0);
+    lent_state ls = {0};
+    int ended = 0;
+    for (;;) {
+        ssize_t r = adbc_stream_read_to(s, lent_sink, &ls, &ended, 5000);
+        CHECK(r >= 0);
+        if (r < 0 || ended)
+            break;
+    }
+    CHECK_EQ_INT(ls.got, 3000000);
+    CHECK_EQ_INT(ls.bad, 0);
+    CHECK(ls.zero > 0);
+    adbc_stream_close(s);
+    /* a sink's error is the call's result; the stream stays usable */
+    CHECK_EQ_INT(adbc_stream_open(&s, c, "source:100000", 2000), 0);
+    CHECK_EQ_INT(adbc_stream_read_to(s, failing_sink, NULL, &ended, 5000), ADBC_ECLOSED);
+    CHECK_EQ_INT(ended, 0);
+    uint8_t buf[4096];
+    CHECK(adbc_stream_read(s, buf, sizeof buf, 5000) > 0);
+    adbc_stream_close(s);
+    adbc_conn_close(c);
+    stop_dev(&d);
+}
+
 /* A stream nobody reads must not stall another stream on the same
  * connection: its data waits in its own buffer, bounded by the window. */
 TEST(unread_stream_does_not_stall_others)
@@ -615,6 +681,7 @@ int main(void)
     RUN(swap_read_trades_buffers);
     RUN(swap_read_small_window_copies_and_returns_credit);
     RUN(swap_read_reports_end_and_errors);
+    RUN(lent_reads_deliver_every_byte);
     RUN(unread_stream_does_not_stall_others);
     RUN(streams_from_many_threads);
     RUN(read_timeout_keeps_stream_usable);

@@ -721,6 +721,47 @@ TEST(delayed_sender_negative_update_closes_window)
     h_peer_free(h);
 }
 
+/* send_ahead: the host keeps at most that much sent and unacknowledged,
+ * even when the device's window allows more; acknowledgements reopen it. */
+TEST(delayed_sender_send_ahead_bounds_bytes_in_flight)
+{
+    adbc_session_config cfg;
+    adbc_session_config_init(&cfg, ADBC_ROLE_HOST);
+    cfg.send_ahead = 6000;
+    hpeer *h = host(1, 4096, &cfg);
+    CHECK(h != NULL);
+    uint32_t id = open_bound(h, "shell:", 9, 1, 10000);
+    CHECK(id != 0);
+    static uint8_t buf[50000];
+    memset(buf, 's', sizeof buf);
+    CHECK_EQ_INT(adbc_session_writable(h->s, id), 6000);
+    CHECK_EQ_INT(adbc_session_write(h->s, id, buf, sizeof buf), 6000);
+    CHECK_EQ_INT(adbc_session_writable(h->s, id), 0);
+    hbuf in = {0};
+    h_okay_win(&in, 9, id, 2500); /* window left 6500, in flight 3500 */
+    CHECK_EQ_INT(h_feed_buf(h->s, &in, 0), 28);
+    hbuf_free(&in);
+    CHECK_EQ_INT(adbc_session_writable(h->s, id), 2500);
+    CHECK_EQ_INT(adbc_session_write(h->s, id, buf, sizeof buf), 2500);
+    h_okay_win(&in, 9, id, (uint32_t)-1000); /* shrinks the window, acknowledges nothing */
+    CHECK_EQ_INT(h_feed_buf(h->s, &in, 0), 28);
+    hbuf_free(&in);
+    CHECK_EQ_INT(adbc_session_writable(h->s, id), 0);
+    h_okay_win(&in, 9, id, 20000); /* everything acknowledged */
+    CHECK_EQ_INT(h_feed_buf(h->s, &in, 0), 28);
+    hbuf_free(&in);
+    CHECK_EQ_INT(adbc_session_writable(h->s, id), 6000);
+    hbuf out = {0};
+    h_take(h->s, &out);
+    size_t off = 0, total = 0;
+    hpkt p;
+    while (h_parse(&out, &off, &p))
+        total += p.len;
+    CHECK_EQ_INT(total, 8500);
+    hbuf_free(&out);
+    h_peer_free(h);
+}
+
 /* ---- delayed_ack: receiver ---- */
 
 static hpeer *host_window(uint32_t window, uint32_t max)
@@ -1130,6 +1171,7 @@ int main(void)
     RUN(zero_length_wrte_is_acknowledged_at_once);
     RUN(delayed_sender_never_exceeds_window);
     RUN(delayed_sender_negative_update_closes_window);
+    RUN(delayed_sender_send_ahead_bounds_bytes_in_flight);
     RUN(delayed_receiver_okay_when_all_consumed_or_quarter_window);
     RUN(delayed_receiver_tolerates_one_packet_overshoot);
     RUN(delayed_receiver_overflow_message_names_wrte);

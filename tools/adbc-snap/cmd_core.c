@@ -3,6 +3,7 @@
 #include "snap.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -82,22 +83,26 @@ struct pump {
     adbc_shell *sh;
     int timeout_ms;
     _Atomic int done; /* the command ended: stop forwarding */
+    int wake[2];      /* written when done is set; -1 when there is no pipe */
 };
 
 /* Forward our stdin to the command until EOF, then close its stdin. Polls
- * so it can stop (and be joined) when the command ends first. */
+ * stdin and the wake pipe, so it stops (and is joined) at once when the
+ * command ends first: a caller whose stdin is a pipe it never closes (an
+ * agent's subprocess) must not wait for it. Without the pipe it looks at
+ * done every 100 ms. */
 static void *stdin_pump(void *arg)
 {
     struct pump *p = arg;
     char buf[65536];
     for (;;) {
-        struct pollfd pf = {.fd = 0, .events = POLLIN};
-        int pr = poll(&pf, 1, 100);
+        struct pollfd pf[2] = {{.fd = 0, .events = POLLIN}, {.fd = p->wake[0], .events = POLLIN}};
+        int pr = poll(pf, 2, p->wake[0] >= 0 ? -1 : 100);
         if (p->done)
             return NULL;
         if (pr < 0 && errno == EINTR)
             continue;
-        if (pr == 0)
+        if (pr <= 0 || !(pf[0].revents & (POLLIN | POLLHUP | POLLERR)))
             continue;
         ssize_t n = read(0, buf, sizeof buf);
         if (n < 0 && errno == EINTR)
@@ -137,9 +142,12 @@ static int run_stream(snap_ctx *ctx, const char *cmd, adbc_shell_mode mode, int 
     if (rc < 0)
         return snap_fail(cmd, rc);
     pthread_t th;
-    struct pump p = {sh, ctx->timeout_ms, 0};
-    int pumping = forward_stdin && adbc_shell_is_v2(sh) && !isatty(0) &&
-                  pthread_create(&th, NULL, stdin_pump, &p) == 0;
+    struct pump p = {sh, ctx->timeout_ms, 0, {-1, -1}};
+    int pumping = forward_stdin && adbc_shell_is_v2(sh) && !isatty(0);
+    if (pumping && pipe2(p.wake, O_CLOEXEC) != 0)
+        p.wake[0] = p.wake[1] = -1;
+    if (pumping && pthread_create(&th, NULL, stdin_pump, &p) != 0)
+        pumping = 0;
     if (!pumping && adbc_shell_is_v2(sh))
         adbc_shell_close_stdin(sh, ctx->timeout_ms);
     char buf[65536];
@@ -183,8 +191,15 @@ static int run_stream(snap_ctx *ctx, const char *cmd, adbc_shell_mode mode, int 
     }
     if (pumping) {
         p.done = 1;
+        if (p.wake[1] >= 0) { /* closing the write end wakes the pump's poll (POLLHUP) */
+            close(p.wake[1]);
+            p.wake[1] = -1;
+        }
         pthread_join(th, NULL);
     }
+    for (int k = 0; k < 2; k++)
+        if (p.wake[k] >= 0)
+            close(p.wake[k]);
     adbc_shell_close(sh);
     return status;
 }

@@ -16,6 +16,24 @@
 
 #define MAX_PAIRS 32
 
+/* The connection a forward or reverse command opens carries many relayed
+ * streams at once, each buffering what the device sent ahead of its local
+ * reader: up to the stream window plus one packet. 256 KiB each keeps 40
+ * busy connections near adb's own memory and still fills a USB or loopback
+ * link. The other way, adbd would take 32 MiB per stream ahead of its local
+ * reader; 1 MiB in flight keeps the link busy without filling the device's
+ * memory (docs/forward.md, "Speed and memory"). */
+#define RELAY_WINDOW (256u * 1024)
+#define RELAY_PAYLOAD (256u * 1024)
+#define RELAY_SEND_AHEAD (1024u * 1024)
+
+static void relay_conn(snap_ctx *ctx)
+{
+    ctx->window = RELAY_WINDOW;
+    ctx->max_payload = RELAY_PAYLOAD;
+    ctx->send_ahead = RELAY_SEND_AHEAD;
+}
+
 static int cmd_forward(snap_ctx *ctx, int argc, char **argv);
 static int cmd_reverse(snap_ctx *ctx, int argc, char **argv);
 
@@ -96,6 +114,7 @@ static int cmd_forward(snap_ctx *ctx, int argc, char **argv)
         o.user = "forward";
     }
     adbc_conn *c;
+    relay_conn(ctx);
     if (snap_connect(ctx, &c) < 0)
         return SNAP_EXIT_FAIL;
     adbc_forward *f[MAX_PAIRS] = {0};
@@ -189,6 +208,7 @@ static int cmd_reverse(snap_ctx *ctx, int argc, char **argv)
     ctx->reverse = r;
     adbc_conn *c;
     int rc = 0;
+    relay_conn(ctx);
     if (snap_connect(ctx, &c) < 0) {
         rc = SNAP_EXIT_FAIL;
         goto out;

@@ -19,6 +19,9 @@ typedef struct snap_ctx {
     const char *argv0;
     adbc_conn *conn;     /* opened by snap_connect, closed by main */
     struct adbc_reverse *reverse; /* set: snap_connect accepts its device-opened streams */
+    uint32_t window;      /* nonzero: the connection's per-stream receive window */
+    uint32_t max_payload; /* nonzero: the largest packet the connection offers */
+    uint32_t send_ahead;  /* nonzero: bytes a stream keeps in flight at most */
     adbc_keyring *session_keys; /* the empty keyring of a session's connection */
 } snap_ctx;
 

@@ -50,6 +50,12 @@ int snap_connect(snap_ctx *ctx, adbc_conn **out)
     adbc_conn_opts o;
     adbc_conn_opts_init(&o);
     o.on_auth_prompt = on_prompt;
+    if (ctx->window)
+        o.window = ctx->window;
+    if (ctx->max_payload)
+        o.max_payload = ctx->max_payload;
+    if (ctx->send_ahead)
+        o.send_ahead = ctx->send_ahead;
     if (ctx->reverse)
         adbc_reverse_conn_opts(ctx->reverse, &o);
     if (ctx->timeout_ms < o.connect_timeout_ms)
