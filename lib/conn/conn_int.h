@@ -21,8 +21,9 @@
 
 /* Without delayed_ack a full packet is most likely followed by another one
  * round trip later: the reader then wakes the stream's reader only once
- * this much is buffered, or a shorter packet comes, or nothing more came
- * within ADBC_CONN_WAKE_MS (plain TCP only, where a timed read is cheap). */
+ * this much is buffered, or a shorter packet comes, or at the latest
+ * ADBC_CONN_WAKE_MS after the first packet it did not wake for (plain TCP
+ * only, whose transport has a read alarm: adbc_transport_fd_alarm). */
 #define ADBC_CONN_WAKE_BATCH (64 * 1024)
 #define ADBC_CONN_WAKE_MS 1
 
@@ -147,6 +148,10 @@ void adbc_conn_after_input(adbc_conn *c);
 
 /* Lock held: wake the readers of data whose wake-up was deferred. */
 void adbc_conn_wake_deferred(adbc_conn *c);
+
+/* Lock held: 1 while some stream's reader is still owed a deferred
+ * wake-up. */
+int adbc_conn_deferred(adbc_conn *c);
 
 /* Lock held: move the stream's waiting bytes into the engine as far as
  * its window allows. */

@@ -154,9 +154,24 @@ void adbc_conn_wake_deferred(adbc_conn *c)
     if (!c->deferred)
         return;
     c->deferred = 0;
-    for (size_t i = 0; i < c->nstreams; i++)
+    int wake = 0;
+    for (size_t i = 0; i < c->nstreams; i++) {
+        wake |= c->streams[i]->unwoken;
         c->streams[i]->unwoken = 0;
-    pthread_cond_broadcast(&c->cond);
+    }
+    if (wake)
+        pthread_cond_broadcast(&c->cond);
+}
+
+int adbc_conn_deferred(adbc_conn *c)
+{
+    if (!c->deferred)
+        return 0;
+    for (size_t i = 0; i < c->nstreams; i++)
+        if (c->streams[i]->unwoken)
+            return 1;
+    c->deferred = 0; /* each was woken, or its reader took the data itself */
+    return 0;
 }
 
 static void cb_writable(void *user, uint32_t id)

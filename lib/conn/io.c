@@ -66,18 +66,18 @@ void *adbc_conn_reader_main(void *arg)
     pthread_mutex_lock(&c->mu);
     adbc_transport *t = c->t;
     pthread_mutex_unlock(&c->mu);
-    int timeout = -1;
+    int alarm = 0; /* the transport's read alarm is set (adbc_transport_fd_alarm) */
     for (;;) {
-        int n = t->ops->read(t, buf, READ_CHUNK, timeout);
+        int n = t->ops->read(t, buf, READ_CHUNK, -1);
         pthread_mutex_lock(&c->mu);
         if (c->stopping) {
             pthread_mutex_unlock(&c->mu);
             break;
         }
-        if (n == ADBC_ETIMEDOUT && timeout >= 0) {
-            /* Nothing followed the last full packet: wake its reader. */
+        if (n == ADBC_ETIMEDOUT && alarm) {
+            /* Nothing completed the batch in time: wake its reader. */
+            alarm = 0;
             adbc_conn_wake_deferred(c);
-            timeout = -1;
             pthread_mutex_unlock(&c->mu);
             continue;
         }
@@ -101,12 +101,29 @@ void *adbc_conn_reader_main(void *arg)
             tls_upgrade(c, buf + rc, (size_t)(n - rc));
         if (!c->status)
             adbc_conn_after_input(c);
-        t = c->t;
-        timeout = c->deferred ? ADBC_CONN_WAKE_MS : -1;
+        int deferred = adbc_conn_deferred(c);
         int stop = c->status != 0;
+        if (c->t != t) {
+            t = c->t; /* TLS now: no deferred wake-ups (they need a try_write transport) */
+            alarm = 0;
+        }
+        /* A deferred wake-up must come within ADBC_CONN_WAKE_MS: the alarm
+         * is set once for the batch and cleared when the batch's last
+         * packet woke the reader, so no read of the batch pays for a timer
+         * of its own. */
+        if (deferred && !alarm && !stop) {
+            if (adbc_transport_fd_alarm(t, ADBC_CONN_WAKE_MS) == 0)
+                alarm = 1;
+            else
+                adbc_conn_wake_deferred(c); /* no timer: do not defer */
+        }
         pthread_mutex_unlock(&c->mu);
         if (stop)
             break;
+        if (!deferred && alarm) {
+            adbc_transport_fd_alarm(t, 0);
+            alarm = 0;
+        }
     }
     adbc_free(buf);
     pthread_mutex_lock(&c->mu);

@@ -143,6 +143,7 @@ static int wait_readable(adbc_conn *c, adbc_stream *st, int64_t deadline, int ti
  * once), and send that OKAY from this thread. */
 static void taken(adbc_conn *c, adbc_stream *st)
 {
+    st->unwoken = 0; /* its reader came for the data without a wake-up */
     adbc_conn_ack(c, st);
     adbc_conn_kick(c);
 }

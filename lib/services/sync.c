@@ -270,9 +270,15 @@ static int next_event(adbc_sync *s, adbc_sync_event *ev, int timeout_ms, int may
         if (!may_read)
             return 0;
         /* Pulled file data is read without a copy: the stream hands over
-         * its buffer, and the DATA in it goes from there to the file. */
-        size_t off;
-        ssize_t n = adbc_stream_read_swap(s->st, &s->rx, &s->rx_cap, &off, timeout_ms);
+         * its buffer, and the DATA in it goes from there to the file.
+         * Compressed, the bytes are few and decompressing them is slower
+         * than the link, so the stream's buffer fills to the window: a
+         * swap would then keep two window-sized buffers alive, and a copy
+         * into rx (much smaller) keeps one. */
+        size_t off = 0;
+        ssize_t n = s->rx_copy ? adbc_stream_read(s->st, s->rx, s->rx_cap, timeout_ms)
+                               : adbc_stream_read_swap(s->st, &s->rx, &s->rx_cap, &off,
+                                                       timeout_ms);
         if (n > 0) {
             s->rx_off = off;
             s->rx_len = (size_t)n;

@@ -45,6 +45,7 @@ struct adbc_sync {
     adbc_sync_rdec dec;
     uint8_t *rx;            /* traded with the stream's buffer by each read */
     size_t rx_cap, rx_off, rx_len;
+    int rx_copy;            /* a compressed pull was asked for: read by copy, see sync.c */
     uint8_t *tx;
     size_t tx_len;
     int peer_closed;        /* a write found the stream closed: only reading is left */

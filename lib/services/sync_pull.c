@@ -255,6 +255,7 @@ int sync_pull_request(adbc_sync *s, sync_job *j, const char *remote)
     size_t len = strlen(remote);
     int rc;
     if (j->flags & ADBC_SYNC_FLAGS_COMP) {
+        s->rx_copy = 1; /* for the session's life: see next_event in sync.c */
         if (len > ADBC_SYNC_PATH_MAX)
             return adbc_fail(ADBC_EINVAL, "RCV2 request: the path is %zu bytes long; the device "
                              "accepts at most %d", len, ADBC_SYNC_PATH_MAX);

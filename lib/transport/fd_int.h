@@ -19,4 +19,11 @@ int adbc_transport_can_try_write(const adbc_transport *t);
  * transports adbc_transport_can_try_write accepts. */
 long adbc_transport_try_writev(adbc_transport *t, const struct iovec *iov, int iovcnt);
 
+/* Arm (ms > 0) or disarm (0) the read alarm of a descriptor transport: a
+ * read waiting when it goes off returns ADBC_ETIMEDOUT ("the read's alarm
+ * went off"), once. Data already there is read first. Arming again moves
+ * it. Only the thread that reads may call this. ADBC_EINVAL for any other
+ * transport. */
+int adbc_transport_fd_alarm(adbc_transport *t, int ms);
+
 #endif

@@ -12,6 +12,9 @@
 
 #include "adbc/adbc.h"
 #include "conn/conn_int.h"
+#include "transport/fd_int.h"
+
+#include <time.h>
 
 typedef struct dev_stream {
     uint32_t id;
@@ -30,6 +33,7 @@ typedef struct dev {
     _Atomic int stop;
     int accept_key;
     uint32_t window;
+    uint32_t max_payload, version; /* 0: the engine's defaults */
     const char *features;
     const char *rev[4];    /* destinations the device opens once online */
     int nrev, rev_done;
@@ -196,6 +200,9 @@ static int start_dev(dev *d, int *hostfd)
                                "features=shell_v2,delayed_ack";
     if (d->window)
         cfg.window = d->window;
+    cfg.max_payload = d->max_payload;
+    if (d->version)
+        cfg.version = d->version;
     static const adbc_session_callbacks cb = {.size = sizeof(adbc_session_callbacks), .on_open = d_open, .on_data = d_data,
                                               .on_ready = d_ready, .on_closed = d_closed, .auth_verify = d_verify,
                                               .auth_offer = d_offer};
@@ -339,6 +346,95 @@ TEST(echo_legacy_flow_control)
     CHECK_EQ_INT(echo_roundtrip(c, 1024 * 1024 + 5), 0);
     adbc_conn_close(c);
     stop_dev(&d);
+}
+
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Without delayed_ack the reader thread does not wake a stream's reader for
+ * each full-size packet (another one usually follows a round trip later);
+ * when none follows, the transport's read alarm must still deliver the
+ * data within ADBC_CONN_WAKE_MS, not at the read's timeout. The echo
+ * device answers with full-size packets and then waits for more. */
+TEST(legacy_full_packets_then_silence_arrive_at_once)
+{
+    dev d = {.accept_key = 1, .max_payload = 4096, .version = 0x01000000,
+             .features = "device::ro.product.model=Old;features="};
+    adbc_conn *c = NULL;
+    CHECK_EQ_INT(connect_to(&d, &c, 0), 0);
+    size_t mp = adbc_session_max_payload(c->s);
+    CHECK_EQ_INT(mp, 4096);
+    adbc_stream *s;
+    CHECK_EQ_INT(adbc_stream_open(&s, c, "echo:", 2000), 0);
+    uint8_t *out = malloc(3 * mp), *in = malloc(3 * mp);
+    for (size_t i = 0; i < 3 * mp; i++)
+        out[i] = (uint8_t)(i * 13 + 1);
+    for (size_t k = 1; k <= 3; k += 2) { /* one full packet, then three */
+        CHECK_EQ_INT(adbc_stream_write(s, out, k * mp, 2000), 0);
+        size_t got = 0;
+        int64_t t0 = now_ms(), slowest = 0;
+        while (got < k * mp) {
+            ssize_t r = adbc_stream_read(s, in + got, k * mp - got, 5000);
+            CHECK(r > 0);
+            if (r <= 0)
+                break;
+            got += (size_t)r;
+            if (now_ms() - t0 > slowest)
+                slowest = now_ms() - t0;
+        }
+        printf("  %zu full packet(s) of %zu bytes echoed, read in %lld ms\n", k, mp,
+               (long long)slowest);
+        CHECK_EQ_INT(got, k * mp);
+        CHECK(memcmp(in, out, k * mp) == 0);
+        CHECK(slowest < 1000); /* without the alarm: the 5000 ms read timeout */
+    }
+    adbc_stream_close(s);
+    free(out);
+    free(in);
+    adbc_conn_close(c);
+    stop_dev(&d);
+}
+
+/* The descriptor transport's read alarm: a waiting read returns
+ * ADBC_ETIMEDOUT once when it goes off, data already there comes first,
+ * and a disarmed alarm never fires. */
+TEST(fd_read_alarm)
+{
+    int sv[2];
+    CHECK_EQ_INT(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    adbc_transport *t;
+    CHECK_EQ_INT(adbc_transport_fd(&t, sv[0], 1), 0);
+    uint8_t b[16];
+    /* goes off while the read waits */
+    CHECK_EQ_INT(adbc_transport_fd_alarm(t, 20), 0);
+    int64_t t0 = now_ms();
+    CHECK_EQ_INT(t->ops->read(t, b, sizeof b, 5000), ADBC_ETIMEDOUT);
+    int64_t took = now_ms() - t0;
+    CHECK(took >= 15 && took < 2000);
+    CHECK(strstr(adbc_last_error(), "alarm") != NULL);
+    /* once: the next read waits for data (or its own timeout) */
+    CHECK_EQ_INT(t->ops->read(t, b, sizeof b, 50), ADBC_ETIMEDOUT);
+    CHECK(strstr(adbc_last_error(), "nothing received") != NULL);
+    /* data that is there comes before an alarm that went off */
+    CHECK_EQ_INT(adbc_transport_fd_alarm(t, 1), 0);
+    usleep(20000);
+    CHECK_EQ_INT(write(sv[1], "hello", 5), 5);
+    CHECK_EQ_INT(t->ops->read(t, b, sizeof b, 5000), 5);
+    CHECK_EQ_INT(t->ops->read(t, b, sizeof b, 5000), ADBC_ETIMEDOUT);
+    /* disarmed (also after going off unread): nothing fires */
+    CHECK_EQ_INT(adbc_transport_fd_alarm(t, 1), 0);
+    usleep(20000);
+    CHECK_EQ_INT(adbc_transport_fd_alarm(t, 0), 0);
+    CHECK_EQ_INT(write(sv[1], "x", 1), 1);
+    CHECK_EQ_INT(t->ops->read(t, b, sizeof b, 5000), 1);
+    CHECK_EQ_INT(t->ops->read(t, b, sizeof b, 50), ADBC_ETIMEDOUT);
+    CHECK(strstr(adbc_last_error(), "nothing received") != NULL);
+    adbc_transport_free(t);
+    close(sv[1]);
 }
 
 TEST(refused_service)
@@ -676,6 +772,8 @@ int main(void)
     RUN(unauthorized_times_out_with_message);
     RUN(echo_delayed_ack);
     RUN(echo_legacy_flow_control);
+    RUN(legacy_full_packets_then_silence_arrive_at_once);
+    RUN(fd_read_alarm);
     RUN(refused_service);
     RUN(source_reads_to_eof);
     RUN(swap_read_trades_buffers);
