@@ -48,6 +48,11 @@ typedef struct adbc_mdns_opts {
                               been quiet for 200 ms (after at least 400 ms) */
     const char *service;   /* one of the three types; NULL: all three */
     const char *instance;  /* stop as soon as this instance is resolved; NULL: browse */
+    int host_only;         /* 1: each query goes by unicast to port 5353 of this
+                              machine's own interface addresses (RFC 6762 5.5), so it
+                              never leaves the machine and only a responder on it
+                              answers (Termux: the phone's own service). The browse
+                              may then end after 100 ms. Default 0 */
 } adbc_mdns_opts;
 
 /* Defaults as documented above. */

@@ -112,8 +112,61 @@ static int usb_or_mdns(char *addr, size_t len, const char *serial, int usb_rc, i
     return adbc_fail(ADBC_ENOTFOUND, "%s; and %s", usb_msg, adbc_last_error());
 }
 
+/* How long "the only device" asks this machine's own mDNS responder. */
+#define OWN_MDNS_MS 300
+
+/* One entry for a TCP or emulator device, probed when asked. */
+static int tcp_entry(adbc_device_entry *out, const char *serial, const char *addr,
+                     const char *transport, const adbc_devices_opts *o);
+
+/* No USB device and no emulator: this machine's own wireless-debugging
+ * service (Termux: the phone's own), asked host-only (unicast to this
+ * machine's own addresses: the query never leaves it, and only a responder
+ * on it can answer). Each found is appended as NAME._adb-tls-connect._tcp
+ * (else NAME._adb._tcp). */
+static int own_services(adbc_device_entry **list, size_t *n, const adbc_devices_opts *o)
+{
+    adbc_mdns_opts mo;
+    adbc_mdns_opts_init(&mo);
+    mo.host_only = 1;
+    mo.timeout_ms = o->timeout_ms > 0 && o->timeout_ms < OWN_MDNS_MS ? o->timeout_ms
+                                                                       : OWN_MDNS_MS;
+    adbc_mdns_service *sv;
+    size_t nsv;
+    if (adbc_mdns_browse(&sv, &nsv, &mo) < 0) {
+        adbc_clear_error(); /* no multicast interface: no own service either */
+        return 0;
+    }
+    int rc = 0;
+    for (size_t i = 0; i < nsv && rc == 0; i++) {
+        int tls = strcmp(sv[i].service, ADBC_MDNS_TLS_CONNECT) == 0;
+        if (!sv[i].local || !sv[i].port || (!tls && strcmp(sv[i].service, ADBC_MDNS_ADB) != 0))
+            continue;
+        int dup = 0; /* an instance with both services: the TLS one, as -s NAME */
+        for (size_t k = 0; k < nsv && !tls && !dup; k++)
+            dup = k != i && sv[k].local && sv[k].port &&
+                  strcmp(sv[k].service, ADBC_MDNS_TLS_CONNECT) == 0 &&
+                  strcmp(sv[k].instance, sv[i].instance) == 0;
+        if (dup)
+            continue;
+        adbc_device_entry *l = adbc_realloc(*list, (*n + 1) * sizeof *l);
+        if (!l) {
+            rc = adbc_fail(ADBC_ENOMEM, "out of memory listing devices");
+            break;
+        }
+        *list = l;
+        char serial[128], addr[80];
+        snprintf(serial, sizeof serial, "%s.%s", sv[i].instance, sv[i].service);
+        adbc_mdns_addr(addr, sizeof addr, &sv[i]);
+        tcp_entry(&l[*n], serial, addr, "tcp", o);
+        (*n)++;
+    }
+    adbc_mdns_free(sv);
+    return rc;
+}
+
 /* The devices "the only device" chooses from: USB (not in fastboot) and
- * emulators. */
+ * emulators; with none at all, this machine's own mDNS service. */
 static int candidates(adbc_device_entry **list, size_t *n, const adbc_devices_opts *o,
                       size_t *nfastboot)
 {
@@ -126,6 +179,12 @@ static int candidates(adbc_device_entry **list, size_t *n, const adbc_devices_op
     }
     if (rc < 0)
         return rc;
+    if (*n == 0 && o->local && (rc = own_services(list, n, o)) < 0) {
+        adbc_devices_free(*list);
+        *list = NULL;
+        *n = 0;
+        return rc;
+    }
     size_t k = 0;
     for (size_t i = 0; i < *n; i++)
         if ((*list)[i].state != ADBC_DEV_BOOTLOADER)
@@ -139,9 +198,11 @@ static int candidates(adbc_device_entry **list, size_t *n, const adbc_devices_op
 static int none_found(void)
 {
     return adbc_fail(ADBC_ENOTFOUND,
-                     "no device found: no USB device with USB debugging and no emulator "
-                     "(nothing answers on 127.0.0.1 ports 5555-%u); connect one, or name a "
-                     "TCP device as HOST:PORT",
+                     "no device found: no USB device with USB debugging, no emulator "
+                     "(nothing answers on 127.0.0.1 ports 5555-%u) and no wireless-debugging "
+                     "service of this machine's own; connect one, or name a TCP device as "
+                     "HOST:PORT or a phone on the network by its mDNS name (-s NAME, see "
+                     "`adbc-snap mdns services`)",
                      adbc_emu_max_port());
 }
 
@@ -167,7 +228,6 @@ static int several(const adbc_device_entry *l, size_t n)
                      n, names);
 }
 
-/* One entry for a TCP or emulator device, probed when asked. */
 static int tcp_entry(adbc_device_entry *out, const char *serial, const char *addr,
                      const char *transport, const adbc_devices_opts *o)
 {
@@ -300,6 +360,8 @@ int adbc_device_connect(adbc_conn **out, const char *serial, const adbc_conn_opt
     adbc_devices_free(list);
     if (emu_addr(addr, sizeof addr, e.serial))
         return adbc_connect(out, addr, opts);
+    if (is_mdns(e.serial)) /* this machine's own service: resolved as -s NAME is */
+        return adbc_device_connect(out, e.serial, opts);
     char sel[80];
     if (e.usb_path[0])
         snprintf(sel, sizeof sel, "usb:%s", e.usb_path);

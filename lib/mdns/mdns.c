@@ -52,6 +52,7 @@ void adbc_mdns_opts_init_sized(adbc_mdns_opts *out, size_t size)
 typedef struct msock {
     int fd;
     int family;
+    struct sockaddr_storage self; /* the address bound (port 0) */
     unsigned ifindex;
     char ifname[IF_NAMESIZE];
 } msock;
@@ -93,19 +94,22 @@ static int open_sock(msock *s, const struct ifaddrs *a)
     unsigned idx = if_nametoindex(a->ifa_name);
     int ok;
     if (fam == AF_INET) {
-        struct sockaddr_in sa = *(struct sockaddr_in *)a->ifa_addr;
+        struct sockaddr_in sa;
+        memcpy(&sa, a->ifa_addr, sizeof sa);
         sa.sin_port = 0;
+        memcpy(&s->self, &sa, sizeof sa);
         struct in_addr ifa = sa.sin_addr;
         unsigned char uttl = 255, loop = 1;
         ok = bind(fd, (struct sockaddr *)&sa, sizeof sa) == 0 &&
              setsockopt(fd, IPPROTO_IP, IP_MULTICAST_IF, &ifa, sizeof ifa) == 0 &&
              setsockopt(fd, IPPROTO_IP, IP_MULTICAST_TTL, &uttl, sizeof uttl) == 0 &&
              setsockopt(fd, IPPROTO_IP, IP_MULTICAST_LOOP, &loop, sizeof loop) == 0;
-        (void)ttl;
     } else {
-        struct sockaddr_in6 sa = *(struct sockaddr_in6 *)a->ifa_addr;
+        struct sockaddr_in6 sa;
+        memcpy(&sa, a->ifa_addr, sizeof sa);
         sa.sin6_port = 0;
         sa.sin6_scope_id = idx;
+        memcpy(&s->self, &sa, sizeof sa);
         ok = setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one) == 0 &&
              bind(fd, (struct sockaddr *)&sa, sizeof sa) == 0 &&
              setsockopt(fd, IPPROTO_IPV6, IPV6_MULTICAST_IF, &idx, sizeof idx) == 0 &&
@@ -311,7 +315,20 @@ static void send_round(browse *b, const adbc_mdns_opts *o, int browse_types)
         return;
     for (size_t i = 0; i < b->nsocks; i++) {
         msock *s = &b->socks[i];
-        if (s->family == AF_INET) {
+        if (o->host_only) {
+            /* To port 5353 of this socket's own address: the kernel delivers
+             * it locally, so only a responder on this machine hears it. */
+            struct sockaddr_storage to = s->self;
+            socklen_t tl;
+            if (s->family == AF_INET) {
+                ((struct sockaddr_in *)&to)->sin_port = htons(5353);
+                tl = sizeof(struct sockaddr_in);
+            } else {
+                ((struct sockaddr_in6 *)&to)->sin6_port = htons(5353);
+                tl = sizeof(struct sockaddr_in6);
+            }
+            sendto(s->fd, buf, (size_t)len, MSG_NOSIGNAL, (struct sockaddr *)&to, tl);
+        } else if (s->family == AF_INET) {
             struct sockaddr_in to = {.sin_family = AF_INET, .sin_port = htons(5353)};
             inet_pton(AF_INET, "224.0.0.251", &to.sin_addr);
             sendto(s->fd, buf, (size_t)len, MSG_NOSIGNAL, (struct sockaddr *)&to, sizeof to);
@@ -437,7 +454,10 @@ int adbc_mdns_browse(adbc_mdns_service **out, size_t *count, const adbc_mdns_opt
         int all = b->nsvc > 0;
         for (size_t i = 0; i < b->nsvc && all; i++)
             all = resolved(&b->svc[i]);
-        if (!opts->instance && all && now - start >= 400 && now - b->last_news >= 200)
+        /* A responder on this machine answers at once: a host-only browse
+         * need not wait for slower ones on the network. */
+        if (!opts->instance && all && now - start >= (opts->host_only ? 100 : 400) &&
+            now - b->last_news >= (opts->host_only ? 50 : 200))
             break;
         if (now >= next_round) {
             send_round(b, opts, 1);

@@ -111,6 +111,17 @@ out=$("$SNAP" -s adb-TLS0002-xYz123._adb-tls-connect._tcp shell getprop ro.produ
     t_fail "shell: $out"
 [ "$out" = Tls_Phone ] || t_fail "got '$out'"
 
+t_check "a host-only query does not cross the link: avahi next door never hears it"
+out=$("$SNAP" -q mdns services --host-only --wait 600)
+[ "$out" = "List of discovered mdns services" ] || t_fail "--host-only listed: $out"
+
+t_check "nothing named: a phone on the network is never the only device (host-only query)"
+t0=$(ms)
+"$SNAP" info > /dev/null 2> "$T_TMP/none.err" && t_fail "a phone on the network became the default"
+t1=$(ms)
+grep -q "no device found" "$T_TMP/none.err" || t_fail "message: $(cat "$T_TMP/none.err")"
+[ $((t1 - t0)) -lt 2000 ] || t_fail "no device found took $((t1 - t0)) ms"
+
 t_check "an instance nobody announces: not found within the bound, naming what was found"
 t0=$(ms)
 "$SNAP" -s adb-NOPE-000000._adb-tls-connect._tcp info 2> "$T_TMP/nope.err" && t_fail "found NOPE"

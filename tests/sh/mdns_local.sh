@@ -7,8 +7,9 @@
 # (10.77.0.1 on vhost, as a phone announces its Wi-Fi address). The test
 # device listens on 127.0.0.1 only, so the announced address itself cannot be
 # used: adbc must see that the answer is its own address (`local`), and reach
-# the service over 127.0.0.1: pair with only the code, connect by instance
-# name over TLS, then take a snapshot.
+# the service over 127.0.0.1: pair with only the code, then, with nothing
+# named (no USB device, no emulator), use it as the only device (found by a
+# host-only query) for a snapshot; by instance name too.
 #
 # What this does not prove: that a phone's own mDNS responder (Android's
 # mdnsd / adbd) hears queries looped back on its Wi-Fi interface and answers
@@ -51,6 +52,13 @@ for want in '"instance":"adb-SELF0001-cCdDeE","service":"_adb-tls-connect._tcp",
 done
 grep -q '"local":false' <<< "$json" && t_fail "a service not marked local: $json"
 
+t_check "a host-only query (unicast to this machine's own addresses) reaches its responder"
+out=$("$SNAP" -q mdns services --host-only)
+expect="List of discovered mdns services
+adb-SELF0001-cCdDeE	_adb-tls-connect._tcp	10.77.0.1:37002
+adb-SELF0001-cCdDeE	_adb-tls-pairing._tcp	10.77.0.1:37003"
+[ "$out" = "$expect" ] || t_fail "--host-only listed: $out"
+
 t_check "the announced address itself is closed (the service listens on 127.0.0.1 only)"
 "$SNAP" --timeout 3 -t 10.77.0.1:37002 info > /dev/null 2> "$T_TMP/closed.err" &&
     t_fail "10.77.0.1:37002 answered"
@@ -63,12 +71,13 @@ case $out in
     *) t_fail "pair said: $out" ;;
 esac
 
-t_check "ANDROID_SERIAL=INSTANCE: info over TLS to 127.0.0.1"
-export ANDROID_SERIAL=adb-SELF0001-cCdDeE
+t_check "no serial at all: the only device is this machine's own service (no USB, no emulator)"
+out=$("$SNAP" get-serialno) || t_fail "get-serialno: $out"
+[ "$out" = adb-SELF0001-cCdDeE._adb-tls-connect._tcp ] || t_fail "get-serialno said '$out'"
 out=$("$SNAP" info) || t_fail "info: $out"
 case $out in *"transport:        tls:tcp:127.0.0.1:37002"*) ;; *) t_fail "info: $out" ;; esac
 
-t_check "snapshot after the one-time pairing"
+t_check "adbc-snap snapshot, nothing named, after the one-time pairing"
 fx=$ADBC_SOURCE_DIR/fixtures/snapshot/009-settings-small
 ctl=${TD_SANDBOX[phone]}/data/local/tmp/.adbc-test
 mkdir -p "$ctl"
@@ -77,7 +86,10 @@ echo "dump=screen.xml" > "$ctl/uiautomator.conf"
 "$SNAP" snapshot > "$T_TMP/snap.txt" 2> "$T_TMP/snap.err" || t_fail "snapshot: $(cat "$T_TMP/snap.err")"
 cmp -s <(cat "$fx.txt"; echo) "$T_TMP/snap.txt" ||
     t_fail "snapshot differs from $fx.txt: $(head -c 400 "$T_TMP/snap.txt")"
-unset ANDROID_SERIAL
+
+t_check "ANDROID_SERIAL=INSTANCE names it too"
+out=$(ANDROID_SERIAL=adb-SELF0001-cCdDeE "$SNAP" shell getprop ro.product.model) || t_fail "shell: $out"
+[ "$out" = Self_Phone ] || t_fail "got '$out'"
 
 t_check "-s INSTANCE._adb-tls-connect._tcp: a shell command"
 out=$("$SNAP" -s adb-SELF0001-cCdDeE._adb-tls-connect._tcp shell getprop ro.product.model) ||

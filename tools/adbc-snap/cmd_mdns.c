@@ -11,7 +11,7 @@
 static int cmd_mdns(snap_ctx *ctx, int argc, char **argv);
 
 const snap_cmd snap_cmds_mdns[] = {
-    {"mdns", cmd_mdns, "mdns check | mdns services [--json] [--wait MS]",
+    {"mdns", cmd_mdns, "mdns check | mdns services [--json] [--wait MS] [--host-only]",
      "mDNS: can it be used here; the wireless-debugging services on the network"},
     {NULL, NULL, NULL, NULL},
 };
@@ -57,10 +57,11 @@ static void print_json(const adbc_mdns_service *l, size_t n)
     printf("]\n");
 }
 
-static int services(snap_ctx *ctx, int json, int wait_ms)
+static int services(snap_ctx *ctx, int json, int wait_ms, int host_only)
 {
     adbc_mdns_opts o;
     adbc_mdns_opts_init(&o);
+    o.host_only = host_only;
     if (wait_ms > 0)
         o.timeout_ms = wait_ms;
     adbc_mdns_service *l;
@@ -102,10 +103,13 @@ static int cmd_mdns(snap_ctx *ctx, int argc, char **argv)
     }
     if (strcmp(argv[1], "services") != 0)
         return snap_usage(&snap_cmds_mdns[0], "expected check or services");
-    int json = 0, wait_ms = ctx->timeout_set && ctx->timeout_ms < 1000 ? ctx->timeout_ms : 0;
+    int json = 0, host_only = 0;
+    int wait_ms = ctx->timeout_set && ctx->timeout_ms < 1000 ? ctx->timeout_ms : 0;
     for (int i = 2; i < argc; i++) {
         if (strcmp(argv[i], "--json") == 0) {
             json = 1;
+        } else if (strcmp(argv[i], "--host-only") == 0) {
+            host_only = 1;
         } else if (strcmp(argv[i], "--wait") == 0 && i + 1 < argc) {
             char *end;
             long v = strtol(argv[++i], &end, 10);
@@ -116,5 +120,5 @@ static int cmd_mdns(snap_ctx *ctx, int argc, char **argv)
             return snap_usage(&snap_cmds_mdns[0], "unknown argument");
         }
     }
-    return services(ctx, json, wait_ms);
+    return services(ctx, json, wait_ms, host_only);
 }

@@ -147,8 +147,12 @@ static const snap_help help_table[] = {
      "as adb prints them: INSTANCE<TAB>SERVICE<TAB>IP:PORT, where SERVICE is\n"
      "_adb-tls-connect._tcp (connect, TLS), _adb-tls-pairing._tcp (pairing\n"
      "dialog open) or _adb._tcp (plain TCP). Connect with -s INSTANCE.\n\n"
-     "  --wait MS   how long to listen (default 1000; ends sooner once every\n"
-     "              service found is resolved)\n"
+     "  --wait MS     how long to listen (default 1000; ends sooner once every\n"
+     "                service found is resolved)\n"
+     "  --host-only   ask only this machine's own responder: the queries go by\n"
+     "                unicast to its own addresses and never leave the machine\n"
+     "                (Termux: the phone's own service, which the only-device\n"
+     "                default uses)\n"
      "  " JSON_NOTE},
     {"get-state",
      "Prints the selected device's state as `adb get-state` does (device,\n"
