@@ -51,6 +51,11 @@ struct adbc_stream {
      * given back. */
     int lent;
     uint8_t *lent_old;
+    /* adbc_stream_set_sink: data that arrives while nothing is buffered
+     * goes to the sink from the reader thread at once (no copy, no
+     * wake-up); what the sink does not take is buffered as usual. */
+    long (*sink)(void *user, const uint8_t *p, size_t n);
+    void *sink_user;
     int draining;     /* a caller waits for out and the engine's queue to empty */
 };
 
@@ -107,6 +112,15 @@ ssize_t adbc_stream_read_swap(adbc_stream *st, uint8_t **buf, size_t *cap, size_
  * sink's or the stream's). One reader per stream at a time. */
 ssize_t adbc_stream_read_to(adbc_stream *st, long (*sink)(void *user, const uint8_t *p, size_t n),
                             void *user, int *ended, int timeout_ms);
+
+/* Let the connection's reader thread hand arriving data straight to sink
+ * (called with the connection's lock held, so it must not block: a
+ * nonblocking send) while the stream holds nothing unread; NULL stops it.
+ * After this returns with NULL the sink is never called again. The sink
+ * returns bytes taken or a negative value (the data is then buffered and
+ * left to the stream's reader). */
+void adbc_stream_set_sink(adbc_stream *st, long (*sink)(void *user, const uint8_t *p, size_t n),
+                          void *user);
 
 /* Queue what flow control allows of buf now, waiting up to timeout_ms for
  * room: the number of bytes taken (> 0), or an error (ADBC_ETIMEDOUT when

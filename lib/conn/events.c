@@ -102,6 +102,18 @@ static void cb_data(void *user, uint32_t id, const uint8_t *data, size_t len)
     adbc_stream *st = adbc_conn_find_stream(c, id);
     if (!st)
         return;
+    if (st->sink && st->len == 0) {
+        /* Nothing waits before it: straight to the sink, acknowledged
+         * after this batch of input (adbc_conn_after_input). */
+        long k = st->sink(st->sink_user, data, len);
+        if (k > 0) {
+            data += k;
+            len -= (size_t)k;
+            st->owed += (size_t)k;
+        }
+        if (len == 0)
+            return;
+    }
     if (st->head + st->len + len > st->cap && st->lent && !st->lent_old) {
         /* Part of the buffer is lent to a reader outside the lock: copy
          * into a new one and free the old one when it comes back. */

@@ -207,6 +207,18 @@ ssize_t adbc_stream_read_to(adbc_stream *st, long (*sink)(void *user, const uint
     return rc;
 }
 
+void adbc_stream_set_sink(adbc_stream *st, long (*sink)(void *user, const uint8_t *p, size_t n),
+                          void *user)
+{
+    adbc_conn *c = st->c;
+    if (!c)
+        return;
+    pthread_mutex_lock(&c->mu);
+    st->sink = sink;
+    st->sink_user = user;
+    pthread_mutex_unlock(&c->mu);
+}
+
 ssize_t adbc_stream_read_swap(adbc_stream *st, uint8_t **buf, size_t *cap, size_t *off,
                               int timeout_ms)
 {

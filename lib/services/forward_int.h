@@ -35,7 +35,7 @@ typedef struct relay {
     pthread_t th;
     _Atomic int stop;     /* end now (teardown or an error on either side) */
     _Atomic int device_eof;
-    int send_errno;       /* the down thread's failed send (its own) */
+    _Atomic int send_errno; /* a failed send to the local socket */
     _Atomic int finished; /* the relay's threads are done; join and free */
     _Atomic uint64_t up, down;
     pthread_mutex_t err_mu; /* err and msg: either thread may fail first */

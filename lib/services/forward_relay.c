@@ -89,15 +89,21 @@ static void relay_fail(relay *rl, int code, const char *msg)
     rl->stop = 1;
 }
 
-/* The down direction's sink: send what the stream lends, without blocking
- * (0 when the socket is full). */
+/* The down direction's sink: send without blocking (0 when the socket is
+ * full). Called by the down thread with what the stream lends it, and by
+ * the connection's reader thread with data as it arrives while nothing is
+ * buffered (adbc_stream_set_sink): never both at once, as the reader only
+ * calls it when the stream holds nothing and the down thread only while
+ * it has bytes lent. */
 static long send_lent(void *user, const uint8_t *p, size_t n)
 {
     relay *rl = user;
     for (;;) {
         ssize_t w = send(rl->fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
-        if (w >= 0)
+        if (w >= 0) {
+            rl->down += (uint64_t)w;
             return (long)w;
+        }
         if (errno == EINTR)
             continue;
         if (errno == EAGAIN || errno == EWOULDBLOCK)
@@ -135,9 +141,7 @@ static void *down_main(void *arg)
         if (n == 0) { /* the socket is full: wait for the peer to read */
             struct pollfd pf = {.fd = rl->fd, .events = POLLOUT};
             poll(&pf, 1, WAKE_MS);
-            continue;
         }
-        rl->down += (uint64_t)n;
     }
     return NULL;
 }
@@ -213,6 +217,7 @@ static void *relay_main(void *arg)
         }
     }
     emit(rl, ADBC_FWD_OPENED);
+    adbc_stream_set_sink(rl->st, send_lent, rl);
     size_t cap = r->opts.buffer_size;
     uint8_t *buf = adbc_malloc(cap);
     pthread_t down;
@@ -224,6 +229,7 @@ static void *relay_main(void *arg)
         pthread_join(down, NULL);
     }
     adbc_free(buf);
+    adbc_stream_set_sink(rl->st, NULL, NULL); /* before the socket closes */
     adbc_stream_close(rl->st);
     rl->st = NULL;
     close(rl->fd);

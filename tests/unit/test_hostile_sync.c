@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "adbc/adbc.h"
@@ -265,16 +266,24 @@ TEST(pull_follows_a_link_to_a_character_device)
 {
     mkdir_tmp();
     CHECK(g_dir[0]);
-    CHECK_EQ_INT(symlink("/dev/null", at("null")), 0);
+    /* The device the link points at is a null device node of the test's
+     * own (as root, which CI is) so that a regression replaces that node,
+     * never the machine's /dev/null.  Without the right to make nodes the
+     * link goes to /dev/null, which the test cannot replace either. */
+    char dev[4096];
+    snprintf(dev, sizeof dev, "%s", at("nulldev"));
+    if (mknod(dev, S_IFCHR | 0666, makedev(1, 3)) != 0)
+        snprintf(dev, sizeof dev, "/dev/null");
+    CHECK_EQ_INT(symlink(dev, at("null")), 0);
     int rc = pull_to(at("null"));
     int link = is_link(at("null"));
     struct stat st;
-    int chr = stat("/dev/null", &st) == 0 && S_ISCHR(st.st_mode);
+    int chr = stat(dev, &st) == 0 && S_ISCHR(st.st_mode);
     int tmps = temporaries();
     rm_tmp();
     CHECK_EQ_INT(rc, 0);
     CHECK(link); /* the link is still a link */
-    CHECK(chr);  /* and /dev/null a device */
+    CHECK(chr);  /* and its target still a device */
     CHECK_EQ_INT(tmps, 0);
 }
 
