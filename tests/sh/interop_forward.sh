@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
 # Forwarding interop with Debian's real adb against the test device:
-# `adb forward` to tcp: and localabstract: destinations served on the device
+# `adb forward` to tcp:, localabstract: and localfilesystem: destinations served on the device
 # side, and `adb reverse` (reverse:forward, list-forward, killforward,
 # killforward-all, norebind, tcp:0) with curl run inside the device's
 # sandbox reaching an HTTP server on the host through the reverse rule.
@@ -71,6 +71,15 @@ t_check "adb forward to localabstract: reaches the abstract socket"
 LPORT2=$(A forward tcp:0 "localabstract:$ABS") || t_fail "adb forward failed"
 out=$(curl -sS --max-time 10 "http://127.0.0.1:$LPORT2/hello.txt") || t_fail "curl failed"
 [ "$out" = "served by the device" ] || t_fail "curl got '$out'"
+
+t_check "adb forward to localfilesystem: reaches a socket file in the device's filesystem"
+mkdir -p "${TD_SANDBOX[dev]}/data/local/tmp"
+http_start devfs "$T_TMP/devroot" "localfilesystem:${TD_SANDBOX[dev]}/data/local/tmp/web.sock"
+LPORT4=$(A forward tcp:0 localfilesystem:/data/local/tmp/web.sock) || t_fail "adb forward failed"
+out=$(curl -sS --max-time 10 "http://127.0.0.1:$LPORT4/hello.txt") || t_fail "curl failed"
+[ "$out" = "served by the device" ] || t_fail "curl got '$out'"
+curl -sS --max-time 30 -o "$T_TMP/got4.bin" "http://127.0.0.1:$LPORT4/big.bin" || t_fail "curl failed"
+cmp -s "$T_TMP/got4.bin" "$T_TMP/devroot/big.bin" || t_fail "big.bin differs (localfilesystem:)"
 
 t_check "adb forward to a device port nobody listens on: the connection closes, no data"
 DEAD=$(_t_free_port)
