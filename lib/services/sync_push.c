@@ -317,11 +317,15 @@ int sync_push_one(adbc_sync *s, sync_job *j, const char *local, const char *remo
             return adbc_fail(errno == EACCES ? ADBC_EPERM : ADBC_EIO, "cannot open %s: %s",
                              local, strerror(errno));
         posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+        /* As adb (SendSmallFile): a file under one chunk goes uncompressed. */
+        uint32_t flags = j->flags;
+        if ((uint64_t)st->st_size < ADBC_SYNC_DATA_MAX)
+            flags &= ~ADBC_SYNC_FLAGS_COMP;
         /* Only the permission bits and the type go to the device. */
         rc = send_request(s, j, local, remote, (uint32_t)(S_IFREG | (st->st_mode & 07777)),
-                          j->flags);
+                          flags);
         if (rc == 0)
-            rc = j->flags & ADBC_SYNC_FLAGS_COMP
+            rc = flags & ADBC_SYNC_FLAGS_COMP
                      ? send_compressed(s, j, fd, local, (uint64_t)st->st_size)
                      : send_contents(s, j, fd, local, (uint64_t)st->st_size);
         close(fd);
