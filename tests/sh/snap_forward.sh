@@ -184,6 +184,36 @@ case $out in *"listener 'tcp:1' not found"*) ;; *) t_fail "said: $out" ;; esac
 out=$("$SNAP" -t "$ADDR" reverse --list) || t_fail "--list failed"
 "$SNAP" -t "$ADDR" reverse --remove-all || t_fail "--remove-all failed"
 
+t_check "reverse rules are one list for every connection, as adbd's: list, remove, move, remove all"
+bg_start rv2 "$SNAP" -t "$ADDR" reverse tcp:0 "tcp:$HP"
+R2=$(first_word rv2)
+out=$("$SNAP" -t "$ADDR" reverse --list) || t_fail "--list failed"
+case $out in *"$R2 tcp:$HP"*) ;; *) t_fail "another connection's rule not listed: $out" ;; esac
+out=$("$SNAP" -t "$ADDR" shell "curl -sS --max-time 10 http://127.0.0.1:${R2#tcp:}/one.bin") ||
+    t_fail "device-side curl through the rule failed: $out"
+out=$("$SNAP" -t "$ADDR" reverse --no-rebind "$R2" "tcp:$HP" 2>&1) &&
+    t_fail "--no-rebind on another connection's rule succeeded"
+case $out in *"cannot rebind existing socket"*) ;; *) t_fail "--no-rebind said: $out" ;; esac
+"$SNAP" -t "$ADDR" reverse --remove "$R2" || t_fail "--remove of another connection's rule failed"
+out=$("$SNAP" -t "$ADDR" reverse --list) || t_fail "--list failed"
+case $out in *"$R2 "*) t_fail "a removed rule is still listed: $out" ;; esac
+"$SNAP" -t "$ADDR" shell "curl -sS --max-time 5 http://127.0.0.1:${R2#tcp:}/one.bin" > /dev/null 2>&1 &&
+    t_fail "the removed rule still answers on the device"
+bg_start rv3 "$SNAP" -t "$ADDR" reverse tcp:0 "tcp:$HP"
+R3=$(first_word rv3)
+bg_start rv4 "$SNAP" -t "$ADDR" reverse "$R3" "tcp:$HP"
+out=$("$SNAP" -t "$ADDR" reverse --list) || t_fail "--list failed"
+[ "$(printf '%s\n' "$out" | grep -c " $R3 ")" = 1 ] || t_fail "a moved rule is not listed once: $out"
+out=$("$SNAP" -t "$ADDR" shell "curl -sS --max-time 10 http://127.0.0.1:${R3#tcp:}/one.bin") ||
+    t_fail "device-side curl through the moved rule failed: $out"
+"$SNAP" -t "$ADDR" reverse --remove-all || t_fail "--remove-all failed"
+out=$("$SNAP" -t "$ADDR" reverse --list) || t_fail "--list failed"
+case $out in *tcp:*) t_fail "--remove-all from another connection left: $out" ;; esac
+for n in rv2 rv3 rv4; do
+    kill -INT "${BG[$n]}"
+    wait "${BG[$n]}"
+done
+
 t_check "the device vanishing: local connections close, forward exits 1 with a message"
 curl -sS --max-time 60 --limit-rate 2M -o /dev/null "http://127.0.0.1:$P1/big.bin" \
     2> "$T_TMP/vanish.err" &
