@@ -291,17 +291,27 @@ static int r_act(serve_req *r, const cJSON *a, char **body, size_t *len)
     return ok(res, body, len);
 }
 
-static int r_app(serve_req *r, const cJSON *a, char **body, size_t *len)
+/* A route whose body is the operation's arguments plus an optional
+ * "device": the arguments without it, and the call begun on that device. */
+static int begin_args(serve_req *r, const cJSON *a, call *c, cJSON **args)
 {
     const cJSON *dv = cJSON_GetObjectItemCaseSensitive(a, "device");
-    const char *device = cJSON_IsString(dv) ? dv->valuestring : NULL;
-    cJSON *args = cJSON_Duplicate(a, 1);
-    cJSON_DeleteItemFromObjectCaseSensitive(args, "device");
-    call c;
-    if (begin(r, &c, device) != 0) {
-        cJSON_Delete(args);
-        return err(&c.ctx.err, body, len);
+    *args = cJSON_Duplicate(a, 1);
+    cJSON_DeleteItemFromObjectCaseSensitive(*args, "device");
+    if (begin(r, c, cJSON_IsString(dv) ? dv->valuestring : NULL) != 0) {
+        cJSON_Delete(*args);
+        *args = NULL;
+        return -1;
     }
+    return 0;
+}
+
+static int r_app(serve_req *r, const cJSON *a, char **body, size_t *len)
+{
+    call c;
+    cJSON *args;
+    if (begin_args(r, a, &c, &args) != 0)
+        return err(&c.ctx.err, body, len);
     cJSON *res = NULL;
     int rc = ops_app(&c.ctx, args, &res);
     end(r, &c, rc != 0);
@@ -313,15 +323,10 @@ static int r_app(serve_req *r, const cJSON *a, char **body, size_t *len)
 
 static int r_wait(serve_req *r, const cJSON *a, char **body, size_t *len)
 {
-    const cJSON *dv = cJSON_GetObjectItemCaseSensitive(a, "device");
-    const char *device = cJSON_IsString(dv) ? dv->valuestring : NULL;
-    cJSON *args = cJSON_Duplicate(a, 1);
-    cJSON_DeleteItemFromObjectCaseSensitive(args, "device");
     call c;
-    if (begin(r, &c, device) != 0) {
-        cJSON_Delete(args);
+    cJSON *args;
+    if (begin_args(r, a, &c, &args) != 0)
         return err(&c.ctx.err, body, len);
-    }
     int rc = ops_wait(&c.ctx, args);
     cJSON *res = NULL;
     if (rc == 0) {
