@@ -241,7 +241,17 @@ static void serve_client(pclient *c)
         case ADBC_A_WRTE:
             if (!st)
                 break;
-            if (adbc_stream_write(st->ds, data, h.data_length, c->srv->call_ms) < 0) {
+            int wr = adbc_stream_write(st->ds, data, h.data_length, c->srv->call_ms);
+            if (wr == ADBC_ECLOSED) {
+                /* The device closed the stream while this was on its way
+                 * (a shell's close-stdin racing the command's exit). What
+                 * the device sent before its CLSE (the exit status) is
+                 * still to be relayed: the pump does that, then sends the
+                 * CLSE. The data is dropped, as adbd drops data for a
+                 * stream it closed. */
+                break;
+            }
+            if (wr < 0) {
                 drop(c, st);
                 send_pkt(c, ADBC_A_CLSE, h.arg1, h.arg0, NULL, 0);
                 break;
