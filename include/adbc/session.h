@@ -102,7 +102,8 @@ typedef struct adbc_session_callbacks {
     /* Host: the public key was sent; the device shows a prompt to the user. */
     void (*auth_prompt)(void *user);
 
-    /* Device: fill `token` with `len` random bytes. NULL uses OpenSSL. */
+    /* Device: fill `token` with `len` random bytes. NULL uses the kernel's
+     * random source (getrandom). */
     int (*auth_random)(void *user, uint8_t *token, size_t len);
     /* Device: 1 if sig over token verifies under an authorized key. */
     int (*auth_verify)(void *user, const uint8_t *token, size_t token_len, const uint8_t *sig,

@@ -3,10 +3,13 @@
  * handshake in both roles, and dispatch of stream packets to stream.c. */
 #include "session/session_int.h"
 
-#include <openssl/rand.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #define DEFAULT_WINDOW (4u * 1024u * 1024u)
 #define DEFAULT_DEVICE_FEATURES "shell_v2,delayed_ack"
@@ -165,13 +168,47 @@ static int device_accept(adbc_session *s)
     return 0;
 }
 
+/* The AUTH token from the kernel's random source: getrandom(2) through
+ * syscall() (bionic has no wrapper before API 28), else /dev/urandom on a
+ * kernel older than 3.17. The engine needs no crypto library for it, so a
+ * program built on the engine alone links only the C library. */
+static int kernel_random(uint8_t *buf, size_t len)
+{
+    size_t got = 0;
+#ifdef SYS_getrandom
+    while (got < len) {
+        long n = syscall(SYS_getrandom, buf + got, len - got, 0);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        got += (size_t)n;
+    }
+#endif
+    if (got == len)
+        return 0;
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return ADBC_EIO;
+    for (got = 0; got < len;) {
+        ssize_t n = read(fd, buf + got, len - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        got += (size_t)n;
+    }
+    close(fd);
+    return got == len ? 0 : ADBC_EIO;
+}
+
 static int send_token(adbc_session *s)
 {
     int rc;
     if (s->cb.auth_random)
         rc = s->cb.auth_random(s->user, s->token, sizeof s->token);
     else
-        rc = RAND_bytes(s->token, sizeof s->token) == 1 ? 0 : ADBC_EIO;
+        rc = kernel_random(s->token, sizeof s->token);
     if (rc < 0)
         return adbc_session_fail(s, ADBC_EIO, "could not generate an AUTH token");
     return adbc_sq_push(s, ADBC_A_AUTH, ADBC_AUTH_TOKEN, 0, s->token, sizeof s->token);
