@@ -46,6 +46,11 @@ libdir=$(ls -d "$prefix"/lib*/pkgconfig | head -1); libdir=${libdir%/pkgconfig}
 grep -q 'libsodium' "$libdir/pkgconfig/adbc.pc" || fail "libsodium used but not in adbc.pc"
 ok "adbc.pc lists the optional dependencies this build uses: $(grep Requires.private "$libdir/pkgconfig/adbc.pc")"
 [ -x "$prefix/bin/adbc-snap" ] || fail "adbc-snap not installed"
+[ -x "$prefix/libexec/adbc/adbc-snap-core" ] || fail "adbc-snap-core not installed in libexec/adbc"
+[ ! -e "$prefix/bin/adbc-snap-core" ] || fail "adbc-snap-core installed in bin/ too"
+[ "$("$prefix/bin/adbc-snap" --version)" = "$("$prefix/libexec/adbc/adbc-snap-core" --version)" ] ||
+    fail "the installed adbc-snap does not run adbc-snap-core: $("$prefix/bin/adbc-snap" --version 2>&1)"
+ok "adbc-snap (front end) in bin/, adbc-snap-core in libexec/adbc/, found through the install's layout"
 
 export PKG_CONFIG_PATH=$libdir/pkgconfig
 export LD_LIBRARY_PATH=$libdir
@@ -87,4 +92,13 @@ ok "push/pull example round-trips 300000 random bytes"
 out=$("$work/pc-shared/poll_session" "$addr" 'echo polled' 2>&1) || fail "poll_session: $out"
 [ "$out" = "polled" ] || fail "poll_session printed '$out'"
 ok "poll()-driven sans-IO client runs exec: to completion"
+export XDG_RUNTIME_DIR=$work/run ADBC_SESSION_IDLE_EXIT=20
+mkdir -m 700 "$XDG_RUNTIME_DIR"
+"$prefix/bin/adbc-snap" -q -t "$addr" session start || fail "installed adbc-snap: session start (adbc-serve from bin/)"
+set +e
+out=$("$prefix/bin/adbc-snap" -t "$addr" shell 'echo through the session; exit 4' 2>&1); st=$?
+"$prefix/bin/adbc-snap" -q -t "$addr" session stop
+set -e
+[ "$out" = "through the session" ] && [ $st -eq 4 ] || fail "installed adbc-snap through a session: status $st, output '$out'"
+ok "installed adbc-snap: session start finds adbc-serve in bin/, shell goes through the session"
 echo "$pass passed, 0 failed"

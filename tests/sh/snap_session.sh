@@ -5,7 +5,9 @@
 # the same output and exit status as without; --no-session bypasses; the
 # socket is 0600 and refuses other uids; two sessions for two devices; a
 # stale session file (its server killed) is ignored and cleaned up; a
-# session whose device is gone and that nobody uses ends on its own.
+# session whose device is gone and that nobody uses ends on its own; the
+# front end's own way for shell (stdin, -n, statuses, signals, timeouts,
+# a server gone mid-command) and what it leaves to adbc-snap-core.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 t_init
@@ -103,6 +105,89 @@ cmp -s "$T_TMP/big" "$T_TMP/o" || t_fail "shell cat of 3 MB through the session 
 t_check "--no-session connects directly"
 R "$A" --no-session shell true
 [ "$rc" = 0 ] && [ "$(online a)" = $((before + 1)) ] || t_fail "--no-session: rc $rc, $(($(online a) - before)) connections"
+
+# adbc-snap is a front end (tools/adbc-snap/front/front.c) that runs
+# `shell` through a session itself and everything else through
+# adbc-snap-core. A copy of it alone, with no adbc-snap-core to run, shows
+# which path a command took.
+FRONT=$T_TMP/front/adbc-snap
+if [ -x "$ADBC_BUILD_DIR/tools/adbc-snap-core" ]; then
+    mkdir -p "$T_TMP/front"
+    cp "$SNAP" "$FRONT"
+    F() { timeout 60 "$FRONT" -t "$A" --timeout 20 "$@" > "$T_TMP/o" 2> "$T_TMP/e"; rc=$?; }
+
+    t_check "front end: shell through the session needs no adbc-snap-core; other commands do"
+    F shell "echo out; echo err >&2; exit 7"
+    [ "$rc" = 7 ] && [ "$(cat "$T_TMP/o")" = out ] && [ "$(cat "$T_TMP/e")" = err ] ||
+        t_fail "fast path: rc $rc, out '$(cat "$T_TMP/o")', err '$(cat "$T_TMP/e")'"
+    F getprop ro.product.brand
+    [ "$rc" = 1 ] && grep -q "cannot run .*adbc-snap-core" "$T_TMP/e" ||
+        t_fail "getprop did not go to adbc-snap-core: rc $rc $(cat "$T_TMP/e")"
+    for bypass in "--no-session shell true" "shell --json true" "shell --help"; do
+        read -ra w <<< "$bypass"
+        if [ "${w[0]}" = --no-session ]; then F --no-session "${w[@]:1}"; else F "${w[@]}"; fi
+        [ "$rc" = 1 ] && grep -q "cannot run .*adbc-snap-core" "$T_TMP/e" ||
+            t_fail "'$bypass' did not go to adbc-snap-core: rc $rc $(cat "$T_TMP/e")"
+    done
+    timeout 60 "$FRONT" -t 127.0.0.1:1 shell true > /dev/null 2> "$T_TMP/e"
+    grep -q "cannot run .*adbc-snap-core" "$T_TMP/e" || t_fail "no session: not the full tool: $(cat "$T_TMP/e")"
+
+    t_check "front end: stdin piped, -n, status and output the same as adbc-snap-core's"
+    head -c 3000000 /dev/urandom > "$T_TMP/in"
+    for args in "cat" "cat; echo tail >&2; exit 5" "-n cat" "wc -c; exit 300" "-- read x; echo \$x"; do
+        read -ra w <<< "$args"
+        timeout 60 "$FRONT" -t "$A" shell "${w[@]}" < "$T_TMP/in" > "$T_TMP/fo" 2> "$T_TMP/fe"
+        frc=$?
+        timeout 60 "$ADBC_BUILD_DIR/tools/adbc-snap-core" -t "$A" shell "${w[@]}" < "$T_TMP/in" \
+            > "$T_TMP/co" 2> "$T_TMP/ce"
+        crc=$?
+        [ "$frc" = "$crc" ] && cmp -s "$T_TMP/fo" "$T_TMP/co" && cmp -s "$T_TMP/fe" "$T_TMP/ce" ||
+            t_fail "shell $args: front rc $frc ($(wc -c < "$T_TMP/fo") B out, $(cat "$T_TMP/fe")), core rc $crc ($(wc -c < "$T_TMP/co") B out, $(cat "$T_TMP/ce"))"
+    done
+    cmp -s "$T_TMP/in" <(timeout 60 "$FRONT" -t "$A" shell cat < "$T_TMP/in") ||
+        t_fail "3 MB through stdin and back differs"
+
+    t_check "front end: stdin an open pipe does not hold it up; --timeout bounds a silent command"
+    t0=$(date +%s%N)
+    timeout 60 "$FRONT" -t "$A" shell true < <(sleep 8) || t_fail "shell true with stdin open failed"
+    [ $((($(date +%s%N) - t0) / 1000000)) -lt 4000 ] || t_fail "shell true waited for its open stdin"
+    timeout 60 "$FRONT" -t "$A" --timeout 1 shell "sleep 5" > /dev/null 2> "$T_TMP/e" < /dev/null
+    rc=$?
+    [ "$rc" = 1 ] && grep -q "nothing from the device for 1.0 s" "$T_TMP/e" ||
+        t_fail "--timeout 1 on sleep 5: rc $rc $(cat "$T_TMP/e")"
+
+    t_check "front end: an interrupt ends the command with 130 and says so"
+    timeout 60 "$FRONT" -t "$A" shell "sleep 10" > /dev/null 2> "$T_TMP/e" < /dev/null &
+    p=$!
+    sleep 0.5
+    kill -INT "$p"
+    wait "$p"
+    rc=$?
+    [ "$rc" = 130 ] && grep -q "stopped by signal 2" "$T_TMP/e" || t_fail "SIGINT: rc $rc $(cat "$T_TMP/e")"
+
+    t_check "front end: 200 short commands, every exit status arrives"
+    bad=0
+    for ((k = 0; k < 200; k++)); do
+        timeout 20 "$FRONT" -t "$A" shell true < /dev/null 2>> "$T_TMP/e200" || bad=$((bad + 1))
+    done
+    [ "$bad" = 0 ] || t_fail "$bad of 200 failed: $(sort "$T_TMP/e200" | uniq -c)"
+
+    t_check "front end: the session's server killed mid-command: exit 1, a clear error, no hang"
+    timeout 60 "$FRONT" -t "$A" shell "echo started; sleep 10; echo never" > "$T_TMP/o" 2> "$T_TMP/e" < /dev/null &
+    p=$!
+    for ((k = 0; k < 100; k++)); do grep -q started "$T_TMP/o" && break; sleep 0.05; done
+    grep -q started "$T_TMP/o" || t_fail "the command did not start"
+    kill -KILL "$(cat "$RUN"/session-*"${TD_PORT[a]}".pid)"
+    t0=$(date +%s%N)
+    wait "$p"
+    rc=$?
+    [ "$rc" = 1 ] && grep -q "the session's server closed the connection" "$T_TMP/e" &&
+        ! grep -q never "$T_TMP/o" || t_fail "server killed: rc $rc $(cat "$T_TMP/e")"
+    [ $((($(date +%s%N) - t0) / 1000000)) -lt 3000 ] || t_fail "took too long to notice"
+    rm -f "$RUN"/session-*"${TD_PORT[a]}".sock "$RUN"/session-*"${TD_PORT[a]}".pid
+    R "$A" session start
+    [ "$rc" = 0 ] || t_fail "session start again: $rc $(cat "$T_TMP/e")"
+fi
 
 t_check "another uid is refused by the socket's peer check"
 if command -v setpriv > /dev/null && [ "$(id -u)" = 0 ]; then

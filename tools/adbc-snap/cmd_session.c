@@ -29,6 +29,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#ifndef ADBC_SNAP_BIN_DIR
+#define ADBC_SNAP_BIN_DIR "../../bin"
+#endif
+
 /* How long a session's server stays once its device is gone and no
  * command uses it (ADBC_SESSION_IDLE_EXIT overrides). */
 #define SESSION_IDLE_EXIT_S 600
@@ -36,71 +40,17 @@
 /* The device a session is for: what -t or -s named. */
 static const char *session_name(const snap_ctx *ctx)
 {
-    return ctx->target ? ctx->target : ctx->serial;
-}
-
-/* dir/session-NAME.EXT into buf; 0, or -1 (with a message when loud). */
-static int session_path(char *buf, size_t cap, const char *name, const char *ext, int loud)
-{
-    const char *rt = getenv("XDG_RUNTIME_DIR");
-    char dir[PATH_MAX];
-    if (rt && *rt)
-        snprintf(dir, sizeof dir, "%s/adbc", rt);
-    else
-        snprintf(dir, sizeof dir, "/tmp/adbc-%u", (unsigned)getuid());
-    if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
-        if (loud)
-            fprintf(stderr, "adbc-snap: cannot create %s: %s\n", dir, strerror(errno));
-        return -1;
-    }
-    struct stat st;
-    if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid() ||
-        (st.st_mode & 077)) {
-        if (loud)
-            fprintf(stderr, "adbc-snap: %s must be a directory of ours with mode 0700\n", dir);
-        return -1;
-    }
-    char esc[3 * 256 + 1];
-    size_t k = 0;
-    for (const unsigned char *p = (const unsigned char *)name; *p && k + 4 < sizeof esc; p++) {
-        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-            *p == '.' || *p == '-' || *p == '_')
-            esc[k++] = (char)*p;
-        else
-            k += (size_t)snprintf(esc + k, sizeof esc - k, "%%%02X", *p);
-    }
-    esc[k] = '\0';
-    int n = snprintf(buf, cap, "%s/session-%s.%s", dir, esc, ext);
-    if (n < 0 || (size_t)n >= cap || (strcmp(ext, "sock") == 0 && (size_t)n >= 108)) {
-        if (loud)
-            fprintf(stderr, "adbc-snap: the session path is too long: %s\n", buf);
-        return -1;
-    }
-    return 0;
-}
-
-/* A connected socket to the session, or -1. */
-static int session_dial(const char *sock)
-{
-    struct sockaddr_un sa = {.sun_family = AF_UNIX};
-    snprintf(sa.sun_path, sizeof sa.sun_path, "%s", sock);
-    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0)
-        return -1;
-    if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
-        close(fd);
-        return -1;
-    }
-    return fd;
+    snap_globals g = {.serial = ctx->serial, .target = ctx->target};
+    return snap_session_name(&g);
 }
 
 int snap_session_connect(snap_ctx *ctx, adbc_conn **out)
 {
     const char *name = session_name(ctx);
     char sock[PATH_MAX];
-    if (ctx->no_session || !name || session_path(sock, sizeof sock, name, "sock", 0) != 0)
+    if (ctx->no_session || !name || snap_session_path(sock, sizeof sock, name, "sock", 0) != 0)
         return -1;
-    int fd = session_dial(sock);
+    int fd = snap_session_dial(sock);
     if (fd < 0)
         return -1;
     adbc_transport *t = NULL;
@@ -169,7 +119,7 @@ const snap_cmd snap_cmds_session[] = {
 static int start(snap_ctx *ctx, const char *name, const char *sock, const char *pidf,
                  const char *logf)
 {
-    char self[PATH_MAX], exe[PATH_MAX + 16];
+    char self[PATH_MAX], exe[2 * PATH_MAX];
     const char *env = getenv("ADBC_SERVE");
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     if (env && *env) {
@@ -178,9 +128,13 @@ static int start(snap_ctx *ctx, const char *name, const char *sock, const char *
         self[n] = '\0';
         char *slash = strrchr(self, '/');
         *slash = '\0';
+        /* Beside us (the build tree), else in the bin directory of the
+         * install (adbc-snap-core is in libexec/adbc), else from PATH. */
         snprintf(exe, sizeof exe, "%s/adbc-serve", self);
         if (access(exe, X_OK) != 0)
-            snprintf(exe, sizeof exe, "adbc-serve"); /* from PATH */
+            snprintf(exe, sizeof exe, "%s/%s/adbc-serve", self, ADBC_SNAP_BIN_DIR);
+        if (access(exe, X_OK) != 0)
+            snprintf(exe, sizeof exe, "adbc-serve");
     } else {
         snprintf(exe, sizeof exe, "adbc-serve");
     }
@@ -262,12 +216,12 @@ static int cmd_session(snap_ctx *ctx, int argc, char **argv)
         return SNAP_EXIT_USAGE;
     }
     char sock[PATH_MAX], pidf[PATH_MAX], logf[PATH_MAX];
-    if (session_path(sock, sizeof sock, name, "sock", 1) ||
-        session_path(pidf, sizeof pidf, name, "pid", 1) ||
-        session_path(logf, sizeof logf, name, "log", 1))
+    if (snap_session_path(sock, sizeof sock, name, "sock", 1) ||
+        snap_session_path(pidf, sizeof pidf, name, "pid", 1) ||
+        snap_session_path(logf, sizeof logf, name, "log", 1))
         return SNAP_EXIT_FAIL;
     long pid = read_pid(pidf);
-    int fd = session_dial(sock);
+    int fd = snap_session_dial(sock);
     int alive = fd >= 0;
     if (fd >= 0)
         close(fd);

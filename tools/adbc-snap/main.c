@@ -48,21 +48,6 @@ const snap_cmd *snap_cmd_find(const char *name)
     return NULL;
 }
 
-/* Whether the command's arguments (argv[1..]) hold the option opt: among
- * the leading options only for commands whose arguments go to the device
- * (shell, exec), else anywhere before "--". */
-static int has_opt(const char *name, int argc, char **argv, const char *opt)
-{
-    int passthrough = strcmp(name, "shell") == 0 || strcmp(name, "exec") == 0;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--") == 0 || (passthrough && argv[i][0] != '-'))
-            break;
-        if (strcmp(argv[i], opt) == 0)
-            return 1;
-    }
-    return 0;
-}
-
 /* The timeout rule (docs/act.md): these commands are bounded operations,
  * with --timeout as a deadline for the whole call. The others are
  * transfers and streams (each wait for the device at most --timeout),
@@ -82,43 +67,32 @@ static int bounded_cmd(const char *name)
 
 int main(int argc, char **argv)
 {
-    snap_ctx ctx = {.timeout_ms = 30000, .stream_timeout_ms = -1, .argv0 = argv[0]};
-    int i = 1;
-    for (; i < argc && argv[i][0] == '-'; i++) {
-        const char *a = argv[i];
-        if ((strcmp(a, "-s") == 0 || strcmp(a, "-t") == 0) && i + 1 < argc) {
-            if (a[1] == 's')
-                ctx.serial = argv[++i];
-            else
-                ctx.target = argv[++i];
-        } else if (strcmp(a, "--timeout") == 0 && i + 1 < argc) {
-            if (snap_seconds(argv[++i], 86400, &ctx.timeout_ms) < 0) {
-                fprintf(stderr, "adbc-snap: --timeout takes seconds, a number with 0 < S <= "
-                                "86400 (not \"%s\")\n",
-                        argv[i]);
-                return SNAP_EXIT_USAGE;
-            }
-            ctx.stream_timeout_ms = ctx.timeout_ms;
-            ctx.timeout_set = 1;
-        } else if (strcmp(a, "-q") == 0) {
-            ctx.quiet = 1;
-        } else if (strcmp(a, "--no-session") == 0) {
-            ctx.no_session = 1;
-        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            snap_usage_all(stdout);
-            return 0;
-        } else if (strcmp(a, "--version") == 0) {
-            printf("adbc-snap %s\n", ADBC_VERSION_STRING);
-            return 0;
-        } else {
-            fprintf(stderr, "adbc-snap: unknown option %s (see adbc-snap --help)\n", a);
-            return SNAP_EXIT_USAGE;
-        }
-    }
-    if (i >= argc) {
+    snap_globals g;
+    int bad = 0;
+    int i = snap_globals_parse(argc, argv, &g, &bad);
+    switch (i) {
+    case SNAP_G_HELP:
+        snap_usage_all(stdout);
+        return 0;
+    case SNAP_G_VERSION:
+        printf("adbc-snap %s\n", ADBC_VERSION_STRING);
+        return 0;
+    case SNAP_G_BAD_TIMEOUT:
+        fprintf(stderr, "adbc-snap: --timeout takes seconds, a number with 0 < S <= 86400 (not "
+                        "\"%s\")\n",
+                argv[bad]);
+        return SNAP_EXIT_USAGE;
+    case SNAP_G_UNKNOWN:
+        fprintf(stderr, "adbc-snap: unknown option %s (see adbc-snap --help)\n", argv[bad]);
+        return SNAP_EXIT_USAGE;
+    case SNAP_G_NO_COMMAND:
         snap_usage_all(stderr);
         return SNAP_EXIT_USAGE;
+    default: break;
     }
+    snap_ctx ctx = {.timeout_ms = g.timeout_ms, .stream_timeout_ms = g.stream_timeout_ms,
+                    .timeout_set = g.timeout_set, .quiet = g.quiet, .no_session = g.no_session,
+                    .serial = g.serial, .target = g.target, .argv0 = argv[0]};
     if (!ctx.target)
         ctx.serial = adbc_device_serial(ctx.serial);
     const snap_cmd *cmd = snap_cmd_find(argv[i]);
@@ -126,9 +100,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "adbc-snap: unknown command \"%s\" (see adbc-snap --help)\n", argv[i]);
         return SNAP_EXIT_USAGE;
     }
-    if (has_opt(cmd->name, argc - i, argv + i, "--help"))
+    if (snap_has_opt(cmd->name, argc - i, argv + i, "--help"))
         return snap_help_show(cmd);
-    snap_json_set(has_opt(cmd->name, argc - i, argv + i, "--json"));
+    snap_json_set(snap_has_opt(cmd->name, argc - i, argv + i, "--json"));
     if (snap_signals_start() != 0)
         fprintf(stderr, "adbc-snap: cannot watch for signals: an interrupt will not clean up\n");
     int bounded = bounded_cmd(cmd->name);

@@ -7,6 +7,9 @@
 #include <stdio.h>
 
 #include "adbc/adbc.h"
+/* snap_seconds (the one parser for durations), snap_join, the global
+ * options and the session lookup, shared with the front end. */
+#include "session_find.h"
 
 typedef struct snap_ctx {
     const char *serial;  /* -s, or ANDROID_SERIAL */
@@ -43,11 +46,6 @@ typedef struct snap_cmd {
 /* Connect to the selected device (once; later calls return the same). On
  * failure prints the error and returns it. */
 int snap_connect(snap_ctx *ctx, adbc_conn **out);
-
-/* The one parser for durations on the command line: seconds (decimals
- * allowed) into milliseconds. -1 unless 0 < S <= max_s and finite (NaN and
- * infinities are refused); a positive value under 1 ms gives 1 ms. */
-int snap_seconds(const char *s, double max_s, int *ms);
 
 /* Print "adbc-snap: <what>: <last error>" to stderr (and with --json the
  * error as JSON on stdout); returns SNAP_EXIT_FAIL, or status. */
@@ -90,8 +88,6 @@ void snap_json_strn(FILE *f, const char *s, size_t len);
  * device sent). */
 const char *snap_tty_safe(const char *s, char *buf, size_t n);
 
-/* Join argv[from..argc) with single spaces (as adb does for shell). malloc'd. */
-char *snap_join(int argc, char **argv, int from);
 
 /* Write s as a JSON string literal (with quotes) to f; bytes that are not
  * UTF-8 become U+FFFD. */

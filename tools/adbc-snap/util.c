@@ -111,38 +111,6 @@ int snap_usage(const snap_cmd *cmd, const char *msg)
     return SNAP_EXIT_USAGE;
 }
 
-char *snap_join(int argc, char **argv, int from)
-{
-    size_t n = 1;
-    for (int i = from; i < argc; i++)
-        n += strlen(argv[i]) + 1;
-    char *s = malloc(n);
-    if (!s)
-        return NULL;
-    s[0] = '\0';
-    for (int i = from; i < argc; i++) {
-        if (i > from)
-            strcat(s, " ");
-        strcat(s, argv[i]);
-    }
-    return s;
-}
-
-int snap_seconds(const char *s, double max_s, int *ms)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    /* NaN and infinities pass a range check written as v <= 0 || v > max
-     * (every comparison with NaN is false), and converting them to int is
-     * undefined: refuse anything that is not a finite number in range. */
-    if (end == s || *end || errno == ERANGE || !isfinite(v) || !(v > 0) || !(v <= max_s))
-        return -1;
-    double m = v * 1000;
-    *ms = m < 1 ? 1 : (int)m;
-    return 0;
-}
-
 const char *snap_tty_safe(const char *s, char *buf, size_t n)
 {
     static int tty = -1;
