@@ -81,6 +81,11 @@ struct adbc_conn {
     int try_write;            /* the transport can write without blocking */
     int send_waiters;         /* threads waiting for the engine's queue to empty */
     int deferred;             /* some stream has data nobody was woken for */
+    /* The reader is handling a batch of input: wake-ups for room go out
+     * after it lets go of the lock (wake_owed), so the woken caller does
+     * not run only to block on the lock the reader still holds. */
+    int in_batch;
+    int wake_owed;
 
     adbc_stream **streams;
     size_t nstreams, cap;
