@@ -119,8 +119,9 @@ ssize_t adbc_stream_read_to(adbc_stream *st, long (*sink)(void *user, const uint
                             void *user, int *ended, int timeout_ms);
 
 /* Let the connection's reader thread hand arriving data straight to sink
- * (called with the connection's lock held, so it must not block: a
- * nonblocking send) while the stream holds nothing unread; NULL stops it.
+ * (called with the connection's lock held, so it must not block for long:
+ * a nonblocking send, a write into a regular file's page cache) while the
+ * stream holds nothing unread; NULL stops it.
  * After this returns with NULL the sink is never called again. The sink
  * returns bytes taken or a negative value (the data is then buffered and
  * left to the stream's reader). */
