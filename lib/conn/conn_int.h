@@ -81,6 +81,11 @@ struct adbc_conn {
     int try_write;            /* the transport can write without blocking */
     int send_waiters;         /* threads waiting for the engine's queue to empty */
     int deferred;             /* some stream has data nobody was woken for */
+    /* The reader is handling a batch of input: wake-ups for room go out
+     * after it lets go of the lock (wake_owed), so the woken caller does
+     * not run only to block on the lock the reader still holds. */
+    int in_batch;
+    int wake_owed;
 
     adbc_stream **streams;
     size_t nstreams, cap;
@@ -114,8 +119,9 @@ ssize_t adbc_stream_read_to(adbc_stream *st, long (*sink)(void *user, const uint
                             void *user, int *ended, int timeout_ms);
 
 /* Let the connection's reader thread hand arriving data straight to sink
- * (called with the connection's lock held, so it must not block: a
- * nonblocking send) while the stream holds nothing unread; NULL stops it.
+ * (called with the connection's lock held, so it must not block for long:
+ * a nonblocking send, a write into a regular file's page cache) while the
+ * stream holds nothing unread; NULL stops it.
  * After this returns with NULL the sink is never called again. The sink
  * returns bytes taken or a negative value (the data is then buffered and
  * left to the stream's reader). */

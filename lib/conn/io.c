@@ -99,8 +99,13 @@ void *adbc_conn_reader_main(void *arg)
             adbc_conn_set_error(c, rc, adbc_session_error(c->s));
         else if (adbc_session_state_get(c->s) == ADBC_SESSION_TLS)
             tls_upgrade(c, buf + rc, (size_t)(n - rc));
-        if (!c->status)
+        if (!c->status) {
+            c->in_batch = 1;
             adbc_conn_after_input(c);
+            c->in_batch = 0;
+        }
+        int wake = c->wake_owed;
+        c->wake_owed = 0;
         int deferred = adbc_conn_deferred(c);
         int stop = c->status != 0;
         if (c->t != t) {
@@ -118,6 +123,8 @@ void *adbc_conn_reader_main(void *arg)
                 adbc_conn_wake_deferred(c); /* no timer: do not defer */
         }
         pthread_mutex_unlock(&c->mu);
+        if (wake) /* after the unlock: see in_batch */
+            pthread_cond_broadcast(&c->cond);
         if (stop)
             break;
         if (!deferred && alarm) {

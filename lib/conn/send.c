@@ -47,7 +47,9 @@ void adbc_conn_sent(adbc_conn *c)
         if (st->draining && empty && st->out_len == 0)
             wake = 1;
     }
-    if (wake)
+    if (wake && c->in_batch)
+        c->wake_owed = 1;
+    else if (wake)
         pthread_cond_broadcast(&c->cond);
 }
 

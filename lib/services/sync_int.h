@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Internal state of an adbc_sync handle and the helpers its files share:
- * sync.c (session, I/O, stat, list), sync_push.c, sync_pull.c,
+ * sync.c (session, I/O, stat, list), sync_push.c, sync_pull.c and
+ * sync_pull_direct.c (a plain pull written from the reader thread),
  * sync_tree.c (walking local and remote trees) and sync_local.c (local
  * file-system helpers). */
 #ifndef ADBC_SYNC_INT_H
@@ -8,6 +9,7 @@
 
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 
 #include "adbc/sync.h"
 #include "conn/conn_int.h"
@@ -188,6 +190,35 @@ int sync_pull_dest(const char *local, char **final, int *inplace);
 /* ---- trees (sync_tree.c) ---- */
 
 int sync_push_tree(adbc_sync *s, sync_job *j, const char *local, const char *remote);
+/* ---- pulling a file's bytes (sync_pull.c, sync_pull_direct.c) ---- */
+
+#define SYNC_PULL_IOV 64 /* pieces gathered into one writev */
+
+/* The file's blocks reserved ahead of the writes (sync_pull.c). */
+typedef struct sync_reserve {
+    int on;
+    uint64_t size;     /* the device's size for the file */
+    uint64_t reserved; /* blocks reserved up to here */
+} sync_reserve;
+
+/* Written bytes so far: reserve the next step when they near its end. */
+void sync_reserve_ahead(int fd, sync_reserve *r, uint64_t written);
+
+/* Write the gathered pieces (iov is consumed): 0, or -1 with errno. */
+int sync_write_iov(int fd, struct iovec *iov, int n);
+
+/* A failure while receiving: says how far it got and that no file was made. */
+int sync_pull_arrived_fail(sync_job *j, int rc, const char *local);
+
+/* A local write failed (errno e): end the session, say what happened. */
+int sync_pull_write_failed(adbc_sync *s, int e, const char *local);
+
+/* A plain pull's DATA written from the connection's reader thread
+ * (sync_pull_direct.c), where it applies. 0: receive the rest (or all of
+ * it) as usual; < 0: failed, the session is ended. */
+int sync_pull_direct(adbc_sync *s, sync_job *j, int fd, sync_reserve *res, const char *remote,
+                     const char *local);
+
 /* sync_pull_tree.c */
 int sync_pull_tree(adbc_sync *s, sync_job *j, const char *remote, const char *local,
                    const adbc_sync_statbuf *root);

@@ -57,6 +57,8 @@ struct fdev {
     uint8_t *out;
     size_t olen, ooff, ocap;
     size_t reply_bytes;     /* sync reply bytes handed to the session so far */
+    size_t wrte_max;        /* nonzero: sync replies go out in WRTEs of at most
+                               this many bytes (headers split across packets) */
     int cut;                /* drop the connection after cut_at reply bytes */
     long cut_at;
     int cut_done;
@@ -454,6 +456,8 @@ static void fd_pump(fdev *d)
             n = (size_t)d->cut_at - d->reply_bytes;
         if (n == 0)
             break;
+        if (d->wrte_max && n > d->wrte_max)
+            n = d->wrte_max;
         long k = adbc_session_write(d->s, d->sid, d->out + d->ooff, n);
         if (k <= 0)
             return;
