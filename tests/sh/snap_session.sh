@@ -157,12 +157,17 @@ if [ -x "$ADBC_BUILD_DIR/tools/adbc-snap-core" ]; then
         t_fail "--timeout 1 on sleep 5: rc $rc $(cat "$T_TMP/e")"
 
     t_check "front end: an interrupt ends the command with 130 and says so"
-    timeout 60 "$FRONT" -t "$A" shell "sleep 10" > /dev/null 2> "$T_TMP/e" < /dev/null &
+    # (once the command runs: the front end has its handler by then)
+    "$FRONT" -t "$A" shell "echo started; sleep 10" > "$T_TMP/o" 2> "$T_TMP/e" < /dev/null &
     p=$!
-    sleep 0.5
+    for ((k = 0; k < 200; k++)); do grep -q started "$T_TMP/o" && break; sleep 0.05; done
+    grep -q started "$T_TMP/o" || t_fail "the command did not start"
     kill -INT "$p"
+    (sleep 20; kill -KILL "$p" 2> /dev/null) & # bounded: a hang fails below
+    w=$!
     wait "$p"
     rc=$?
+    kill "$w" 2> /dev/null
     [ "$rc" = 130 ] && grep -q "stopped by signal 2" "$T_TMP/e" || t_fail "SIGINT: rc $rc $(cat "$T_TMP/e")"
 
     t_check "front end: 200 short commands, every exit status arrives"

@@ -37,7 +37,7 @@ if(_use_musl)
 elseif(_musl STREQUAL "OFF")
   message(STATUS "adbc: musl-gcc: off, adbc-snap's front end is built with ${CMAKE_C_COMPILER} (ADBC_WITH_MUSL=OFF)")
 else()
-  message(STATUS "adbc: musl-gcc: not used, ${_why} (ADBC_WITH_MUSL=AUTO)")
+  message(STATUS "adbc: musl-gcc: not used, ${_why} (ADBC_WITH_MUSL=${_musl})")
 endif()
 
 # The front end: its own source, the session lookup it shares with the full

@@ -462,5 +462,8 @@ int main(int argc, char **argv)
     free(cmd);
     adbc_session_free(f.s);
     close(f.fd);
+    /* A signal that came after the command ended is not ours to report;
+     * none stays pending and blocked while the process exits. */
+    sigprocmask(SIG_SETMASK, &open_mask, NULL);
     return status;
 }
