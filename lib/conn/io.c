@@ -12,8 +12,12 @@
 #include <stdio.h>
 
 /* Large enough to take many packets per read: a legacy device's 4 KiB
- * packets arrive several at a time when the host was busy. */
-#define READ_CHUNK (256 * 1024)
+ * packets arrive several at a time when the host was busy. And half a
+ * modern 1 MiB packet: a plain pull is written to its file straight from
+ * this buffer, one write and one OKAY per read, and 128 MiB loopback pulls
+ * took 0.1225 s (median of 12 interleaved rounds) with 256 KiB reads,
+ * 0.115 s with 512 KiB or 1 MiB, 0.110 s for the floor. */
+#define READ_CHUNK (512 * 1024)
 
 /* The device answered CNXN with STLS (wireless debugging). Called by the
  * reader with the lock held: once our STLS is sent, run TLS over the same
