@@ -96,32 +96,47 @@ static int send_pkt(pclient *c, uint32_t cmd, uint32_t a0, uint32_t a1, const vo
     return rc;
 }
 
+/* Wait until the client acknowledged our last WRTE; 0 once it has, -1 when
+ * the stream is being dropped. */
+static int wait_credit(pstream *st)
+{
+    pthread_mutex_lock(&st->m);
+    while (!st->credit && !st->stop)
+        pthread_cond_wait(&st->cv, &st->m);
+    int ok = !st->stop;
+    if (ok)
+        st->credit = 0;
+    pthread_mutex_unlock(&st->m);
+    return ok ? 0 : -1;
+}
+
+/* Device to client. The next read from the device's stream is taken while
+ * the client still holds our last WRTE, so the wait for its OKAY and the
+ * read overlap: one packet in flight to the client, one ready behind it. */
 static void *pump(void *arg)
 {
     pstream *st = ((void **)arg)[0];
     pclient *c = ((void **)arg)[1];
     free(arg);
     uint8_t *buf = malloc(c->maxp);
+    int ended = 0; /* the device's stream ended: CLSE once the client is caught up */
     while (buf && !st->stop && !c->broken) {
-        pthread_mutex_lock(&st->m);
-        while (!st->credit && !st->stop)
-            pthread_cond_wait(&st->cv, &st->m);
-        pthread_mutex_unlock(&st->m);
-        if (st->stop)
-            break;
         ssize_t n = adbc_stream_read(st->ds, buf, c->maxp, 20); /* drop() waits this at most */
         if (n == ADBC_ETIMEDOUT)
             continue;
-        if (n <= 0)
+        if (n <= 0) {
+            ended = 1;
             break;
-        pthread_mutex_lock(&st->m);
-        st->credit = 0;
-        pthread_mutex_unlock(&st->m);
-        if (send_pkt(c, ADBC_A_WRTE, st->id, st->peer, buf, (size_t)n) != 0)
+        }
+        if (wait_credit(st) != 0 ||
+            send_pkt(c, ADBC_A_WRTE, st->id, st->peer, buf, (size_t)n) != 0)
             break;
     }
     free(buf);
-    if (!st->stop)
+    /* As before: CLSE goes after the client's OKAY for the last WRTE. */
+    if (ended && !st->stop && wait_credit(st) == 0)
+        send_pkt(c, ADBC_A_CLSE, st->id, st->peer, NULL, 0);
+    else if (!ended && !st->stop)
         send_pkt(c, ADBC_A_CLSE, st->id, st->peer, NULL, 0);
     return NULL;
 }
