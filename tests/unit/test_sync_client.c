@@ -6,7 +6,6 @@
  * remain, and the error must say what happened). */
 #include "t.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -72,31 +71,6 @@ static uint8_t *read_file(const char *path, size_t *n)
     uint8_t *b = malloc(64 << 20);
     *n = fread(b, 1, 64 << 20, f);
     fclose(f);
-    return b;
-}
-
-/* Entries in a directory other than . and .. */
-static int count_entries(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return -1;
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)))
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-            n++;
-    closedir(d);
-    return n;
-}
-
-static uint8_t *pattern(size_t n, unsigned seed)
-{
-    uint8_t *b = malloc(n ? n : 1);
-    for (size_t i = 0; i < n; i++) {
-        seed = seed * 1103515245u + 12345u;
-        b[i] = (uint8_t)(seed >> 16);
-    }
     return b;
 }
 

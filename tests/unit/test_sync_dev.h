@@ -12,6 +12,7 @@
 #ifndef ADBC_TEST_SYNC_DEV_H
 #define ADBC_TEST_SYNC_DEV_H
 
+#include <dirent.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -24,6 +25,34 @@
 #include "adbc/adbc.h"
 #include "adbc/sync.h"
 #include "services/sync_proto.h"
+
+/* Host-side helpers the sync tests share. */
+
+/* Entries in a directory other than . and .., -1 if it cannot be read. */
+static inline int count_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return -1;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+            n++;
+    closedir(d);
+    return n;
+}
+
+/* n bytes of a repeatable pseudo-random pattern (malloc'd). */
+static inline uint8_t *pattern(size_t n, unsigned seed)
+{
+    uint8_t *b = malloc(n ? n : 1);
+    for (size_t i = 0; i < n; i++) {
+        seed = seed * 1103515245u + 12345u;
+        b[i] = (uint8_t)(seed >> 16);
+    }
+    return b;
+}
 
 #define FD_MAX_FILES 256
 

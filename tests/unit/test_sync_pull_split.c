@@ -10,7 +10,6 @@
  * pipelined one after another. */
 #include "t.h"
 
-#include <dirent.h>
 #include <signal.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -57,30 +56,6 @@ static uint8_t *slurp(const char *path, size_t *n)
     uint8_t *b = malloc(cap);
     *n = fread(b, 1, cap, f);
     fclose(f);
-    return b;
-}
-
-static int count_entries(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return -1;
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)))
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-            n++;
-    closedir(d);
-    return n;
-}
-
-static uint8_t *pattern(size_t n, unsigned seed)
-{
-    uint8_t *b = malloc(n ? n : 1);
-    for (size_t i = 0; i < n; i++) {
-        seed = seed * 1103515245u + 12345u;
-        b[i] = (uint8_t)(seed >> 16);
-    }
     return b;
 }
 
