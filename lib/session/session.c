@@ -210,7 +210,10 @@ static int send_token(adbc_session *s)
     else
         rc = kernel_random(s->token, sizeof s->token);
     if (rc < 0)
-        return adbc_session_fail(s, ADBC_EIO, "could not generate an AUTH token");
+        return adbc_session_fail(s, ADBC_EIO,
+                                 "could not generate an AUTH token: neither getrandom(2) nor "
+                                 "/dev/urandom gave random bytes (or the auth_random callback "
+                                 "failed); check that /dev/urandom is readable here");
     return adbc_sq_push(s, ADBC_A_AUTH, ADBC_AUTH_TOKEN, 0, s->token, sizeof s->token);
 }
 
