@@ -53,7 +53,9 @@ ADBC_API int adbc_transport_tcp(adbc_transport **out, const char *addr, int time
 
 /* Wrap an already-connected socket or pipe-like descriptor (socketpair in
  * tests, a descriptor handed over by another program). own: close it on
- * destroy. */
+ * destroy. On a socket, shutdown() also shuts down its reading side
+ * (shutdown(2) with SHUT_RD), which is what releases a read waiting in
+ * recv(); writing is left to the owner. */
 ADBC_API int adbc_transport_fd(adbc_transport **out, int fd, int own);
 
 /* Split "host:port" / "[v6]:port" / "host" into parts (default_port when

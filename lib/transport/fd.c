@@ -69,6 +69,28 @@ static int fd_read(adbc_transport *bt, void *buf, size_t len, int timeout_ms)
     if (len > 0x7fffffff)
         len = 0x7fffffff;
     for (;;) {
+        if (t->is_socket && timeout_ms < 0 && !t->alarm_armed) {
+            /* No deadline and no alarm: block in the read itself, one
+             * system call per wake-up instead of poll() and then read().
+             * fd_shutdown() releases it with shutdown(SHUT_RD). A socket
+             * the caller made non-blocking answers EAGAIN and falls back
+             * to poll() below. */
+            if (atomic_load(&t->down))
+                return adbc_fail(ADBC_ECLOSED, "%s: connection shut down", t->base.desc);
+            ssize_t n = recv(t->fd, buf, len, 0);
+            if (n > 0)
+                return (int)n;
+            if (atomic_load(&t->down))
+                return adbc_fail(ADBC_ECLOSED, "%s: connection shut down", t->base.desc);
+            if (n == 0)
+                return adbc_fail(ADBC_ECLOSED, "%s: the device closed the connection",
+                                 t->base.desc);
+            if (errno == EINTR)
+                continue;
+            if (errno != EAGAIN && errno != EWOULDBLOCK)
+                return adbc_fail(errno == ECONNRESET ? ADBC_ECLOSED : ADBC_EIO,
+                                 "%s: read failed: %s", t->base.desc, strerror(errno));
+        }
         int w = wait_fd(t, POLLIN, timeout_ms);
         if (w < 0)
             return w == ADBC_ECLOSED ? adbc_fail(ADBC_ECLOSED, "%s: connection shut down",
@@ -209,6 +231,10 @@ static void fd_shutdown(adbc_transport *bt)
         return;
     ssize_t r = write(t->wake[1], "x", 1);
     (void)r;
+    /* Releases a reader blocked in recv() (fd_read); the write side stays
+     * open. */
+    if (t->is_socket)
+        shutdown(t->fd, SHUT_RD);
 }
 
 static void fd_destroy(adbc_transport *bt)

@@ -89,6 +89,11 @@ static int connect_one(const struct addrinfo *ai, int timeout_ms, int *err)
     }
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    /* Connected: back to blocking, so the connection's reader can wait in
+     * recv() itself (fd.c); every write passes MSG_DONTWAIT. */
+    int fl = fcntl(fd, F_GETFL);
+    if (fl >= 0)
+        fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
     return fd;
 }
 
