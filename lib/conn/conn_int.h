@@ -182,6 +182,8 @@ void adbc_conn_pump(adbc_conn *c, adbc_stream *st);
  * ADBC_CONN_READAHEAD. */
 void adbc_conn_ack(adbc_conn *c, adbc_stream *st);
 
+/* The bound on a stream's bytes queued to send (window and queue). */
+size_t adbc_conn_high_water(adbc_conn *c);
 /* Room for more of the stream's bytes under the high-water bound. */
 size_t adbc_conn_room(adbc_conn *c, adbc_stream *st);
 

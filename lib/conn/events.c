@@ -225,12 +225,20 @@ const adbc_session_callbacks adbc_conn_callbacks = {
     .on_closed = cb_closed,
 };
 
+size_t adbc_conn_high_water(adbc_conn *c)
+{
+    /* Two packets and 64 KiB, and at least 256 KiB: memory does not grow
+     * with a transfer even when the device grants a huge window, a legacy
+     * device's next packets are always there when its OKAY comes, and a
+     * writer waiting for room (woken at half of this) wakes once per 32
+     * of a legacy device's 4 KiB packets, not once per 9. */
+    size_t high_water = 2 * (size_t)adbc_session_max_payload(c->s) + 64 * 1024;
+    return high_water > 256 * 1024 ? high_water : 256 * 1024;
+}
+
 size_t adbc_conn_room(adbc_conn *c, adbc_stream *st)
 {
-    /* Two packets and 64 KiB: memory does not grow with a transfer even
-     * when the device grants a huge window, and a legacy device's next
-     * packets are always there when its OKAY comes. */
-    size_t high_water = 2 * (size_t)adbc_session_max_payload(c->s) + 64 * 1024;
+    size_t high_water = adbc_conn_high_water(c);
     size_t used = adbc_session_send_queued(c->s) + st->out_len;
     return used < high_water ? high_water - used : 0;
 }

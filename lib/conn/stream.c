@@ -316,7 +316,7 @@ static int put(adbc_conn *c, adbc_stream *st, const uint8_t *p, size_t n)
 static int wait_room(adbc_conn *c, adbc_stream *st, size_t want, int64_t deadline)
 {
     /* A long write wakes once per batch rather than once per packet. */
-    size_t half = (2 * (size_t)adbc_session_max_payload(c->s) + 64 * 1024) / 2;
+    size_t half = adbc_conn_high_water(c) / 2;
     st->room_want = want < half ? want : half;
     int w = adbc_conn_wait(c, &c->cond, deadline);
     st->room_want = 0;
