@@ -40,9 +40,6 @@ static int handshake(adbc_conn *c)
     int64_t deadline = adbc_deadline(c->opts.connect_timeout_ms);
     int rc = 0;
     pthread_mutex_lock(&c->mu);
-    rc = adbc_session_start(c->s);
-    if (rc == 0)
-        adbc_conn_kick(c);
     while (rc == 0) {
         if (c->status) {
             rc = adbc_conn_raise(c);
@@ -124,14 +121,7 @@ int adbc_conn_open(adbc_conn **out, adbc_transport *t, const adbc_conn_opts *opt
     pthread_cond_init(&c->cond, NULL);
     pthread_cond_init(&c->send_cond, NULL);
     int rc;
-    if (c->opts.keys) {
-        c->keys = c->opts.keys;
-    } else {
-        rc = adbc_keyring_load_default(&c->keys, 1);
-        if (rc < 0)
-            goto fail;
-        c->own_keys = 1;
-    }
+    c->keys = c->opts.keys;
     adbc_session_config cfg;
     adbc_session_config_init(&cfg, ADBC_ROLE_HOST);
     cfg.features = c->opts.features;
@@ -144,6 +134,12 @@ int adbc_conn_open(adbc_conn **out, adbc_transport *t, const adbc_conn_opts *opt
     rc = adbc_session_new(&c->s, &cfg, &adbc_conn_callbacks, c);
     if (rc < 0)
         goto fail;
+    /* CNXN goes out before the default key is loaded (a file read, PEM
+     * decoding and a check signature: 3-4 ms), so the device answers while
+     * this thread loads it. Until the key is in place the reader holds the
+     * device's input back (keys_loading): an AUTH waits for the key, never
+     * the other way round. */
+    c->keys_loading = !c->keys;
     if (pthread_create(&c->reader, NULL, adbc_conn_reader_main, c) != 0) {
         rc = adbc_fail(ADBC_ENOMEM, "cannot start the connection's reader thread");
         goto fail;
@@ -154,6 +150,23 @@ int adbc_conn_open(adbc_conn **out, adbc_transport *t, const adbc_conn_opts *opt
         goto fail;
     }
     c->threads = 2;
+    pthread_mutex_lock(&c->mu);
+    rc = adbc_session_start(c->s);
+    if (rc == 0)
+        adbc_conn_kick(c);
+    pthread_mutex_unlock(&c->mu);
+    if (rc == 0 && c->keys_loading) {
+        adbc_keyring *keys = NULL;
+        rc = adbc_keyring_load_default(&keys, 1);
+        pthread_mutex_lock(&c->mu);
+        c->keys = keys;
+        c->own_keys = keys != NULL;
+        c->keys_loading = 0;
+        pthread_cond_broadcast(&c->cond);
+        pthread_mutex_unlock(&c->mu);
+    }
+    if (rc < 0)
+        goto fail;
     rc = handshake(c);
     if (rc < 0)
         goto fail;

@@ -95,6 +95,9 @@ struct adbc_conn {
 
     adbc_keyring *keys;
     int own_keys;
+    /* adbc_conn_open is loading the default key after sending CNXN: the
+     * reader holds the device's input back until it is in place. */
+    int keys_loading;
     char *pubkey;
     adbc_conn_opts opts;
 };

@@ -98,6 +98,14 @@ void *adbc_conn_reader_main(void *arg)
             pthread_mutex_unlock(&c->mu);
             break;
         }
+        /* adbc_conn_open is still loading the key the device's AUTH
+         * needs: hold the input until it is there (or the open failed). */
+        while (c->keys_loading && !c->stopping)
+            pthread_cond_wait(&c->cond, &c->mu);
+        if (c->stopping) {
+            pthread_mutex_unlock(&c->mu);
+            break;
+        }
         int rc = adbc_session_recv(c->s, buf, (size_t)n);
         if (rc < 0)
             adbc_conn_set_error(c, rc, adbc_session_error(c->s));

@@ -8,6 +8,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "adbc/adbc.h"
@@ -291,6 +292,109 @@ TEST(unauthorized_times_out_with_message)
     CHECK_EQ_INT(rc, ADBC_EUNAUTHORIZED);
     CHECK(strstr(adbc_last_error(), "Allow USB debugging") != NULL);
     stop_dev(&d);
+}
+
+/* A temporary ANDROID_USER_HOME holding an adbkey: the test key saved
+ * (good) or a PEM block whose contents are garbage. */
+static int key_home(char *dir, size_t dlen, int good)
+{
+    snprintf(dir, dlen, "/tmp/adbc-test-conn-XXXXXX");
+    if (!mkdtemp(dir))
+        return -1;
+    char path[300];
+    snprintf(path, sizeof path, "%s/adbkey", dir);
+    if (good)
+        return adbc_key_save(adbc_keyring_get(test_keys(), 0), path) < 0 ? -1 : 0;
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    fputs("-----BEGIN PRIVATE KEY-----\nbm90IGEga2V5IGF0IGFsbA==\n-----END PRIVATE KEY-----\n", f);
+    fclose(f);
+    return chmod(path, 0600);
+}
+
+static void key_home_remove(const char *dir)
+{
+    char path[300];
+    snprintf(path, sizeof path, "%s/adbkey", dir);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/adbkey.pub", dir);
+    unlink(path);
+    rmdir(dir);
+}
+
+/* The default key is loaded while the device answers CNXN: with a good one
+ * the handshake completes as before. */
+TEST(default_key_loaded_after_cnxn)
+{
+    char dir[64];
+    CHECK_EQ_INT(key_home(dir, sizeof dir, 1), 0);
+    setenv("ANDROID_USER_HOME", dir, 1);
+    dev d = {.accept_key = 1};
+    int hfd;
+    CHECK_EQ_INT(start_dev(&d, &hfd), 0);
+    adbc_transport *t;
+    CHECK_EQ_INT(adbc_transport_fd(&t, hfd, 1), 0);
+    adbc_conn_opts o;
+    adbc_conn_opts_init(&o);
+    o.auth_timeout_ms = 2000;
+    adbc_conn *c = NULL;
+    int rc = adbc_conn_open(&c, t, &o);
+    unsetenv("ANDROID_USER_HOME");
+    key_home_remove(dir);
+    CHECK_EQ_INT(rc, 0);
+    CHECK_EQ_INT(adbc_conn_banner(c)->state, ADBC_DEV_DEVICE);
+    adbc_conn_close(c);
+    stop_dev(&d);
+}
+
+static void *read_first_packet(void *arg)
+{
+    int *fd = arg;
+    char hdr[24];
+    size_t got = 0;
+    struct pollfd p = {.fd = fd[0], .events = POLLIN};
+    while (got < sizeof hdr && poll(&p, 1, 5000) == 1) {
+        ssize_t n = read(fd[0], hdr + got, sizeof hdr - got);
+        if (n <= 0)
+            break;
+        got += (size_t)n;
+    }
+    fd[1] = got == sizeof hdr && memcmp(hdr, "CNXN", 4) == 0;
+    return NULL;
+}
+
+/* A damaged default key fails the open with the key's own error, after
+ * CNXN went out, and without waiting for the device. */
+TEST(bad_default_key_fails_after_cnxn)
+{
+    char dir[64];
+    CHECK_EQ_INT(key_home(dir, sizeof dir, 0), 0);
+    setenv("ANDROID_USER_HOME", dir, 1);
+    int sv[2];
+    CHECK_EQ_INT(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+    int peer[2] = {sv[1], 0};
+    pthread_t th;
+    pthread_create(&th, NULL, read_first_packet, peer);
+    adbc_transport *t;
+    CHECK_EQ_INT(adbc_transport_fd(&t, sv[0], 1), 0);
+    adbc_conn_opts o;
+    adbc_conn_opts_init(&o);
+    adbc_conn *c = NULL;
+    int64_t t0 = adbc_now_ms();
+    int rc = adbc_conn_open(&c, t, &o);
+    int64_t took = adbc_now_ms() - t0;
+    char msg[512];
+    snprintf(msg, sizeof msg, "%s", adbc_last_error());
+    pthread_join(th, NULL);
+    close(sv[1]);
+    unsetenv("ANDROID_USER_HOME");
+    key_home_remove(dir);
+    CHECK_EQ_INT(rc, ADBC_EKEY);
+    CHECK(c == NULL);
+    CHECK(strstr(msg, "adbkey") != NULL);
+    CHECK(took < 3000);
+    CHECK_EQ_INT(peer[1], 1);
 }
 
 static int echo_roundtrip(adbc_conn *c, size_t total)
@@ -814,6 +918,8 @@ int main(void)
 {
     RUN(handshake_with_key_offer);
     RUN(unauthorized_times_out_with_message);
+    RUN(default_key_loaded_after_cnxn);
+    RUN(bad_default_key_fails_after_cnxn);
     RUN(echo_delayed_ack);
     RUN(echo_legacy_flow_control);
     RUN(legacy_full_packets_then_silence_arrive_at_once);
