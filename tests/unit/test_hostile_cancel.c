@@ -14,6 +14,7 @@
 #include "adbc/adbc.h"
 #include "adbc/sync.h"
 #include "hostile_sync.h"
+#include "test_fs.h"
 #include "t.h"
 
 #define CONNECT_MS 1500
@@ -247,20 +248,6 @@ static int on_progress(void *user, const adbc_sync_progress *p)
         adbc_conn_interrupt(w->c);
     }
     return w->stop_at_mib && mib >= (uint64_t)w->stop_at_mib;
-}
-
-static int count_entries(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return -1;
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)))
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-            n++;
-    closedir(d);
-    return n;
 }
 
 static int pull_endless(watch *w, int64_t *took_after)

@@ -22,32 +22,6 @@
 void adbc_test_fail_alloc_at(long n);
 long adbc_test_alloc_count(void);
 
-static char tmpdir[256];
-
-static void mk_tmp(void)
-{
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/adbc-sync-test.XXXXXX");
-    if (!mkdtemp(tmpdir))
-        abort();
-}
-
-static void rm_rf(const char *p)
-{
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", p);
-    if (system(cmd) != 0)
-        fprintf(stderr, "cleanup of %s failed\n", p);
-}
-
-static char *tpath(const char *rel)
-{
-    static char b[8][512];
-    static int k;
-    char *p = b[k++ % 8];
-    snprintf(p, 512, "%s/%s", tmpdir, rel);
-    return p;
-}
-
 static int write_file(const char *path, const void *data, size_t n, mode_t mode, time_t mtime)
 {
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
@@ -61,17 +35,6 @@ static int write_file(const char *path, const void *data, size_t n, mode_t mode,
     chmod(path, mode);
     struct utimbuf ut = {mtime, mtime};
     return utime(path, &ut);
-}
-
-static uint8_t *read_file(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    uint8_t *b = malloc(64 << 20);
-    *n = fread(b, 1, 64 << 20, f);
-    fclose(f);
-    return b;
 }
 
 /* ---- stat and list ---- */
@@ -256,7 +219,7 @@ static int parse_send(const uint8_t *p, size_t n, size_t *off, wire *w)
 
 TEST(push_bytes_on_the_wire)
 {
-    mk_tmp();
+    test_tmp_make("sync-test");
     static fdev d; /* outlives a failed CHECK with its thread */
     memset(&d, 0, sizeof d);
     adbc_conn *c;
@@ -266,12 +229,12 @@ TEST(push_bytes_on_the_wire)
     CHECK_EQ_INT(adbc_sync_open(&s, c, TMO), 0);
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
         uint8_t *data = pattern(sizes[k], (unsigned)k);
-        CHECK_EQ_INT(write_file(tpath("src"), data, sizes[k], 0640, 1600000000), 0);
+        CHECK_EQ_INT(write_file(test_tmp_path("src"), data, sizes[k], 0640, 1600000000), 0);
         pthread_mutex_lock(&d.mu);
         size_t start = d.rlen;
         pthread_mutex_unlock(&d.mu);
         adbc_sync_result r;
-        CHECK_EQ_INT(adbc_sync_push(s, tpath("src"), "/data/local/tmp/x", NULL, &r, TMO), 0);
+        CHECK_EQ_INT(adbc_sync_push(s, test_tmp_path("src"), "/data/local/tmp/x", NULL, &r, TMO), 0);
         CHECK_EQ_INT(r.files, 1);
         CHECK_EQ_INT(r.bytes, sizes[k]);
         pthread_mutex_lock(&d.mu);
@@ -307,39 +270,39 @@ TEST(push_bytes_on_the_wire)
     }
     CHECK(quit);
     fd_stop(&d, c);
-    rm_rf(tmpdir);
+    test_rm_rf(test_tmp());
 }
 
 TEST(push_fail_names_path_and_device_message)
 {
-    mk_tmp();
+    test_tmp_make("sync-test");
     static fdev d; /* outlives a failed CHECK with its thread */
     memset(&d, 0, sizeof d);
     adbc_conn *c;
     CHECK_EQ_INT(fd_start(&d, NULL, &c), 0);
     uint8_t *data = pattern(300000, 3);
-    CHECK_EQ_INT(write_file(tpath("big"), data, 300000, 0644, 1000), 0);
+    CHECK_EQ_INT(write_file(test_tmp_path("big"), data, 300000, 0644, 1000), 0);
     adbc_sync *s;
     CHECK_EQ_INT(adbc_sync_open(&s, c, TMO), 0);
-    int rc = adbc_sync_push(s, tpath("big"), "/ro/x", NULL, NULL, TMO);
+    int rc = adbc_sync_push(s, test_tmp_path("big"), "/ro/x", NULL, NULL, TMO);
     CHECK_EQ_INT(rc, ADBC_EREMOTE);
     const char *e = adbc_last_error();
     CHECK(strstr(e, "Read-only file system") != NULL);
     CHECK(strstr(e, "/ro/x") != NULL);
-    CHECK(strstr(e, tpath("big")) != NULL);
+    CHECK(strstr(e, test_tmp_path("big")) != NULL);
     /* the device ended that session; the handle opens a new one */
-    CHECK_EQ_INT(adbc_sync_push(s, tpath("big"), "/data/ok", NULL, NULL, TMO), 0);
+    CHECK_EQ_INT(adbc_sync_push(s, test_tmp_path("big"), "/data/ok", NULL, NULL, TMO), 0);
     pthread_mutex_lock(&d.mu);
     CHECK_EQ_INT(d.sync_opens, 2);
     const mfile *m = fd_find(&d, "/data/ok");
     CHECK(m && m->len == 300000 && memcmp(m->data, data, 300000) == 0);
     pthread_mutex_unlock(&d.mu);
     /* a missing local file is a local error */
-    CHECK_EQ_INT(adbc_sync_push(s, tpath("none"), "/data/n", NULL, NULL, TMO), ADBC_ENOTFOUND);
+    CHECK_EQ_INT(adbc_sync_push(s, test_tmp_path("none"), "/data/n", NULL, NULL, TMO), ADBC_ENOTFOUND);
     free(data);
     adbc_sync_close(s);
     fd_stop(&d, c);
-    rm_rf(tmpdir);
+    test_rm_rf(test_tmp());
 }
 
 typedef struct prog {
@@ -362,26 +325,26 @@ static int on_prog(void *u, const adbc_sync_progress *p)
 
 TEST(push_tree_is_pipelined)
 {
-    mk_tmp();
+    test_tmp_make("sync-test");
     static fdev d; /* outlives a failed CHECK with its thread */
     memset(&d, 0, sizeof d);
     adbc_conn *c;
     CHECK_EQ_INT(fd_start(&d, NULL, &c), 0);
-    mkdir(tpath("t"), 0755);
-    mkdir(tpath("t/sub"), 0755);
-    mkdir(tpath("t/empty"), 0755);
-    mkdir(tpath("t/empty/deeper"), 0755);
+    mkdir(test_tmp_path("t"), 0755);
+    mkdir(test_tmp_path("t/sub"), 0755);
+    mkdir(test_tmp_path("t/empty"), 0755);
+    mkdir(test_tmp_path("t/empty/deeper"), 0755);
     uint64_t total = 0;
     for (int i = 0; i < 30; i++) {
         char rel[64], data[64];
         snprintf(rel, sizeof rel, i % 2 ? "t/sub/f%02d" : "t/f%02d", i);
         int n = snprintf(data, sizeof data, "file %d contents", i);
         total += (uint64_t)n;
-        CHECK_EQ_INT(write_file(tpath(rel), data, (size_t)n, i % 3 ? 0644 : 0755,
+        CHECK_EQ_INT(write_file(test_tmp_path(rel), data, (size_t)n, i % 3 ? 0644 : 0755,
                                 1500000000 + i),
                      0);
     }
-    CHECK_EQ_INT(symlink("f00", tpath("t/zlink")), 0);
+    CHECK_EQ_INT(symlink("f00", test_tmp_path("t/zlink")), 0);
     /* The device answers no SEND until the 30 files have completed: a client
      * waiting for each OKAY before the next file would time out here. (A
      * link waits for its answer: the device may refuse links, and then its
@@ -395,7 +358,7 @@ TEST(push_tree_is_pipelined)
     o.progress = on_prog;
     o.user = &g;
     adbc_sync_result r;
-    int prc = adbc_sync_push(s, tpath("t"), "/data/t", &o, &r, 2000);
+    int prc = adbc_sync_push(s, test_tmp_path("t"), "/data/t", &o, &r, 2000);
     if (prc)
         fprintf(stderr, "  %s\n", adbc_last_error());
     CHECK_EQ_INT(prc, 0);
@@ -422,7 +385,7 @@ TEST(push_tree_is_pipelined)
     pthread_mutex_unlock(&d.mu);
     adbc_sync_close(s);
     fd_stop(&d, c);
-    rm_rf(tmpdir);
+    test_rm_rf(test_tmp());
 }
 
 /* A device whose file system has no symlinks (FAT-like /sdcard) refuses the
@@ -442,20 +405,20 @@ static int no_links_hook(fdev *d, const adbc_sync_event *ev)
 
 TEST(links_as_contents_where_the_device_has_none)
 {
-    mk_tmp();
+    test_tmp_make("sync-test");
     static fdev d;
     memset(&d, 0, sizeof d);
     adbc_conn *c;
     CHECK_EQ_INT(fd_start(&d, NULL, &c), 0);
     d.hook = no_links_hook;
-    mkdir(tpath("t"), 0755);
-    CHECK_EQ_INT(write_file(tpath("t/real"), "target!", 7, 0644, 50), 0);
-    CHECK_EQ_INT(symlink("real", tpath("t/link")), 0);
-    CHECK_EQ_INT(write_file(tpath("t/zafter"), "after", 5, 0644, 60), 0);
+    mkdir(test_tmp_path("t"), 0755);
+    CHECK_EQ_INT(write_file(test_tmp_path("t/real"), "target!", 7, 0644, 50), 0);
+    CHECK_EQ_INT(symlink("real", test_tmp_path("t/link")), 0);
+    CHECK_EQ_INT(write_file(test_tmp_path("t/zafter"), "after", 5, 0644, 60), 0);
     adbc_sync *s;
     CHECK_EQ_INT(adbc_sync_open(&s, c, TMO), 0);
     adbc_sync_result r;
-    CHECK_EQ_INT(adbc_sync_push(s, tpath("t"), "/sdcard/t", NULL, &r, TMO), 0);
+    CHECK_EQ_INT(adbc_sync_push(s, test_tmp_path("t"), "/sdcard/t", NULL, &r, TMO), 0);
     CHECK_EQ_INT(r.files, 3);
     pthread_mutex_lock(&d.mu);
     const mfile *l = fd_find(&d, "/sdcard/t/link");
@@ -469,14 +432,14 @@ TEST(links_as_contents_where_the_device_has_none)
     adbc_sync_opts o;
     adbc_sync_opts_init(&o);
     o.flags = ADBC_SYNC_FOLLOW_LINKS;
-    CHECK_EQ_INT(adbc_sync_push(s, tpath("t/link"), "/data/l2", &o, &r, TMO), 0);
+    CHECK_EQ_INT(adbc_sync_push(s, test_tmp_path("t/link"), "/data/l2", &o, &r, TMO), 0);
     pthread_mutex_lock(&d.mu);
     const mfile *l2 = fd_find(&d, "/data/l2");
     CHECK(l2 && S_ISREG(l2->mode) && l2->len == 7);
     CHECK_EQ_INT(d.sync_opens, 2);
     pthread_mutex_unlock(&d.mu);
     /* without it, a single link goes as a link */
-    CHECK_EQ_INT(adbc_sync_push(s, tpath("t/link"), "/data/l3", NULL, &r, TMO), 0);
+    CHECK_EQ_INT(adbc_sync_push(s, test_tmp_path("t/link"), "/data/l3", NULL, &r, TMO), 0);
     pthread_mutex_lock(&d.mu);
     const mfile *l3 = fd_find(&d, "/data/l3");
     CHECK(l3 && S_ISLNK(l3->mode));
@@ -484,36 +447,36 @@ TEST(links_as_contents_where_the_device_has_none)
     pthread_mutex_unlock(&d.mu);
     adbc_sync_close(s);
     fd_stop(&d, c);
-    rm_rf(tmpdir);
+    test_rm_rf(test_tmp());
 }
 
 TEST(push_tree_without_fixed_push_mkdir)
 {
-    mk_tmp();
+    test_tmp_make("sync-test");
     static fdev d; /* outlives a failed CHECK with its thread */
     memset(&d, 0, sizeof d);
     adbc_conn *c;
     CHECK_EQ_INT(fd_start(&d, "device::features=shell_v2,stat_v2,ls_v2", &c), 0);
-    mkdir(tpath("t"), 0755);
-    mkdir(tpath("t/a"), 0755);
-    CHECK_EQ_INT(write_file(tpath("t/a/f"), "z", 1, 0644, 1), 0);
+    mkdir(test_tmp_path("t"), 0755);
+    mkdir(test_tmp_path("t/a"), 0755);
+    CHECK_EQ_INT(write_file(test_tmp_path("t/a/f"), "z", 1, 0644, 1), 0);
     adbc_sync *s;
     CHECK_EQ_INT(adbc_sync_open(&s, c, TMO), 0);
-    CHECK_EQ_INT(adbc_sync_push(s, tpath("t"), "/sdcard/t", NULL, NULL, TMO), 0);
+    CHECK_EQ_INT(adbc_sync_push(s, test_tmp_path("t"), "/sdcard/t", NULL, NULL, TMO), 0);
     pthread_mutex_lock(&d.mu);
     CHECK_EQ_INT(d.nservices, 1);
     CHECK(strstr(d.services[0], "mkdir -p '/sdcard/t' '/sdcard/t/a'") != NULL);
     pthread_mutex_unlock(&d.mu);
     adbc_sync_close(s);
     fd_stop(&d, c);
-    rm_rf(tmpdir);
+    test_rm_rf(test_tmp());
 }
 
 /* ---- pull ---- */
 
 TEST(pull_file_atomic_with_attrs)
 {
-    mk_tmp();
+    test_tmp_make("sync-test");
     static fdev d; /* outlives a failed CHECK with its thread */
     memset(&d, 0, sizeof d);
     adbc_conn *c;
@@ -528,35 +491,35 @@ TEST(pull_file_atomic_with_attrs)
     o.progress = on_prog;
     o.user = &g;
     adbc_sync_result r;
-    CHECK_EQ_INT(adbc_sync_pull(s, "/sdcard/p.bin", tpath("deep/er/p.bin"), &o, &r, TMO), 0);
+    CHECK_EQ_INT(adbc_sync_pull(s, "/sdcard/p.bin", test_tmp_path("deep/er/p.bin"), &o, &r, TMO), 0);
     CHECK_EQ_INT(r.files, 1);
     CHECK_EQ_INT(r.bytes, 200000);
     CHECK(g.monotonic && g.last_bytes == 200000 && g.file_done_seen == 1);
     size_t n;
-    uint8_t *got = read_file(tpath("deep/er/p.bin"), &n);
+    uint8_t *got = test_read_file(test_tmp_path("deep/er/p.bin"), &n);
     CHECK(got && n == 200000 && memcmp(got, data, n) == 0);
     free(got);
     struct stat st;
-    CHECK_EQ_INT(stat(tpath("deep/er/p.bin"), &st), 0);
+    CHECK_EQ_INT(stat(test_tmp_path("deep/er/p.bin"), &st), 0);
     CHECK_EQ_INT(st.st_mtime, 1400000000);
     mode_t um = umask(022);
     umask(um);
     CHECK_EQ_INT(st.st_mode & 0777, 0750 & ~um);
-    CHECK_EQ_INT(count_entries(tpath("deep/er")), 1); /* no temporary left */
+    CHECK_EQ_INT(count_entries(test_tmp_path("deep/er")), 1); /* no temporary left */
     /* without attributes: a new file's mode, the current time */
     o.flags = ADBC_SYNC_NO_ATTRS;
-    CHECK_EQ_INT(adbc_sync_pull(s, "/sdcard/p.bin", tpath("q.bin"), &o, NULL, TMO), 0);
-    CHECK_EQ_INT(stat(tpath("q.bin"), &st), 0);
+    CHECK_EQ_INT(adbc_sync_pull(s, "/sdcard/p.bin", test_tmp_path("q.bin"), &o, NULL, TMO), 0);
+    CHECK_EQ_INT(stat(test_tmp_path("q.bin"), &st), 0);
     CHECK_EQ_INT(st.st_mode & 0777, 0666 & ~um);
     CHECK(st.st_mtime > 1500000000);
     /* a FAIL from RECV: the device's message, nothing left behind */
     fd_put(&d, "/sdcard/dir/x", S_IFREG | 0644, "x", 1, 1);
-    CHECK_EQ_INT(adbc_sync_pull(s, "/sdcard/missing", tpath("m"), NULL, NULL, TMO),
+    CHECK_EQ_INT(adbc_sync_pull(s, "/sdcard/missing", test_tmp_path("m"), NULL, NULL, TMO),
                  ADBC_ENOTFOUND);
     free(data);
     adbc_sync_close(s);
     fd_stop(&d, c);
-    rm_rf(tmpdir);
+    test_rm_rf(test_tmp());
 }
 
 /* The pull reserves the file's blocks from the size the device's stat
@@ -565,7 +528,7 @@ TEST(pull_file_atomic_with_attrs)
  * hold (a hostile device) is not reserved at all. */
 TEST(pull_reservation_follows_the_bytes_received)
 {
-    mk_tmp();
+    test_tmp_make("sync-test");
     static fdev d;
     memset(&d, 0, sizeof d);
     adbc_conn *c;
@@ -581,13 +544,13 @@ TEST(pull_reservation_follows_the_bytes_received)
     for (int i = 0; i < 2; i++) {
         char remote[64];
         snprintf(remote, sizeof remote, "/sdcard/%s", names[i]);
-        CHECK_EQ_INT(adbc_sync_pull(s, remote, tpath(names[i]), NULL, NULL, TMO), 0);
+        CHECK_EQ_INT(adbc_sync_pull(s, remote, test_tmp_path(names[i]), NULL, NULL, TMO), 0);
         size_t n;
-        uint8_t *got = read_file(tpath(names[i]), &n);
+        uint8_t *got = test_read_file(test_tmp_path(names[i]), &n);
         CHECK(got && n == 5000 && memcmp(got, data, n) == 0);
         free(got);
         struct stat st;
-        CHECK_EQ_INT(stat(tpath(names[i]), &st), 0);
+        CHECK_EQ_INT(stat(test_tmp_path(names[i]), &st), 0);
         CHECK_EQ_INT(st.st_size, 5000);
         /* what the file holds on disk: its bytes' blocks, not 8 MiB */
         CHECK((uint64_t)st.st_blocks * 512 < 1u << 20);
@@ -595,12 +558,12 @@ TEST(pull_reservation_follows_the_bytes_received)
     free(data);
     adbc_sync_close(s);
     fd_stop(&d, c);
-    rm_rf(tmpdir);
+    test_rm_rf(test_tmp());
 }
 
 TEST(pull_tree_follows_links_and_stops_loops)
 {
-    mk_tmp();
+    test_tmp_make("sync-test");
     static fdev d; /* outlives a failed CHECK with its thread */
     memset(&d, 0, sizeof d);
     adbc_conn *c;
@@ -616,25 +579,25 @@ TEST(pull_tree_follows_links_and_stops_loops)
     adbc_sync *s;
     CHECK_EQ_INT(adbc_sync_open(&s, c, TMO), 0);
     adbc_sync_result r;
-    CHECK_EQ_INT(adbc_sync_pull(s, "/data/t", tpath("out"), NULL, &r, TMO), 0);
+    CHECK_EQ_INT(adbc_sync_pull(s, "/data/t", test_tmp_path("out"), NULL, &r, TMO), 0);
     CHECK_EQ_INT(r.files, 5); /* a, la, b, c, .x */
     CHECK_EQ_INT(r.skipped, 3);
     CHECK_EQ_INT(r.bytes, 1 + 1 + 2 + 3);
     size_t n;
-    uint8_t *got = read_file(tpath("out/sub/deep/c"), &n);
+    uint8_t *got = test_read_file(test_tmp_path("out/sub/deep/c"), &n);
     CHECK(got && n == 3 && memcmp(got, "CCC", 3) == 0);
     free(got);
-    got = read_file(tpath("out/la"), &n);
+    got = test_read_file(test_tmp_path("out/la"), &n);
     CHECK(got && n == 1 && got[0] == 'A');
     free(got);
     struct stat st;
-    CHECK_EQ_INT(stat(tpath("out/sub/b"), &st), 0);
+    CHECK_EQ_INT(stat(test_tmp_path("out/sub/b"), &st), 0);
     CHECK_EQ_INT(st.st_mtime, 20);
-    CHECK_EQ_INT(lstat(tpath("out/loop"), &st), -1);
-    CHECK_EQ_INT(count_entries(tpath("out")), 4); /* a, la, sub, emptydir */
+    CHECK_EQ_INT(lstat(test_tmp_path("out/loop"), &st), -1);
+    CHECK_EQ_INT(count_entries(test_tmp_path("out")), 4); /* a, la, sub, emptydir */
     adbc_sync_close(s);
     fd_stop(&d, c);
-    rm_rf(tmpdir);
+    test_rm_rf(test_tmp());
 }
 
 /* RECV replies held back until 5 requests have arrived (the 5 files of one
@@ -667,7 +630,7 @@ static int hold_recv_hook(fdev *d, const adbc_sync_event *ev)
 
 TEST(pull_tree_is_pipelined)
 {
-    mk_tmp();
+    test_tmp_make("sync-test");
     static fdev d;
     memset(&d, 0, sizeof d);
     adbc_conn *c;
@@ -683,18 +646,18 @@ TEST(pull_tree_is_pipelined)
     adbc_sync *s;
     CHECK_EQ_INT(adbc_sync_open(&s, c, TMO), 0);
     adbc_sync_result r;
-    int rc = adbc_sync_pull(s, "/data/many", tpath("many"), NULL, &r, 2000);
+    int rc = adbc_sync_pull(s, "/data/many", test_tmp_path("many"), NULL, &r, 2000);
     if (rc)
         fprintf(stderr, "  %s\n", adbc_last_error());
     CHECK_EQ_INT(rc, 0);
     CHECK_EQ_INT(r.files, 10);
     size_t n;
-    uint8_t *got = read_file(tpath("many/sub/f7"), &n);
+    uint8_t *got = test_read_file(test_tmp_path("many/sub/f7"), &n);
     CHECK(got && n == 6 && memcmp(got, "body 7", 6) == 0);
     free(got);
     adbc_sync_close(s);
     fd_stop(&d, c);
-    rm_rf(tmpdir);
+    test_rm_rf(test_tmp());
 }
 
 /* ---- malformed replies and failures, in context ---- */
@@ -725,20 +688,20 @@ static int pull_with_reply(const char *reply, size_t len, int *code, char *msg, 
     adbc_sync *s;
     if (adbc_sync_open(&s, c, TMO) != 0)
         return -1;
-    *code = adbc_sync_pull(s, "/data/f", tpath("f"), NULL, NULL, TMO);
+    *code = adbc_sync_pull(s, "/data/f", test_tmp_path("f"), NULL, NULL, TMO);
     snprintf(msg, msglen, "%s", adbc_last_error());
     /* the handle recovers: a new session, a good pull */
     d.hook = NULL;
-    int again = adbc_sync_pull(s, "/data/f", tpath("g"), NULL, NULL, TMO);
+    int again = adbc_sync_pull(s, "/data/f", test_tmp_path("g"), NULL, NULL, TMO);
     adbc_sync_close(s);
     fd_stop(&d, c);
-    unlink(tpath("g"));
+    unlink(test_tmp_path("g"));
     return again;
 }
 
 TEST(malformed_recv_replies_leave_no_file)
 {
-    mk_tmp();
+    test_tmp_make("sync-test");
     static const struct {
         const char *bytes;
         size_t len;
@@ -763,9 +726,9 @@ TEST(malformed_recv_replies_leave_no_file)
         CHECK_EQ_INT(code, cases[i].code);
         CHECK(strstr(msg, cases[i].needle) != NULL);
         CHECK(strstr(msg, "/data/f") != NULL);
-        CHECK_EQ_INT(count_entries(tmpdir), 0); /* no target, no temporary */
+        CHECK_EQ_INT(count_entries(test_tmp()), 0); /* no target, no temporary */
     }
-    rm_rf(tmpdir);
+    test_rm_rf(test_tmp());
 }
 
 static int evil_list_hook(fdev *d, const adbc_sync_event *ev)
@@ -782,7 +745,7 @@ static int evil_list_hook(fdev *d, const adbc_sync_event *ev)
 
 TEST(hostile_entry_name_cannot_escape_a_tree_pull)
 {
-    mk_tmp();
+    test_tmp_make("sync-test");
     static fdev d; /* outlives a failed CHECK with its thread */
     memset(&d, 0, sizeof d);
     adbc_conn *c;
@@ -791,13 +754,13 @@ TEST(hostile_entry_name_cannot_escape_a_tree_pull)
     d.hook = evil_list_hook;
     adbc_sync *s;
     CHECK_EQ_INT(adbc_sync_open(&s, c, TMO), 0);
-    mkdir(tpath("in"), 0755);
-    CHECK_EQ_INT(adbc_sync_pull(s, "/data/t", tpath("in/t"), NULL, NULL, TMO), ADBC_EPROTO);
+    mkdir(test_tmp_path("in"), 0755);
+    CHECK_EQ_INT(adbc_sync_pull(s, "/data/t", test_tmp_path("in/t"), NULL, NULL, TMO), ADBC_EPROTO);
     CHECK(strstr(adbc_last_error(), "'/'") != NULL);
-    CHECK_EQ_INT(count_entries(tmpdir), 1);  /* only in/ */
+    CHECK_EQ_INT(count_entries(test_tmp()), 1);  /* only in/ */
     adbc_sync_close(s);
     fd_stop(&d, c);
-    rm_rf(tmpdir);
+    test_rm_rf(test_tmp());
 }
 
 static int silent_hook(fdev *d, const adbc_sync_event *ev)
@@ -835,7 +798,7 @@ TEST(timeout_then_recovery)
 
 TEST(local_disk_full_removes_the_temporary)
 {
-    mk_tmp();
+    test_tmp_make("sync-test");
     static fdev d; /* outlives a failed CHECK with its thread */
     memset(&d, 0, sizeof d);
     adbc_conn *c;
@@ -852,18 +815,18 @@ TEST(local_disk_full_removes_the_temporary)
     lim.rlim_cur = 100000;
     signal(SIGXFSZ, SIG_IGN);
     CHECK_EQ_INT(setrlimit(RLIMIT_FSIZE, &lim), 0);
-    int rc = adbc_sync_pull(s, "/data/big", tpath("big"), NULL, NULL, TMO);
+    int rc = adbc_sync_pull(s, "/data/big", test_tmp_path("big"), NULL, NULL, TMO);
     setrlimit(RLIMIT_FSIZE, &old);
     CHECK_EQ_INT(rc, ADBC_EIO);
     CHECK(strstr(adbc_last_error(), "cannot write") != NULL);
-    CHECK(strstr(adbc_last_error(), tpath("big")) != NULL);
-    CHECK_EQ_INT(count_entries(tmpdir), 0);
+    CHECK(strstr(adbc_last_error(), test_tmp_path("big")) != NULL);
+    CHECK_EQ_INT(count_entries(test_tmp()), 0);
     /* and the handle still works */
-    CHECK_EQ_INT(adbc_sync_pull(s, "/data/big", tpath("big"), NULL, NULL, TMO), 0);
+    CHECK_EQ_INT(adbc_sync_pull(s, "/data/big", test_tmp_path("big"), NULL, NULL, TMO), 0);
     free(data);
     adbc_sync_close(s);
     fd_stop(&d, c);
-    rm_rf(tmpdir);
+    test_rm_rf(test_tmp());
 }
 
 /* The connection is cut after exactly `cut` bytes of sync replies (the
@@ -881,7 +844,7 @@ static int pull_cut_at(long cut, const uint8_t *data, size_t len, char *msg, siz
     adbc_sync *s;
     int rc = adbc_sync_open(&s, c, TMO);
     if (rc == 0) {
-        rc = adbc_sync_pull(s, "/data/f", tpath("f"), NULL, NULL, TMO);
+        rc = adbc_sync_pull(s, "/data/f", test_tmp_path("f"), NULL, NULL, TMO);
         snprintf(msg, msglen, "%s", adbc_last_error());
         adbc_sync_close(s);
     }
@@ -891,7 +854,7 @@ static int pull_cut_at(long cut, const uint8_t *data, size_t len, char *msg, siz
 
 TEST(connection_cut_at_many_offsets_during_pull)
 {
-    mk_tmp();
+    test_tmp_make("sync-test");
     const size_t len = 3 * 65536 + 1000;
     uint8_t *data = pattern(len, 77);
     /* replies: STA2 (72), 4 chunks with headers, DONE (8) */
@@ -915,12 +878,12 @@ TEST(connection_cut_at_many_offsets_during_pull)
     for (int i = 0; i < n; i++) {
         char msg[1024] = "";
         int rc = pull_cut_at(offsets[i], data, len, msg, sizeof msg);
-        if (rc >= 0 || count_entries(tmpdir) != 0 || !strstr(msg, "connection to the device was lost"))
+        if (rc >= 0 || count_entries(test_tmp()) != 0 || !strstr(msg, "connection to the device was lost"))
             fprintf(stderr, "  cut at %ld: rc %d, %d entries, \"%s\"\n", offsets[i], rc,
-                    count_entries(tmpdir), msg);
+                    count_entries(test_tmp()), msg);
         CHECK(rc < 0);
         CHECK(rc != -100);
-        CHECK_EQ_INT(count_entries(tmpdir), 0);
+        CHECK_EQ_INT(count_entries(test_tmp()), 0);
         CHECK(strstr(msg, "connection to the device was lost") != NULL);
         /* cut during the RECV: the message says how far it got and that
          * nothing was written */
@@ -935,11 +898,11 @@ TEST(connection_cut_at_many_offsets_during_pull)
     char msg[1024];
     CHECK_EQ_INT(pull_cut_at(total, data, len, msg, sizeof msg), 0);
     size_t got_n;
-    uint8_t *got = read_file(tpath("f"), &got_n);
+    uint8_t *got = test_read_file(test_tmp_path("f"), &got_n);
     CHECK(got && got_n == len && memcmp(got, data, len) == 0);
     free(got);
     free(data);
-    rm_rf(tmpdir);
+    test_rm_rf(test_tmp());
 }
 
 
@@ -949,12 +912,12 @@ TEST(connection_cut_at_many_offsets_during_pull)
  * complete result, and never a partial file under a target name. */
 TEST(allocation_failures)
 {
-    mk_tmp();
-    mkdir(tpath("src"), 0755);
-    mkdir(tpath("src/d"), 0755);
-    CHECK_EQ_INT(write_file(tpath("src/a"), "aaaa", 4, 0644, 1), 0);
+    test_tmp_make("sync-test");
+    mkdir(test_tmp_path("src"), 0755);
+    mkdir(test_tmp_path("src/d"), 0755);
+    CHECK_EQ_INT(write_file(test_tmp_path("src/a"), "aaaa", 4, 0644, 1), 0);
     uint8_t *data = pattern(150000, 11);
-    CHECK_EQ_INT(write_file(tpath("src/d/b"), data, 150000, 0644, 2), 0);
+    CHECK_EQ_INT(write_file(test_tmp_path("src/d/b"), data, 150000, 0644, 2), 0);
     int failures = 0, successes = 0;
     for (long k = 1; k <= 120; k++) {
         static fdev d;
@@ -967,8 +930,8 @@ TEST(allocation_failures)
         CHECK_EQ_INT(adbc_sync_open(&s, c, TMO), 0);
         adbc_test_fail_alloc_at(k);
         /* short timeouts: a lost packet (the device engine failed) stalls */
-        int rc1 = adbc_sync_push(s, tpath("src"), "/data/p", NULL, NULL, 700);
-        int rc2 = adbc_sync_pull(s, "/data/t", tpath("out"), NULL, NULL, 700);
+        int rc1 = adbc_sync_push(s, test_tmp_path("src"), "/data/p", NULL, NULL, 700);
+        int rc2 = adbc_sync_pull(s, "/data/t", test_tmp_path("out"), NULL, NULL, 700);
         adbc_test_fail_alloc_at(0);
         if ((rc1 == ADBC_ETIMEDOUT || rc2 == ADBC_ETIMEDOUT) && getenv("SYNC_TEST_VERBOSE"))
             fprintf(stderr, "  alloc %ld: %d %d %s\n", k, rc1, rc2, adbc_last_error());
@@ -980,18 +943,18 @@ TEST(allocation_failures)
         }
         /* whatever was pulled is complete */
         size_t n;
-        uint8_t *got = read_file(tpath("out/x"), &n);
+        uint8_t *got = test_read_file(test_tmp_path("out/x"), &n);
         if (got)
             CHECK(n == 150000 && memcmp(got, data, n) == 0);
         free(got);
         adbc_sync_close(s);
         fd_stop(&d, c);
-        rm_rf(tpath("out"));
+        test_rm_rf(test_tmp_path("out"));
     }
     CHECK(failures > 10);
     CHECK(successes > 0); /* past the last allocation both succeed */
     free(data);
-    rm_rf(tmpdir);
+    test_rm_rf(test_tmp());
 }
 
 int main(void)

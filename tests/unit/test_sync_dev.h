@@ -12,7 +12,6 @@
 #ifndef ADBC_TEST_SYNC_DEV_H
 #define ADBC_TEST_SYNC_DEV_H
 
-#include <dirent.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -25,23 +24,9 @@
 #include "adbc/adbc.h"
 #include "adbc/sync.h"
 #include "services/sync_proto.h"
+#include "test_fs.h"
 
-/* Host-side helpers the sync tests share. */
-
-/* Entries in a directory other than . and .., -1 if it cannot be read. */
-static inline int count_entries(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return -1;
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)))
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-            n++;
-    closedir(d);
-    return n;
-}
+/* Host-side helpers the sync tests share (and test_fs.h). */
 
 /* n bytes of a repeatable pseudo-random pattern (malloc'd). */
 static inline uint8_t *pattern(size_t n, unsigned seed)

@@ -20,49 +20,10 @@
 
 #define TMO 5000
 
-static char tmpdir[256];
-
-static void mk_tmp(void)
-{
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/adbc-sync-split.XXXXXX");
-    if (!mkdtemp(tmpdir))
-        abort();
-}
-
-static void rm_rf(const char *p)
-{
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", p);
-    if (system(cmd) != 0)
-        fprintf(stderr, "cleanup of %s failed\n", p);
-}
-
-static char *tpath(const char *rel)
-{
-    static char b[8][512];
-    static int k;
-    char *p = b[k++ % 8];
-    snprintf(p, 512, "%s/%s", tmpdir, rel);
-    return p;
-}
-
-/* The whole file, or NULL; *n its length. */
-static uint8_t *slurp(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 1 << 20;
-    uint8_t *b = malloc(cap);
-    *n = fread(b, 1, cap, f);
-    fclose(f);
-    return b;
-}
-
 static int same_file(const char *path, const uint8_t *want, size_t len)
 {
     size_t n = 0;
-    uint8_t *got = slurp(path, &n);
+    uint8_t *got = test_read_file(path, &n);
     int ok = got && n == len && memcmp(got, want, len) == 0;
     if (!ok)
         fprintf(stderr, "  %s: %zu bytes, want %zu%s\n", path, got ? n : 0, len,
@@ -76,7 +37,7 @@ static int same_file(const char *path, const uint8_t *want, size_t len)
  * chunk boundaries anywhere in a packet. */
 TEST(pull_with_headers_split_across_packets)
 {
-    mk_tmp();
+    test_tmp_make("sync-split");
     static fdev d; /* outlives a failed CHECK with its thread */
     memset(&d, 0, sizeof d);
     adbc_conn *c;
@@ -96,24 +57,24 @@ TEST(pull_with_headers_split_across_packets)
         pthread_mutex_unlock(&d.mu);
         adbc_sync_result r;
         if (splits[i] <= 9) {
-            CHECK_EQ_INT(adbc_sync_pull(s, "/data/small", tpath("small"), NULL, &r, TMO), 0);
+            CHECK_EQ_INT(adbc_sync_pull(s, "/data/small", test_tmp_path("small"), NULL, &r, TMO), 0);
             CHECK_EQ_INT(r.bytes, small);
-            CHECK(same_file(tpath("small"), a, small));
+            CHECK(same_file(test_tmp_path("small"), a, small));
         }
         if (splits[i] >= 7) { /* 2 KiB of replies a byte at a time is enough */
-            CHECK_EQ_INT(adbc_sync_pull(s, "/data/big", tpath("big"), NULL, &r, TMO), 0);
+            CHECK_EQ_INT(adbc_sync_pull(s, "/data/big", test_tmp_path("big"), NULL, &r, TMO), 0);
             CHECK_EQ_INT(r.bytes, big);
-            CHECK(same_file(tpath("big"), b, big));
+            CHECK(same_file(test_tmp_path("big"), b, big));
         }
-        CHECK_EQ_INT(adbc_sync_pull(s, "/data/empty", tpath("empty"), NULL, &r, TMO), 0);
-        CHECK(same_file(tpath("empty"), (const uint8_t *)"", 0));
+        CHECK_EQ_INT(adbc_sync_pull(s, "/data/empty", test_tmp_path("empty"), NULL, &r, TMO), 0);
+        CHECK(same_file(test_tmp_path("empty"), (const uint8_t *)"", 0));
     }
-    CHECK_EQ_INT(count_entries(tmpdir), 3); /* no temporary left behind */
+    CHECK_EQ_INT(count_entries(test_tmp()), 3); /* no temporary left behind */
     free(a);
     free(b);
     adbc_sync_close(s);
     fd_stop(&d, c);
-    rm_rf(tmpdir);
+    test_rm_rf(test_tmp());
 }
 
 /* DATA, then a FAIL, three bytes a packet. */
@@ -132,7 +93,7 @@ static int fail_midway_hook(fdev *d, const adbc_sync_event *ev)
 
 TEST(pull_fail_after_data_in_split_packets_leaves_no_file)
 {
-    mk_tmp();
+    test_tmp_make("sync-split");
     static fdev d; /* outlives a failed CHECK with its thread */
     memset(&d, 0, sizeof d);
     adbc_conn *c;
@@ -145,30 +106,30 @@ TEST(pull_fail_after_data_in_split_packets_leaves_no_file)
         d.wrte_max = split;
         d.hook = fail_midway_hook;
         pthread_mutex_unlock(&d.mu);
-        int rc = adbc_sync_pull(s, "/data/f", tpath("f"), NULL, NULL, TMO);
+        int rc = adbc_sync_pull(s, "/data/f", test_tmp_path("f"), NULL, NULL, TMO);
         if (rc != ADBC_EREMOTE)
             fprintf(stderr, "  split %zu: %d %s\n", split, rc, adbc_last_error());
         CHECK_EQ_INT(rc, ADBC_EREMOTE);
         CHECK(strstr(adbc_last_error(), "read failed: I/O error") != NULL);
-        CHECK_EQ_INT(count_entries(tmpdir), 0); /* no file, no temporary */
+        CHECK_EQ_INT(count_entries(test_tmp()), 0); /* no file, no temporary */
         pthread_mutex_lock(&d.mu);
         d.hook = NULL;
         pthread_mutex_unlock(&d.mu);
         /* the handle goes on: a new session, a good pull */
-        CHECK_EQ_INT(adbc_sync_pull(s, "/data/f", tpath("g"), NULL, NULL, TMO), 0);
-        CHECK(same_file(tpath("g"), (const uint8_t *)"0123456789", 10));
-        unlink(tpath("g"));
+        CHECK_EQ_INT(adbc_sync_pull(s, "/data/f", test_tmp_path("g"), NULL, NULL, TMO), 0);
+        CHECK(same_file(test_tmp_path("g"), (const uint8_t *)"0123456789", 10));
+        unlink(test_tmp_path("g"));
     }
     adbc_sync_close(s);
     fd_stop(&d, c);
-    rm_rf(tmpdir);
+    test_rm_rf(test_tmp());
 }
 
 /* A tree: the replies to its pipelined RECVs follow one another in the
  * same packets, each DONE right before the next file's DATA. */
 TEST(tree_pull_with_split_packets)
 {
-    mk_tmp();
+    test_tmp_make("sync-split");
     static fdev d; /* outlives a failed CHECK with its thread */
     memset(&d, 0, sizeof d);
     adbc_conn *c;
@@ -192,19 +153,19 @@ TEST(tree_pull_with_split_packets)
         char out[32];
         snprintf(out, sizeof out, "out%zu", k);
         adbc_sync_result r;
-        CHECK_EQ_INT(adbc_sync_pull(s, "/data/t", tpath(out), NULL, &r, TMO), 0);
+        CHECK_EQ_INT(adbc_sync_pull(s, "/data/t", test_tmp_path(out), NULL, &r, TMO), 0);
         CHECK_EQ_INT(r.files, 6);
         for (int i = 0; i < 6; i++) {
             char p[64];
             snprintf(p, sizeof p, "%s/f%d", out, i);
-            CHECK(same_file(tpath(p), body[i], len[i]));
+            CHECK(same_file(test_tmp_path(p), body[i], len[i]));
         }
     }
     for (int i = 0; i < 6; i++)
         free(body[i]);
     adbc_sync_close(s);
     fd_stop(&d, c);
-    rm_rf(tmpdir);
+    test_rm_rf(test_tmp());
 }
 
 int main(void)
