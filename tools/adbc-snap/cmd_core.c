@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* adbc-snap core commands: info, shell, exec. */
 #include "snap.h"
+#include "write_all.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -116,21 +117,6 @@ static void *stdin_pump(void *arg)
     return NULL;
 }
 
-static int write_all(int fd, const void *buf, size_t len)
-{
-    const char *p = buf;
-    while (len > 0) {
-        ssize_t n = write(fd, p, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
-        p += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
 static int run_stream(snap_ctx *ctx, const char *cmd, adbc_shell_mode mode, int forward_stdin)
 {
     adbc_conn *c;
@@ -184,7 +170,7 @@ static int run_stream(snap_ctx *ctx, const char *cmd, adbc_shell_mode mode, int 
             }
             break;
         }
-        if (write_all(fd == 2 ? 2 : 1, buf, (size_t)n) < 0) {
+        if (snap_write_all(fd == 2 ? 2 : 1, buf, (size_t)n) < 0) {
             status = SNAP_EXIT_FAIL;
             break;
         }

@@ -61,7 +61,7 @@ if(_use_musl)
   add_custom_command(OUTPUT ${CMAKE_CURRENT_BINARY_DIR}/adbc-snap-front.stamp
                      COMMAND ${ADBC_MUSL_GCC} ${_flags} -o ${_front_out} ${_front_srcs}
                      COMMAND ${CMAKE_COMMAND} -E touch ${CMAKE_CURRENT_BINARY_DIR}/adbc-snap-front.stamp
-                     DEPENDS ${_front_srcs} ${dir}/session_find.h
+                     DEPENDS ${_front_srcs} ${dir}/session_find.h ${dir}/write_all.h
                      IMPLICIT_DEPENDS C ${_front_srcs}
                      COMMENT "Building adbc-snap (front end, static, musl)" VERBATIM)
   add_custom_target(adbc-snap-front ALL DEPENDS ${CMAKE_CURRENT_BINARY_DIR}/adbc-snap-front.stamp)

@@ -19,6 +19,7 @@
  * from this program's directory (the build tree), else from
  * ADBC_SNAP_CORE_DIR relative to it (the install: libexec/adbc). */
 #include "session_find.h"
+#include "write_all.h"
 
 #include "adbc/error.h"
 #include "adbc/session.h"
@@ -86,20 +87,6 @@ static void on_signal(int sig)
     got_signal = sig;
 }
 
-static int write_all(int fd, const uint8_t *p, size_t len)
-{
-    while (len > 0) {
-        ssize_t n = write(fd, p, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
-        p += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
 static void cb_ready(void *user, uint32_t id)
 {
     front *f = user;
@@ -139,7 +126,7 @@ static void cb_data(void *user, uint32_t id, const uint8_t *data, size_t len)
         if (r == 0)
             break;
         if ((pid == ADBC_SHELL_STDOUT || pid == ADBC_SHELL_STDERR) && dlen && !f->out_failed &&
-            write_all(pid == ADBC_SHELL_STDERR ? 2 : 1, d, dlen) < 0)
+            snap_write_all(pid == ADBC_SHELL_STDERR ? 2 : 1, d, dlen) < 0)
             f->out_failed = 1;
         /* adbd sends the status as the packet's one byte; an empty exit
          * packet carries none. */
