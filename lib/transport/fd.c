@@ -27,6 +27,7 @@ typedef struct fd_transport {
     int wake[2];
     atomic_int down;
     int is_socket;
+    int recv_first;  /* a socket that blocks: wait in recv() (cleared on EAGAIN) */
     int alarm;       /* timerfd, made on first use; -1 before */
     int alarm_armed; /* set and not yet gone off (the reading thread's) */
 } fd_transport;
@@ -69,12 +70,12 @@ static int fd_read(adbc_transport *bt, void *buf, size_t len, int timeout_ms)
     if (len > 0x7fffffff)
         len = 0x7fffffff;
     for (;;) {
-        if (t->is_socket && timeout_ms < 0 && !t->alarm_armed) {
+        if (t->recv_first && timeout_ms < 0 && !t->alarm_armed) {
             /* No deadline and no alarm: block in the read itself, one
              * system call per wake-up instead of poll() and then read().
              * fd_shutdown() releases it with shutdown(SHUT_RD). A socket
-             * the caller made non-blocking answers EAGAIN and falls back
-             * to poll() below. */
+             * the caller made non-blocking answers EAGAIN: from then on
+             * its reads go through poll() below. */
             if (atomic_load(&t->down))
                 return adbc_fail(ADBC_ECLOSED, "%s: connection shut down", t->base.desc);
             ssize_t n = recv(t->fd, buf, len, 0);
@@ -90,6 +91,7 @@ static int fd_read(adbc_transport *bt, void *buf, size_t len, int timeout_ms)
             if (errno != EAGAIN && errno != EWOULDBLOCK)
                 return adbc_fail(errno == ECONNRESET ? ADBC_ECLOSED : ADBC_EIO,
                                  "%s: read failed: %s", t->base.desc, strerror(errno));
+            t->recv_first = 0;
         }
         int w = wait_fd(t, POLLIN, timeout_ms);
         if (w < 0)
@@ -282,6 +284,7 @@ int adbc_transport_fd_named(adbc_transport **out, int fd, int own, const char *d
     int type;
     socklen_t tl = sizeof type;
     t->is_socket = getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tl) == 0;
+    t->recv_first = t->is_socket;
     /* Non-blocking writes let a stalled peer show up as a timeout. */
     int fl = fcntl(fd, F_GETFL);
     if (fl >= 0 && !t->is_socket)
