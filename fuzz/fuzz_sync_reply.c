@@ -3,7 +3,7 @@
  * SEND, in any split. The first byte picks what the decoder expects; after
  * each reply ends the next input byte picks again, as a client would. */
 #include "fuzz.h"
-#include "services/sync_proto.h"
+#include "sync/sync_proto.h"
 
 static void expect_from(adbc_sync_rdec *d, uint8_t b)
 {

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "services/sync_proto.h"
+#include "sync/sync_proto.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

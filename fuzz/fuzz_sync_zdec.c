@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "services/sync_comp.h"
+#include "sync/sync_comp.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

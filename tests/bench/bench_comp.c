@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "services/sync_comp.h"
+#include "sync/sync_comp.h"
 
 static double now(void)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* What reserving a file's blocks before writing it saves, as a pull does
- * (lib/services/sync_pull.c): writes SIZE MiB in 512 KiB writes to PATH,
+ * (lib/sync/sync_pull.c): writes SIZE MiB in 512 KiB writes to PATH,
  * alternating plain and fallocate(FALLOC_FL_KEEP_SIZE) first, each after a
  * sync, and prints the median system CPU time of each.
  *

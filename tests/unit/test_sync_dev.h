@@ -23,7 +23,7 @@
 
 #include "adbc/adbc.h"
 #include "adbc/sync.h"
-#include "services/sync_proto.h"
+#include "sync/sync_proto.h"
 #include "test_fs.h"
 
 /* Host-side helpers the sync tests share (and test_fs.h). */

@@ -8,7 +8,7 @@
 #include <errno.h>
 #include <sys/stat.h>
 
-#include "services/sync_proto.h"
+#include "sync/sync_proto.h"
 
 /* ---- helpers ---- */
 

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "core/internal.h"
-#include "services/sync_comp.h"
+#include "sync/sync_comp.h"
 #include "test_sync_dev.h"
 
 #define TMO 5000

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* errno on the sync: wire: adb sends Linux's numbers whatever the host
  * (sysdeps/errno.cpp); these translate both ways and name them. */
-#include "services/sync_proto.h"
+#include "sync/sync_proto.h"
 #include "core/internal.h"
 
 #include <errno.h>

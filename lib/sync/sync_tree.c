@@ -10,7 +10,7 @@
  * directories itself (fixed_push_mkdir), so only directories that would stay
  * empty, and every directory on devices without that feature, are made with
  * `mkdir -p` over the shell service. */
-#include "services/sync_int.h"
+#include "sync/sync_int.h"
 #include "adbc/shell.h"
 
 #include <dirent.h>

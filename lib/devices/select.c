@@ -12,7 +12,7 @@
 
 #include "adbc/mdns.h"
 #include "adbc/usb.h"
-#include "conn/devices_int.h"
+#include "devices/devices_int.h"
 #include "core/internal.h"
 
 const char *adbc_device_serial(const char *given)

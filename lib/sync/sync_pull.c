@@ -8,7 +8,7 @@
  * and is renamed over it only once DONE arrived and every byte is on disk, so
  * a pull that fails for any reason (device gone, FAIL, local disk full)
  * leaves no partial file under the target name. */
-#include "services/sync_int.h"
+#include "sync/sync_int.h"
 
 #include <errno.h>
 #include <fcntl.h>

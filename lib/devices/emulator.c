@@ -8,7 +8,7 @@
  * emulator pays a few milliseconds), and the ports that accept are probed
  * in parallel threads, so a port that accepts and never answers costs one
  * handshake timeout, not one per port. */
-#include "conn/devices_int.h"
+#include "devices/devices_int.h"
 
 #include <errno.h>
 #include <netinet/in.h>

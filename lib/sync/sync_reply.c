@@ -2,7 +2,7 @@
 /* The host's side of the sync: codec: an incremental decoder of what a
  * device sends back (stat, listing, file contents, status). No I/O, no
  * allocation; fuzzed by fuzz/fuzz_sync_reply.c. Layouts in sync_proto.h. */
-#include "services/sync_proto.h"
+#include "sync/sync_proto.h"
 #include "core/internal.h"
 
 #include <string.h>

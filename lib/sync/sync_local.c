@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Local file-system helpers for push and pull: path joining, mkdir -p, the
  * umask, and the temporary files pulls are received into. */
-#include "services/sync_int.h"
+#include "sync/sync_int.h"
 
 #include <errno.h>
 #include <fcntl.h>

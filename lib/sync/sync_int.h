@@ -14,8 +14,8 @@
 #include "adbc/sync.h"
 #include "conn/conn_int.h"
 #include "core/internal.h"
-#include "services/sync_comp.h"
-#include "services/sync_proto.h"
+#include "sync/sync_comp.h"
+#include "sync/sync_proto.h"
 
 /* Received bytes are decoded from here; pulls write DATA straight out of it. */
 #define SYNC_RX_CAP (512 * 1024)

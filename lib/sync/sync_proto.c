@@ -2,7 +2,7 @@
 /* The sync: codec's encoders: requests and replies in both directions, as
  * bytes. The decoders are sync_reply.c (host) and sync_request.c (device);
  * errno on the wire is sync_errno.c. The layouts are in sync_proto.h. */
-#include "services/sync_proto.h"
+#include "sync/sync_proto.h"
 #include "core/internal.h"
 
 #include <stdio.h>

@@ -19,7 +19,7 @@
  * Symbolic links are followed, as adb does (RECV reads through them): each
  * is resolved with a stat on the listing session after its directory's
  * listing ended. A link back to an ancestor (same dev/ino, v2) is skipped. */
-#include "services/sync_int.h"
+#include "sync/sync_int.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -9,7 +9,7 @@
  * arrived, up to SYNC_QMAX files later (as adb defers them too). Memory is
  * the batch buffer and the connection's bounded send queue, whatever the
  * file size. */
-#include "services/sync_int.h"
+#include "sync/sync_int.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "adbc/usb.h"
-#include "conn/devices_int.h"
+#include "devices/devices_int.h"
 #include "core/internal.h"
 
 void adbc_devices_opts_init_sized(adbc_devices_opts *out, size_t size)

@@ -2,7 +2,7 @@
 /* Compressed sync v2 contents: brotli, LZ4 frame and zstd streams over
  * caller buffers (see sync_comp.h). Each library is compiled in only when
  * the build found it (ADBC_HAVE_*). */
-#include "services/sync_comp.h"
+#include "sync/sync_comp.h"
 #include "core/internal.h"
 
 #include <string.h>

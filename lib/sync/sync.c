@@ -2,7 +2,7 @@
 /* The sync session: opening and reopening the stream, batching requests,
  * the queue of replies still due (requests are pipelined), and the
  * one-round-trip operations stat, lstat and list. */
-#include "services/sync_int.h"
+#include "sync/sync_int.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -23,7 +23,7 @@
  * write of at most one read (256 KiB) into the page cache. Only regular
  * files (the temporary) are written so; a FIFO or device node, whose write
  * may block for as long as its reader likes, keeps the buffered path. */
-#include "services/sync_int.h"
+#include "sync/sync_int.h"
 
 #include <errno.h>
 #include <stdatomic.h>

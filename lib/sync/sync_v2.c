@@ -4,7 +4,7 @@
  * file_sync_client.cpp reads them), and what a transfer uses: the caller's
  * choice, or by default the best algorithm both sides have unless the link
  * is faster than the compressor. */
-#include "services/sync_int.h"
+#include "sync/sync_int.h"
 #include "transport/usb_int.h"
 
 #include <string.h>

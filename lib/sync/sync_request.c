@@ -3,7 +3,7 @@
  * host sends (requests, SEND's DATA and DONE). No I/O, no allocation; the
  * test device serves sync: with it. Fuzzed by fuzz/fuzz_sync_request.c.
  * Layouts in sync_proto.h. */
-#include "services/sync_proto.h"
+#include "sync/sync_proto.h"
 #include "core/internal.h"
 
 #include <string.h>
