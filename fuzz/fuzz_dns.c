@@ -13,7 +13,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     static adbc_dns_rr rrs[8];
     adbc_dns_msg m;
-    if (adbc_dns_parse(&m, data, size, rrs, 8) < 0) {
+    if (dns_parse(&m, data, size, rrs, 8) < 0) {
         FUZZ_ASSERT(m.nrr == 0);
         return 0;
     }
@@ -27,18 +27,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
          * parses again with the same question count. */
         uint8_t q[ADBC_DNS_MAX_MSG];
         adbc_dns_question qs[2] = {{r->name, r->type}, {r->target[0] ? r->target : r->name, 1}};
-        int n = adbc_dns_query(q, sizeof q, 7, qs, 2);
+        int n = dns_query(q, sizeof q, 7, qs, 2);
         if (strcmp(r->name, ".") != 0 && (!r->target[0] || strcmp(r->target, ".") != 0))
             FUZZ_ASSERT(n > 12);
         if (n > 0) {
             adbc_dns_msg m2;
-            FUZZ_ASSERT(adbc_dns_parse(&m2, q, (size_t)n, NULL, 0) == 0 && m2.id == 7);
+            FUZZ_ASSERT(dns_parse(&m2, q, (size_t)n, NULL, 0) == 0 && m2.id == 7);
         }
         char label[64];
         const char *rest = NULL;
-        if (adbc_dns_first_label(label, sizeof label, &rest, r->name) == 0)
+        if (dns_first_label(label, sizeof label, &rest, r->name) == 0)
             FUZZ_ASSERT(rest && strlen(label) < sizeof label);
-        FUZZ_ASSERT(adbc_dns_name_eq(r->name, r->name));
+        FUZZ_ASSERT(dns_name_eq(r->name, r->name));
     }
     return 0;
 }

@@ -17,7 +17,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (in.len >= ADBC_PAIR_HEADER_SIZE) {
         uint8_t type = 0;
         uint32_t len = 0;
-        if (adbc_pair_header_decode(in.p, &type, &len) == 0)
+        if (pair_header_decode(in.p, &type, &len) == 0)
             FUZZ_ASSERT(len > 0 && len <= ADBC_PAIR_MAX_PAYLOAD && type <= 1);
     }
 
@@ -28,7 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(info, in.p, n);
     uint8_t ptype = 0;
     char *str = NULL;
-    if (adbc_peer_info_decode(info, &ptype, &str) == 0) {
+    if (peer_info_decode(info, &ptype, &str) == 0) {
         FUZZ_ASSERT(str && str[0] && strlen(str) <= ADBC_PEER_INFO_MAX_STRING + 1);
         free(str);
     }
@@ -37,14 +37,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
      * past the input. */
     adbc_pair_cipher c;
     static const uint8_t km[32] = {1, 2, 3};
-    if (in.len >= ADBC_PAIR_GCM_TAG && adbc_pair_cipher_init(&c, km, sizeof km) == 0) {
+    if (in.len >= ADBC_PAIR_GCM_TAG && pair_cipher_init(&c, km, sizeof km) == 0) {
         uint8_t *plain = malloc(in.len);
         if (plain) {
-            int rc = adbc_pair_cipher_decrypt(&c, in.p, in.len, plain);
+            int rc = pair_cipher_decrypt(&c, in.p, in.len, plain);
             FUZZ_ASSERT(rc < 0 && c.dec_seq == 0);
             free(plain);
         }
-        adbc_pair_cipher_wipe(&c);
+        pair_cipher_wipe(&c);
     }
     return 0;
 }

@@ -19,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             size_t used = 0, dlen = 0;
             int id = -1, last = 0;
             const uint8_t *frag = NULL;
-            int rc = adbc_shellv2_next(&d, p, left, &used, &id, &frag, &dlen, &last);
+            int rc = shellv2_next(&d, p, left, &used, &id, &frag, &dlen, &last);
             FUZZ_ASSERT(used <= left);
             if (rc < 0)
                 return 0;

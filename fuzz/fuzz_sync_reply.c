@@ -8,7 +8,7 @@
 static void expect_from(adbc_sync_rdec *d, uint8_t b)
 {
     static const uint32_t v2ids[2] = {ADBC_SYNC_STA2, ADBC_SYNC_LST2};
-    adbc_sync_rdec_expect(d, (adbc_sync_expect)(1 + b % 6), v2ids[(b >> 3) & 1]);
+    sync_rdec_expect(d, (adbc_sync_expect)(1 + b % 6), v2ids[(b >> 3) & 1]);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -25,7 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         while (left > 0) {
             size_t used = 0;
             adbc_sync_event ev;
-            int rc = adbc_sync_rdec_next(&d, p, left, &used, &ev);
+            int rc = sync_rdec_next(&d, p, left, &used, &ev);
             FUZZ_ASSERT(used <= left);
             if (rc < 0)
                 return 0;

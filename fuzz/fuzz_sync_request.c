@@ -12,7 +12,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint8_t split = fuzz_u8(&in);
     size_t chunk = split ? split : (in.len ? in.len : 1);
     adbc_sync_qdec d;
-    adbc_sync_qdec_init(&d);
+    sync_qdec_init(&d);
     while (in.len > 0) {
         size_t n = in.len < chunk ? in.len : chunk;
         const uint8_t *p = in.p;
@@ -20,7 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         while (left > 0) {
             size_t used = 0;
             adbc_sync_event ev;
-            int rc = adbc_sync_qdec_next(&d, p, left, &used, &ev);
+            int rc = sync_qdec_next(&d, p, left, &used, &ev);
             FUZZ_ASSERT(used <= left);
             if (rc < 0)
                 return 0;
@@ -36,7 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 if (ev.id == ADBC_SYNC_SEND) {
                     size_t plen = 0;
                     uint32_t mode = 0;
-                    if (adbc_sync_parse_send_spec(ev.text, ev.text_len, &plen, &mode) == 0)
+                    if (sync_parse_send_spec(ev.text, ev.text_len, &plen, &mode) == 0)
                         FUZZ_ASSERT(plen < ev.text_len);
                 }
             } else if (ev.type == ADBC_SYNC_EV_DATA) {

@@ -17,7 +17,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint32_t alg = algs[sel % 3];
     size_t chunk = (size_t)(sel / 3) + 1;
     adbc_sync_zdec *d;
-    if (adbc_sync_zdec_new(&d, alg, 0) != 0)
+    if (sync_zdec_new(&d, alg, 0) != 0)
         return 0; /* a build without this library */
     static uint8_t out[4096];
     int rc = 0;
@@ -28,18 +28,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         do {
             uint8_t *o = out;
             room = sizeof out;
-            rc = adbc_sync_zdec_run(d, &p, &left, &o, &room);
+            rc = sync_zdec_run(d, &p, &left, &o, &room);
             FUZZ_ASSERT(room <= sizeof out);
-        } while (rc == 0 && (left > 0 || room == 0) && adbc_sync_zdec_out(d) < (4u << 20));
-        FUZZ_ASSERT(adbc_sync_zdec_out(d) <=
-                    ADBC_SYNC_BOMB_BASE + ADBC_SYNC_BOMB_RATIO * adbc_sync_zdec_in(d) + sizeof out);
-        if (rc != 0 || adbc_sync_zdec_out(d) >= (4u << 20) || n == 0)
+        } while (rc == 0 && (left > 0 || room == 0) && sync_zdec_out(d) < (4u << 20));
+        FUZZ_ASSERT(sync_zdec_out(d) <=
+                    ADBC_SYNC_BOMB_BASE + ADBC_SYNC_BOMB_RATIO * sync_zdec_in(d) + sizeof out);
+        if (rc != 0 || sync_zdec_out(d) >= (4u << 20) || n == 0)
             break;
         in.p += n;
         in.len -= n;
     }
     if (rc == 1)
-        FUZZ_ASSERT(adbc_sync_zdec_finish(d) == 0);
-    adbc_sync_zdec_free(d);
+        FUZZ_ASSERT(sync_zdec_finish(d) == 0);
+    sync_zdec_free(d);
     return 0;
 }

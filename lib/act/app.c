@@ -16,7 +16,7 @@
 static int check_package(const char *package)
 {
     if (!package || !*package || strlen(package) > 255)
-        return adbc_fail(ADBC_EINVAL, "a package name is 1 to 255 characters (like "
+        return core_fail(ADBC_EINVAL, "a package name is 1 to 255 characters (like "
                          "com.example.app)");
     return 0;
 }
@@ -24,7 +24,7 @@ static int check_package(const char *package)
 int adbc_app_launch(adbc_conn *c, const char *package, int timeout_ms)
 {
     if (!c)
-        return adbc_fail(ADBC_EINVAL, "adbc_app_launch: no connection");
+        return core_fail(ADBC_EINVAL, "adbc_app_launch: no connection");
     int rc = check_package(package);
     if (rc < 0)
         return rc;
@@ -37,14 +37,14 @@ int adbc_app_launch(adbc_conn *c, const char *package, int timeout_ms)
         return rc;
     act_out o;
     rc = act_run(&o, c, cmd, 0, timeout_ms);
-    adbc_free(cmd);
+    core_free(cmd);
     if (rc < 0)
         return rc;
     if (strstr(o.text, "No activities found"))
-        rc = adbc_fail(ADBC_ENOTFOUND, "%s has no launcher activity on the device (is it "
+        rc = core_fail(ADBC_ENOTFOUND, "%s has no launcher activity on the device (is it "
                        "installed? `adbc-snap shell pm list packages` lists what is)", package);
     else if (o.status != 0 || !strstr(o.text, "Events injected: 1"))
-        rc = adbc_fail(ADBC_EREMOTE, "launching %s failed (status %d): %.300s", package,
+        rc = core_fail(ADBC_EREMOTE, "launching %s failed (status %d): %.300s", package,
                        o.status, o.text);
     act_out_free(&o);
     return rc;
@@ -53,20 +53,20 @@ int adbc_app_launch(adbc_conn *c, const char *package, int timeout_ms)
 static int check_extra(const adbc_intent_extra *e)
 {
     if (!e->key || !*e->key || !e->value)
-        return adbc_fail(ADBC_EINVAL, "an intent extra needs a key and a value");
+        return core_fail(ADBC_EINVAL, "an intent extra needs a key and a value");
     if (e->type == 'i') {
         char *end;
         errno = 0;
         long long v = strtoll(e->value, &end, 10);
         if (end == e->value || *end || errno || v < INT32_MIN || v > INT32_MAX)
-            return adbc_fail(ADBC_EINVAL, "int extra %.60s=\"%.40s\" is not a 32-bit decimal "
+            return core_fail(ADBC_EINVAL, "int extra %.60s=\"%.40s\" is not a 32-bit decimal "
                              "number", e->key, e->value);
     } else if (e->type == 'b') {
         if (strcmp(e->value, "true") != 0 && strcmp(e->value, "false") != 0)
-            return adbc_fail(ADBC_EINVAL, "bool extra %.60s=\"%.40s\" must be true or false",
+            return core_fail(ADBC_EINVAL, "bool extra %.60s=\"%.40s\" must be true or false",
                              e->key, e->value);
     } else if (e->type != 's') {
-        return adbc_fail(ADBC_EINVAL, "intent extra type '%c' is not s, i or b", e->type);
+        return core_fail(ADBC_EINVAL, "intent extra type '%c' is not s, i or b", e->type);
     }
     return 0;
 }
@@ -74,15 +74,15 @@ static int check_extra(const adbc_intent_extra *e)
 int adbc_app_start(adbc_conn *c, const adbc_intent *in, int timeout_ms)
 {
     if (!c || !in)
-        return adbc_fail(ADBC_EINVAL, "adbc_app_start: c and intent must not be NULL");
+        return core_fail(ADBC_EINVAL, "adbc_app_start: c and intent must not be NULL");
     adbc_intent own = {.size = sizeof own};
-    if (adbc_abi_take(&own, sizeof own, in, "adbc_intent") < 0)
+    if (core_abi_take(&own, sizeof own, in, "adbc_intent") < 0)
         return ADBC_EINVAL;
     in = &own;
     if (!in->action && !in->data && !in->component)
-        return adbc_fail(ADBC_EINVAL, "an intent needs an action, a data URI or a component");
+        return core_fail(ADBC_EINVAL, "an intent needs an action, a data URI or a component");
     if (in->nextras && !in->extras)
-        return adbc_fail(ADBC_EINVAL, "intent has %zu extras but no array", in->nextras);
+        return core_fail(ADBC_EINVAL, "intent has %zu extras but no array", in->nextras);
     for (size_t i = 0; i < in->nextras; i++) {
         int rc = check_extra(&in->extras[i]);
         if (rc < 0)
@@ -111,14 +111,14 @@ int adbc_app_start(adbc_conn *c, const adbc_intent *in, int timeout_ms)
     if (rc < 0)
         return rc;
     rc = act_run_ok(c, cmd, "am start", timeout_ms);
-    adbc_free(cmd);
+    core_free(cmd);
     return rc;
 }
 
 int adbc_app_stop(adbc_conn *c, const char *package, int timeout_ms)
 {
     if (!c)
-        return adbc_fail(ADBC_EINVAL, "adbc_app_stop: no connection");
+        return core_fail(ADBC_EINVAL, "adbc_app_stop: no connection");
     int rc = check_package(package);
     if (rc < 0)
         return rc;
@@ -129,7 +129,7 @@ int adbc_app_stop(adbc_conn *c, const char *package, int timeout_ms)
     if ((rc = act_buf_take(&b, &cmd)) < 0)
         return rc;
     rc = act_run_ok(c, cmd, "am force-stop", timeout_ms);
-    adbc_free(cmd);
+    core_free(cmd);
     return rc;
 }
 
@@ -230,11 +230,11 @@ int act_top_parse(char **activity, char **package, const char *out, size_t len)
         }
     }
     char *a = NULL, *p = NULL;
-    if (activity && !(a = adbc_strndup(act ? act : "", al)))
-        return adbc_fail(ADBC_ENOMEM, "out of memory");
-    if (package && !(p = adbc_strndup(pkg ? pkg : "", pl))) {
-        adbc_free(a);
-        return adbc_fail(ADBC_ENOMEM, "out of memory");
+    if (activity && !(a = core_strndup(act ? act : "", al)))
+        return core_fail(ADBC_ENOMEM, "out of memory");
+    if (package && !(p = core_strndup(pkg ? pkg : "", pl))) {
+        core_free(a);
+        return core_fail(ADBC_ENOMEM, "out of memory");
     }
     if (activity)
         *activity = a;
@@ -250,7 +250,7 @@ int adbc_app_top(char **activity, char **package, adbc_conn *c, int timeout_ms)
     if (package)
         *package = NULL;
     if (!c)
-        return adbc_fail(ADBC_EINVAL, "adbc_app_top: no connection");
+        return core_fail(ADBC_EINVAL, "adbc_app_top: no connection");
     act_out o;
     /* grep on the device: the full dumps run to hundreds of kilobytes. */
     int rc = act_run(&o, c,

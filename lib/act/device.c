@@ -17,10 +17,10 @@
 int adbc_getprop(char **value, adbc_conn *c, const char *name, int timeout_ms)
 {
     if (!value || !c)
-        return adbc_fail(ADBC_EINVAL, "adbc_getprop: value and c must not be NULL");
+        return core_fail(ADBC_EINVAL, "adbc_getprop: value and c must not be NULL");
     *value = NULL;
     if (name && (!*name || strlen(name) > 256))
-        return adbc_fail(ADBC_EINVAL, "a property name is 1 to 256 characters");
+        return core_fail(ADBC_EINVAL, "a property name is 1 to 256 characters");
     act_buf b = {0};
     act_buf_add(&b, "getprop", 7);
     if (name) {
@@ -33,11 +33,11 @@ int adbc_getprop(char **value, adbc_conn *c, const char *name, int timeout_ms)
         return rc;
     act_out o;
     rc = act_run(&o, c, cmd, 0, timeout_ms);
-    adbc_free(cmd);
+    core_free(cmd);
     if (rc < 0)
         return rc;
     if (o.status != 0) {
-        rc = adbc_fail(ADBC_EREMOTE, "getprop failed on the device (status %d): %.200s", o.status,
+        rc = core_fail(ADBC_EREMOTE, "getprop failed on the device (status %d): %.200s", o.status,
                        o.text);
         act_out_free(&o);
         return rc;
@@ -62,15 +62,15 @@ static int follow(char **out, size_t *len, adbc_conn *c, const char *cmd, int ms
         return rc;
     adbc_stream *st;
     rc = adbc_stream_open(&st, c, svc, timeout_ms);
-    adbc_free(svc);
+    core_free(svc);
     if (rc < 0)
         return rc;
     act_buf acc = {0};
     act_buf_add(&acc, "", 0);
-    int64_t end = adbc_deadline(ms);
+    int64_t end = core_deadline(ms);
     char chunk[16384];
     for (;;) {
-        int left = adbc_remaining(end);
+        int left = core_remaining(end);
         if (left == 0)
             break; /* the time asked for is up: a normal end */
         ssize_t n = adbc_stream_read(st, chunk, sizeof chunk, left);
@@ -83,7 +83,7 @@ static int follow(char **out, size_t *len, adbc_conn *c, const char *cmd, int ms
         if (n == 0)
             break; /* logcat ended by itself */
         if (acc.len + (size_t)n > LOGCAT_MAX) {
-            rc = adbc_fail(ADBC_EIO, "logcat printed more than %u bytes in %d ms: ask for fewer "
+            rc = core_fail(ADBC_EIO, "logcat printed more than %u bytes in %d ms: ask for fewer "
                            "lines or a shorter time", LOGCAT_MAX, ms);
             break;
         }
@@ -105,15 +105,15 @@ int adbc_logcat(char **out, size_t *len, adbc_conn *c, int lines, int seconds_ms
                 int timeout_ms)
 {
     if (!out || !c)
-        return adbc_fail(ADBC_EINVAL, "adbc_logcat: out and c must not be NULL");
+        return core_fail(ADBC_EINVAL, "adbc_logcat: out and c must not be NULL");
     *out = NULL;
     if (len)
         *len = 0;
     if (lines < 0 || seconds_ms < 0 || (lines == 0 && seconds_ms == 0))
-        return adbc_fail(ADBC_EINVAL, "logcat needs a bound: a number of lines, a time, or both "
+        return core_fail(ADBC_EINVAL, "logcat needs a bound: a number of lines, a time, or both "
                          "(adbc never follows the log open-ended)");
     if (lines > 1000000 || seconds_ms > 3600000)
-        return adbc_fail(ADBC_EINVAL, "logcat bounds are at most 1000000 lines and one hour");
+        return core_fail(ADBC_EINVAL, "logcat bounds are at most 1000000 lines and one hour");
     char cmd[64];
     if (seconds_ms > 0) {
         if (lines > 0)
@@ -128,7 +128,7 @@ int adbc_logcat(char **out, size_t *len, adbc_conn *c, int lines, int seconds_ms
     if (rc < 0)
         return rc;
     if (o.status != 0) {
-        rc = adbc_fail(ADBC_EREMOTE, "logcat failed on the device (status %d): %.200s", o.status,
+        rc = core_fail(ADBC_EREMOTE, "logcat failed on the device (status %d): %.200s", o.status,
                        o.text);
         act_out_free(&o);
         return rc;

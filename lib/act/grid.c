@@ -17,9 +17,9 @@
 int adbc_grid_make(adbc_grid *g, int width, int height)
 {
     if (!g)
-        return adbc_fail(ADBC_EINVAL, "adbc_grid_make: g must not be NULL");
+        return core_fail(ADBC_EINVAL, "adbc_grid_make: g must not be NULL");
     if (width < ADBC_GRID_COLS || height < 1 || width > SIDE_MAX || height > SIDE_MAX)
-        return adbc_fail(ADBC_EINVAL, "screen size %dx%d is not usable for a grid (width %d..%d, "
+        return core_fail(ADBC_EINVAL, "screen size %dx%d is not usable for a grid (width %d..%d, "
                          "height 1..%d)", width, height, ADBC_GRID_COLS, SIDE_MAX, SIDE_MAX);
     g->width = width;
     g->height = height;
@@ -47,9 +47,9 @@ static int centre(int i, int n, int len)
 int adbc_grid_cell(int *x, int *y, const adbc_grid *g, const char *cell)
 {
     if (!x || !y || !g || !cell)
-        return adbc_fail(ADBC_EINVAL, "adbc_grid_cell: arguments must not be NULL");
+        return core_fail(ADBC_EINVAL, "adbc_grid_cell: arguments must not be NULL");
     if (g->cols != ADBC_GRID_COLS || g->rows < 1 || g->width < 1 || g->height < 1)
-        return adbc_fail(ADBC_EINVAL, "the grid was not made with adbc_grid_make");
+        return core_fail(ADBC_EINVAL, "the grid was not made with adbc_grid_make");
     char letter = cell[0];
     if (letter >= 'a' && letter <= 'z')
         letter = (char)(letter - 'a' + 'A');
@@ -60,7 +60,7 @@ int adbc_grid_cell(int *x, int *y, const adbc_grid *g, const char *cell)
     for (; *p >= '0' && *p <= '9' && digits < 6; p++, digits++)
         row = row * 10 + (*p - '0');
     if (col < 0 || col >= g->cols || digits == 0 || *p || row < 1 || row > g->rows)
-        return adbc_fail(ADBC_EINVAL,
+        return core_fail(ADBC_EINVAL,
                          "\"%.20s\" is not a cell of this grid: use a column letter A-J and a row "
                          "number 1-%d, like C5",
                          cell, g->rows);
@@ -72,10 +72,10 @@ int adbc_grid_cell(int *x, int *y, const adbc_grid *g, const char *cell)
 int adbc_grid_legend(char **out, const adbc_grid *g)
 {
     if (!out || !g)
-        return adbc_fail(ADBC_EINVAL, "adbc_grid_legend: out and g must not be NULL");
+        return core_fail(ADBC_EINVAL, "adbc_grid_legend: out and g must not be NULL");
     *out = NULL;
     if (g->cols != ADBC_GRID_COLS || g->rows < 1 || g->width < 1 || g->height < 1)
-        return adbc_fail(ADBC_EINVAL, "the grid was not made with adbc_grid_make");
+        return core_fail(ADBC_EINVAL, "the grid was not made with adbc_grid_make");
     act_buf b = {0};
     act_buf_printf(&b,
                    "grid %dx%d on a %dx%d screen: columns A-%c, rows 1-%d, cells about %dx%d "
@@ -135,7 +135,7 @@ static int size_after(int *w, int *h, const char *s, size_t len, const char *lab
 int adbc_wm_size_parse(int *width, int *height, const char *out, size_t len)
 {
     if (!width || !height || (!out && len))
-        return adbc_fail(ADBC_EINVAL, "adbc_wm_size_parse: arguments must not be NULL");
+        return core_fail(ADBC_EINVAL, "adbc_wm_size_parse: arguments must not be NULL");
     int w, h;
     if (size_after(&w, &h, out, len, "Override size:") ||
         size_after(&w, &h, out, len, "Physical size:")) {
@@ -143,14 +143,14 @@ int adbc_wm_size_parse(int *width, int *height, const char *out, size_t len)
         *height = h;
         return 0;
     }
-    return adbc_fail(ADBC_EFORMAT, "`wm size` printed no screen size: \"%.100s\"",
+    return core_fail(ADBC_EFORMAT, "`wm size` printed no screen size: \"%.100s\"",
                      out ? out : "");
 }
 
 int adbc_screen_size(int *width, int *height, adbc_conn *c, int timeout_ms)
 {
     if (!width || !height || !c)
-        return adbc_fail(ADBC_EINVAL, "adbc_screen_size: arguments must not be NULL");
+        return core_fail(ADBC_EINVAL, "adbc_screen_size: arguments must not be NULL");
     act_out o;
     int rc = act_run(&o, c, "wm size", 0, timeout_ms);
     if (rc < 0)

@@ -16,7 +16,7 @@
 static int check_point(int x, int y, const char *what)
 {
     if (x < 0 || y < 0 || x > COORD_MAX || y > COORD_MAX)
-        return adbc_fail(ADBC_EINVAL,
+        return core_fail(ADBC_EINVAL,
                          "%s point (%d,%d) is off the screen: coordinates run from 0 to %d "
                          "(scroll the element into view first)",
                          what, x, y, COORD_MAX);
@@ -35,7 +35,7 @@ int adbc_act_tap_xy(adbc_conn *c, int x, int y, const adbc_act_opts *opts)
     if (!o)
         return ADBC_EINVAL;
     if (!c)
-        return adbc_fail(ADBC_EINVAL, "adbc_act_tap_xy: no connection");
+        return core_fail(ADBC_EINVAL, "adbc_act_tap_xy: no connection");
     int rc = check_point(x, y, "tap");
     if (rc < 0)
         return rc;
@@ -47,7 +47,7 @@ int adbc_act_tap_xy(adbc_conn *c, int x, int y, const adbc_act_opts *opts)
 static int check_ms(int ms, const char *what)
 {
     if (ms < 1 || ms > 60000)
-        return adbc_fail(ADBC_EINVAL, "%s duration %d ms is outside 1..60000", what, ms);
+        return core_fail(ADBC_EINVAL, "%s duration %d ms is outside 1..60000", what, ms);
     return 0;
 }
 
@@ -73,7 +73,7 @@ int adbc_act_swipe(adbc_conn *c, int x1, int y1, int x2, int y2, int ms,
     if (!o)
         return ADBC_EINVAL;
     if (!c)
-        return adbc_fail(ADBC_EINVAL, "adbc_act_swipe: no connection");
+        return core_fail(ADBC_EINVAL, "adbc_act_swipe: no connection");
     return swipe(c, x1, y1, x2, y2, ms, o->timeout_ms);
 }
 
@@ -84,9 +84,9 @@ int adbc_act_press(adbc_conn *c, int code, const adbc_act_opts *opts)
     if (!o)
         return ADBC_EINVAL;
     if (!c)
-        return adbc_fail(ADBC_EINVAL, "adbc_act_press: no connection");
+        return core_fail(ADBC_EINVAL, "adbc_act_press: no connection");
     if (code < 0 || code > 9999)
-        return adbc_fail(ADBC_EINVAL, "key code %d is outside 0..9999", code);
+        return core_fail(ADBC_EINVAL, "key code %d is outside 0..9999", code);
     char cmd[48];
     snprintf(cmd, sizeof cmd, "input keyevent %d", code);
     return run_input(c, cmd, o->timeout_ms);
@@ -111,7 +111,7 @@ int adbc_act_tap(adbc_act_where *where, adbc_conn *c, const adbc_ui_ref *ref,
     const adbc_act_opts *o = act_opts(opts, &store);
     if (!o)
         return ADBC_EINVAL;
-    int64_t deadline = adbc_deadline(o->timeout_ms);
+    int64_t deadline = core_deadline(o->timeout_ms);
     const adbc_ui_ref *now;
     adbc_ui_snap *snap;
     int rc = act_resolve(where, &now, &snap, c, ref, o, deadline);
@@ -137,7 +137,7 @@ int adbc_act_long_press(adbc_act_where *where, adbc_conn *c, const adbc_ui_ref *
     int rc = check_ms(o->long_press_ms, "long press");
     if (rc < 0)
         return rc;
-    int64_t deadline = adbc_deadline(o->timeout_ms);
+    int64_t deadline = core_deadline(o->timeout_ms);
     const adbc_ui_ref *now;
     adbc_ui_snap *snap;
     rc = act_resolve(where, &now, &snap, c, ref, o, deadline);
@@ -159,8 +159,8 @@ int adbc_act_scroll(adbc_act_where *where, adbc_conn *c, const adbc_ui_ref *ref,
     if (rc < 0)
         return rc;
     if (dir < ADBC_DIR_UP || dir > ADBC_DIR_RIGHT)
-        return adbc_fail(ADBC_EINVAL, "unknown scroll direction %d", (int)dir);
-    int64_t deadline = adbc_deadline(o->timeout_ms);
+        return core_fail(ADBC_EINVAL, "unknown scroll direction %d", (int)dir);
+    int64_t deadline = core_deadline(o->timeout_ms);
     const adbc_ui_ref *now;
     adbc_ui_snap *snap;
     rc = act_resolve(where, &now, &snap, c, ref, o, deadline);
@@ -190,8 +190,8 @@ int adbc_act_tap_grid(adbc_act_where *where, adbc_conn *c, const char *cell,
     if (!o)
         return ADBC_EINVAL;
     if (!c || !cell)
-        return adbc_fail(ADBC_EINVAL, "adbc_act_tap_grid: c and cell must not be NULL");
-    int64_t deadline = adbc_deadline(o->timeout_ms);
+        return core_fail(ADBC_EINVAL, "adbc_act_tap_grid: c and cell must not be NULL");
+    int64_t deadline = core_deadline(o->timeout_ms);
     adbc_grid g;
     int x, y;
     adbc_act_opts lo = *o;

@@ -34,7 +34,7 @@ static int judge(const char *out, const char *what)
             p++;
     }
     const char *f = strstr(out, "Failure");
-    return adbc_fail(ADBC_EREMOTE, "%s refused by the device: %.300s", what,
+    return core_fail(ADBC_EREMOTE, "%s refused by the device: %.300s", what,
                      f ? f : *out ? out : "no output");
 }
 
@@ -43,14 +43,14 @@ static int open_apk(int *fd, uint64_t *size, const char *path)
     *fd = open(path, O_RDONLY | O_CLOEXEC);
     if (*fd < 0) {
         int e = errno;
-        return adbc_fail(e == ENOENT ? ADBC_ENOTFOUND : e == EACCES ? ADBC_EPERM : ADBC_EIO,
+        return core_fail(e == ENOENT ? ADBC_ENOTFOUND : e == EACCES ? ADBC_EPERM : ADBC_EIO,
                          "cannot open APK %s: %s", path, strerror(e));
     }
     struct stat st;
     if (fstat(*fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) {
         close(*fd);
         *fd = -1;
-        return adbc_fail(ADBC_EINVAL, "%s is not a non-empty regular file: give an APK file",
+        return core_fail(ADBC_EINVAL, "%s is not a non-empty regular file: give an APK file",
                          path);
     }
     *size = (uint64_t)st.st_size;
@@ -67,10 +67,10 @@ static int install_streamed(adbc_conn *c, int fd, uint64_t size, const char *pat
     int rc = adbc_stream_open(&st, c, svc, act_left(deadline));
     if (rc < 0)
         return rc;
-    char *buf = adbc_malloc(CHUNK);
+    char *buf = core_malloc(CHUNK);
     if (!buf) {
         adbc_stream_close(st);
-        return adbc_fail(ADBC_ENOMEM, "out of memory installing %s", path);
+        return core_fail(ADBC_ENOMEM, "out of memory installing %s", path);
     }
     uint64_t sent = 0;
     while (rc == 0 && sent < size) {
@@ -78,7 +78,7 @@ static int install_streamed(adbc_conn *c, int fd, uint64_t size, const char *pat
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0) {
-            rc = adbc_fail(ADBC_EIO, "reading %s failed after %llu of %llu bytes%s%s", path,
+            rc = core_fail(ADBC_EIO, "reading %s failed after %llu of %llu bytes%s%s", path,
                            (unsigned long long)sent, (unsigned long long)size,
                            n < 0 ? ": " : " (the file shrank)", n < 0 ? strerror(errno) : "");
             break;
@@ -92,7 +92,7 @@ static int install_streamed(adbc_conn *c, int fd, uint64_t size, const char *pat
     size_t olen = 0;
     while (rc == 0) {
         if (olen + 1 >= CHUNK) {
-            rc = adbc_fail(ADBC_EREMOTE, "the installer printed more than %d bytes", CHUNK);
+            rc = core_fail(ADBC_EREMOTE, "the installer printed more than %d bytes", CHUNK);
             break;
         }
         ssize_t n = adbc_stream_read(st, buf + olen, CHUNK - 1 - olen, act_left(deadline));
@@ -107,7 +107,7 @@ static int install_streamed(adbc_conn *c, int fd, uint64_t size, const char *pat
         buf[olen] = '\0';
         rc = judge(buf, "install");
     }
-    adbc_free(buf);
+    core_free(buf);
     return rc;
 }
 
@@ -144,8 +144,8 @@ static int install_pushed(adbc_conn *c, const char *path, int64_t deadline)
 int adbc_app_install(adbc_conn *c, const char *apk_path, int timeout_ms)
 {
     if (!c || !apk_path)
-        return adbc_fail(ADBC_EINVAL, "adbc_app_install: c and apk_path must not be NULL");
-    int64_t deadline = adbc_deadline(timeout_ms);
+        return core_fail(ADBC_EINVAL, "adbc_app_install: c and apk_path must not be NULL");
+    int64_t deadline = core_deadline(timeout_ms);
     int fd;
     uint64_t size = 0;
     int rc = open_apk(&fd, &size, apk_path);
@@ -163,9 +163,9 @@ int adbc_app_install(adbc_conn *c, const char *apk_path, int timeout_ms)
 int adbc_app_uninstall(adbc_conn *c, const char *package, int timeout_ms)
 {
     if (!c)
-        return adbc_fail(ADBC_EINVAL, "adbc_app_uninstall: no connection");
+        return core_fail(ADBC_EINVAL, "adbc_app_uninstall: no connection");
     if (!package || !*package || strlen(package) > 255)
-        return adbc_fail(ADBC_EINVAL, "a package name is 1 to 255 characters");
+        return core_fail(ADBC_EINVAL, "a package name is 1 to 255 characters");
     act_buf b = {0};
     act_buf_add(&b, "pm uninstall ", 13);
     act_buf_quote(&b, package);
@@ -175,7 +175,7 @@ int adbc_app_uninstall(adbc_conn *c, const char *package, int timeout_ms)
         return rc;
     act_out o;
     rc = act_run(&o, c, cmd, OUT_MAX, timeout_ms);
-    adbc_free(cmd);
+    core_free(cmd);
     if (rc < 0)
         return rc;
     rc = judge(o.text, "uninstall");

@@ -50,7 +50,7 @@ static int eq_nocase(const char *a, const char *b)
 int adbc_keycode_parse(int *code, const char *name)
 {
     if (!code || !name)
-        return adbc_fail(ADBC_EINVAL, "adbc_keycode_parse: code and name must not be NULL");
+        return core_fail(ADBC_EINVAL, "adbc_keycode_parse: code and name must not be NULL");
     const char *n = name;
     if (strncasecmp(n, "KEYCODE_", 8) == 0)
         n += 8;
@@ -60,7 +60,7 @@ int adbc_keycode_parse(int *code, const char *name)
         for (; *p >= '0' && *p <= '9' && v <= MAX_KEYCODE; p++)
             v = v * 10 + (*p - '0');
         if (*p || v > MAX_KEYCODE)
-            return adbc_fail(ADBC_EINVAL, "key code \"%.40s\" is not a number from 0 to %d", name,
+            return core_fail(ADBC_EINVAL, "key code \"%.40s\" is not a number from 0 to %d", name,
                              MAX_KEYCODE);
         *code = (int)v;
         return 0;
@@ -75,7 +75,7 @@ int adbc_keycode_parse(int *code, const char *name)
             *code = keys[i].code;
             return 0;
         }
-    return adbc_fail(ADBC_EINVAL,
+    return core_fail(ADBC_EINVAL,
                      "unknown key \"%.40s\": use a key code number or one of home back up down "
                      "left right volup voldown power camera tab space enter delete menu search "
                      "page_up page_down escape forward_delete move_home move_end recent sleep "
@@ -95,13 +95,13 @@ int adbc_dir_parse(adbc_dir *out, const char *name)
 {
     static const char *const names[] = {"up", "down", "left", "right"};
     if (!out || !name)
-        return adbc_fail(ADBC_EINVAL, "adbc_dir_parse: out and name must not be NULL");
+        return core_fail(ADBC_EINVAL, "adbc_dir_parse: out and name must not be NULL");
     for (int i = 0; i < 4; i++)
         if (eq_nocase(name, names[i])) {
             *out = (adbc_dir)i;
             return 0;
         }
-    return adbc_fail(ADBC_EINVAL, "unknown direction \"%.40s\": use up, down, left or right",
+    return core_fail(ADBC_EINVAL, "unknown direction \"%.40s\": use up, down, left or right",
                      name);
 }
 
@@ -109,7 +109,7 @@ int adbc_scroll_points(int *sx, int *sy, int *ex, int *ey, int x1, int y1, int x
                        adbc_dir dir)
 {
     if (!sx || !sy || !ex || !ey)
-        return adbc_fail(ADBC_EINVAL, "adbc_scroll_points: outputs must not be NULL");
+        return core_fail(ADBC_EINVAL, "adbc_scroll_points: outputs must not be NULL");
     /* 64-bit so hostile bounds cannot overflow. */
     long long cx = ((long long)x1 + x2) / 2, cy = ((long long)y1 + y2) / 2;
     long long tx = cx, ty = cy;
@@ -118,10 +118,10 @@ int adbc_scroll_points(int *sx, int *sy, int *ex, int *ey, int x1, int y1, int x
     case ADBC_DIR_UP: ty = cy + (y2 - cy) / 3; break;
     case ADBC_DIR_RIGHT: tx = cx - (cx - x1) / 3; break; /* finger left: content from the right */
     case ADBC_DIR_LEFT: tx = cx + (x2 - cx) / 3; break;
-    default: return adbc_fail(ADBC_EINVAL, "unknown scroll direction %d", (int)dir);
+    default: return core_fail(ADBC_EINVAL, "unknown scroll direction %d", (int)dir);
     }
     if (x2 <= x1 || y2 <= y1 || (tx == cx && ty == cy))
-        return adbc_fail(ADBC_EINVAL,
+        return core_fail(ADBC_EINVAL,
                          "the box [%d,%d][%d,%d] is too small to scroll in: it needs at least "
                          "3 pixels along the scroll",
                          x1, y1, x2, y2);

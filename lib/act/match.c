@@ -37,7 +37,7 @@ int adbc_act_match(const adbc_ui_ref **found, adbc_act_how *how, const adbc_ui_r
                    const adbc_ui_ref *old)
 {
     if (!found || !fresh || !old)
-        return adbc_fail(ADBC_EINVAL, "adbc_act_match: found, fresh and old must not be NULL");
+        return core_fail(ADBC_EINVAL, "adbc_act_match: found, fresh and old must not be NULL");
     *found = NULL;
     const adbc_ui_ref *exact = NULL, *exact_same = NULL, *ident = NULL;
     size_t nexact = 0, nexact_same = 0, nident = 0;
@@ -72,12 +72,12 @@ int adbc_act_match(const adbc_ui_ref **found, adbc_act_how *how, const adbc_ui_r
     if (!hit) {
         size_t many = nexact > 1 ? nexact : nident;
         if (many > 1)
-            return adbc_fail(ADBC_ESTALE,
+            return core_fail(ADBC_ESTALE,
                              "stale ref %d (%s \"%.60s\"): %zu elements on the screen now look "
                              "like it, so adbc will not guess; nothing was sent. Take a new "
                              "snapshot and use its refs",
                              old->ref, short_class(old->cls), label(old), many);
-        return adbc_fail(ADBC_ESTALE,
+        return core_fail(ADBC_ESTALE,
                          "stale ref %d (%s \"%.60s\"): it is not on the screen any more; "
                          "nothing was sent. Take a new snapshot and use its refs",
                          old->ref, short_class(old->cls), label(old));

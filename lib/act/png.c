@@ -36,20 +36,20 @@ static unsigned format_bpp(uint32_t format)
 int adbc_frame_parse(adbc_frame *f, const void *data, size_t len)
 {
     if (!f || (!data && len))
-        return adbc_fail(ADBC_EINVAL, "adbc_frame_parse: f and data must not be NULL");
+        return core_fail(ADBC_EINVAL, "adbc_frame_parse: f and data must not be NULL");
     memset(f, 0, sizeof *f);
     const uint8_t *p = data;
     if (len < 12)
-        return adbc_fail(ADBC_EFORMAT, "screencap gave %zu bytes, less than a raw frame header "
+        return core_fail(ADBC_EFORMAT, "screencap gave %zu bytes, less than a raw frame header "
                          "(12): the device may have printed an error", len);
-    uint32_t w = adbc_rd32(p), h = adbc_rd32(p + 4), fmt = adbc_rd32(p + 8);
+    uint32_t w = core_rd32(p), h = core_rd32(p + 4), fmt = core_rd32(p + 8);
     if (w == 0 || h == 0 || w > FRAME_SIDE_MAX || h > FRAME_SIDE_MAX)
-        return adbc_fail(ADBC_EFORMAT, "screencap header gives a %ux%u frame, which is not a "
+        return core_fail(ADBC_EFORMAT, "screencap header gives a %ux%u frame, which is not a "
                          "screen (sides 1..%d): the output is not a raw frame", w, h,
                          FRAME_SIDE_MAX);
     unsigned bpp = format_bpp(fmt);
     if (!bpp)
-        return adbc_fail(ADBC_EUNSUPPORTED, "screencap pixel format %u is not one adbc decodes "
+        return core_fail(ADBC_EUNSUPPORTED, "screencap pixel format %u is not one adbc decodes "
                          "(1-5: RGBA, RGBX, RGB, RGB565, BGRA): take the screenshot with the "
                          "device's PNG encoder instead (screencap -p)", fmt);
     uint64_t need = (uint64_t)w * h * bpp; /* at most 2^32: no overflow in 64 bits */
@@ -59,14 +59,14 @@ int adbc_frame_parse(adbc_frame *f, const void *data, size_t len)
     else if (len >= 16 && (uint64_t)(len - 16) == need)
         header = 16;
     else
-        return adbc_fail(ADBC_EFORMAT, "screencap gave %zu bytes; a %ux%u frame of format %u "
+        return core_fail(ADBC_EFORMAT, "screencap gave %zu bytes; a %ux%u frame of format %u "
                          "needs 12 or 16 header bytes plus %llu: the frame is cut short or "
                          "has extra output", len, w, h, fmt, (unsigned long long)need);
     f->width = w;
     f->height = h;
     f->format = fmt;
     f->header = header;
-    f->colorspace = header == 16 ? adbc_rd32(p + 12) : 0;
+    f->colorspace = header == 16 ? core_rd32(p + 12) : 0;
     f->pixels = p + header;
     f->pixels_len = (size_t)need;
     return 0;
@@ -150,17 +150,17 @@ static void put_crc(uint8_t *chunk, uint32_t len)
 int adbc_frame_png(uint8_t **png, size_t *len, const adbc_frame *f, int level)
 {
     if (!png || !f || !f->pixels)
-        return adbc_fail(ADBC_EINVAL, "adbc_frame_png: png and f must not be NULL");
+        return core_fail(ADBC_EINVAL, "adbc_frame_png: png and f must not be NULL");
     *png = NULL;
     if (len)
         *len = 0;
     unsigned bpp = format_bpp(f->format);
     if (!bpp || f->width == 0 || f->height == 0 || f->width > FRAME_SIDE_MAX ||
         f->height > FRAME_SIDE_MAX || f->pixels_len != (size_t)f->width * f->height * bpp)
-        return adbc_fail(ADBC_EINVAL, "adbc_frame_png: the frame was not made by "
+        return core_fail(ADBC_EINVAL, "adbc_frame_png: the frame was not made by "
                          "adbc_frame_parse");
     if (level < 0 || level > 9)
-        return adbc_fail(ADBC_EINVAL, "zlib level %d is outside 0..9", level);
+        return core_fail(ADBC_EINVAL, "zlib level %d is outside 0..9", level);
     int alpha = has_alpha(f);
     unsigned chans = alpha ? 4 : 3;
     size_t row = (size_t)f->width * chans;
@@ -169,26 +169,26 @@ int adbc_frame_png(uint8_t **png, size_t *len, const adbc_frame *f, int level)
     z_stream z;
     memset(&z, 0, sizeof z);
     if (deflateInit2(&z, level, Z_DEFLATED, 15, 9, Z_DEFAULT_STRATEGY) != Z_OK)
-        return adbc_fail(ADBC_ENOMEM, "zlib could not start (out of memory)");
+        return core_fail(ADBC_ENOMEM, "zlib could not start (out of memory)");
     uint64_t bound = deflateBound(&z, (uLong)raw);
     static const uint8_t sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
     size_t head = 8 + 25 + 8; /* signature, IHDR chunk, IDAT head */
     uint64_t cap = head + bound + 4 + 12;
     if (bound > 0x7fffffffu || cap > SIZE_MAX) {
         deflateEnd(&z);
-        return adbc_fail(ADBC_EINVAL, "a %ux%u frame is too large for one PNG", f->width,
+        return core_fail(ADBC_EINVAL, "a %ux%u frame is too large for one PNG", f->width,
                          f->height);
     }
-    uint8_t *out = adbc_malloc((size_t)cap);
-    uint8_t *cur = adbc_malloc(row + 1), *prev = adbc_calloc(1, row + 1);
-    uint8_t *filt = adbc_malloc(row + 1);
+    uint8_t *out = core_malloc((size_t)cap);
+    uint8_t *cur = core_malloc(row + 1), *prev = core_calloc(1, row + 1);
+    uint8_t *filt = core_malloc(row + 1);
     if (!out || !cur || !prev || !filt) {
         deflateEnd(&z);
-        adbc_free(out);
-        adbc_free(cur);
-        adbc_free(prev);
-        adbc_free(filt);
-        return adbc_fail(ADBC_ENOMEM, "out of memory encoding a %ux%u PNG", f->width, f->height);
+        core_free(out);
+        core_free(cur);
+        core_free(prev);
+        core_free(filt);
+        return core_fail(ADBC_ENOMEM, "out of memory encoding a %ux%u PNG", f->width, f->height);
     }
     memcpy(out, sig, 8);
     uint8_t *ihdr = out + 8;
@@ -223,12 +223,12 @@ int adbc_frame_png(uint8_t **png, size_t *len, const adbc_frame *f, int level)
     }
     size_t zlen = (size_t)(bound - z.avail_out);
     deflateEnd(&z);
-    adbc_free(cur);
-    adbc_free(prev);
-    adbc_free(filt);
+    core_free(cur);
+    core_free(prev);
+    core_free(filt);
     if (zrc != Z_STREAM_END) {
-        adbc_free(out);
-        return adbc_fail(ADBC_EIO, "zlib failed encoding the PNG (code %d)", zrc);
+        core_free(out);
+        return core_fail(ADBC_EIO, "zlib failed encoding the PNG (code %d)", zrc);
     }
     put_chunk_head(idat, (uint32_t)zlen, "IDAT");
     put_crc(idat, (uint32_t)zlen);
@@ -251,22 +251,22 @@ int act_png_check(const uint8_t *p, size_t len, uint32_t *w, uint32_t *h)
         for (size_t i = 0; i < n; i++)
             shown[k++] = p[i] >= 0x20 && p[i] < 0x7f ? (char)p[i] : '.';
         shown[k] = '\0';
-        return adbc_fail(ADBC_EFORMAT, "screencap -p did not give a PNG (%zu bytes: \"%s\")", len,
+        return core_fail(ADBC_EFORMAT, "screencap -p did not give a PNG (%zu bytes: \"%s\")", len,
                          shown);
     }
     if (len < 8 + 25 + 12 || memcmp(p + 12, "IHDR", 4) != 0 ||
         ((uint32_t)p[8] << 24 | (uint32_t)p[9] << 16 | (uint32_t)p[10] << 8 | p[11]) != 13)
-        return adbc_fail(ADBC_EFORMAT, "screencap -p gave a PNG without its header chunk (%zu "
+        return core_fail(ADBC_EFORMAT, "screencap -p gave a PNG without its header chunk (%zu "
                          "bytes): the image is cut short", len);
     uint32_t pw = (uint32_t)p[16] << 24 | (uint32_t)p[17] << 16 | (uint32_t)p[18] << 8 | p[19];
     uint32_t ph = (uint32_t)p[20] << 24 | (uint32_t)p[21] << 16 | (uint32_t)p[22] << 8 | p[23];
     uint32_t crc = (uint32_t)crc32(0L, p + 12, 17);
     uint32_t want = (uint32_t)p[29] << 24 | (uint32_t)p[30] << 16 | (uint32_t)p[31] << 8 | p[32];
     if (crc != want || pw == 0 || ph == 0 || pw > FRAME_SIDE_MAX || ph > FRAME_SIDE_MAX)
-        return adbc_fail(ADBC_EFORMAT, "screencap -p gave a PNG with a damaged header (%ux%u)",
+        return core_fail(ADBC_EFORMAT, "screencap -p gave a PNG with a damaged header (%ux%u)",
                          pw, ph);
     if (memcmp(p + len - 8, "IEND", 4) != 0)
-        return adbc_fail(ADBC_EFORMAT, "screencap -p gave a PNG without its end chunk (%zu "
+        return core_fail(ADBC_EFORMAT, "screencap -p gave a PNG without its end chunk (%zu "
                          "bytes): the image is cut short", len);
     if (w)
         *w = pw;

@@ -33,7 +33,7 @@ static int grow(act_buf *b, size_t more)
         }
         cap *= 2;
     }
-    char *s = adbc_realloc(b->s, cap);
+    char *s = core_realloc(b->s, cap);
     if (!s) {
         b->failed = 1;
         return -1;
@@ -83,7 +83,7 @@ void act_buf_quote(act_buf *b, const char *s)
         return;
     }
     act_buf_add(b, q, strlen(q));
-    adbc_free(q);
+    core_free(q);
 }
 
 int act_buf_take(act_buf *b, char **out)
@@ -91,7 +91,7 @@ int act_buf_take(act_buf *b, char **out)
     *out = NULL;
     if (b->failed || !b->s) {
         act_buf_free(b);
-        return adbc_fail(ADBC_ENOMEM, "out of memory building a device command");
+        return core_fail(ADBC_ENOMEM, "out of memory building a device command");
     }
     *out = b->s;
     b->s = NULL;
@@ -101,7 +101,7 @@ int act_buf_take(act_buf *b, char **out)
 
 void act_buf_free(act_buf *b)
 {
-    adbc_free(b->s);
+    core_free(b->s);
     memset(b, 0, sizeof *b);
 }
 
@@ -109,7 +109,7 @@ void act_buf_free(act_buf *b)
 
 int act_left(int64_t deadline)
 {
-    int left = adbc_remaining(deadline);
+    int left = core_remaining(deadline);
     return left == 0 ? 1 : left;
 }
 
@@ -117,7 +117,7 @@ void act_out_free(act_out *o)
 {
     if (!o)
         return;
-    adbc_free(o->text);
+    core_free(o->text);
     o->text = NULL;
     o->len = 0;
 }
@@ -140,7 +140,7 @@ static int split_status(act_out *o, const char *cmd)
         o->text[i] = '\0';
         return 0;
     }
-    return adbc_fail(ADBC_EREMOTE,
+    return core_fail(ADBC_EREMOTE,
                      "the device shell ended without finishing \"%.80s\" (output: \"%.120s\"): "
                      "check that the device is still connected",
                      cmd, o->text ? o->text : "");
@@ -151,7 +151,7 @@ int act_run(act_out *o, adbc_conn *c, const char *cmd, size_t max_out, int timeo
     memset(o, 0, sizeof *o);
     o->status = -1;
     if (!c || !cmd)
-        return adbc_fail(ADBC_EINVAL, "act_run: need a connection and a command");
+        return core_fail(ADBC_EINVAL, "act_run: need a connection and a command");
     if (!max_out)
         max_out = 1u << 20;
     act_buf b = {0};
@@ -173,7 +173,7 @@ int act_run(act_out *o, adbc_conn *c, const char *cmd, size_t max_out, int timeo
                       timeout_ms);
     else
         rc = adbc_run(c, ADBC_SHELL_EXEC, line, NULL, 0, max_out + 64, &r, timeout_ms);
-    adbc_free(line);
+    core_free(line);
     if (rc < 0) {
         adbc_run_result_clear(&r);
         return rc;
@@ -185,9 +185,9 @@ int act_run(act_out *o, adbc_conn *c, const char *cmd, size_t max_out, int timeo
     adbc_run_result_clear(&r);
     if (!o->text) {
         o->len = 0;
-        o->text = adbc_strdup("");
+        o->text = core_strdup("");
         if (!o->text)
-            return adbc_fail(ADBC_ENOMEM, "out of memory for the output of \"%.80s\"", cmd);
+            return core_fail(ADBC_ENOMEM, "out of memory for the output of \"%.80s\"", cmd);
     }
     rc = split_status(o, cmd);
     if (rc < 0) {
@@ -227,7 +227,7 @@ int act_run_ok(adbc_conn *c, const char *cmd, const char *what, int timeout_ms)
         return rc;
     const char *err = error_text(o.text);
     if (o.status != 0 || err) {
-        rc = adbc_fail(ADBC_EREMOTE, "%s failed on the device (status %d): %.300s", what,
+        rc = core_fail(ADBC_EREMOTE, "%s failed on the device (status %d): %.300s", what,
                        o.status, err ? err : o.len ? o.text : "no output");
     }
     act_out_free(&o);
@@ -245,13 +245,13 @@ void adbc_act_opts_init_sized(adbc_act_opts *out, size_t size)
     opts->settle_ms = 400;
     opts->long_press_ms = 1000;
     opts->scroll_ms = 300;
-    adbc_abi_give(out, size, &d, sizeof d);
+    core_abi_give(out, size, &d, sizeof d);
 }
 
 const adbc_act_opts *act_opts(const adbc_act_opts *opts, adbc_act_opts *store)
 {
     adbc_act_opts_init(store);
-    if (adbc_abi_take(store, sizeof *store, opts, "adbc_act_opts") < 0)
+    if (core_abi_take(store, sizeof *store, opts, "adbc_act_opts") < 0)
         return NULL;
     return store;
 }

@@ -29,22 +29,22 @@ static int read_all(uint8_t **out, size_t *len, adbc_conn *c, const char *cmd, i
         return rc;
     size_t cap = 1 << 20, n = 0;
     int sized = !raw;
-    uint8_t *buf = adbc_malloc(cap);
+    uint8_t *buf = core_malloc(cap);
     if (!buf) {
         adbc_stream_close(st);
-        return adbc_fail(ADBC_ENOMEM, "out of memory for a screenshot");
+        return core_fail(ADBC_ENOMEM, "out of memory for a screenshot");
     }
     for (;;) {
         if (n == cap) {
             if (cap >= SHOT_MAX) {
-                rc = adbc_fail(ADBC_EFORMAT, "screencap printed more than %zu bytes: no screen "
+                rc = core_fail(ADBC_EFORMAT, "screencap printed more than %zu bytes: no screen "
                                "is that large", SHOT_MAX);
                 break;
             }
             size_t ncap = cap * 2 > SHOT_MAX ? SHOT_MAX : cap * 2;
-            uint8_t *nb = adbc_realloc(buf, ncap);
+            uint8_t *nb = core_realloc(buf, ncap);
             if (!nb) {
-                rc = adbc_fail(ADBC_ENOMEM, "out of memory for a screenshot");
+                rc = core_fail(ADBC_ENOMEM, "out of memory for a screenshot");
                 break;
             }
             buf = nb;
@@ -54,7 +54,7 @@ static int read_all(uint8_t **out, size_t *len, adbc_conn *c, const char *cmd, i
         if (r < 0) {
             rc = (int)r;
             if (rc == ADBC_ETIMEDOUT)
-                rc = adbc_fail(ADBC_ETIMEDOUT, "the screenshot did not arrive in time (%zu bytes "
+                rc = core_fail(ADBC_ETIMEDOUT, "the screenshot did not arrive in time (%zu bytes "
                                "read): give it a longer timeout", n);
             break;
         }
@@ -63,9 +63,9 @@ static int read_all(uint8_t **out, size_t *len, adbc_conn *c, const char *cmd, i
         n += (size_t)r;
         if (!sized && n >= 12) {
             sized = 1;
-            uint64_t want = 16 + (uint64_t)adbc_rd32(buf) * adbc_rd32(buf + 4) * 4;
+            uint64_t want = 16 + (uint64_t)core_rd32(buf) * core_rd32(buf + 4) * 4;
             if (want > cap && want <= SHOT_MAX) {
-                uint8_t *nb = adbc_realloc(buf, (size_t)want);
+                uint8_t *nb = core_realloc(buf, (size_t)want);
                 if (nb) {
                     buf = nb;
                     cap = (size_t)want;
@@ -75,7 +75,7 @@ static int read_all(uint8_t **out, size_t *len, adbc_conn *c, const char *cmd, i
     }
     adbc_stream_close(st);
     if (rc < 0) {
-        adbc_free(buf);
+        core_free(buf);
         return rc;
     }
     *out = buf;
@@ -94,7 +94,7 @@ static int shot_raw(uint8_t **png, size_t *len, adbc_conn *c, int64_t deadline)
     rc = adbc_frame_parse(&f, data, n);
     if (rc == 0)
         rc = adbc_frame_png(png, len, &f, 1);
-    adbc_free(data);
+    core_free(data);
     return rc;
 }
 
@@ -107,7 +107,7 @@ static int shot_png(uint8_t **png, size_t *len, adbc_conn *c, int64_t deadline)
         return rc;
     rc = act_png_check(data, n, NULL, NULL);
     if (rc < 0) {
-        adbc_free(data);
+        core_free(data);
         return rc;
     }
     *png = data;
@@ -119,10 +119,10 @@ int adbc_screenshot(uint8_t **png, size_t *len, adbc_conn *c, adbc_shot_mode mod
                     int timeout_ms)
 {
     if (!png || !len || !c)
-        return adbc_fail(ADBC_EINVAL, "adbc_screenshot: png, len and c must not be NULL");
+        return core_fail(ADBC_EINVAL, "adbc_screenshot: png, len and c must not be NULL");
     *png = NULL;
     *len = 0;
-    int64_t deadline = adbc_deadline(timeout_ms);
+    int64_t deadline = core_deadline(timeout_ms);
     switch (mode) {
     case ADBC_SHOT_RAW: return shot_raw(png, len, c, deadline);
     case ADBC_SHOT_DEVICE_PNG: return shot_png(png, len, c, deadline);
@@ -135,5 +135,5 @@ int adbc_screenshot(uint8_t **png, size_t *len, adbc_conn *c, adbc_shot_mode mod
         return rc;
     }
     }
-    return adbc_fail(ADBC_EINVAL, "unknown screenshot mode %d", (int)mode);
+    return core_fail(ADBC_EINVAL, "unknown screenshot mode %d", (int)mode);
 }

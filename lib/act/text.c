@@ -94,9 +94,9 @@ int act_type_command(char **cmd, const char *str, int sdk)
 {
     *cmd = NULL;
     if (!str)
-        return adbc_fail(ADBC_EINVAL, "no text to type");
+        return core_fail(ADBC_EINVAL, "no text to type");
     if (!act_text_plain(str))
-        return adbc_fail(ADBC_EINVAL,
+        return core_fail(ADBC_EINVAL,
                          "`input text` types printable ASCII only; this text needs the ADB "
                          "Keyboard IME");
     typer t = {0};
@@ -124,7 +124,7 @@ int act_type_command(char **cmd, const char *str, int sdk)
     act_buf_free(&t.chunk);
     if (failed) {
         act_buf_free(&t.out);
-        return adbc_fail(ADBC_ENOMEM, "out of memory building a typing command");
+        return core_fail(ADBC_ENOMEM, "out of memory building a typing command");
     }
     if (!t.out.s)
         act_buf_add(&t.out, "", 0); /* empty text: an empty command */
@@ -159,7 +159,7 @@ int act_adbkbd_command(char **cmd, const char *str)
 {
     *cmd = NULL;
     if (!str)
-        return adbc_fail(ADBC_EINVAL, "no text to type");
+        return core_fail(ADBC_EINVAL, "no text to type");
     act_buf enc = {0};
     base64(&enc, (const unsigned char *)str, strlen(str));
     act_buf_add(&enc, "", 0);

@@ -32,7 +32,7 @@ static int device_sdk(adbc_conn *c, int timeout_ms)
     char *end;
     long n = strtol(v, &end, 10);
     int ok = end != v && *end == '\0' && n > 0 && n < 1000;
-    adbc_free(v);
+    core_free(v);
     return ok ? (int)n : 35;
 }
 
@@ -55,11 +55,11 @@ static int check_adbkbd(adbc_conn *c, int timeout_ms)
     int installed = o.status == 0 && strstr(o.text, "package:") != NULL;
     act_out_free(&o);
     if (installed)
-        return adbc_fail(ADBC_EUNSUPPORTED,
+        return core_fail(ADBC_EUNSUPPORTED,
                          "this text is not plain ASCII, which `input text` cannot type, and the "
                          "ADB Keyboard (" ADBKBD_PKG ") is installed but is not the current "
                          "input method: select it with `ime set " ADBKBD_PKG "/.AdbIME`");
-    return adbc_fail(ADBC_EUNSUPPORTED,
+    return core_fail(ADBC_EUNSUPPORTED,
                      "this text is not plain ASCII, which `input text` cannot type: install the "
                      "ADB Keyboard IME (" ADBKBD_PKG ") and make it the current input method, "
                      "or type ASCII only");
@@ -103,7 +103,7 @@ static int run_typing(adbc_conn *c, const char *clear, const char *type, int64_t
     if (rc < 0)
         return rc;
     rc = act_run_ok(c, cmd, "typing", act_left(deadline));
-    adbc_free(cmd);
+    core_free(cmd);
     return rc;
 }
 
@@ -114,14 +114,14 @@ int adbc_act_type_text(adbc_conn *c, const char *text, const adbc_act_opts *opts
     if (!o)
         return ADBC_EINVAL;
     if (!c || !text)
-        return adbc_fail(ADBC_EINVAL, "adbc_act_type_text: c and text must not be NULL");
-    int64_t deadline = adbc_deadline(o->timeout_ms);
+        return core_fail(ADBC_EINVAL, "adbc_act_type_text: c and text must not be NULL");
+    int64_t deadline = core_deadline(o->timeout_ms);
     char *cmd;
     int rc = typing_command(&cmd, c, text, o, deadline);
     if (rc < 0)
         return rc;
     rc = run_typing(c, NULL, cmd, deadline);
-    adbc_free(cmd);
+    core_free(cmd);
     return rc;
 }
 
@@ -133,10 +133,10 @@ int adbc_act_type(adbc_act_where *where, adbc_conn *c, const adbc_ui_ref *ref, c
     if (!o)
         return ADBC_EINVAL;
     if (!c || !ref || !text)
-        return adbc_fail(ADBC_EINVAL, "adbc_act_type: c, ref and text must not be NULL");
+        return core_fail(ADBC_EINVAL, "adbc_act_type: c, ref and text must not be NULL");
     if (o->settle_ms < 0 || o->settle_ms > 10000)
-        return adbc_fail(ADBC_EINVAL, "settle time %d ms is outside 0..10000", o->settle_ms);
-    int64_t deadline = adbc_deadline(o->timeout_ms);
+        return core_fail(ADBC_EINVAL, "settle time %d ms is outside 0..10000", o->settle_ms);
+    int64_t deadline = core_deadline(o->timeout_ms);
     char *type = NULL, *wipe = NULL;
     int rc = typing_command(&type, c, text, o, deadline);
     if (rc < 0)
@@ -145,7 +145,7 @@ int adbc_act_type(adbc_act_where *where, adbc_conn *c, const adbc_ui_ref *ref, c
     adbc_ui_snap *snap;
     rc = act_resolve(where, &now, &snap, c, ref, o, deadline);
     if (rc < 0) {
-        adbc_free(type);
+        core_free(type);
         return rc;
     }
     int x = now->x, y = now->y;
@@ -155,12 +155,12 @@ int adbc_act_type(adbc_act_where *where, adbc_conn *c, const adbc_ui_ref *ref, c
     if (rc == 0)
         rc = adbc_act_tap_xy(c, x, y, &(adbc_act_opts){.size = sizeof(adbc_act_opts), .timeout_ms = act_left(deadline)});
     if (rc == 0 && o->settle_ms > 0) {
-        int left = adbc_remaining(deadline);
+        int left = core_remaining(deadline);
         pause_ms(left >= 0 && left < o->settle_ms ? left : o->settle_ms);
     }
     if (rc == 0)
         rc = run_typing(c, wipe, type, deadline);
-    adbc_free(type);
-    adbc_free(wipe);
+    core_free(type);
+    core_free(wipe);
     return rc;
 }

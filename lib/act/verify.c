@@ -11,7 +11,7 @@ int adbc_act_locate(adbc_ui_snap **snap, const adbc_ui_ref **found, adbc_act_how
                     adbc_conn *c, const adbc_ui_ref *old, const adbc_act_opts *opts)
 {
     if (!snap || !found || !c || !old)
-        return adbc_fail(ADBC_EINVAL, "adbc_act_locate: snap, found, c and old must not be NULL");
+        return core_fail(ADBC_EINVAL, "adbc_act_locate: snap, found, c and old must not be NULL");
     *snap = NULL;
     *found = NULL;
     adbc_act_opts store;
@@ -20,7 +20,7 @@ int adbc_act_locate(adbc_ui_snap **snap, const adbc_ui_ref **found, adbc_act_how
         return ADBC_EINVAL;
     adbc_ui_opts uo;
     adbc_ui_opts_init(&uo);
-    if (adbc_abi_take(&uo, sizeof uo, o->ui, "adbc_ui_opts") < 0)
+    if (core_abi_take(&uo, sizeof uo, o->ui, "adbc_ui_opts") < 0)
         return ADBC_EINVAL;
     /* The act's budget bounds the dump too. */
     if (o->timeout_ms >= 0 && (uo.timeout_ms < 0 || uo.timeout_ms > o->timeout_ms))
@@ -37,7 +37,7 @@ int act_resolve(adbc_act_where *where, const adbc_ui_ref **now, adbc_ui_snap **s
     *now = NULL;
     *snap = NULL;
     if (!c || !ref)
-        return adbc_fail(ADBC_EINVAL, "an act on a ref needs a connection and a ref record");
+        return core_fail(ADBC_EINVAL, "an act on a ref needs a connection and a ref record");
     adbc_act_how how = ADBC_ACT_UNVERIFIED;
     const adbc_ui_ref *hit = ref;
     if (o->verify) {

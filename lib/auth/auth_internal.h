@@ -35,50 +35,50 @@ struct adbc_key {
 
 /* Encode the public half of an RSA key into the 524-byte struct.
  * ADBC_EUNSUPPORTED if the key is not 2048-bit RSA. */
-int adbc_pubkey_encode(const EVP_PKEY *pkey, uint8_t out[ADBC_PUBKEY_SIZE]);
+int pubkey_encode(const EVP_PKEY *pkey, uint8_t out[ADBC_PUBKEY_SIZE]);
 
 /* Decode the 524-byte struct into an RSA public key. ADBC_EFORMAT (message
  * says why) if the struct is not a key adbd would accept. */
-int adbc_pubkey_decode(const uint8_t in[ADBC_PUBKEY_SIZE], EVP_PKEY **out);
+int pubkey_decode(const uint8_t in[ADBC_PUBKEY_SIZE], EVP_PKEY **out);
 
 /* -1 / n0 mod 2^32 for an odd n0 (the Montgomery constant of the struct). */
-uint32_t adbc_pubkey_n0inv(uint32_t n0);
+uint32_t pubkey_n0inv(uint32_t n0);
 
 /* The " user@host" comment adb appends: $LOGNAME (else the login name),
  * '@', $HOSTNAME (else gethostname()). Control characters become '_'.
  * Writes a NUL-terminated string into buf (truncated to fit). */
-void adbc_auth_user_host(char *buf, size_t size);
+void auth_user_host(char *buf, size_t size);
 
 /* Standard base64 (RFC 4648, with padding). encode writes
- * adbc_b64_encoded_len(n) characters plus a NUL. decode is strict: only the
+ * b64_encoded_len(n) characters plus a NUL. decode is strict: only the
  * alphabet, correct padding, no whitespace; it returns the decoded length,
  * or -1 if the input is malformed or would not fit in out_size. */
-size_t adbc_b64_encoded_len(size_t n);
-void adbc_b64_encode(const uint8_t *in, size_t n, char *out);
-long adbc_b64_decode(const char *in, size_t n, uint8_t *out, size_t out_size);
+size_t b64_encoded_len(size_t n);
+void b64_encode(const uint8_t *in, size_t n, char *out);
+long b64_decode(const char *in, size_t n, uint8_t *out, size_t out_size);
 
 /* Read a whole regular file of at most max bytes. Opens without following
  * into FIFOs or devices (so it never blocks) and reports the file's mode.
  * Returns 0, ADBC_ENOTFOUND if it does not exist, ADBC_EPERM if access is
  * denied, ADBC_EFORMAT if it is not a regular file or is too large,
  * ADBC_EIO otherwise; `what` names the file in messages ("key file"). */
-int adbc_auth_read_file(const char *path, const char *what, size_t max, char **data,
+int auth_read_file(const char *path, const char *what, size_t max, char **data,
                         size_t *len, unsigned *mode);
 
 /* Write data to path atomically: a temporary file in the same directory with
  * the given mode, fsync, then into place. replace = 0 refuses to overwrite an
  * existing path (ADBC_EBUSY), for creating a key no one else has yet. */
-int adbc_auth_write_file_atomic(const char *path, const void *data, size_t len,
+int auth_write_file_atomic(const char *path, const void *data, size_t len,
                                 unsigned mode, int replace);
 
 /* adbc_key_save, with the same replace rule: with replace = 0 the key is
  * saved only if `path` does not exist yet (ADBC_EBUSY otherwise). */
-int adbc_key_save_ex(const adbc_key *key, const char *path, int replace);
+int key_save_ex(const adbc_key *key, const char *path, int replace);
 
 /* Move src's keys to the end of dst, skipping ones dst has; all or nothing. */
-int adbc_keyring_merge(adbc_keyring *dst, adbc_keyring *src);
+int keyring_merge(adbc_keyring *dst, adbc_keyring *src);
 
 /* Nonzero if two keys have the same public part. */
-int adbc_key_same_public(const EVP_PKEY *a, const EVP_PKEY *b);
+int key_same_public(const EVP_PKEY *a, const EVP_PKEY *b);
 
 #endif

@@ -28,27 +28,27 @@ struct adbc_authorized_keys {
 int adbc_authorized_keys_new(adbc_authorized_keys **out)
 {
     if (!out)
-        return adbc_fail(ADBC_EINVAL, "adbc_authorized_keys_new: out is NULL");
-    *out = adbc_calloc(1, sizeof **out);
+        return core_fail(ADBC_EINVAL, "adbc_authorized_keys_new: out is NULL");
+    *out = core_calloc(1, sizeof **out);
     if (!*out)
-        return adbc_fail(ADBC_ENOMEM, "out of memory creating an authorized key set");
+        return core_fail(ADBC_ENOMEM, "out of memory creating an authorized key set");
     return 0;
 }
 
 static int add_key(adbc_authorized_keys *set, EVP_PKEY *pkey)
 {
     for (size_t i = 0; i < set->count; i++) {
-        if (adbc_key_same_public(set->keys[i], pkey)) {
+        if (key_same_public(set->keys[i], pkey)) {
             EVP_PKEY_free(pkey);
             return 0;
         }
     }
     if (set->count == set->cap) {
         size_t cap = set->cap ? set->cap * 2 : 4;
-        EVP_PKEY **keys = adbc_realloc(set->keys, cap * sizeof *keys);
+        EVP_PKEY **keys = core_realloc(set->keys, cap * sizeof *keys);
         if (!keys) {
             EVP_PKEY_free(pkey);
-            return adbc_fail(ADBC_ENOMEM, "out of memory adding an authorized key");
+            return core_fail(ADBC_ENOMEM, "out of memory adding an authorized key");
         }
         set->keys = keys;
         set->cap = cap;
@@ -60,7 +60,7 @@ static int add_key(adbc_authorized_keys *set, EVP_PKEY *pkey)
 int adbc_authorized_keys_add_line(adbc_authorized_keys *set, const char *line, size_t len)
 {
     if (!set || (!line && len))
-        return adbc_fail(ADBC_EINVAL, "adbc_authorized_keys_add_line: NULL argument");
+        return core_fail(ADBC_EINVAL, "adbc_authorized_keys_add_line: NULL argument");
     /* The AUTH payload ends in a NUL; nothing after it counts. */
     const char *nul = len ? memchr(line, '\0', len) : NULL;
     if (nul)
@@ -71,25 +71,25 @@ int adbc_authorized_keys_add_line(adbc_authorized_keys *set, const char *line, s
     if (len && line[len - 1] == '\r')
         len--;
     if (len && (memchr(line, '\n', len) || memchr(line, '\r', len)))
-        return adbc_fail(ADBC_EFORMAT, "public key text holds more than one line");
+        return core_fail(ADBC_EFORMAT, "public key text holds more than one line");
 
     size_t field = 0;
     while (field < len && line[field] != ' ' && line[field] != '\t')
         field++;
     if (field == 0)
-        return adbc_fail(ADBC_EFORMAT, "public key line is empty or starts with a blank");
+        return core_fail(ADBC_EFORMAT, "public key line is empty or starts with a blank");
     if (field != ADBC_PUBKEY_B64_LEN)
-        return adbc_fail(ADBC_EFORMAT,
+        return core_fail(ADBC_EFORMAT,
                          "public key is %zu base64 characters; an adb key is %d (2048-bit RSA)",
                          field, ADBC_PUBKEY_B64_LEN);
 
     uint8_t raw[ADBC_PUBKEY_SIZE];
-    long n = adbc_b64_decode(line, field, raw, sizeof raw);
+    long n = b64_decode(line, field, raw, sizeof raw);
     if (n != (long)sizeof raw)
-        return adbc_fail(ADBC_EFORMAT, "public key is not valid base64 of a %d-byte adb key",
+        return core_fail(ADBC_EFORMAT, "public key is not valid base64 of a %d-byte adb key",
                          ADBC_PUBKEY_SIZE);
     EVP_PKEY *pkey;
-    int rc = adbc_pubkey_decode(raw, &pkey);
+    int rc = pubkey_decode(raw, &pkey);
     if (rc)
         return rc;
     return add_key(set, pkey);
@@ -106,7 +106,7 @@ static int is_blank(const char *p, size_t n)
 int adbc_authorized_keys_load(adbc_authorized_keys **out, const char *path)
 {
     if (!out || !path)
-        return adbc_fail(ADBC_EINVAL, "adbc_authorized_keys_load: out and path are required");
+        return core_fail(ADBC_EINVAL, "adbc_authorized_keys_load: out and path are required");
     *out = NULL;
     adbc_authorized_keys *set;
     int rc = adbc_authorized_keys_new(&set);
@@ -115,7 +115,7 @@ int adbc_authorized_keys_load(adbc_authorized_keys **out, const char *path)
 
     char *data;
     size_t len;
-    rc = adbc_auth_read_file(path, "authorized keys file", MAX_KEYS_FILE, &data, &len, NULL);
+    rc = auth_read_file(path, "authorized keys file", MAX_KEYS_FILE, &data, &len, NULL);
     if (rc == ADBC_ENOTFOUND) {
         /* No adb_keys yet: nobody is authorized, which is not an error. */
         *out = set;
@@ -136,17 +136,17 @@ int adbc_authorized_keys_load(adbc_authorized_keys **out, const char *path)
         if (is_blank(start, n) || start[0] == '#')
             continue;
         if (memchr(start, '\0', n)) {
-            rc = adbc_fail(ADBC_EFORMAT, "%s line %zu: contains a NUL byte", path, lineno);
+            rc = core_fail(ADBC_EFORMAT, "%s line %zu: contains a NUL byte", path, lineno);
             break;
         }
         rc = adbc_authorized_keys_add_line(set, start, n);
         if (rc) {
             char why[512];
             snprintf(why, sizeof why, "%s", adbc_last_error());
-            rc = adbc_fail(rc, "%s line %zu: %s", path, lineno, why);
+            rc = core_fail(rc, "%s line %zu: %s", path, lineno, why);
         }
     }
-    adbc_free(data);
+    core_free(data);
     if (rc) {
         adbc_authorized_keys_free(set);
         return rc;
@@ -173,9 +173,9 @@ int adbc_authorized_keys_verify(const adbc_authorized_keys *set, const uint8_t *
                                 size_t token_len, const uint8_t *sig, size_t sig_len)
 {
     if (!set || !token)
-        return adbc_fail(ADBC_EINVAL, "adbc_authorized_keys_verify: NULL argument");
+        return core_fail(ADBC_EINVAL, "adbc_authorized_keys_verify: NULL argument");
     if (token_len != ADBC_AUTH_TOKEN_SIZE)
-        return adbc_fail(ADBC_EINVAL, "AUTH token is %zu bytes; adb tokens are %d", token_len,
+        return core_fail(ADBC_EINVAL, "AUTH token is %zu bytes; adb tokens are %d", token_len,
                          ADBC_AUTH_TOKEN_SIZE);
     if (sig && sig_len > 0 && sig_len <= ADBC_AUTH_MAX_SIG) {
         for (size_t i = 0; i < set->count; i++) {
@@ -186,7 +186,7 @@ int adbc_authorized_keys_verify(const adbc_authorized_keys *set, const uint8_t *
         }
     }
     ERR_clear_error();
-    return adbc_fail(ADBC_EUNAUTHORIZED,
+    return core_fail(ADBC_EUNAUTHORIZED,
                      "the signature matches none of the %zu authorized keys: the host must "
                      "offer its public key and the user accept it",
                      set->count);
@@ -203,6 +203,6 @@ void adbc_authorized_keys_free(adbc_authorized_keys *set)
         return;
     for (size_t i = 0; i < set->count; i++)
         EVP_PKEY_free(set->keys[i]);
-    adbc_free(set->keys);
-    adbc_free(set);
+    core_free(set->keys);
+    core_free(set);
 }

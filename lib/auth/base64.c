@@ -8,12 +8,12 @@
 static const char alphabet[] =
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
-size_t adbc_b64_encoded_len(size_t n)
+size_t b64_encoded_len(size_t n)
 {
     return (n + 2) / 3 * 4;
 }
 
-void adbc_b64_encode(const uint8_t *in, size_t n, char *out)
+void b64_encode(const uint8_t *in, size_t n, char *out)
 {
     size_t i = 0;
     while (n - i >= 3) {
@@ -55,7 +55,7 @@ static int b64_value(unsigned char c)
     return -1;
 }
 
-long adbc_b64_decode(const char *in, size_t n, uint8_t *out, size_t out_size)
+long b64_decode(const char *in, size_t n, uint8_t *out, size_t out_size)
 {
     if (n % 4 != 0)
         return -1;

@@ -32,13 +32,13 @@ static int user_dir(char *buf, size_t size)
             getpwuid_r(getuid(), &pw, pwbuf, sizeof pwbuf, &found) == 0 && found)
             home = found->pw_dir;
         if (!home || !*home)
-            return adbc_fail(ADBC_ENOTFOUND,
+            return core_fail(ADBC_ENOTFOUND,
                              "cannot find the home directory for the adb key: set HOME or "
                              "ANDROID_USER_HOME");
         n = snprintf(buf, size, "%s/.android", home);
     }
     if (n < 0 || (size_t)n >= size)
-        return adbc_fail(ADBC_EINVAL, "adb key directory path is too long");
+        return core_fail(ADBC_EINVAL, "adb key directory path is too long");
     return 0;
 }
 
@@ -46,13 +46,13 @@ static int user_dir(char *buf, size_t size)
 static int create_user_key(const char *dir, const char *path)
 {
     if (mkdir(dir, 0750) != 0 && errno != EEXIST)
-        return adbc_fail(errno == EACCES ? ADBC_EPERM : ADBC_EIO,
+        return core_fail(errno == EACCES ? ADBC_EPERM : ADBC_EIO,
                          "cannot create adb key directory %s: %s", dir, strerror(errno));
     adbc_key *key;
     int rc = adbc_key_generate(&key, 2048);
     if (rc)
         return rc;
-    rc = adbc_key_save_ex(key, path, 0);
+    rc = key_save_ex(key, path, 0);
     adbc_key_free(key);
     /* Another process created the key first: theirs is the one to use. */
     if (rc == ADBC_EBUSY)
@@ -63,7 +63,7 @@ static int create_user_key(const char *dir, const char *path)
 int adbc_keyring_load_default(adbc_keyring **out, int generate)
 {
     if (!out)
-        return adbc_fail(ADBC_EINVAL, "adbc_keyring_load_default: out is NULL");
+        return core_fail(ADBC_EINVAL, "adbc_keyring_load_default: out is NULL");
     *out = NULL;
 
     char dir[4096], path[4096 + 8];
@@ -96,7 +96,7 @@ int adbc_keyring_load_default(adbc_keyring **out, int generate)
         goto fail;
 
     if (adbc_keyring_count(ring) == 0) {
-        rc = adbc_fail(ADBC_ENOTFOUND,
+        rc = core_fail(ADBC_ENOTFOUND,
                        "no adb key: %s does not exist and ADB_VENDOR_KEYS names none; create "
                        "one with `adb keygen %s` or let adbc generate it",
                        path, path);

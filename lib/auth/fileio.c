@@ -18,14 +18,14 @@ static int open_error(const char *what, const char *path, const char *verb)
 {
     int e = errno;
     if (e == ENOENT || e == ENOTDIR)
-        return adbc_fail(ADBC_ENOTFOUND, "%s %s does not exist", what, path);
+        return core_fail(ADBC_ENOTFOUND, "%s %s does not exist", what, path);
     if (e == EACCES || e == EPERM || e == EROFS)
-        return adbc_fail(ADBC_EPERM, "cannot %s %s %s: %s: check its permissions and owner",
+        return core_fail(ADBC_EPERM, "cannot %s %s %s: %s: check its permissions and owner",
                          verb, what, path, strerror(e));
-    return adbc_fail(ADBC_EIO, "cannot %s %s %s: %s", verb, what, path, strerror(e));
+    return core_fail(ADBC_EIO, "cannot %s %s %s: %s", verb, what, path, strerror(e));
 }
 
-int adbc_auth_read_file(const char *path, const char *what, size_t max, char **data,
+int auth_read_file(const char *path, const char *what, size_t max, char **data,
                         size_t *len, unsigned *mode)
 {
     *data = NULL;
@@ -42,19 +42,19 @@ int adbc_auth_read_file(const char *path, const char *what, size_t max, char **d
     }
     if (!S_ISREG(st.st_mode)) {
         close(fd);
-        return adbc_fail(ADBC_EFORMAT, "%s %s is not a regular file", what, path);
+        return core_fail(ADBC_EFORMAT, "%s %s is not a regular file", what, path);
     }
     if ((unsigned long long)st.st_size > max) {
         close(fd);
-        return adbc_fail(ADBC_EFORMAT, "%s %s is too large (%lld bytes; at most %zu expected)",
+        return core_fail(ADBC_EFORMAT, "%s %s is too large (%lld bytes; at most %zu expected)",
                          what, path, (long long)st.st_size, max);
     }
 
     /* Read up to max + 1 bytes: the file may grow between fstat and read. */
-    char *buf = adbc_malloc(max + 1);
+    char *buf = core_malloc(max + 1);
     if (!buf) {
         close(fd);
-        return adbc_fail(ADBC_ENOMEM, "out of memory reading %s %s", what, path);
+        return core_fail(ADBC_ENOMEM, "out of memory reading %s %s", what, path);
     }
     size_t got = 0;
     while (got <= max) {
@@ -62,8 +62,8 @@ int adbc_auth_read_file(const char *path, const char *what, size_t max, char **d
         if (r < 0 && errno == EINTR)
             continue;
         if (r < 0) {
-            int rc = adbc_fail(ADBC_EIO, "cannot read %s %s: %s", what, path, strerror(errno));
-            adbc_free(buf);
+            int rc = core_fail(ADBC_EIO, "cannot read %s %s: %s", what, path, strerror(errno));
+            core_free(buf);
             close(fd);
             return rc;
         }
@@ -73,8 +73,8 @@ int adbc_auth_read_file(const char *path, const char *what, size_t max, char **d
     }
     close(fd);
     if (got > max) {
-        adbc_free(buf);
-        return adbc_fail(ADBC_EFORMAT, "%s %s is too large (more than %zu bytes)", what, path,
+        core_free(buf);
+        return core_fail(ADBC_EFORMAT, "%s %s is too large (more than %zu bytes)", what, path,
                          max);
     }
     buf[got] = '\0';
@@ -119,13 +119,13 @@ static int install(const char *tmp, const char *path, int replace)
     return rename(tmp, path);
 }
 
-int adbc_auth_write_file_atomic(const char *path, const void *data, size_t len, unsigned mode,
+int auth_write_file_atomic(const char *path, const void *data, size_t len, unsigned mode,
                                 int replace)
 {
     size_t plen = strlen(path);
-    char *tmp = adbc_malloc(plen + sizeof ".tmp-XXXXXX");
+    char *tmp = core_malloc(plen + sizeof ".tmp-XXXXXX");
     if (!tmp)
-        return adbc_fail(ADBC_ENOMEM, "out of memory writing %s", path);
+        return core_fail(ADBC_ENOMEM, "out of memory writing %s", path);
     memcpy(tmp, path, plen);
     memcpy(tmp + plen, ".tmp-XXXXXX", sizeof ".tmp-XXXXXX");
 
@@ -134,29 +134,29 @@ int adbc_auth_write_file_atomic(const char *path, const void *data, size_t len, 
     int fd = mkostemp(tmp, O_CLOEXEC);
     if (fd < 0) {
         int rc = errno == ENOENT || errno == ENOTDIR
-                     ? adbc_fail(ADBC_ENOTFOUND, "cannot write %s: its directory does not exist",
+                     ? core_fail(ADBC_ENOTFOUND, "cannot write %s: its directory does not exist",
                                  path)
                      : open_error("file", path, "create a temporary file for");
-        adbc_free(tmp);
+        core_free(tmp);
         return rc;
     }
     int rc = 0;
     if (fchmod(fd, (mode_t)mode) != 0 || write_all(fd, data, len) != 0 || fsync(fd) != 0) {
-        rc = adbc_fail(ADBC_EIO, "cannot write %s: %s", tmp, strerror(errno));
+        rc = core_fail(ADBC_EIO, "cannot write %s: %s", tmp, strerror(errno));
         close(fd);
     } else if (close(fd) != 0) {
-        rc = adbc_fail(ADBC_EIO, "cannot write %s: %s", tmp, strerror(errno));
+        rc = core_fail(ADBC_EIO, "cannot write %s: %s", tmp, strerror(errno));
     } else if (install(tmp, path, replace) != 0) {
-        rc = errno == EEXIST ? adbc_fail(ADBC_EBUSY, "%s was created by someone else meanwhile",
+        rc = errno == EEXIST ? core_fail(ADBC_EBUSY, "%s was created by someone else meanwhile",
                                          path)
                              : open_error("file", path, "replace");
     }
     if (rc) {
         unlink(tmp);
-        adbc_free(tmp);
+        core_free(tmp);
         return rc;
     }
-    adbc_free(tmp);
+    core_free(tmp);
 
     /* Make the rename itself durable; failure here loses nothing written. */
     char *slash = strrchr(path, '/');

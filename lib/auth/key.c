@@ -28,27 +28,27 @@ static const char *ssl_reason(void)
 
 static int key_wrap(adbc_key **out, EVP_PKEY *pkey, const char *path)
 {
-    adbc_key *k = adbc_calloc(1, sizeof *k);
+    adbc_key *k = core_calloc(1, sizeof *k);
     if (!k)
         goto oom;
-    if (path && !(k->path = adbc_strdup(path)))
+    if (path && !(k->path = core_strdup(path)))
         goto oom;
     k->pkey = pkey;
     *out = k;
     return 0;
 oom:
-    adbc_free(k);
+    core_free(k);
     EVP_PKEY_free(pkey);
-    return adbc_fail(ADBC_ENOMEM, "out of memory holding an RSA key");
+    return core_fail(ADBC_ENOMEM, "out of memory holding an RSA key");
 }
 
 int adbc_key_generate(adbc_key **out, int bits)
 {
     if (!out)
-        return adbc_fail(ADBC_EINVAL, "adbc_key_generate: out is NULL");
+        return core_fail(ADBC_EINVAL, "adbc_key_generate: out is NULL");
     *out = NULL;
     if (bits < 2048 || bits > MAX_BITS || bits % 8 != 0)
-        return adbc_fail(ADBC_EINVAL,
+        return core_fail(ADBC_EINVAL,
                          "cannot generate a %d-bit RSA key: use 2048 (what adb uses), "
                          "up to %d", bits, MAX_BITS);
 
@@ -58,7 +58,7 @@ int adbc_key_generate(adbc_key **out, int bits)
     if (!ctx || EVP_PKEY_keygen_init(ctx) <= 0 ||
         EVP_PKEY_CTX_set_rsa_keygen_bits(ctx, bits) <= 0 ||
         EVP_PKEY_generate(ctx, &pkey) <= 0) {
-        int rc = adbc_fail(ADBC_EKEY, "RSA key generation failed: %s", ssl_reason());
+        int rc = core_fail(ADBC_EKEY, "RSA key generation failed: %s", ssl_reason());
         EVP_PKEY_CTX_free(ctx);
         ERR_clear_error();
         return rc;
@@ -103,29 +103,29 @@ static int parse_pem(const char *path, const char *data, size_t len, EVP_PKEY **
     *out = NULL;
     BIO *bio = BIO_new_mem_buf(data, (int)len);
     if (!bio)
-        return adbc_fail(ADBC_ENOMEM, "out of memory reading key file %s", path);
+        return core_fail(ADBC_ENOMEM, "out of memory reading key file %s", path);
     EVP_PKEY *pkey = PEM_read_bio_PrivateKey(bio, NULL, no_passphrase, NULL);
     BIO_free(bio);
     if (!pkey) {
         int rc;
         if (strstr(data, "ENCRYPTED"))
-            rc = adbc_fail(ADBC_EKEY,
+            rc = core_fail(ADBC_EKEY,
                            "key file %s is encrypted; adb keys have no passphrase: decrypt it "
                            "with `openssl pkey -in %s -out %s.plain` and use that",
                            path, path, path);
         else if (!strstr(data, "-----BEGIN "))
-            rc = adbc_fail(ADBC_EKEY,
+            rc = core_fail(ADBC_EKEY,
                            "key file %s is not a PEM private key (no -----BEGIN line): "
                            "point to adbkey, not adbkey.pub",
                            path);
         else
-            rc = adbc_fail(ADBC_EKEY, "key file %s holds no readable private key: %s", path,
+            rc = core_fail(ADBC_EKEY, "key file %s holds no readable private key: %s", path,
                            ssl_reason());
         ERR_clear_error();
         return rc;
     }
     if (!EVP_PKEY_is_a(pkey, "RSA")) {
-        int rc = adbc_fail(ADBC_EKEY, "key file %s holds a %s key; adb keys are RSA", path,
+        int rc = core_fail(ADBC_EKEY, "key file %s holds a %s key; adb keys are RSA", path,
                            EVP_PKEY_get0_type_name(pkey));
         EVP_PKEY_free(pkey);
         return rc;
@@ -133,7 +133,7 @@ static int parse_pem(const char *path, const char *data, size_t len, EVP_PKEY **
     int bits = EVP_PKEY_get_bits(pkey);
     if (bits < MIN_BITS || bits > MAX_BITS) {
         EVP_PKEY_free(pkey);
-        return adbc_fail(ADBC_EKEY, "key file %s holds a %d-bit RSA key; %d to %d bits expected",
+        return core_fail(ADBC_EKEY, "key file %s holds a %d-bit RSA key; %d to %d bits expected",
                          path, bits, MIN_BITS, MAX_BITS);
     }
     /* A damaged file can still parse: sign a fixed digest and verify it
@@ -144,7 +144,7 @@ static int parse_pem(const char *path, const char *data, size_t len, EVP_PKEY **
     if (!ok) {
         EVP_PKEY_free(pkey);
         ERR_clear_error();
-        return adbc_fail(ADBC_EKEY,
+        return core_fail(ADBC_EKEY,
                          "key file %s holds an inconsistent RSA key (damaged?): regenerate it",
                          path);
     }
@@ -155,23 +155,23 @@ static int parse_pem(const char *path, const char *data, size_t len, EVP_PKEY **
 int adbc_key_load(adbc_key **out, const char *path, int allow_insecure)
 {
     if (!out)
-        return adbc_fail(ADBC_EINVAL, "adbc_key_load: out is NULL");
+        return core_fail(ADBC_EINVAL, "adbc_key_load: out is NULL");
     *out = NULL;
     if (!path || !*path)
-        return adbc_fail(ADBC_EINVAL, "adbc_key_load: empty key path");
+        return core_fail(ADBC_EINVAL, "adbc_key_load: empty key path");
 
     char *data;
     size_t len;
     unsigned mode;
-    int rc = adbc_auth_read_file(path, "key file", MAX_KEY_FILE, &data, &len, &mode);
+    int rc = auth_read_file(path, "key file", MAX_KEY_FILE, &data, &len, &mode);
     if (rc == ADBC_EFORMAT)
-        return adbc_fail_keep(ADBC_EKEY);
+        return core_fail_keep(ADBC_EKEY);
     if (rc)
         return rc;
     if (!allow_insecure && (mode & 077)) {
         OPENSSL_cleanse(data, len);
-        adbc_free(data);
-        return adbc_fail(ADBC_EPERM,
+        core_free(data);
+        return core_fail(ADBC_EPERM,
                          "key file %s is accessible by other users (mode %04o): run "
                          "`chmod 600 %s`",
                          path, mode, path);
@@ -180,7 +180,7 @@ int adbc_key_load(adbc_key **out, const char *path, int allow_insecure)
     EVP_PKEY *pkey;
     rc = parse_pem(path, data, len, &pkey);
     OPENSSL_cleanse(data, len);
-    adbc_free(data);
+    core_free(data);
     if (rc)
         return rc;
     return key_wrap(out, pkey, path);
@@ -188,13 +188,13 @@ int adbc_key_load(adbc_key **out, const char *path, int allow_insecure)
 
 int adbc_key_save(const adbc_key *key, const char *path)
 {
-    return adbc_key_save_ex(key, path, 1);
+    return key_save_ex(key, path, 1);
 }
 
-int adbc_key_save_ex(const adbc_key *key, const char *path, int replace)
+int key_save_ex(const adbc_key *key, const char *path, int replace)
 {
     if (!key || !key->pkey || !path || !*path)
-        return adbc_fail(ADBC_EINVAL, "adbc_key_save: key and path are required");
+        return core_fail(ADBC_EINVAL, "adbc_key_save: key and path are required");
 
     /* The public line first: it fails for keys adb cannot use, before any
      * file is touched. */
@@ -204,31 +204,31 @@ int adbc_key_save_ex(const adbc_key *key, const char *path, int replace)
         return rc;
 
     size_t plen = strlen(path);
-    char *pub_path = adbc_malloc(plen + sizeof ".pub");
+    char *pub_path = core_malloc(plen + sizeof ".pub");
     /* A secure-memory BIO wipes the PEM text when freed. */
     BIO *bio = BIO_new(BIO_s_secmem());
     if (!pub_path || !bio) {
-        rc = adbc_fail(ADBC_ENOMEM, "out of memory saving key %s", path);
+        rc = core_fail(ADBC_ENOMEM, "out of memory saving key %s", path);
         goto out;
     }
     memcpy(pub_path, path, plen);
     memcpy(pub_path + plen, ".pub", sizeof ".pub");
 
     if (!PEM_write_bio_PrivateKey(bio, key->pkey, NULL, NULL, 0, NULL, NULL)) {
-        rc = adbc_fail(ADBC_EKEY, "cannot encode the private key as PEM: %s", ssl_reason());
+        rc = core_fail(ADBC_EKEY, "cannot encode the private key as PEM: %s", ssl_reason());
         goto out;
     }
     char *pem;
     long pem_len = BIO_get_mem_data(bio, &pem);
-    rc = adbc_auth_write_file_atomic(path, pem, (size_t)pem_len, 0600, replace);
+    rc = auth_write_file_atomic(path, pem, (size_t)pem_len, 0600, replace);
     if (rc)
         goto out;
     /* Like adb: the line alone, no trailing newline or NUL. */
-    rc = adbc_auth_write_file_atomic(pub_path, line, strlen(line), 0644, 1);
+    rc = auth_write_file_atomic(pub_path, line, strlen(line), 0644, 1);
 out:
     BIO_free(bio);
-    adbc_free(pub_path);
-    adbc_free(line);
+    core_free(pub_path);
+    core_free(line);
     ERR_clear_error();
     return rc;
 }
@@ -237,9 +237,9 @@ int adbc_key_sign_token(const adbc_key *key, const uint8_t *token, size_t token_
                         uint8_t *sig, size_t *sig_len)
 {
     if (!key || !key->pkey || !token || !sig || !sig_len)
-        return adbc_fail(ADBC_EINVAL, "adbc_key_sign_token: NULL argument");
+        return core_fail(ADBC_EINVAL, "adbc_key_sign_token: NULL argument");
     if (token_len != ADBC_AUTH_TOKEN_SIZE)
-        return adbc_fail(ADBC_EINVAL,
+        return core_fail(ADBC_EINVAL,
                          "AUTH token is %zu bytes; adb tokens are %d (a SHA-1 digest)",
                          token_len, ADBC_AUTH_TOKEN_SIZE);
 
@@ -255,7 +255,7 @@ int adbc_key_sign_token(const adbc_key *key, const uint8_t *token, size_t token_
         EVP_PKEY_CTX_set_signature_md(ctx, EVP_sha1()) <= 0 ||
         EVP_PKEY_sign(ctx, NULL, &len, token, token_len) <= 0 || len > ADBC_AUTH_MAX_SIG ||
         EVP_PKEY_sign(ctx, sig, &len, token, token_len) <= 0) {
-        rc = adbc_fail(ADBC_EKEY, "signing the AUTH token failed: %s", ssl_reason());
+        rc = core_fail(ADBC_EKEY, "signing the AUTH token failed: %s", ssl_reason());
     } else {
         *sig_len = len;
     }
@@ -274,6 +274,6 @@ void adbc_key_free(adbc_key *key)
     if (!key)
         return;
     EVP_PKEY_free(key->pkey);
-    adbc_free(key->path);
-    adbc_free(key);
+    core_free(key->path);
+    core_free(key);
 }

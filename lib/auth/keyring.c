@@ -14,10 +14,10 @@ struct adbc_keyring {
 int adbc_keyring_new(adbc_keyring **out)
 {
     if (!out)
-        return adbc_fail(ADBC_EINVAL, "adbc_keyring_new: out is NULL");
-    *out = adbc_calloc(1, sizeof **out);
+        return core_fail(ADBC_EINVAL, "adbc_keyring_new: out is NULL");
+    *out = core_calloc(1, sizeof **out);
     if (!*out)
-        return adbc_fail(ADBC_ENOMEM, "out of memory creating a keyring");
+        return core_fail(ADBC_ENOMEM, "out of memory creating a keyring");
     return 0;
 }
 
@@ -28,9 +28,9 @@ static int reserve(adbc_keyring *ring, size_t extra)
     size_t cap = ring->cap ? ring->cap : 4;
     while (cap < ring->count + extra)
         cap *= 2;
-    adbc_key **keys = adbc_realloc(ring->keys, cap * sizeof *keys);
+    adbc_key **keys = core_realloc(ring->keys, cap * sizeof *keys);
     if (!keys)
-        return adbc_fail(ADBC_ENOMEM, "out of memory growing a keyring");
+        return core_fail(ADBC_ENOMEM, "out of memory growing a keyring");
     ring->keys = keys;
     ring->cap = cap;
     return 0;
@@ -39,7 +39,7 @@ static int reserve(adbc_keyring *ring, size_t extra)
 static int contains(const adbc_keyring *ring, const adbc_key *key)
 {
     for (size_t i = 0; i < ring->count; i++)
-        if (adbc_key_same_public(ring->keys[i]->pkey, key->pkey))
+        if (key_same_public(ring->keys[i]->pkey, key->pkey))
             return 1;
     return 0;
 }
@@ -48,7 +48,7 @@ int adbc_keyring_add(adbc_keyring *ring, adbc_key *key)
 {
     if (!ring || !key || !key->pkey) {
         adbc_key_free(key);
-        return adbc_fail(ADBC_EINVAL, "adbc_keyring_add: ring and key are required");
+        return core_fail(ADBC_EINVAL, "adbc_keyring_add: ring and key are required");
     }
     if (contains(ring, key)) {
         adbc_key_free(key);
@@ -65,7 +65,7 @@ int adbc_keyring_add(adbc_keyring *ring, adbc_key *key)
 
 /* Move every key of src to the end of dst (dropping duplicates); cannot fail
  * once reserve() has succeeded, so dst never ends up half-merged. */
-int adbc_keyring_merge(adbc_keyring *dst, adbc_keyring *src)
+int keyring_merge(adbc_keyring *dst, adbc_keyring *src)
 {
     int rc = reserve(dst, src->count);
     if (rc)
@@ -98,6 +98,6 @@ void adbc_keyring_free(adbc_keyring *ring)
         return;
     for (size_t i = 0; i < ring->count; i++)
         adbc_key_free(ring->keys[i]);
-    adbc_free(ring->keys);
-    adbc_free(ring);
+    core_free(ring->keys);
+    core_free(ring);
 }

@@ -20,7 +20,7 @@
  * the oldest devices take at most 4096 bytes of payload. */
 #define MAX_COMMENT 1024
 
-void adbc_auth_user_host(char *buf, size_t size)
+void auth_user_host(char *buf, size_t size)
 {
     char host[256] = "", login[256] = "", pwbuf[4096];
     /* The reentrant calls, since keys may be used from several threads.
@@ -59,39 +59,39 @@ void adbc_auth_user_host(char *buf, size_t size)
 int adbc_key_public_line(const adbc_key *key, const char *comment, char **out)
 {
     if (!out)
-        return adbc_fail(ADBC_EINVAL, "adbc_key_public_line: out is NULL");
+        return core_fail(ADBC_EINVAL, "adbc_key_public_line: out is NULL");
     *out = NULL;
     if (!key || !key->pkey)
-        return adbc_fail(ADBC_EINVAL, "adbc_key_public_line: key is NULL");
+        return core_fail(ADBC_EINVAL, "adbc_key_public_line: key is NULL");
 
     char who[600];
     if (!comment) {
-        adbc_auth_user_host(who, sizeof who);
+        auth_user_host(who, sizeof who);
         comment = who;
     } else {
         size_t clen = strlen(comment);
         if (clen > MAX_COMMENT)
-            return adbc_fail(ADBC_EINVAL,
+            return core_fail(ADBC_EINVAL,
                              "public key comment is %zu bytes; at most %d are allowed", clen,
                              MAX_COMMENT);
         for (const char *p = comment; *p; p++)
             if ((unsigned char)*p < 0x20 || *p == 0x7f)
-                return adbc_fail(ADBC_EINVAL,
+                return core_fail(ADBC_EINVAL,
                                  "public key comment contains a control character "
                                  "(newline?): use printable text");
     }
 
     uint8_t raw[ADBC_PUBKEY_SIZE];
-    int rc = adbc_pubkey_encode(key->pkey, raw);
+    int rc = pubkey_encode(key->pkey, raw);
     if (rc)
         return rc;
 
     size_t clen = strlen(comment);
     size_t len = ADBC_PUBKEY_B64_LEN + (clen ? 1 + clen : 0);
-    char *line = adbc_malloc(len + 1);
+    char *line = core_malloc(len + 1);
     if (!line)
-        return adbc_fail(ADBC_ENOMEM, "out of memory building the public key line");
-    adbc_b64_encode(raw, sizeof raw, line);
+        return core_fail(ADBC_ENOMEM, "out of memory building the public key line");
+    b64_encode(raw, sizeof raw, line);
     if (clen) {
         line[ADBC_PUBKEY_B64_LEN] = ' ';
         memcpy(line + ADBC_PUBKEY_B64_LEN + 1, comment, clen + 1);

@@ -42,7 +42,7 @@ static int load_dir(adbc_keyring *ring, const char *dir)
 {
     DIR *d = opendir(dir);
     if (!d)
-        return adbc_fail(errno == EACCES ? ADBC_EPERM : ADBC_EIO,
+        return core_fail(errno == EACCES ? ADBC_EPERM : ADBC_EIO,
                          "cannot list vendor key directory %s: %s", dir, strerror(errno));
     char **names = NULL;
     size_t count = 0, cap = 0;
@@ -53,16 +53,16 @@ static int load_dir(adbc_keyring *ring, const char *dir)
             continue;
         if (count == cap) {
             size_t ncap = cap ? cap * 2 : 8;
-            char **n = adbc_realloc(names, ncap * sizeof *n);
+            char **n = core_realloc(names, ncap * sizeof *n);
             if (!n) {
-                rc = adbc_fail(ADBC_ENOMEM, "out of memory listing %s", dir);
+                rc = core_fail(ADBC_ENOMEM, "out of memory listing %s", dir);
                 break;
             }
             names = n;
             cap = ncap;
         }
-        if (!(names[count] = adbc_strdup(e->d_name))) {
-            rc = adbc_fail(ADBC_ENOMEM, "out of memory listing %s", dir);
+        if (!(names[count] = core_strdup(e->d_name))) {
+            rc = core_fail(ADBC_ENOMEM, "out of memory listing %s", dir);
             break;
         }
         count++;
@@ -73,20 +73,20 @@ static int load_dir(adbc_keyring *ring, const char *dir)
 
     size_t dlen = strlen(dir);
     for (size_t i = 0; i < count && !rc; i++) {
-        char *path = adbc_malloc(dlen + 1 + strlen(names[i]) + 1);
+        char *path = core_malloc(dlen + 1 + strlen(names[i]) + 1);
         if (!path) {
-            rc = adbc_fail(ADBC_ENOMEM, "out of memory listing %s", dir);
+            rc = core_fail(ADBC_ENOMEM, "out of memory listing %s", dir);
             break;
         }
         memcpy(path, dir, dlen);
         path[dlen] = '/';
         strcpy(path + dlen + 1, names[i]);
         rc = load_into(ring, path);
-        adbc_free(path);
+        core_free(path);
     }
     for (size_t i = 0; i < count; i++)
-        adbc_free(names[i]);
-    adbc_free(names);
+        core_free(names[i]);
+    core_free(names);
     return rc;
 }
 
@@ -95,22 +95,22 @@ static int load_entry(adbc_keyring *ring, const char *path)
     struct stat st;
     if (stat(path, &st) != 0) {
         if (errno == ENOENT || errno == ENOTDIR)
-            return adbc_fail(ADBC_ENOTFOUND,
+            return core_fail(ADBC_ENOTFOUND,
                              "vendor key %s does not exist: fix ADB_VENDOR_KEYS", path);
-        return adbc_fail(errno == EACCES ? ADBC_EPERM : ADBC_EIO, "cannot stat vendor key %s: %s",
+        return core_fail(errno == EACCES ? ADBC_EPERM : ADBC_EIO, "cannot stat vendor key %s: %s",
                          path, strerror(errno));
     }
     if (S_ISDIR(st.st_mode))
         return load_dir(ring, path);
     if (S_ISREG(st.st_mode))
         return load_into(ring, path);
-    return adbc_fail(ADBC_EKEY, "vendor key %s is neither a file nor a directory", path);
+    return core_fail(ADBC_EKEY, "vendor key %s is neither a file nor a directory", path);
 }
 
 int adbc_keyring_add_vendor_keys(adbc_keyring *ring, const char *spec)
 {
     if (!ring || !spec)
-        return adbc_fail(ADBC_EINVAL, "adbc_keyring_add_vendor_keys: ring and spec are required");
+        return core_fail(ADBC_EINVAL, "adbc_keyring_add_vendor_keys: ring and spec are required");
 
     /* Collect into a scratch ring so a failure leaves `ring` untouched. */
     adbc_keyring *tmp;
@@ -122,17 +122,17 @@ int adbc_keyring_add_vendor_keys(adbc_keyring *ring, const char *spec)
         const char *end = strchr(p, ':');
         size_t n = end ? (size_t)(end - p) : strlen(p);
         if (n) {
-            char *path = adbc_strndup(p, n);
+            char *path = core_strndup(p, n);
             rc = path ? load_entry(tmp, path)
-                      : adbc_fail(ADBC_ENOMEM, "out of memory reading ADB_VENDOR_KEYS");
-            adbc_free(path);
+                      : core_fail(ADBC_ENOMEM, "out of memory reading ADB_VENDOR_KEYS");
+            core_free(path);
         }
         if (!end)
             break;
         p = end + 1;
     }
     if (!rc)
-        rc = adbc_keyring_merge(ring, tmp);
+        rc = keyring_merge(ring, tmp);
     adbc_keyring_free(tmp);
     return rc;
 }

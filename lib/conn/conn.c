@@ -17,10 +17,10 @@ void adbc_conn_opts_init_sized(adbc_conn_opts *out, size_t size)
     o->connect_timeout_ms = 10000;
     o->auth_timeout_ms = 60000;
     o->io_timeout_ms = 30000;
-    adbc_abi_give(out, size, &d, sizeof d);
+    core_abi_give(out, size, &d, sizeof d);
 }
 
-void adbc_conn_set_error(adbc_conn *c, int code, const char *msg)
+void conn_set_error(adbc_conn *c, int code, const char *msg)
 {
     if (c->status == 0) {
         c->status = code;
@@ -30,19 +30,19 @@ void adbc_conn_set_error(adbc_conn *c, int code, const char *msg)
     pthread_cond_broadcast(&c->send_cond);
 }
 
-int adbc_conn_raise(adbc_conn *c)
+int conn_raise(adbc_conn *c)
 {
-    return adbc_fail(c->status ? c->status : ADBC_EIO, "%s", c->errmsg);
+    return core_fail(c->status ? c->status : ADBC_EIO, "%s", c->errmsg);
 }
 
 static int handshake(adbc_conn *c)
 {
-    int64_t deadline = adbc_deadline(c->opts.connect_timeout_ms);
+    int64_t deadline = core_deadline(c->opts.connect_timeout_ms);
     int rc = 0;
     pthread_mutex_lock(&c->mu);
     while (rc == 0) {
         if (c->status) {
-            rc = adbc_conn_raise(c);
+            rc = conn_raise(c);
             break;
         }
         adbc_session_state st = adbc_session_state_get(c->s);
@@ -50,7 +50,7 @@ static int handshake(adbc_conn *c)
          * loop sees the prompt state: the prompt still happened. */
         if ((st == ADBC_SESSION_AUTH_PROMPT || c->prompt_seen) && !c->prompted) {
             c->prompted = 1;
-            deadline = adbc_deadline(c->opts.auth_timeout_ms);
+            deadline = core_deadline(c->opts.auth_timeout_ms);
             if (c->opts.on_auth_prompt) {
                 pthread_mutex_unlock(&c->mu);
                 c->opts.on_auth_prompt(c->opts.user,
@@ -62,15 +62,15 @@ static int handshake(adbc_conn *c)
         }
         if (st == ADBC_SESSION_ONLINE)
             break;
-        if (adbc_conn_wait(c, &c->cond, deadline) == ADBC_ETIMEDOUT) {
+        if (conn_wait(c, &c->cond, deadline) == ADBC_ETIMEDOUT) {
             if (c->prompted)
-                rc = adbc_fail(ADBC_EUNAUTHORIZED,
+                rc = core_fail(ADBC_EUNAUTHORIZED,
                                "device unauthorized: nobody accepted the \"Allow USB debugging?\" "
                                "prompt on the device within %d ms; accept it (tick \"Always "
                                "allow\") and retry",
                                c->opts.auth_timeout_ms);
             else if (c->stls && adbc_session_peer(c->s) == NULL)
-                rc = adbc_fail(ADBC_ETIMEDOUT,
+                rc = core_fail(ADBC_ETIMEDOUT,
                                "%s: the device asked for TLS (STLS: wireless debugging) and then "
                                "%s within %d ms: it may be stuck, or not adbd",
                                c->t->desc,
@@ -80,12 +80,12 @@ static int handshake(adbc_conn *c)
                                c->opts.connect_timeout_ms);
             else if (adbc_session_peer(c->s) == NULL && c->keys &&
                      adbc_keyring_count(c->keys) > 0 && c->s && adbc_session_send_queued(c->s) == 0)
-                rc = adbc_fail(ADBC_ETIMEDOUT,
+                rc = core_fail(ADBC_ETIMEDOUT,
                                "%s: no answer to the ADB handshake within %d ms: the device is "
                                "offline or this is not an adbd port",
                                c->t->desc, c->opts.connect_timeout_ms);
             else
-                rc = adbc_fail(ADBC_ETIMEDOUT, "%s: ADB handshake timed out after %d ms",
+                rc = core_fail(ADBC_ETIMEDOUT, "%s: ADB handshake timed out after %d ms",
                                c->t->desc, c->opts.connect_timeout_ms);
         }
     }
@@ -96,27 +96,27 @@ static int handshake(adbc_conn *c)
 int adbc_conn_open(adbc_conn **out, adbc_transport *t, const adbc_conn_opts *opts)
 {
     *out = NULL;
-    adbc_conn *c = adbc_calloc(1, sizeof *c);
+    adbc_conn *c = core_calloc(1, sizeof *c);
     if (!c) {
         adbc_transport_free(t);
-        return adbc_fail(ADBC_ENOMEM, "out of memory creating a connection");
+        return core_fail(ADBC_ENOMEM, "out of memory creating a connection");
     }
     adbc_conn_opts_init(&c->opts);
-    if (adbc_abi_take(&c->opts, sizeof c->opts, opts, "adbc_conn_opts") < 0 ||
+    if (core_abi_take(&c->opts, sizeof c->opts, opts, "adbc_conn_opts") < 0 ||
         (t && t->size != sizeof *t &&
-         adbc_fail(ADBC_EINVAL, "adbc_transport.size is %zu, not %zu: set it to sizeof(adbc_transport)",
+         core_fail(ADBC_EINVAL, "adbc_transport.size is %zu, not %zu: set it to sizeof(adbc_transport)",
                    t->size, sizeof *t) < 0) ||
         (t && t->ops && t->ops->size < sizeof(size_t) + sizeof(void *) * 5 &&
-         adbc_fail(ADBC_EINVAL, "adbc_transport_ops.size is %zu: set it to sizeof(adbc_transport_ops)",
+         core_fail(ADBC_EINVAL, "adbc_transport_ops.size is %zu: set it to sizeof(adbc_transport_ops)",
                    t->ops->size) < 0)) {
-        adbc_free(c);
+        core_free(c);
         adbc_transport_free(t);
         return ADBC_EINVAL;
     }
     if (c->opts.io_timeout_ms == 0)
         c->opts.io_timeout_ms = 30000;
     c->t = t;
-    c->try_write = adbc_transport_can_try_write(t);
+    c->try_write = transport_can_try_write(t);
     pthread_mutex_init(&c->mu, NULL);
     pthread_cond_init(&c->cond, NULL);
     pthread_cond_init(&c->send_cond, NULL);
@@ -131,7 +131,7 @@ int adbc_conn_open(adbc_conn **out, adbc_transport *t, const adbc_conn_opts *opt
     if (c->opts.window)
         cfg.window = c->opts.window;
     cfg.send_ahead = c->opts.send_ahead;
-    rc = adbc_session_new(&c->s, &cfg, &adbc_conn_callbacks, c);
+    rc = adbc_session_new(&c->s, &cfg, &conn_callbacks, c);
     if (rc < 0)
         goto fail;
     /* CNXN goes out before the default key is loaded (a file read, PEM
@@ -140,20 +140,20 @@ int adbc_conn_open(adbc_conn **out, adbc_transport *t, const adbc_conn_opts *opt
      * device's input back (keys_loading): an AUTH waits for the key, never
      * the other way round. */
     c->keys_loading = !c->keys;
-    if (pthread_create(&c->reader, NULL, adbc_conn_reader_main, c) != 0) {
-        rc = adbc_fail(ADBC_ENOMEM, "cannot start the connection's reader thread");
+    if (pthread_create(&c->reader, NULL, conn_reader_main, c) != 0) {
+        rc = core_fail(ADBC_ENOMEM, "cannot start the connection's reader thread");
         goto fail;
     }
     c->threads = 1;
-    if (pthread_create(&c->writer, NULL, adbc_conn_writer_main, c) != 0) {
-        rc = adbc_fail(ADBC_ENOMEM, "cannot start the connection's writer thread");
+    if (pthread_create(&c->writer, NULL, conn_writer_main, c) != 0) {
+        rc = core_fail(ADBC_ENOMEM, "cannot start the connection's writer thread");
         goto fail;
     }
     c->threads = 2;
     pthread_mutex_lock(&c->mu);
     rc = adbc_session_start(c->s);
     if (rc == 0)
-        adbc_conn_kick(c);
+        conn_kick(c);
     pthread_mutex_unlock(&c->mu);
     if (rc == 0 && c->keys_loading) {
         adbc_keyring *keys = NULL;
@@ -174,7 +174,7 @@ int adbc_conn_open(adbc_conn **out, adbc_transport *t, const adbc_conn_opts *opt
     return 0;
 fail:
     adbc_conn_close(c);
-    return adbc_fail_keep(rc);
+    return core_fail_keep(rc);
 }
 
 int adbc_connect(adbc_conn **out, const char *addr, const adbc_conn_opts *opts)
@@ -212,21 +212,21 @@ void adbc_conn_close(adbc_conn *c)
         c->streams[i]->c = NULL; /* handles still held by the caller are orphaned */
     }
     for (size_t i = 0; i < c->npending; i++) { /* never handed out: ours to free */
-        adbc_free(c->pending[i]->service);
-        adbc_free(c->pending[i]->buf);
-        adbc_free(c->pending[i]->out);
-        adbc_free(c->pending[i]);
+        core_free(c->pending[i]->service);
+        core_free(c->pending[i]->buf);
+        core_free(c->pending[i]->out);
+        core_free(c->pending[i]);
     }
-    adbc_free(c->streams);
+    core_free(c->streams);
     adbc_session_free(c->s);
     adbc_transport_free(c->t);
     if (c->own_keys)
         adbc_keyring_free(c->keys);
-    adbc_free(c->pubkey);
+    core_free(c->pubkey);
     pthread_cond_destroy(&c->cond);
     pthread_cond_destroy(&c->send_cond);
     pthread_mutex_destroy(&c->mu);
-    adbc_free(c);
+    core_free(c);
 }
 
 const adbc_banner *adbc_conn_banner(const adbc_conn *c)

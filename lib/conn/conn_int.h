@@ -23,7 +23,7 @@
  * round trip later: the reader then wakes the stream's reader only once
  * this much is buffered, or a shorter packet comes, or at the latest
  * ADBC_CONN_WAKE_MS after the first packet it did not wake for (plain TCP
- * only, whose transport has a read alarm: adbc_transport_fd_alarm). */
+ * only, whose transport has a read alarm: transport_fd_alarm). */
 #define ADBC_CONN_WAKE_BATCH (64 * 1024)
 #define ADBC_CONN_WAKE_MS 1
 
@@ -45,13 +45,13 @@ struct adbc_stream {
     uint8_t *out;
     size_t out_cap, out_head, out_len;
     size_t room_want; /* a caller waits for this much room (0: nobody) */
-    /* adbc_stream_read_to lent buf[head .. head+len) to a sink outside the
+    /* conn_stream_read_to lent buf[head .. head+len) to a sink outside the
      * lock: new data may only be appended behind it; a buffer that must
      * grow is copied, and the lent one kept in `lent_old` until it is
      * given back. */
     int lent;
     uint8_t *lent_old;
-    /* adbc_stream_set_sink: data that arrives while nothing is buffered
+    /* conn_stream_set_sink: data that arrives while nothing is buffered
      * goes to the sink from the reader thread at once (no copy, no
      * wake-up); what the sink does not take is buffered as usual. */
     long (*sink)(void *user, const uint8_t *p, size_t n);
@@ -104,12 +104,12 @@ struct adbc_conn {
 
 /* Read everything buffered on the stream (waiting as adbc_stream_read
  * does) without copying it when there is much: *buf, of *cap bytes and
- * allocated with adbc_malloc, is handed to the stream for its next data and
+ * allocated with core_malloc, is handed to the stream for its next data and
  * the stream's own buffer comes back in its place, with *cap updated. The
  * bytes read are (*buf)[*off .. *off + n) for a return of n > 0; 0 is the
  * stream's clean end and a negative value an error, as for
  * adbc_stream_read. The caller owns and frees whatever *buf holds. */
-ssize_t adbc_stream_read_swap(adbc_stream *st, uint8_t **buf, size_t *cap, size_t *off,
+ssize_t conn_stream_read_swap(adbc_stream *st, uint8_t **buf, size_t *cap, size_t *off,
                               int timeout_ms);
 
 /* Hand what the stream holds to sink(user, p, n) without copying it: p
@@ -118,7 +118,7 @@ ssize_t adbc_stream_read_swap(adbc_stream *st, uint8_t **buf, size_t *cap, size_
  * Waits as adbc_stream_read does. Returns the bytes taken (possibly 0),
  * 0 at the stream's clean end too (*ended = 1), or a negative error (the
  * sink's or the stream's). One reader per stream at a time. */
-ssize_t adbc_stream_read_to(adbc_stream *st, long (*sink)(void *user, const uint8_t *p, size_t n),
+ssize_t conn_stream_read_to(adbc_stream *st, long (*sink)(void *user, const uint8_t *p, size_t n),
                             void *user, int *ended, int timeout_ms);
 
 /* Let the connection's reader thread hand arriving data straight to sink
@@ -128,73 +128,73 @@ ssize_t adbc_stream_read_to(adbc_stream *st, long (*sink)(void *user, const uint
  * After this returns with NULL the sink is never called again. The sink
  * returns bytes taken or a negative value (the data is then buffered and
  * left to the stream's reader). */
-void adbc_stream_set_sink(adbc_stream *st, long (*sink)(void *user, const uint8_t *p, size_t n),
+void conn_stream_set_sink(adbc_stream *st, long (*sink)(void *user, const uint8_t *p, size_t n),
                           void *user);
 
 /* Queue what flow control allows of buf now, waiting up to timeout_ms for
  * room: the number of bytes taken (> 0), or an error (ADBC_ETIMEDOUT when
  * nothing could be taken in time; the stream stays usable). */
-long adbc_stream_write_some(adbc_stream *st, const void *buf, size_t len, int timeout_ms);
+long conn_stream_write_some(adbc_stream *st, const void *buf, size_t len, int timeout_ms);
 
 /* Lock held: end the connection with an error (first one wins). */
-void adbc_conn_set_error(adbc_conn *c, int code, const char *msg);
+void conn_set_error(adbc_conn *c, int code, const char *msg);
 
 /* Lock held: raise the connection's error in the calling thread. */
-int adbc_conn_raise(adbc_conn *c);
+int conn_raise(adbc_conn *c);
 
 /* Raise ADBC_ECANCELED for an interrupted call (interrupt.c). */
-int adbc_conn_cancelled(void);
+int conn_cancelled(void);
 
 /* Lock held: the output queue grew. Send it from the calling thread as far
  * as the transport takes it without blocking (nothing to do when another
  * thread is sending: it sends this too); what is left goes to the writer
  * thread. The lock is released during the write. */
-void adbc_conn_kick(adbc_conn *c);
+void conn_kick(adbc_conn *c);
 
 /* Lock held: wait on cv until deadline (< 0: forever); ADBC_ETIMEDOUT when
  * it has passed. */
-int adbc_conn_wait(adbc_conn *c, pthread_cond_t *cv, int64_t deadline);
+int conn_wait(adbc_conn *c, pthread_cond_t *cv, int64_t deadline);
 
 /* Lock held: the stream with local id `id`, or NULL. */
-adbc_stream *adbc_conn_find_stream(adbc_conn *c, uint32_t id);
+adbc_stream *conn_find_stream(adbc_conn *c, uint32_t id);
 
 /* Lock held: room for one more stream handle in the table (ADBC_ENOMEM). */
-int adbc_conn_grow_streams(adbc_conn *c);
+int conn_grow_streams(adbc_conn *c);
 
 /* Lock held: bytes were sent; wake whoever waits for room or an empty queue. */
-void adbc_conn_sent(adbc_conn *c);
+void conn_sent(adbc_conn *c);
 
 /* Lock held: after a batch of input went through the engine, move each
  * stream's waiting bytes into windows that opened and acknowledge data
  * the streams can hold, then send the result from this thread. */
-void adbc_conn_after_input(adbc_conn *c);
+void conn_after_input(adbc_conn *c);
 
 /* Lock held: wake the readers of data whose wake-up was deferred. */
-void adbc_conn_wake_deferred(adbc_conn *c);
+void conn_wake_deferred(adbc_conn *c);
 
 /* Lock held: 1 while some stream's reader is still owed a deferred
  * wake-up. */
-int adbc_conn_deferred(adbc_conn *c);
+int conn_deferred(adbc_conn *c);
 
 /* Lock held: move the stream's waiting bytes into the engine as far as
  * its window allows. */
-void adbc_conn_pump(adbc_conn *c, adbc_stream *st);
+void conn_pump(adbc_conn *c, adbc_stream *st);
 
 /* Lock held: acknowledge the stream's received bytes that were read, and
  * without delayed_ack also the unread ones while it holds no more than
  * ADBC_CONN_READAHEAD. */
-void adbc_conn_ack(adbc_conn *c, adbc_stream *st);
+void conn_ack(adbc_conn *c, adbc_stream *st);
 
 /* The bound on a stream's bytes queued to send (window and queue). */
-size_t adbc_conn_high_water(adbc_conn *c);
+size_t conn_high_water(adbc_conn *c);
 /* Room for more of the stream's bytes under the high-water bound. */
-size_t adbc_conn_room(adbc_conn *c, adbc_stream *st);
+size_t conn_room(adbc_conn *c, adbc_stream *st);
 
 /* The engine's callbacks (events.c). */
-extern const adbc_session_callbacks adbc_conn_callbacks;
+extern const adbc_session_callbacks conn_callbacks;
 
 /* The reader and writer threads (io.c). */
-void *adbc_conn_reader_main(void *arg);
-void *adbc_conn_writer_main(void *arg);
+void *conn_reader_main(void *arg);
+void *conn_writer_main(void *arg);
 
 #endif

@@ -2,7 +2,7 @@
 /* What the engine's events do to a connection. The callbacks run inside
  * adbc_session_recv with the lock held and only record: data goes to the
  * stream's buffer, state changes wake waiting callers. Then, once per batch
- * of input, adbc_conn_after_input does the protocol's next step in the same
+ * of input, conn_after_input does the protocol's next step in the same
  * thread: a window that opened takes the stream's waiting bytes, received
  * data the stream can hold is acknowledged, and the packets this queued go
  * out at once. So a transfer's round trip (OKAY in, next WRTE out; WRTE in,
@@ -11,7 +11,7 @@
 
 #include <string.h>
 
-adbc_stream *adbc_conn_find_stream(adbc_conn *c, uint32_t id)
+adbc_stream *conn_find_stream(adbc_conn *c, uint32_t id)
 {
     for (size_t i = 0; i < c->nstreams; i++)
         if (c->streams[i]->id == id)
@@ -49,12 +49,12 @@ static void cb_prompt(void *user)
     pthread_cond_broadcast(&c->cond);
 }
 
-int adbc_conn_grow_streams(adbc_conn *c)
+int conn_grow_streams(adbc_conn *c)
 {
     if (c->nstreams < c->cap)
         return 0;
     size_t ncap = c->cap ? c->cap * 2 : 8;
-    adbc_stream **n = adbc_realloc(c->streams, ncap * sizeof *n);
+    adbc_stream **n = core_realloc(c->streams, ncap * sizeof *n);
     if (!n)
         return ADBC_ENOMEM;
     c->streams = n;
@@ -73,9 +73,9 @@ static int cb_open(void *user, uint32_t id, const char *service)
         return 1;
     if (c->opts.on_device_open(c->opts.device_open_user, service) != 1)
         return 1;
-    adbc_stream *st = adbc_calloc(1, sizeof *st);
-    if (!st || adbc_conn_grow_streams(c) < 0 || !(st->service = adbc_strdup(service))) {
-        adbc_free(st);
+    adbc_stream *st = core_calloc(1, sizeof *st);
+    if (!st || conn_grow_streams(c) < 0 || !(st->service = core_strdup(service))) {
+        core_free(st);
         return 1; /* out of memory: the device sees a refusal */
     }
     st->c = c;
@@ -90,7 +90,7 @@ static int cb_open(void *user, uint32_t id, const char *service)
 static void cb_ready(void *user, uint32_t id)
 {
     adbc_conn *c = user;
-    adbc_stream *st = adbc_conn_find_stream(c, id);
+    adbc_stream *st = conn_find_stream(c, id);
     if (st)
         st->ready = 1;
     pthread_cond_broadcast(&c->cond);
@@ -99,12 +99,12 @@ static void cb_ready(void *user, uint32_t id)
 static void cb_data(void *user, uint32_t id, const uint8_t *data, size_t len)
 {
     adbc_conn *c = user;
-    adbc_stream *st = adbc_conn_find_stream(c, id);
+    adbc_stream *st = conn_find_stream(c, id);
     if (!st)
         return;
     if (st->sink && st->len == 0) {
         /* Nothing waits before it: straight to the sink, acknowledged
-         * after this batch of input (adbc_conn_after_input). */
+         * after this batch of input (conn_after_input). */
         long k = st->sink(st->sink_user, data, len);
         if (k > 0) {
             data += k;
@@ -120,9 +120,9 @@ static void cb_data(void *user, uint32_t id, const uint8_t *data, size_t len)
         size_t ncap = st->cap ? st->cap : 64 * 1024;
         while (ncap < st->len + len)
             ncap *= 2;
-        uint8_t *nb = adbc_malloc(ncap);
+        uint8_t *nb = core_malloc(ncap);
         if (!nb) {
-            adbc_conn_set_error(c, ADBC_ENOMEM, "out of memory buffering stream data");
+            conn_set_error(c, ADBC_ENOMEM, "out of memory buffering stream data");
             return;
         }
         memcpy(nb, st->buf + st->head, st->len);
@@ -139,9 +139,9 @@ static void cb_data(void *user, uint32_t id, const uint8_t *data, size_t len)
             size_t ncap = st->cap ? st->cap : 64 * 1024;
             while (ncap < st->len + len)
                 ncap *= 2;
-            uint8_t *nb = adbc_realloc(st->buf, ncap);
+            uint8_t *nb = core_realloc(st->buf, ncap);
             if (!nb) {
-                adbc_conn_set_error(c, ADBC_ENOMEM, "out of memory buffering stream data");
+                conn_set_error(c, ADBC_ENOMEM, "out of memory buffering stream data");
                 return;
             }
             st->buf = nb;
@@ -161,7 +161,7 @@ static void cb_data(void *user, uint32_t id, const uint8_t *data, size_t len)
     pthread_cond_broadcast(&c->cond);
 }
 
-void adbc_conn_wake_deferred(adbc_conn *c)
+void conn_wake_deferred(adbc_conn *c)
 {
     if (!c->deferred)
         return;
@@ -175,7 +175,7 @@ void adbc_conn_wake_deferred(adbc_conn *c)
         pthread_cond_broadcast(&c->cond);
 }
 
-int adbc_conn_deferred(adbc_conn *c)
+int conn_deferred(adbc_conn *c)
 {
     if (!c->deferred)
         return 0;
@@ -188,8 +188,8 @@ int adbc_conn_deferred(adbc_conn *c)
 
 static void cb_writable(void *user, uint32_t id)
 {
-    /* adbc_conn_after_input moves waiting bytes into the window; a caller
-     * waits only for room, which sending makes (adbc_conn_sent). A stream
+    /* conn_after_input moves waiting bytes into the window; a caller
+     * waits only for room, which sending makes (conn_sent). A stream
      * that just became writable with nothing waiting needs no wake-up. */
     (void)user;
     (void)id;
@@ -198,7 +198,7 @@ static void cb_writable(void *user, uint32_t id)
 static void cb_closed(void *user, uint32_t id, int reason)
 {
     adbc_conn *c = user;
-    adbc_stream *st = adbc_conn_find_stream(c, id);
+    adbc_stream *st = conn_find_stream(c, id);
     if (st) {
         st->closed = 1;
         st->close_reason = reason;
@@ -212,7 +212,7 @@ static void cb_closed(void *user, uint32_t id, int reason)
     pthread_cond_broadcast(&c->cond);
 }
 
-const adbc_session_callbacks adbc_conn_callbacks = {
+const adbc_session_callbacks conn_callbacks = {
     .size = sizeof(adbc_session_callbacks),
     .auth_sign = cb_sign,
     .auth_public_key = cb_pubkey,
@@ -225,7 +225,7 @@ const adbc_session_callbacks adbc_conn_callbacks = {
     .on_closed = cb_closed,
 };
 
-size_t adbc_conn_high_water(adbc_conn *c)
+size_t conn_high_water(adbc_conn *c)
 {
     /* Two packets and 64 KiB, and at least 256 KiB: memory does not grow
      * with a transfer even when the device grants a huge window, a legacy
@@ -236,14 +236,14 @@ size_t adbc_conn_high_water(adbc_conn *c)
     return high_water > 256 * 1024 ? high_water : 256 * 1024;
 }
 
-size_t adbc_conn_room(adbc_conn *c, adbc_stream *st)
+size_t conn_room(adbc_conn *c, adbc_stream *st)
 {
-    size_t high_water = adbc_conn_high_water(c);
+    size_t high_water = conn_high_water(c);
     size_t used = adbc_session_send_queued(c->s) + st->out_len;
     return used < high_water ? high_water - used : 0;
 }
 
-void adbc_conn_pump(adbc_conn *c, adbc_stream *st)
+void conn_pump(adbc_conn *c, adbc_stream *st)
 {
     while (st->out_len > 0 && !st->closed && !c->status) {
         size_t w = adbc_session_writable(c->s, st->id);
@@ -252,7 +252,7 @@ void adbc_conn_pump(adbc_conn *c, adbc_stream *st)
         size_t n = st->out_len < w ? st->out_len : w;
         long k = adbc_session_write(c->s, st->id, st->out + st->out_head, n);
         if (k < 0) {
-            adbc_conn_set_error(c, (int)k, adbc_last_error());
+            conn_set_error(c, (int)k, adbc_last_error());
             return;
         }
         if (k == 0)
@@ -264,7 +264,7 @@ void adbc_conn_pump(adbc_conn *c, adbc_stream *st)
         st->out_head = 0;
 }
 
-void adbc_conn_ack(adbc_conn *c, adbc_stream *st)
+void conn_ack(adbc_conn *c, adbc_stream *st)
 {
     if (st->owed == 0 || st->closed)
         return;
@@ -283,17 +283,17 @@ void adbc_conn_ack(adbc_conn *c, adbc_stream *st)
      * then never reopen, so fail the connection instead of letting the
      * transfer stall until its timeout. */
     if (adbc_session_consume(c->s, st->id, n) < 0)
-        adbc_conn_set_error(c, ADBC_ENOMEM, "out of memory acknowledging received data");
+        conn_set_error(c, ADBC_ENOMEM, "out of memory acknowledging received data");
 }
 
-void adbc_conn_after_input(adbc_conn *c)
+void conn_after_input(adbc_conn *c)
 {
     for (size_t i = 0; i < c->nstreams && !c->status; i++) {
         adbc_stream *st = c->streams[i];
         if (st->out_len > 0)
-            adbc_conn_pump(c, st);
+            conn_pump(c, st);
         if (st->owed > 0)
-            adbc_conn_ack(c, st);
+            conn_ack(c, st);
     }
-    adbc_conn_kick(c);
+    conn_kick(c);
 }

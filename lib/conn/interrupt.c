@@ -31,8 +31,8 @@ int adbc_conn_interrupted(const adbc_conn *c)
     return c && c->interrupted;
 }
 
-int adbc_conn_cancelled(void)
+int conn_cancelled(void)
 {
-    return adbc_fail(ADBC_ECANCELED, "interrupted: the operation was cancelled before it "
+    return core_fail(ADBC_ECANCELED, "interrupted: the operation was cancelled before it "
                                      "finished");
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The connection's two threads. The reader feeds everything the transport
  * delivers into the engine and then does what that input calls for
- * (adbc_conn_after_input: next WRTEs, OKAYs, sent from this thread). It
+ * (conn_after_input: next WRTEs, OKAYs, sent from this thread). It
  * never waits for a consumer, so a stream nobody reads cannot stall the
  * others. The writer only sends what could not go out without blocking
  * (see send.c). */
@@ -26,14 +26,14 @@
 static void tls_upgrade(adbc_conn *c, const uint8_t *preread, size_t len)
 {
     c->stls = 1;
-    adbc_conn_kick(c);
-    int64_t deadline = adbc_deadline(c->opts.connect_timeout_ms);
+    conn_kick(c);
+    int64_t deadline = core_deadline(c->opts.connect_timeout_ms);
     /* Our STLS must be on the wire, and nobody else writing, while the
      * transport changes hands. */
     c->send_waiters++;
     while ((adbc_session_send_queued(c->s) > 0 || c->sending) && !c->status && !c->stopping)
-        if (adbc_conn_wait(c, &c->cond, deadline) == ADBC_ETIMEDOUT) {
-            adbc_conn_set_error(c, ADBC_ETIMEDOUT, "could not send STLS to the device");
+        if (conn_wait(c, &c->cond, deadline) == ADBC_ETIMEDOUT) {
+            conn_set_error(c, ADBC_ETIMEDOUT, "could not send STLS to the device");
             break;
         }
     c->send_waiters--;
@@ -47,30 +47,30 @@ static void tls_upgrade(adbc_conn *c, const uint8_t *preread, size_t len)
         snprintf(msg, sizeof msg, "%s", adbc_last_error());
     pthread_mutex_lock(&c->mu);
     if (rc < 0) {
-        adbc_conn_set_error(c, rc, msg);
+        conn_set_error(c, rc, msg);
         return;
     }
     c->t = t;
-    c->try_write = adbc_transport_can_try_write(t);
+    c->try_write = transport_can_try_write(t);
     rc = adbc_session_tls_done(c->s);
     if (rc < 0)
-        adbc_conn_set_error(c, rc, adbc_last_error());
+        conn_set_error(c, rc, adbc_last_error());
 }
 
-void *adbc_conn_reader_main(void *arg)
+void *conn_reader_main(void *arg)
 {
     adbc_conn *c = arg;
-    uint8_t *buf = adbc_malloc(READ_CHUNK);
+    uint8_t *buf = core_malloc(READ_CHUNK);
     if (!buf) {
         pthread_mutex_lock(&c->mu);
-        adbc_conn_set_error(c, ADBC_ENOMEM, "out of memory starting the connection reader");
+        conn_set_error(c, ADBC_ENOMEM, "out of memory starting the connection reader");
         pthread_mutex_unlock(&c->mu);
         return NULL;
     }
     pthread_mutex_lock(&c->mu);
     adbc_transport *t = c->t;
     pthread_mutex_unlock(&c->mu);
-    int alarm = 0; /* the transport's read alarm is set (adbc_transport_fd_alarm) */
+    int alarm = 0; /* the transport's read alarm is set (transport_fd_alarm) */
     for (;;) {
         int n = t->ops->read(t, buf, READ_CHUNK, -1);
         pthread_mutex_lock(&c->mu);
@@ -81,7 +81,7 @@ void *adbc_conn_reader_main(void *arg)
         if (n == ADBC_ETIMEDOUT && alarm) {
             /* Nothing completed the batch in time: wake its reader. */
             alarm = 0;
-            adbc_conn_wake_deferred(c);
+            conn_wake_deferred(c);
             pthread_mutex_unlock(&c->mu);
             continue;
         }
@@ -94,7 +94,7 @@ void *adbc_conn_reader_main(void *arg)
             else
                 snprintf(msg, sizeof msg, "%s: the connection ended (%s)", t->desc,
                          adbc_strerror(n));
-            adbc_conn_set_error(c, n, msg);
+            conn_set_error(c, n, msg);
             pthread_mutex_unlock(&c->mu);
             break;
         }
@@ -108,17 +108,17 @@ void *adbc_conn_reader_main(void *arg)
         }
         int rc = adbc_session_recv(c->s, buf, (size_t)n);
         if (rc < 0)
-            adbc_conn_set_error(c, rc, adbc_session_error(c->s));
+            conn_set_error(c, rc, adbc_session_error(c->s));
         else if (adbc_session_state_get(c->s) == ADBC_SESSION_TLS)
             tls_upgrade(c, buf + rc, (size_t)(n - rc));
         if (!c->status) {
             c->in_batch = 1;
-            adbc_conn_after_input(c);
+            conn_after_input(c);
             c->in_batch = 0;
         }
         int wake = c->wake_owed;
         c->wake_owed = 0;
-        int deferred = adbc_conn_deferred(c);
+        int deferred = conn_deferred(c);
         int stop = c->status != 0;
         if (c->t != t) {
             t = c->t; /* TLS now: no deferred wake-ups (they need a try_write transport) */
@@ -129,10 +129,10 @@ void *adbc_conn_reader_main(void *arg)
          * packet woke the reader, so no read of the batch pays for a timer
          * of its own. */
         if (deferred && !alarm && !stop) {
-            if (adbc_transport_fd_alarm(t, ADBC_CONN_WAKE_MS) == 0)
+            if (transport_fd_alarm(t, ADBC_CONN_WAKE_MS) == 0)
                 alarm = 1;
             else
-                adbc_conn_wake_deferred(c); /* no timer: do not defer */
+                conn_wake_deferred(c); /* no timer: do not defer */
         }
         pthread_mutex_unlock(&c->mu);
         if (wake) /* after the unlock: see in_batch */
@@ -140,11 +140,11 @@ void *adbc_conn_reader_main(void *arg)
         if (stop)
             break;
         if (!deferred && alarm) {
-            adbc_transport_fd_alarm(t, 0);
+            transport_fd_alarm(t, 0);
             alarm = 0;
         }
     }
-    adbc_free(buf);
+    core_free(buf);
     pthread_mutex_lock(&c->mu);
     t = c->t;
     pthread_mutex_unlock(&c->mu);
@@ -152,7 +152,7 @@ void *adbc_conn_reader_main(void *arg)
     return NULL;
 }
 
-void *adbc_conn_writer_main(void *arg)
+void *conn_writer_main(void *arg)
 {
     adbc_conn *c = arg;
     struct iovec iov[32];
@@ -190,11 +190,11 @@ void *adbc_conn_writer_main(void *arg)
         c->sending = 0;
         if (rc < 0) {
             if (!c->stopping)
-                adbc_conn_set_error(c, rc, msg);
+                conn_set_error(c, rc, msg);
             break;
         }
         adbc_session_sent(c->s, total);
-        adbc_conn_sent(c);
+        conn_sent(c);
         /* tls_upgrade may wait for the write side to be free */
         pthread_cond_broadcast(&c->cond);
     }

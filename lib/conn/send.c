@@ -15,13 +15,13 @@
 
 #define IOV_MAX_SEND 64
 
-int adbc_conn_wait(adbc_conn *c, pthread_cond_t *cv, int64_t deadline)
+int conn_wait(adbc_conn *c, pthread_cond_t *cv, int64_t deadline)
 {
     if (deadline < 0) {
         pthread_cond_wait(cv, &c->mu);
         return 0;
     }
-    int left = adbc_remaining(deadline);
+    int left = core_remaining(deadline);
     if (left == 0)
         return ADBC_ETIMEDOUT;
     struct timespec ts;
@@ -36,13 +36,13 @@ int adbc_conn_wait(adbc_conn *c, pthread_cond_t *cv, int64_t deadline)
     return 0;
 }
 
-void adbc_conn_sent(adbc_conn *c)
+void conn_sent(adbc_conn *c)
 {
     int empty = adbc_session_send_queued(c->s) == 0;
     int wake = c->send_waiters > 0 && empty;
     for (size_t i = 0; i < c->nstreams && !wake; i++) {
         adbc_stream *st = c->streams[i];
-        if (st->room_want > 0 && adbc_conn_room(c, st) >= st->room_want)
+        if (st->room_want > 0 && conn_room(c, st) >= st->room_want)
             wake = 1;
         if (st->draining && empty && st->out_len == 0)
             wake = 1;
@@ -53,7 +53,7 @@ void adbc_conn_sent(adbc_conn *c)
         pthread_cond_broadcast(&c->cond);
 }
 
-void adbc_conn_kick(adbc_conn *c)
+void conn_kick(adbc_conn *c)
 {
     if (c->sending || adbc_session_send_queued(c->s) == 0 || c->status || c->stopping)
         return;
@@ -72,14 +72,14 @@ void adbc_conn_kick(adbc_conn *c)
         /* The segments stay put while the lock is released: only the
          * sending thread takes packets off the queue. */
         pthread_mutex_unlock(&c->mu);
-        long w = adbc_transport_try_writev(t, iov, n);
+        long w = transport_try_writev(t, iov, n);
         char msg[512];
         if (w < 0)
             snprintf(msg, sizeof msg, "%s", adbc_last_error());
         pthread_mutex_lock(&c->mu);
         if (w < 0) {
             if (!c->stopping)
-                adbc_conn_set_error(c, (int)w, msg);
+                conn_set_error(c, (int)w, msg);
             break;
         }
         if (w == 0)
@@ -93,7 +93,7 @@ void adbc_conn_kick(adbc_conn *c)
     if (adbc_session_send_queued(c->s) > 0 && !c->status)
         pthread_cond_signal(&c->send_cond);
     if (progress)
-        adbc_conn_sent(c);
+        conn_sent(c);
     else if (c->send_waiters > 0) /* tls_upgrade waits for the write side */
         pthread_cond_broadcast(&c->cond);
 }

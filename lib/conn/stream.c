@@ -7,7 +7,7 @@
 
 #include <string.h>
 
-/* adbc_stream_read_swap trades buffers from this much buffered data on;
+/* conn_stream_read_swap trades buffers from this much buffered data on;
  * below it a copy costs less than the caller's buffer growing again. */
 #define STREAM_SWAP_MIN (64 * 1024)
 
@@ -15,34 +15,34 @@ int adbc_stream_open(adbc_stream **out, adbc_conn *c, const char *service, int t
 {
     *out = NULL;
     if (!c || !service || !*service)
-        return adbc_fail(ADBC_EINVAL, "adbc_stream_open: need a connection and a service name");
-    adbc_stream *st = adbc_calloc(1, sizeof *st);
+        return core_fail(ADBC_EINVAL, "adbc_stream_open: need a connection and a service name");
+    adbc_stream *st = core_calloc(1, sizeof *st);
     if (!st)
-        return adbc_fail(ADBC_ENOMEM, "out of memory opening a stream");
+        return core_fail(ADBC_ENOMEM, "out of memory opening a stream");
     st->c = c;
-    int64_t deadline = adbc_deadline(timeout_ms);
+    int64_t deadline = core_deadline(timeout_ms);
     pthread_mutex_lock(&c->mu);
     int rc;
     if (c->status) {
-        rc = adbc_conn_raise(c);
+        rc = conn_raise(c);
         goto out;
     }
-    if (adbc_conn_grow_streams(c) < 0 || !(st->service = adbc_strdup(service))) {
-        rc = adbc_fail(ADBC_ENOMEM, "out of memory opening a stream");
+    if (conn_grow_streams(c) < 0 || !(st->service = core_strdup(service))) {
+        rc = core_fail(ADBC_ENOMEM, "out of memory opening a stream");
         goto out;
     }
     rc = adbc_session_open(c->s, service, &st->id);
     if (rc < 0)
         goto out;
     c->streams[c->nstreams++] = st;
-    adbc_conn_kick(c);
+    conn_kick(c);
     while (!st->ready && !st->closed && !c->status) {
         if (c->interrupted) {
-            rc = adbc_conn_cancelled();
+            rc = conn_cancelled();
             break;
         }
-        if (adbc_conn_wait(c, &c->cond, deadline) == ADBC_ETIMEDOUT) {
-            rc = adbc_fail(ADBC_ETIMEDOUT,
+        if (conn_wait(c, &c->cond, deadline) == ADBC_ETIMEDOUT) {
+            rc = core_fail(ADBC_ETIMEDOUT,
                            "the device did not answer the request to open \"%.100s\" within %d "
                            "ms",
                            service, timeout_ms);
@@ -55,14 +55,14 @@ int adbc_stream_open(adbc_stream **out, adbc_conn *c, const char *service, int t
         return 0;
     }
     if (rc == 0 && st->closed)
-        rc = adbc_fail(ADBC_EREFUSED,
+        rc = core_fail(ADBC_EREFUSED,
                        "the device refused \"%.100s\": the service does not exist there or "
                        "failed to start",
                        service);
     else if (rc == 0)
-        rc = adbc_conn_raise(c);
+        rc = conn_raise(c);
     adbc_session_close_stream(c->s, st->id);
-    adbc_conn_kick(c);
+    conn_kick(c);
     for (size_t i = 0; i < c->nstreams; i++)
         if (c->streams[i] == st) {
             c->streams[i] = c->streams[--c->nstreams];
@@ -70,8 +70,8 @@ int adbc_stream_open(adbc_stream **out, adbc_conn *c, const char *service, int t
         }
 out:
     pthread_mutex_unlock(&c->mu);
-    adbc_free(st->service);
-    adbc_free(st);
+    core_free(st->service);
+    core_free(st);
     return rc;
 }
 
@@ -79,11 +79,11 @@ int adbc_conn_accept(adbc_conn *c, adbc_stream **out, int timeout_ms)
 {
     *out = NULL;
     if (!c)
-        return adbc_fail(ADBC_EINVAL, "adbc_conn_accept: no connection");
+        return core_fail(ADBC_EINVAL, "adbc_conn_accept: no connection");
     if (!c->opts.on_device_open)
-        return adbc_fail(ADBC_EINVAL, "adbc_conn_accept: the connection refuses device-opened "
+        return core_fail(ADBC_EINVAL, "adbc_conn_accept: the connection refuses device-opened "
                                       "streams (set on_device_open in its options)");
-    int64_t deadline = adbc_deadline(timeout_ms);
+    int64_t deadline = core_deadline(timeout_ms);
     int rc = 0;
     pthread_mutex_lock(&c->mu);
     for (;;) {
@@ -93,15 +93,15 @@ int adbc_conn_accept(adbc_conn *c, adbc_stream **out, int timeout_ms)
             break;
         }
         if (c->status) {
-            rc = adbc_conn_raise(c);
+            rc = conn_raise(c);
             break;
         }
         if (c->stopping) {
-            rc = adbc_fail(ADBC_ECLOSED, "the connection is closing");
+            rc = core_fail(ADBC_ECLOSED, "the connection is closing");
             break;
         }
-        if (adbc_conn_wait(c, &c->cond, deadline) == ADBC_ETIMEDOUT) {
-            rc = adbc_fail(ADBC_ETIMEDOUT, "the device opened no stream within %d ms",
+        if (conn_wait(c, &c->cond, deadline) == ADBC_ETIMEDOUT) {
+            rc = core_fail(ADBC_ETIMEDOUT, "the device opened no stream within %d ms",
                            timeout_ms);
             break;
         }
@@ -117,7 +117,7 @@ const char *adbc_stream_destination(const adbc_stream *st)
 
 static int orphaned(void)
 {
-    return adbc_fail(ADBC_ECLOSED, "the stream's connection was closed");
+    return core_fail(ADBC_ECLOSED, "the stream's connection was closed");
 }
 
 /* Lock held: wait until the stream has data (1), ended cleanly (0), or the
@@ -126,15 +126,15 @@ static int wait_readable(adbc_conn *c, adbc_stream *st, int64_t deadline, int ti
 {
     for (;;) {
         if (c->interrupted)
-            return adbc_conn_cancelled();
+            return conn_cancelled();
         if (st->len > 0)
             return 1;
         if (st->closed && !st->torn)
             return 0;
         if (c->status)
-            return adbc_conn_raise(c);
-        if (adbc_conn_wait(c, &c->cond, deadline) == ADBC_ETIMEDOUT)
-            return adbc_fail(ADBC_ETIMEDOUT, "no data from the device within %d ms", timeout_ms);
+            return conn_raise(c);
+        if (conn_wait(c, &c->cond, deadline) == ADBC_ETIMEDOUT)
+            return core_fail(ADBC_ETIMEDOUT, "no data from the device within %d ms", timeout_ms);
     }
 }
 
@@ -144,8 +144,8 @@ static int wait_readable(adbc_conn *c, adbc_stream *st, int64_t deadline, int ti
 static void taken(adbc_conn *c, adbc_stream *st)
 {
     st->unwoken = 0; /* its reader came for the data without a wake-up */
-    adbc_conn_ack(c, st);
-    adbc_conn_kick(c);
+    conn_ack(c, st);
+    conn_kick(c);
 }
 
 ssize_t adbc_stream_read(adbc_stream *st, void *buf, size_t len, int timeout_ms)
@@ -155,7 +155,7 @@ ssize_t adbc_stream_read(adbc_stream *st, void *buf, size_t len, int timeout_ms)
         return orphaned();
     if (len == 0)
         return 0;
-    int64_t deadline = adbc_deadline(timeout_ms);
+    int64_t deadline = core_deadline(timeout_ms);
     pthread_mutex_lock(&c->mu);
     ssize_t rc = wait_readable(c, st, deadline, timeout_ms);
     if (rc > 0) {
@@ -172,14 +172,14 @@ ssize_t adbc_stream_read(adbc_stream *st, void *buf, size_t len, int timeout_ms)
     return rc;
 }
 
-ssize_t adbc_stream_read_to(adbc_stream *st, long (*sink)(void *user, const uint8_t *p, size_t n),
+ssize_t conn_stream_read_to(adbc_stream *st, long (*sink)(void *user, const uint8_t *p, size_t n),
                             void *user, int *ended, int timeout_ms)
 {
     adbc_conn *c = st->c;
     *ended = 0;
     if (!c)
         return orphaned();
-    int64_t deadline = adbc_deadline(timeout_ms);
+    int64_t deadline = core_deadline(timeout_ms);
     pthread_mutex_lock(&c->mu);
     ssize_t rc = wait_readable(c, st, deadline, timeout_ms);
     if (rc == 0)
@@ -192,7 +192,7 @@ ssize_t adbc_stream_read_to(adbc_stream *st, long (*sink)(void *user, const uint
         long k = sink(user, p, n);
         pthread_mutex_lock(&c->mu);
         st->lent = 0;
-        adbc_free(st->lent_old); /* the lent bytes were copied to the front of buf */
+        core_free(st->lent_old); /* the lent bytes were copied to the front of buf */
         st->lent_old = NULL;
         if (k > 0) {
             st->head += (size_t)k;
@@ -207,7 +207,7 @@ ssize_t adbc_stream_read_to(adbc_stream *st, long (*sink)(void *user, const uint
     return rc;
 }
 
-void adbc_stream_set_sink(adbc_stream *st, long (*sink)(void *user, const uint8_t *p, size_t n),
+void conn_stream_set_sink(adbc_stream *st, long (*sink)(void *user, const uint8_t *p, size_t n),
                           void *user)
 {
     adbc_conn *c = st->c;
@@ -219,14 +219,14 @@ void adbc_stream_set_sink(adbc_stream *st, long (*sink)(void *user, const uint8_
     pthread_mutex_unlock(&c->mu);
 }
 
-ssize_t adbc_stream_read_swap(adbc_stream *st, uint8_t **buf, size_t *cap, size_t *off,
+ssize_t conn_stream_read_swap(adbc_stream *st, uint8_t **buf, size_t *cap, size_t *off,
                               int timeout_ms)
 {
     adbc_conn *c = st->c;
     *off = 0;
     if (!c)
         return orphaned();
-    int64_t deadline = adbc_deadline(timeout_ms);
+    int64_t deadline = core_deadline(timeout_ms);
     pthread_mutex_lock(&c->mu);
     ssize_t rc = wait_readable(c, st, deadline, timeout_ms);
     if (rc > 0) {
@@ -254,14 +254,14 @@ ssize_t adbc_stream_read_swap(adbc_stream *st, uint8_t **buf, size_t *cap, size_
 
 int adbc_stream_read_full(adbc_stream *st, void *buf, size_t len, int timeout_ms)
 {
-    int64_t deadline = adbc_deadline(timeout_ms);
+    int64_t deadline = core_deadline(timeout_ms);
     size_t got = 0;
     while (got < len) {
-        ssize_t n = adbc_stream_read(st, (uint8_t *)buf + got, len - got, adbc_remaining(deadline));
+        ssize_t n = adbc_stream_read(st, (uint8_t *)buf + got, len - got, core_remaining(deadline));
         if (n < 0)
             return (int)n;
         if (n == 0)
-            return adbc_fail(ADBC_ECLOSED,
+            return core_fail(ADBC_ECLOSED,
                              "the device closed the stream after %zu of %zu expected bytes", got,
                              len);
         got += (size_t)n;
@@ -280,9 +280,9 @@ static int stash(adbc_stream *st, const uint8_t *p, size_t n)
         size_t ncap = st->out_cap ? st->out_cap : 16 * 1024;
         while (ncap < st->out_len + n)
             ncap *= 2;
-        uint8_t *nb = adbc_realloc(st->out, ncap);
+        uint8_t *nb = core_realloc(st->out, ncap);
         if (!nb)
-            return adbc_fail(ADBC_ENOMEM, "out of memory queueing %zu bytes to send", n);
+            return core_fail(ADBC_ENOMEM, "out of memory queueing %zu bytes to send", n);
         st->out = nb;
         st->out_cap = ncap;
     }
@@ -291,7 +291,7 @@ static int stash(adbc_stream *st, const uint8_t *p, size_t n)
     return 0;
 }
 
-/* Lock held: take n bytes (n <= adbc_conn_room): into the window as far
+/* Lock held: take n bytes (n <= conn_room): into the window as far
  * as it is open, the rest into the stream's queue; then send. */
 static int put(adbc_conn *c, adbc_stream *st, const uint8_t *p, size_t n)
 {
@@ -306,9 +306,9 @@ static int put(adbc_conn *c, adbc_stream *st, const uint8_t *p, size_t n)
         int rc = stash(st, p, n);
         if (rc < 0)
             return rc;
-        adbc_conn_pump(c, st); /* in case the window opened meanwhile */
+        conn_pump(c, st); /* in case the window opened meanwhile */
     }
-    adbc_conn_kick(c);
+    conn_kick(c);
     return 0;
 }
 
@@ -316,9 +316,9 @@ static int put(adbc_conn *c, adbc_stream *st, const uint8_t *p, size_t n)
 static int wait_room(adbc_conn *c, adbc_stream *st, size_t want, int64_t deadline)
 {
     /* A long write wakes once per batch rather than once per packet. */
-    size_t half = adbc_conn_high_water(c) / 2;
+    size_t half = conn_high_water(c) / 2;
     st->room_want = want < half ? want : half;
-    int w = adbc_conn_wait(c, &c->cond, deadline);
+    int w = conn_wait(c, &c->cond, deadline);
     st->room_want = 0;
     return w;
 }
@@ -328,28 +328,28 @@ int adbc_stream_write(adbc_stream *st, const void *buf, size_t len, int timeout_
     adbc_conn *c = st->c;
     if (!c)
         return orphaned();
-    int64_t deadline = adbc_deadline(timeout_ms);
+    int64_t deadline = core_deadline(timeout_ms);
     const uint8_t *p = buf;
     int rc = 0;
     pthread_mutex_lock(&c->mu);
     /* The bytes go into the window when it is open, and otherwise wait in
      * the stream's own queue, so the thread that receives the OKAY sends
      * them at once. Both together stay under the high-water bound
-     * (adbc_conn_room), so memory does not grow with a transfer. */
+     * (conn_room), so memory does not grow with a transfer. */
     while (len > 0) {
         if (c->interrupted) {
-            rc = adbc_conn_cancelled();
+            rc = conn_cancelled();
             break;
         }
         if (c->status) {
-            rc = adbc_conn_raise(c);
+            rc = conn_raise(c);
             break;
         }
         if (st->closed) {
-            rc = adbc_fail(ADBC_ECLOSED, "the device closed the stream");
+            rc = core_fail(ADBC_ECLOSED, "the device closed the stream");
             break;
         }
-        size_t room = adbc_conn_room(c, st);
+        size_t room = conn_room(c, st);
         if (room > 0) {
             size_t n = len < room ? len : room;
             rc = put(c, st, p, n);
@@ -360,7 +360,7 @@ int adbc_stream_write(adbc_stream *st, const void *buf, size_t len, int timeout_
             continue;
         }
         if (wait_room(c, st, len, deadline) == ADBC_ETIMEDOUT) {
-            rc = adbc_fail(ADBC_ETIMEDOUT,
+            rc = core_fail(ADBC_ETIMEDOUT,
                            "the device took no more data on this stream for %d ms (flow "
                            "control window closed)",
                            timeout_ms);
@@ -371,30 +371,30 @@ int adbc_stream_write(adbc_stream *st, const void *buf, size_t len, int timeout_
     return rc;
 }
 
-long adbc_stream_write_some(adbc_stream *st, const void *buf, size_t len, int timeout_ms)
+long conn_stream_write_some(adbc_stream *st, const void *buf, size_t len, int timeout_ms)
 {
     adbc_conn *c = st->c;
     if (!c)
         return orphaned();
     if (len == 0)
         return 0;
-    int64_t deadline = adbc_deadline(timeout_ms);
+    int64_t deadline = core_deadline(timeout_ms);
     long rc;
     pthread_mutex_lock(&c->mu);
     for (;;) {
         if (c->interrupted) {
-            rc = adbc_conn_cancelled();
+            rc = conn_cancelled();
             break;
         }
         if (c->status) {
-            rc = adbc_conn_raise(c);
+            rc = conn_raise(c);
             break;
         }
         if (st->closed) {
-            rc = adbc_fail(ADBC_ECLOSED, "the device closed the stream");
+            rc = core_fail(ADBC_ECLOSED, "the device closed the stream");
             break;
         }
-        size_t room = adbc_conn_room(c, st);
+        size_t room = conn_room(c, st);
         if (room > 0) {
             size_t n = len < room ? len : room;
             rc = put(c, st, buf, n);
@@ -403,7 +403,7 @@ long adbc_stream_write_some(adbc_stream *st, const void *buf, size_t len, int ti
             break;
         }
         if (wait_room(c, st, len, deadline) == ADBC_ETIMEDOUT) {
-            rc = adbc_fail(ADBC_ETIMEDOUT, "the device took no data on this stream for %d ms",
+            rc = core_fail(ADBC_ETIMEDOUT, "the device took no data on this stream for %d ms",
                            timeout_ms);
             break;
         }
@@ -423,7 +423,7 @@ static int drain(adbc_conn *c, adbc_stream *st, int64_t deadline)
             rc = ADBC_ECANCELED;
             break;
         }
-        if (adbc_conn_wait(c, &c->cond, deadline) == ADBC_ETIMEDOUT) {
+        if (conn_wait(c, &c->cond, deadline) == ADBC_ETIMEDOUT) {
             rc = ADBC_ETIMEDOUT;
             break;
         }
@@ -437,16 +437,16 @@ int adbc_stream_flush(adbc_stream *st, int timeout_ms)
     adbc_conn *c = st->c;
     if (!c)
         return orphaned();
-    int64_t deadline = adbc_deadline(timeout_ms);
+    int64_t deadline = core_deadline(timeout_ms);
     int rc = 0;
     pthread_mutex_lock(&c->mu);
     int d = drain(c, st, deadline);
     if (d == ADBC_ECANCELED)
-        rc = adbc_conn_cancelled();
+        rc = conn_cancelled();
     else if (d == ADBC_ETIMEDOUT)
-        rc = adbc_fail(ADBC_ETIMEDOUT, "could not send queued data within %d ms", timeout_ms);
+        rc = core_fail(ADBC_ETIMEDOUT, "could not send queued data within %d ms", timeout_ms);
     if (rc == 0 && c->status)
-        rc = adbc_conn_raise(c);
+        rc = conn_raise(c);
     pthread_mutex_unlock(&c->mu);
     return rc;
 }
@@ -461,10 +461,10 @@ void adbc_stream_close(adbc_stream *st)
         /* Bytes written but still waiting for the window go before the
          * CLSE, as they did when every write waited for the window. */
         if (st->out_len > 0 && !st->closed && !c->status)
-            drain(c, st, adbc_deadline(c->opts.io_timeout_ms));
+            drain(c, st, core_deadline(c->opts.io_timeout_ms));
         if (!st->closed)
             adbc_session_close_stream(c->s, st->id);
-        adbc_conn_kick(c);
+        conn_kick(c);
         for (size_t i = 0; i < c->nstreams; i++)
             if (c->streams[i] == st) {
                 c->streams[i] = c->streams[--c->nstreams];
@@ -472,11 +472,11 @@ void adbc_stream_close(adbc_stream *st)
             }
         pthread_mutex_unlock(&c->mu);
     }
-    adbc_free(st->service);
-    adbc_free(st->buf);
-    adbc_free(st->lent_old);
-    adbc_free(st->out);
-    adbc_free(st);
+    core_free(st->service);
+    core_free(st->buf);
+    core_free(st->lent_old);
+    core_free(st->out);
+    core_free(st);
 }
 
 adbc_conn *adbc_stream_conn(adbc_stream *st)

@@ -9,19 +9,19 @@
 
 #include <string.h>
 
-int adbc_abi_take(void *dst, size_t dst_size, const void *src, const char *type)
+int core_abi_take(void *dst, size_t dst_size, const void *src, const char *type)
 {
     if (!src)
         return 0;
     size_t size;
     memcpy(&size, src, sizeof size);
     if (size < sizeof size)
-        return adbc_fail(ADBC_EINVAL,
+        return core_fail(ADBC_EINVAL,
                          "%s.size is %zu: initialise the struct with its _init() function "
                          "(or set .size = sizeof it) before passing it to adbc",
                          type, size);
     if (size > dst_size)
-        return adbc_fail(ADBC_EINVAL,
+        return core_fail(ADBC_EINVAL,
                          "%s is %zu bytes but this libadbc knows only %zu: the program was "
                          "built against newer adbc headers than the library it runs with",
                          type, size, dst_size);
@@ -30,7 +30,7 @@ int adbc_abi_take(void *dst, size_t dst_size, const void *src, const char *type)
     return 0;
 }
 
-void adbc_abi_give(void *dst, size_t size, const void *src, size_t src_size)
+void core_abi_give(void *dst, size_t size, const void *src, size_t src_size)
 {
     if (!dst || size < sizeof(size_t))
         return;

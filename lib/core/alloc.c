@@ -2,7 +2,7 @@
 /* Allocation wrappers.
  *
  * All library allocations pass through here so a test can make the Nth one
- * fail (adbc_test_fail_alloc_at) and check that every caller copes. */
+ * fail (core_test_fail_alloc_at) and check that every caller copes. */
 #include "core/internal.h"
 
 #include <stdlib.h>
@@ -14,13 +14,13 @@
 static _Atomic long fail_at;
 static _Atomic long alloc_count;
 
-void adbc_test_fail_alloc_at(long n)
+void core_test_fail_alloc_at(long n)
 {
     alloc_count = 0;
     fail_at = n;
 }
 
-long adbc_test_alloc_count(void)
+long core_test_alloc_count(void)
 {
     return alloc_count;
 }
@@ -33,30 +33,30 @@ static int should_fail(void)
     return ++alloc_count >= f;
 }
 
-void *adbc_malloc(size_t n)
+void *core_malloc(size_t n)
 {
     if (should_fail())
         return NULL;
     return malloc(n ? n : 1);
 }
 
-void *adbc_calloc(size_t n, size_t size)
+void *core_calloc(size_t n, size_t size)
 {
     if (should_fail())
         return NULL;
     return calloc(n ? n : 1, size ? size : 1);
 }
 
-void *adbc_realloc(void *p, size_t n)
+void *core_realloc(void *p, size_t n)
 {
     if (should_fail())
         return NULL;
     return realloc(p, n ? n : 1);
 }
 
-char *adbc_strndup(const char *s, size_t n)
+char *core_strndup(const char *s, size_t n)
 {
-    char *d = adbc_malloc(n + 1);
+    char *d = core_malloc(n + 1);
     if (!d)
         return NULL;
     memcpy(d, s, n);
@@ -64,12 +64,12 @@ char *adbc_strndup(const char *s, size_t n)
     return d;
 }
 
-char *adbc_strdup(const char *s)
+char *core_strdup(const char *s)
 {
-    return adbc_strndup(s, strlen(s));
+    return core_strndup(s, strlen(s));
 }
 
-void adbc_free(void *p)
+void core_free(void *p)
 {
     free(p);
 }

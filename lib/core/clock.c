@@ -1,33 +1,33 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Clocks and deadlines: the one place time is read.
  *
- * Bounded operations take a call-wide deadline (adbc_deadline once, at the
- * start) and pass what is left (adbc_remaining) to each wait inside them;
+ * Bounded operations take a call-wide deadline (core_deadline once, at the
+ * start) and pass what is left (core_remaining) to each wait inside them;
  * transfers and streams apply their timeout as an inactivity bound instead:
  * each wait gets the whole timeout again once bytes move. */
 #include "core/internal.h"
 
 #include <time.h>
 
-int64_t adbc_now_ms(void)
+int64_t core_now_ms(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-int64_t adbc_deadline(int timeout_ms)
+int64_t core_deadline(int timeout_ms)
 {
     if (timeout_ms < 0)
         return -1;
-    return adbc_now_ms() + timeout_ms;
+    return core_now_ms() + timeout_ms;
 }
 
-int adbc_remaining(int64_t deadline)
+int core_remaining(int64_t deadline)
 {
     if (deadline < 0)
         return -1;
-    int64_t left = deadline - adbc_now_ms();
+    int64_t left = deadline - core_now_ms();
     if (left < 0)
         return 0;
     if (left > 0x7fffffff)

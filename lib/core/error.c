@@ -48,7 +48,7 @@ void adbc_clear_error(void)
     last_msg[0] = '\0';
 }
 
-int adbc_fail(int code, const char *fmt, ...)
+int core_fail(int code, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -57,7 +57,7 @@ int adbc_fail(int code, const char *fmt, ...)
     return code;
 }
 
-int adbc_fail_keep(int code)
+int core_fail_keep(int code)
 {
     if (last_msg[0] == '\0')
         snprintf(last_msg, sizeof last_msg, "%s", adbc_strerror(code));

@@ -15,47 +15,47 @@
 #endif
 
 /* Set the thread's last-error message and return code (always negative). */
-int adbc_fail(int code, const char *fmt, ...) ADBC_PRINTF(2, 3);
+int core_fail(int code, const char *fmt, ...) ADBC_PRINTF(2, 3);
 
 /* Return code, keeping the message a lower layer already set (or the bare
  * strerror text when there is none). */
-int adbc_fail_keep(int code);
+int core_fail_keep(int code);
 
 /* Allocation wrappers. They go through one place so the fault-injection
  * build can fail the Nth allocation. */
-void *adbc_malloc(size_t n);
-void *adbc_calloc(size_t n, size_t size);
-void *adbc_realloc(void *p, size_t n);
-char *adbc_strdup(const char *s);
-char *adbc_strndup(const char *s, size_t n);
-void adbc_free(void *p);
+void *core_malloc(size_t n);
+void *core_calloc(size_t n, size_t size);
+void *core_realloc(void *p, size_t n);
+char *core_strdup(const char *s);
+char *core_strndup(const char *s, size_t n);
+void core_free(void *p);
 
 /* The size rule for structs callers fill in (docs/abi.md): their first
  * member is size_t size, the struct's size as the caller compiled it.
- * adbc_abi_take copies a caller's struct over dst, which holds the defaults
+ * core_abi_take copies a caller's struct over dst, which holds the defaults
  * of this library's (possibly larger) version; fields the caller's header
  * did not have keep their defaults. ADBC_EINVAL when size is 0 (never
  * initialised) or larger than this library knows (headers newer than the
  * library). src NULL: dst is left as it is. */
-int adbc_abi_take(void *dst, size_t dst_size, const void *src, const char *type);
+int core_abi_take(void *dst, size_t dst_size, const void *src, const char *type);
 /* An _init function's half: copy the defaults in src (src_size bytes, size
  * member included) into a caller's struct of size bytes, and set its size. */
-void adbc_abi_give(void *dst, size_t size, const void *src, size_t src_size);
+void core_abi_give(void *dst, size_t size, const void *src, size_t src_size);
 
 /* Monotonic clock in milliseconds. */
-int64_t adbc_now_ms(void);
+int64_t core_now_ms(void);
 
 /* Deadline helpers: timeout_ms < 0 means wait forever. */
-int64_t adbc_deadline(int timeout_ms);
+int64_t core_deadline(int timeout_ms);
 /* Milliseconds left until deadline (>= 0), or -1 for no deadline. */
-int adbc_remaining(int64_t deadline);
+int core_remaining(int64_t deadline);
 
-static inline uint32_t adbc_rd32(const uint8_t *p)
+static inline uint32_t core_rd32(const uint8_t *p)
 {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-static inline void adbc_wr32(uint8_t *p, uint32_t v)
+static inline void core_wr32(uint8_t *p, uint32_t v)
 {
     p[0] = (uint8_t)v;
     p[1] = (uint8_t)(v >> 8);
@@ -63,15 +63,15 @@ static inline void adbc_wr32(uint8_t *p, uint32_t v)
     p[3] = (uint8_t)(v >> 24);
 }
 
-static inline uint64_t adbc_rd64(const uint8_t *p)
+static inline uint64_t core_rd64(const uint8_t *p)
 {
-    return (uint64_t)adbc_rd32(p) | (uint64_t)adbc_rd32(p + 4) << 32;
+    return (uint64_t)core_rd32(p) | (uint64_t)core_rd32(p + 4) << 32;
 }
 
-static inline void adbc_wr64(uint8_t *p, uint64_t v)
+static inline void core_wr64(uint8_t *p, uint64_t v)
 {
-    adbc_wr32(p, (uint32_t)v);
-    adbc_wr32(p + 4, (uint32_t)(v >> 32));
+    core_wr32(p, (uint32_t)v);
+    core_wr32(p + 4, (uint32_t)(v >> 32));
 }
 
 #endif

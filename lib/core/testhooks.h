@@ -6,9 +6,9 @@
 
 /* Make the Nth library allocation from now fail, and every later one
  * (n <= 0 turns injection off). Resets the counter. */
-void adbc_test_fail_alloc_at(long n);
+void core_test_fail_alloc_at(long n);
 
-/* Allocations counted since the last adbc_test_fail_alloc_at() with n > 0. */
-long adbc_test_alloc_count(void);
+/* Allocations counted since the last core_test_fail_alloc_at() with n > 0. */
+long core_test_alloc_count(void);
 
 #endif

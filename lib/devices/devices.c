@@ -21,17 +21,17 @@ void adbc_devices_opts_init_sized(adbc_devices_opts *out, size_t size)
     o->probe = 1;
     o->timeout_ms = 3000;
     o->local = 1;
-    adbc_abi_give(out, size, &d, sizeof d);
+    core_abi_give(out, size, &d, sizeof d);
 }
 
-void adbc_dev_note_error(adbc_device_entry *e, int rc)
+void devices_note_error(adbc_device_entry *e, int rc)
 {
     e->error = rc;
     snprintf(e->message, sizeof e->message, "%s",
              *adbc_last_error() ? adbc_last_error() : adbc_strerror(rc));
 }
 
-void adbc_dev_copy(char *dst, size_t len, const char *src)
+void devices_copy(char *dst, size_t len, const char *src)
 {
     size_t n = src ? strnlen(src, len - 1) : 0;
     if (n)
@@ -39,7 +39,7 @@ void adbc_dev_copy(char *dst, size_t len, const char *src)
     dst[n] = '\0';
 }
 
-void adbc_dev_probe(adbc_device_entry *e, adbc_transport *t, int timeout_ms, adbc_keyring *keys)
+void devices_probe(adbc_device_entry *e, adbc_transport *t, int timeout_ms, adbc_keyring *keys)
 {
     adbc_conn_opts co;
     adbc_conn_opts_init(&co);
@@ -52,14 +52,14 @@ void adbc_dev_probe(adbc_device_entry *e, adbc_transport *t, int timeout_ms, adb
     if (rc == 0) {
         const adbc_banner *b = adbc_conn_banner(c);
         e->state = b->state;
-        adbc_dev_copy(e->product, sizeof e->product, b->product);
-        adbc_dev_copy(e->model, sizeof e->model, b->model);
-        adbc_dev_copy(e->device, sizeof e->device, b->device);
+        devices_copy(e->product, sizeof e->product, b->product);
+        devices_copy(e->model, sizeof e->model, b->model);
+        devices_copy(e->device, sizeof e->device, b->device);
         adbc_conn_close(c);
         return;
     }
     e->state = rc == ADBC_EUNAUTHORIZED ? ADBC_DEV_UNAUTHORIZED : ADBC_DEV_OFFLINE;
-    adbc_dev_note_error(e, rc);
+    devices_note_error(e, rc);
     if (rc == ADBC_EUNAUTHORIZED)
         snprintf(e->message, sizeof e->message,
                  "device unauthorized: this computer's key is not accepted yet; accept the "
@@ -70,10 +70,10 @@ void adbc_dev_probe(adbc_device_entry *e, adbc_transport *t, int timeout_ms, adb
 static void usb_entry(adbc_device_entry *e, const adbc_usb_device *u, const adbc_devices_opts *o,
                       adbc_keyring *keys)
 {
-    adbc_dev_copy(e->transport, sizeof e->transport, "usb");
-    adbc_dev_copy(e->usb_path, sizeof e->usb_path, u->path);
+    devices_copy(e->transport, sizeof e->transport, "usb");
+    devices_copy(e->usb_path, sizeof e->usb_path, u->path);
     if (u->serial[0])
-        adbc_dev_copy(e->serial, sizeof e->serial, u->serial);
+        devices_copy(e->serial, sizeof e->serial, u->serial);
     else
         snprintf(e->serial, sizeof e->serial, "usb:%s", u->path);
     e->vendor_id = u->vendor_id;
@@ -89,18 +89,18 @@ static void usb_entry(adbc_device_entry *e, const adbc_usb_device *u, const adbc
     if (u->path[0])
         snprintf(sel, sizeof sel, "usb:%s", u->path);
     else
-        adbc_dev_copy(sel, sizeof sel, u->serial);
+        devices_copy(sel, sizeof sel, u->serial);
     adbc_transport *t;
     int rc = adbc_transport_usb(&t, sel);
     if (rc < 0) {
-        adbc_dev_note_error(e, rc);
+        devices_note_error(e, rc);
         return;
     }
     if (!o->probe) {
         adbc_transport_free(t);
         return;
     }
-    adbc_dev_probe(e, t, o->timeout_ms, keys);
+    devices_probe(e, t, o->timeout_ms, keys);
 }
 
 int adbc_devices_list(adbc_device_entry **out, size_t *count, const char *const *tcp, size_t ntcp,
@@ -110,7 +110,7 @@ int adbc_devices_list(adbc_device_entry **out, size_t *count, const char *const 
     *count = 0;
     adbc_devices_opts def;
     adbc_devices_opts_init(&def);
-    if (adbc_abi_take(&def, sizeof def, opts, "adbc_devices_opts") < 0)
+    if (core_abi_take(&def, sizeof def, opts, "adbc_devices_opts") < 0)
         return ADBC_EINVAL;
     opts = &def;
     adbc_usb_device *usb = NULL;
@@ -128,7 +128,7 @@ int adbc_devices_list(adbc_device_entry **out, size_t *count, const char *const 
     adbc_device_entry *emu = NULL;
     size_t nemu = 0;
     if (opts->local) {
-        int rc = adbc_emu_scan(&emu, &nemu, opts->probe, opts->timeout_ms, keys);
+        int rc = emu_scan(&emu, &nemu, opts->probe, opts->timeout_ms, keys);
         if (rc < 0) {
             adbc_keyring_free(own);
             adbc_usb_list_free(usb);
@@ -136,25 +136,25 @@ int adbc_devices_list(adbc_device_entry **out, size_t *count, const char *const 
         }
     }
     size_t n = nusb + nemu + ntcp;
-    adbc_device_entry *list = n ? adbc_calloc(n, sizeof *list) : NULL;
+    adbc_device_entry *list = n ? core_calloc(n, sizeof *list) : NULL;
     if (n && !list) {
         adbc_keyring_free(own);
-        adbc_free(emu);
+        core_free(emu);
         adbc_usb_list_free(usb);
-        return adbc_fail(ADBC_ENOMEM, "out of memory listing devices");
+        return core_fail(ADBC_ENOMEM, "out of memory listing devices");
     }
     for (size_t i = 0; i < nusb; i++)
         usb_entry(&list[i], &usb[i], opts, keys);
     if (nemu)
         memcpy(&list[nusb], emu, nemu * sizeof *emu);
-    adbc_free(emu);
+    core_free(emu);
     for (size_t i = 0; i < ntcp; i++) {
         adbc_device_entry *e = &list[nusb + nemu + i];
-        adbc_dev_copy(e->serial, sizeof e->serial, tcp[i]);
-        adbc_dev_copy(e->transport, sizeof e->transport, "tcp");
+        devices_copy(e->serial, sizeof e->serial, tcp[i]);
+        devices_copy(e->transport, sizeof e->transport, "tcp");
         e->state = ADBC_DEV_UNKNOWN;
         if (opts->probe)
-            adbc_dev_probe(e, NULL, opts->timeout_ms, keys);
+            devices_probe(e, NULL, opts->timeout_ms, keys);
     }
     adbc_keyring_free(own);
     adbc_usb_list_free(usb);
@@ -166,7 +166,7 @@ int adbc_devices_list(adbc_device_entry **out, size_t *count, const char *const 
 
 void adbc_devices_free(adbc_device_entry *list)
 {
-    adbc_free(list);
+    core_free(list);
 }
 
 const char *adbc_device_state_text(const adbc_device_entry *e)

@@ -30,7 +30,7 @@
  * firewall drops the packets. */
 #define EMU_CONNECT_MS 1000
 
-unsigned adbc_emu_max_port(void)
+unsigned emu_max_port(void)
 {
     const char *env = getenv("ADB_LOCAL_TRANSPORT_MAX_PORT");
     if (env && *env) {
@@ -43,7 +43,7 @@ unsigned adbc_emu_max_port(void)
     return ADBC_EMU_DEFAULT_MAX_PORT;
 }
 
-unsigned adbc_emu_serial_port(const char *serial)
+unsigned emu_serial_port(const char *serial)
 {
     if (!serial || strncmp(serial, "emulator-", 9) != 0)
         return 0;
@@ -82,7 +82,7 @@ static int start_connect(unsigned port, int *done)
 static void finish_connects(int *fds, const int *done, size_t n)
 {
     struct pollfd pf[EMU_BATCH];
-    int64_t deadline = adbc_deadline(EMU_CONNECT_MS);
+    int64_t deadline = core_deadline(EMU_CONNECT_MS);
     for (;;) {
         size_t np = 0;
         size_t idx[EMU_BATCH];
@@ -94,7 +94,7 @@ static void finish_connects(int *fds, const int *done, size_t n)
         }
         if (np == 0)
             return;
-        int left = adbc_remaining(deadline);
+        int left = core_remaining(deadline);
         int r = left > 0 ? poll(pf, np, left) : 0;
         if (r < 0 && errno == EINTR)
             continue;
@@ -133,7 +133,7 @@ struct emu_probe {
 static void *probe_thread(void *arg)
 {
     struct emu_probe *p = arg;
-    adbc_dev_probe(p->e, p->t, p->timeout_ms, p->keys);
+    devices_probe(p->e, p->t, p->timeout_ms, p->keys);
     return NULL;
 }
 
@@ -142,10 +142,10 @@ static int add_entry(adbc_device_entry **list, size_t *n, size_t *cap, unsigned 
 {
     if (*n == *cap) {
         size_t nc = *cap ? *cap * 2 : 4;
-        adbc_device_entry *l = adbc_realloc(*list, nc * sizeof *l);
+        adbc_device_entry *l = core_realloc(*list, nc * sizeof *l);
         if (!l) {
             close(fd);
-            return adbc_fail(ADBC_ENOMEM, "out of memory listing emulators");
+            return core_fail(ADBC_ENOMEM, "out of memory listing emulators");
         }
         *list = l;
         *cap = nc;
@@ -153,18 +153,18 @@ static int add_entry(adbc_device_entry **list, size_t *n, size_t *cap, unsigned 
     adbc_device_entry *e = &(*list)[*n];
     memset(e, 0, sizeof *e);
     snprintf(e->serial, sizeof e->serial, "emulator-%u", port - 1);
-    adbc_dev_copy(e->transport, sizeof e->transport, "local");
+    devices_copy(e->transport, sizeof e->transport, "local");
     e->state = ADBC_DEV_UNKNOWN;
     (*n)++;
     return 0;
 }
 
-int adbc_emu_scan(adbc_device_entry **out, size_t *count, int probe, int timeout_ms,
+int emu_scan(adbc_device_entry **out, size_t *count, int probe, int timeout_ms,
                   adbc_keyring *keys)
 {
     *out = NULL;
     *count = 0;
-    unsigned max = adbc_emu_max_port();
+    unsigned max = emu_max_port();
     adbc_device_entry *list = NULL;
     size_t n = 0, cap = 0;
     int *fdlist = NULL; /* the open descriptor of each entry */
@@ -185,9 +185,9 @@ int adbc_emu_scan(adbc_device_entry **out, size_t *count, int probe, int timeout
                 continue;
             if (rc == 0 && n == fdcap) {
                 size_t nc = fdcap ? fdcap * 2 : 4;
-                int *f = adbc_realloc(fdlist, nc * sizeof *f);
+                int *f = core_realloc(fdlist, nc * sizeof *f);
                 if (!f)
-                    rc = adbc_fail(ADBC_ENOMEM, "out of memory listing emulators");
+                    rc = core_fail(ADBC_ENOMEM, "out of memory listing emulators");
                 else {
                     fdlist = f;
                     fdcap = nc;
@@ -204,11 +204,11 @@ int adbc_emu_scan(adbc_device_entry **out, size_t *count, int probe, int timeout
     if (rc < 0) {
         for (size_t i = 0; i < n; i++)
             close(fdlist[i]);
-        adbc_free(fdlist);
-        adbc_free(list);
+        core_free(fdlist);
+        core_free(list);
         return rc;
     }
-    struct emu_probe *pr = n && probe ? adbc_calloc(n, sizeof *pr) : NULL;
+    struct emu_probe *pr = n && probe ? core_calloc(n, sizeof *pr) : NULL;
     for (size_t i = 0; i < n; i++) {
         int one = 1;
         setsockopt(fdlist[i], IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
@@ -216,19 +216,19 @@ int adbc_emu_scan(adbc_device_entry **out, size_t *count, int probe, int timeout
             close(fdlist[i]);
             if (probe) {
                 list[i].error = ADBC_ENOMEM;
-                adbc_dev_copy(list[i].message, sizeof list[i].message,
+                devices_copy(list[i].message, sizeof list[i].message,
                               "out of memory: not probed");
             }
             continue;
         }
-        unsigned port = adbc_emu_serial_port(list[i].serial);
+        unsigned port = emu_serial_port(list[i].serial);
         char desc[40];
         snprintf(desc, sizeof desc, "tcp:127.0.0.1:%u", port);
         adbc_transport *t;
-        int trc = adbc_transport_fd_named(&t, fdlist[i], 1, desc);
+        int trc = transport_fd_named(&t, fdlist[i], 1, desc);
         if (trc < 0) {
             close(fdlist[i]);
-            adbc_dev_note_error(&list[i], trc);
+            devices_note_error(&list[i], trc);
             continue;
         }
         pr[i] = (struct emu_probe){.e = &list[i], .t = t, .timeout_ms = timeout_ms, .keys = keys};
@@ -240,8 +240,8 @@ int adbc_emu_scan(adbc_device_entry **out, size_t *count, int probe, int timeout
     for (size_t i = 0; pr && i < n; i++)
         if (pr[i].started)
             pthread_join(pr[i].th, NULL);
-    adbc_free(pr);
-    adbc_free(fdlist);
+    core_free(pr);
+    core_free(fdlist);
     *out = list;
     *count = n;
     return 0;

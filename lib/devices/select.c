@@ -38,7 +38,7 @@ static int parse_fd(const char *serial, int *fd)
     errno = 0;
     long v = strtol(serial + 3, &end, 10);
     if (serial[3] == '\0' || *end != '\0' || errno || v < 0 || v > 1000000)
-        return adbc_fail(ADBC_EINVAL, "\"%s\": expected fd:N, N an open USB device descriptor",
+        return core_fail(ADBC_EINVAL, "\"%s\": expected fd:N, N an open USB device descriptor",
                          serial);
     *fd = (int)v;
     return 0;
@@ -60,7 +60,7 @@ static int connect_fd(adbc_conn **out, const char *serial, const adbc_conn_opts 
 /* The address of an "emulator-N" serial. */
 static int emu_addr(char *addr, size_t len, const char *serial)
 {
-    unsigned port = adbc_emu_serial_port(serial);
+    unsigned port = emu_serial_port(serial);
     if (!port)
         return 0;
     snprintf(addr, len, "127.0.0.1:%u", port);
@@ -108,8 +108,8 @@ static int usb_or_mdns(char *addr, size_t len, const char *serial, int usb_rc, i
     if (rc == 0)
         return 0;
     if (rc == ADBC_EINVAL || rc == ADBC_EIO)
-        return adbc_fail(usb_rc, "%s", usb_msg); /* no mDNS here: the USB answer stands */
-    return adbc_fail(ADBC_ENOTFOUND, "%s; and %s", usb_msg, adbc_last_error());
+        return core_fail(usb_rc, "%s", usb_msg); /* no mDNS here: the USB answer stands */
+    return core_fail(ADBC_ENOTFOUND, "%s; and %s", usb_msg, adbc_last_error());
 }
 
 /* How long "the only device" asks this machine's own mDNS responder. */
@@ -149,9 +149,9 @@ static int own_services(adbc_device_entry **list, size_t *n, const adbc_devices_
                   strcmp(sv[k].instance, sv[i].instance) == 0;
         if (dup)
             continue;
-        adbc_device_entry *l = adbc_realloc(*list, (*n + 1) * sizeof *l);
+        adbc_device_entry *l = core_realloc(*list, (*n + 1) * sizeof *l);
         if (!l) {
-            rc = adbc_fail(ADBC_ENOMEM, "out of memory listing devices");
+            rc = core_fail(ADBC_ENOMEM, "out of memory listing devices");
             break;
         }
         *list = l;
@@ -197,13 +197,13 @@ static int candidates(adbc_device_entry **list, size_t *n, const adbc_devices_op
 
 static int none_found(void)
 {
-    return adbc_fail(ADBC_ENOTFOUND,
+    return core_fail(ADBC_ENOTFOUND,
                      "no device found: no USB device with USB debugging, no emulator "
                      "(nothing answers on 127.0.0.1 ports 5555-%u) and no wireless-debugging "
                      "service of this machine's own; connect one, or name a TCP device as "
                      "HOST:PORT or a phone on the network by its mDNS name (-s NAME, see "
                      "`adbc-snap mdns services`)",
-                     adbc_emu_max_port());
+                     emu_max_port());
 }
 
 static int several(const adbc_device_entry *l, size_t n)
@@ -222,7 +222,7 @@ static int several(const adbc_device_entry *l, size_t n)
         if (len >= sizeof names)
             len = sizeof names - 1;
     }
-    return adbc_fail(ADBC_EINVAL,
+    return core_fail(ADBC_EINVAL,
                      "more than one device (%zu: %s): choose one with -s SERIAL or "
                      "ANDROID_SERIAL",
                      n, names);
@@ -232,13 +232,13 @@ static int tcp_entry(adbc_device_entry *out, const char *serial, const char *add
                      const char *transport, const adbc_devices_opts *o)
 {
     memset(out, 0, sizeof *out);
-    adbc_dev_copy(out->serial, sizeof out->serial, addr);
-    adbc_dev_copy(out->transport, sizeof out->transport, transport);
+    devices_copy(out->serial, sizeof out->serial, addr);
+    devices_copy(out->transport, sizeof out->transport, transport);
     if (o->probe)
-        adbc_dev_probe(out, NULL, o->timeout_ms, o->keys);
-    adbc_dev_copy(out->serial, sizeof out->serial, serial);
+        devices_probe(out, NULL, o->timeout_ms, o->keys);
+    devices_copy(out->serial, sizeof out->serial, serial);
     if (out->error == ADBC_EREFUSED && strcmp(transport, "local") == 0)
-        return adbc_fail(ADBC_ENOTFOUND, "%s not found: nothing listens on %s", serial, addr);
+        return core_fail(ADBC_ENOTFOUND, "%s not found: nothing listens on %s", serial, addr);
     adbc_clear_error();
     return 0;
 }
@@ -248,7 +248,7 @@ int adbc_device_find(adbc_device_entry *out, const char *serial, const adbc_devi
     memset(out, 0, sizeof *out);
     adbc_devices_opts def;
     adbc_devices_opts_init(&def);
-    if (adbc_abi_take(&def, sizeof def, opts, "adbc_devices_opts") < 0)
+    if (core_abi_take(&def, sizeof def, opts, "adbc_devices_opts") < 0)
         return ADBC_EINVAL;
     opts = &def;
     serial = adbc_device_serial(serial);
@@ -266,8 +266,8 @@ int adbc_device_find(adbc_device_entry *out, const char *serial, const adbc_devi
         int rc = parse_fd(serial, &fd);
         if (rc < 0)
             return rc;
-        adbc_dev_copy(out->serial, sizeof out->serial, serial);
-        adbc_dev_copy(out->transport, sizeof out->transport, "usb");
+        devices_copy(out->serial, sizeof out->serial, serial);
+        devices_copy(out->transport, sizeof out->transport, "usb");
         return 0;
     }
     adbc_devices_opts o = *opts;
@@ -295,7 +295,7 @@ int adbc_device_find(adbc_device_entry *out, const char *serial, const adbc_devi
         }
     }
     adbc_devices_free(list);
-    adbc_fail(ADBC_ENOTFOUND,
+    core_fail(ADBC_ENOTFOUND,
               "no device \"%s\": no USB device with that serial%s (`adbc-snap devices` lists "
               "what is found)",
               serial, usbpath ? " or port path" : "");
@@ -317,7 +317,7 @@ int adbc_device_connect(adbc_conn **out, const char *serial, const adbc_conn_opt
         return connect_fd(out, serial, opts);
     adbc_conn_opts co;
     adbc_conn_opts_init(&co);
-    if (adbc_abi_take(&co, sizeof co, opts, "adbc_conn_opts") < 0)
+    if (core_abi_take(&co, sizeof co, opts, "adbc_conn_opts") < 0)
         return ADBC_EINVAL;
     int tmo = co.connect_timeout_ms;
     if (serial && is_mdns(serial)) {
@@ -366,7 +366,7 @@ int adbc_device_connect(adbc_conn **out, const char *serial, const adbc_conn_opt
     if (e.usb_path[0])
         snprintf(sel, sizeof sel, "usb:%s", e.usb_path);
     else
-        adbc_dev_copy(sel, sizeof sel, e.serial);
+        devices_copy(sel, sizeof sel, e.serial);
     rc = adbc_transport_usb(&t, sel);
     if (rc < 0)
         return rc;
@@ -394,15 +394,15 @@ int adbc_device_wait(adbc_device_entry *out, const char *serial, adbc_wait_trans
 {
     adbc_devices_opts o;
     adbc_devices_opts_init(&o);
-    if (adbc_abi_take(&o, sizeof o, opts, "adbc_devices_opts") < 0)
+    if (core_abi_take(&o, sizeof o, opts, "adbc_devices_opts") < 0)
         return ADBC_EINVAL;
     o.probe = 1;
     serial = adbc_device_serial(serial);
-    int64_t deadline = timeout_ms < 0 ? -1 : adbc_deadline(timeout_ms);
+    int64_t deadline = timeout_ms < 0 ? -1 : core_deadline(timeout_ms);
     char seen[300] = "nothing listed";
     for (;;) {
         adbc_device_entry e;
-        int left = deadline < 0 ? -1 : adbc_remaining(deadline);
+        int left = deadline < 0 ? -1 : core_remaining(deadline);
         if (left >= 0 && left < o.timeout_ms)
             o.timeout_ms = left > 100 ? left : 100;
         int rc = adbc_device_find(&e, serial, &o);
@@ -426,9 +426,9 @@ int adbc_device_wait(adbc_device_entry *out, const char *serial, adbc_wait_trans
             snprintf(seen, sizeof seen, "several devices");
         else
             snprintf(seen, sizeof seen, "%.200s", serial ? serial : "no device found");
-        left = deadline < 0 ? 250 : adbc_remaining(deadline);
+        left = deadline < 0 ? 250 : core_remaining(deadline);
         if (left == 0)
-            return adbc_fail(ADBC_ETIMEDOUT,
+            return core_fail(ADBC_ETIMEDOUT,
                              "timed out after %d ms waiting for %s to be %s (last seen: %s)",
                              timeout_ms, serial ? serial : "a device",
                              state == ADBC_DEV_UNKNOWN ? "gone" : adbc_dev_state_name(state),

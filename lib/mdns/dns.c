@@ -169,11 +169,11 @@ static int read_rr(const uint8_t *p, size_t len, size_t *off, adbc_dns_rr *rr, i
     return keep;
 }
 
-int adbc_dns_parse(adbc_dns_msg *m, const uint8_t *p, size_t len, adbc_dns_rr *rrs, size_t cap)
+int dns_parse(adbc_dns_msg *m, const uint8_t *p, size_t len, adbc_dns_rr *rrs, size_t cap)
 {
     memset(m, 0, sizeof *m);
     if (len < 12)
-        return adbc_fail(ADBC_EFORMAT, "DNS message of %zu bytes: shorter than its header", len);
+        return core_fail(ADBC_EFORMAT, "DNS message of %zu bytes: shorter than its header", len);
     m->id = rd16(p);
     m->flags = rd16(p + 2);
     size_t qd = rd16(p + 4);
@@ -182,7 +182,7 @@ int adbc_dns_parse(adbc_dns_msg *m, const uint8_t *p, size_t len, adbc_dns_rr *r
     char scratch[ADBC_DNS_MAX_NAME];
     for (size_t i = 0; i < qd; i++) {
         if (read_name(p, len, &off, scratch, sizeof scratch) < 0 || len - off < 4)
-            return adbc_fail(ADBC_EFORMAT, "DNS message: question %zu malformed", i + 1);
+            return core_fail(ADBC_EFORMAT, "DNS message: question %zu malformed", i + 1);
         off += 4;
     }
     for (size_t i = 0; i < nrec; i++) {
@@ -190,7 +190,7 @@ int adbc_dns_parse(adbc_dns_msg *m, const uint8_t *p, size_t len, adbc_dns_rr *r
         int r = read_rr(p, len, &off, keep ? &rrs[m->nrr] : NULL, keep);
         if (r < 0) {
             m->nrr = 0;
-            return adbc_fail(ADBC_EFORMAT,
+            return core_fail(ADBC_EFORMAT,
                              "DNS message: record %zu of %zu malformed (a length or name "
                              "runs past its end, or a compression pointer loops)",
                              i + 1, nrec);
@@ -248,10 +248,10 @@ static int put_name(uint8_t *buf, size_t cap, const char *name)
     return (int)n;
 }
 
-int adbc_dns_query(uint8_t *buf, size_t cap, uint16_t id, const adbc_dns_question *q, size_t nq)
+int dns_query(uint8_t *buf, size_t cap, uint16_t id, const adbc_dns_question *q, size_t nq)
 {
     if (cap < 12 || nq > 0xFFFF)
-        return adbc_fail(ADBC_EINVAL, "DNS query: no room");
+        return core_fail(ADBC_EINVAL, "DNS query: no room");
     memset(buf, 0, 12);
     buf[0] = (uint8_t)(id >> 8);
     buf[1] = (uint8_t)id;
@@ -261,7 +261,7 @@ int adbc_dns_query(uint8_t *buf, size_t cap, uint16_t id, const adbc_dns_questio
     for (size_t i = 0; i < nq; i++) {
         int w = put_name(buf + n, cap - n, q[i].name);
         if (w < 0 || cap - n - (size_t)w < 4)
-            return adbc_fail(ADBC_EINVAL, "DNS query: name \"%s\" malformed or no room",
+            return core_fail(ADBC_EINVAL, "DNS query: name \"%s\" malformed or no room",
                              q[i].name);
         n += (size_t)w;
         buf[n++] = (uint8_t)(q[i].type >> 8);
@@ -272,7 +272,7 @@ int adbc_dns_query(uint8_t *buf, size_t cap, uint16_t id, const adbc_dns_questio
     return (int)n;
 }
 
-int adbc_dns_first_label(char *out, size_t len, const char **rest, const char *name)
+int dns_first_label(char *out, size_t len, const char **rest, const char *name)
 {
     size_t n = 0;
     const char *s = name;
@@ -295,7 +295,7 @@ int adbc_dns_first_label(char *out, size_t len, const char **rest, const char *n
     return 0;
 }
 
-int adbc_dns_name_eq(const char *a, const char *b)
+int dns_name_eq(const char *a, const char *b)
 {
     size_t la = strlen(a), lb = strlen(b);
     /* A trailing dot (the root) is the same name. */

@@ -49,7 +49,7 @@ typedef struct adbc_dns_msg {
  * Returns 0, or ADBC_EFORMAT when anything is malformed (a count or
  * length past the end, a bad label, a pointer loop): then no record of
  * the message may be trusted. */
-int adbc_dns_parse(adbc_dns_msg *m, const uint8_t *p, size_t len, adbc_dns_rr *rrs, size_t cap);
+int dns_parse(adbc_dns_msg *m, const uint8_t *p, size_t len, adbc_dns_rr *rrs, size_t cap);
 
 typedef struct adbc_dns_question {
     const char *name; /* text form as above, "_adb._tcp.local" */
@@ -58,14 +58,14 @@ typedef struct adbc_dns_question {
 
 /* Build a query with the questions (class IN). Returns its length, or
  * ADBC_EINVAL when a name is malformed or it does not fit in cap. */
-int adbc_dns_query(uint8_t *buf, size_t cap, uint16_t id, const adbc_dns_question *q, size_t nq);
+int dns_query(uint8_t *buf, size_t cap, uint16_t id, const adbc_dns_question *q, size_t nq);
 
 /* The first label of a text-form name, unescaped ("My\.phone._adb._tcp.local"
  * gives "My.phone"), and the rest after its dot ("_adb._tcp.local").
  * Returns 0, or -1 when it does not fit in len. */
-int adbc_dns_first_label(char *out, size_t len, const char **rest, const char *name);
+int dns_first_label(char *out, size_t len, const char **rest, const char *name);
 
 /* Compare two text-form names as DNS does (ASCII case-insensitive). */
-int adbc_dns_name_eq(const char *a, const char *b);
+int dns_name_eq(const char *a, const char *b);
 
 #endif

@@ -46,7 +46,7 @@ void adbc_mdns_opts_init_sized(adbc_mdns_opts *out, size_t size)
     memset(&d, 0, sizeof d);
     d.size = sizeof d;
     d.timeout_ms = 1000;
-    adbc_abi_give(out, size, &d, sizeof d);
+    core_abi_give(out, size, &d, sizeof d);
 }
 
 typedef struct msock {
@@ -180,7 +180,7 @@ static int type_of(const char *name, const char *only)
     for (int i = 0; i < 3; i++) {
         char full[64];
         snprintf(full, sizeof full, "%s.local", all_types[i]);
-        if (adbc_dns_name_eq(name, full) && (!only || strcmp(only, all_types[i]) == 0))
+        if (dns_name_eq(name, full) && (!only || strcmp(only, all_types[i]) == 0))
             return i;
     }
     return -1;
@@ -189,7 +189,7 @@ static int type_of(const char *name, const char *only)
 static mhost *host_get(browse *b, const char *name, int add)
 {
     for (size_t i = 0; i < b->nhosts; i++)
-        if (adbc_dns_name_eq(b->hosts[i].name, name))
+        if (dns_name_eq(b->hosts[i].name, name))
             return &b->hosts[i];
     if (!add || b->nhosts >= MDNS_MAX_HOSTS)
         return NULL;
@@ -202,13 +202,13 @@ static mhost *host_get(browse *b, const char *name, int add)
 static adbc_mdns_service *svc_get(browse *b, const char *fullname, int type, const char *ifname)
 {
     for (size_t i = 0; i < b->nsvc; i++)
-        if (adbc_dns_name_eq(b->fullname[i], fullname))
+        if (dns_name_eq(b->fullname[i], fullname))
             return &b->svc[i];
     if (type < 0 || b->nsvc >= ADBC_MDNS_MAX_SERVICES)
         return NULL;
     char inst[64];
     const char *rest;
-    if (adbc_dns_first_label(inst, sizeof inst, &rest, fullname) < 0 || !inst[0])
+    if (dns_first_label(inst, sizeof inst, &rest, fullname) < 0 || !inst[0])
         return NULL;
     adbc_mdns_service *s = &b->svc[b->nsvc];
     memset(s, 0, sizeof *s);
@@ -217,7 +217,7 @@ static adbc_mdns_service *svc_get(browse *b, const char *fullname, int type, con
     cp(s->ifname, sizeof s->ifname, ifname);
     cp(b->fullname[b->nsvc], sizeof b->fullname[0], fullname);
     b->nsvc++;
-    b->last_news = adbc_now_ms();
+    b->last_news = core_now_ms();
     return s;
 }
 
@@ -228,22 +228,22 @@ static void take_answer(browse *b, const adbc_dns_rr *r, const msock *s, const c
         char inst[64];
         const char *rest;
         /* The instance must be of the type asked for: NAME.<type>.local. */
-        if (t >= 0 && adbc_dns_first_label(inst, sizeof inst, &rest, r->target) == 0 &&
-            adbc_dns_name_eq(rest, r->name))
+        if (t >= 0 && dns_first_label(inst, sizeof inst, &rest, r->target) == 0 &&
+            dns_name_eq(rest, r->name))
             svc_get(b, r->target, t, s->ifname);
         return;
     }
     if (r->type == ADBC_DNS_SRV || r->type == ADBC_DNS_TXT) {
         char inst[64];
         const char *rest;
-        if (adbc_dns_first_label(inst, sizeof inst, &rest, r->name) < 0)
+        if (dns_first_label(inst, sizeof inst, &rest, r->name) < 0)
             return;
         adbc_mdns_service *sv = svc_get(b, r->name, type_of(rest, only), s->ifname);
         if (!sv)
             return;
         if (r->type == ADBC_DNS_SRV && r->port) {
             if (!sv->port)
-                b->last_news = adbc_now_ms();
+                b->last_news = core_now_ms();
             sv->port = r->port;
             cp(sv->host, sizeof sv->host, r->target);
             host_get(b, r->target, 1);
@@ -257,7 +257,7 @@ static void take_answer(browse *b, const adbc_dns_rr *r, const msock *s, const c
         return;
     if (r->type == ADBC_DNS_A && !h->addr4[0]) {
         inet_ntop(AF_INET, r->addr, h->addr4, sizeof h->addr4);
-        b->last_news = adbc_now_ms();
+        b->last_news = core_now_ms();
     } else if (r->type == ADBC_DNS_AAAA && !h->addr6[0]) {
         char a[INET6_ADDRSTRLEN];
         inet_ntop(AF_INET6, r->addr, a, sizeof a);
@@ -265,7 +265,7 @@ static void take_answer(browse *b, const adbc_dns_rr *r, const msock *s, const c
             snprintf(h->addr6, sizeof h->addr6, "%s%%%s", a, s->ifname);
         else
             cp(h->addr6, sizeof h->addr6, a);
-        b->last_news = adbc_now_ms();
+        b->last_news = core_now_ms();
     }
 }
 
@@ -310,7 +310,7 @@ static void send_round(browse *b, const adbc_mdns_opts *o, int browse_types)
         }
     }
     uint8_t buf[ADBC_DNS_MAX_MSG];
-    int len = adbc_dns_query(buf, sizeof buf, 0, q, nq);
+    int len = dns_query(buf, sizeof buf, 0, q, nq);
     if (len <= 0)
         return;
     for (size_t i = 0; i < b->nsocks; i++) {
@@ -351,7 +351,7 @@ static void read_sock(browse *b, const msock *s, const char *only)
         if ((size_t)n > sizeof buf)
             continue; /* larger than any mDNS message */
         adbc_dns_msg m;
-        if (adbc_dns_parse(&m, buf, (size_t)n, b->rrs, MDNS_MAX_RRS) < 0)
+        if (dns_parse(&m, buf, (size_t)n, b->rrs, MDNS_MAX_RRS) < 0)
             continue; /* malformed: nothing in it is trusted */
         if (!(m.flags & 0x8000))
             continue; /* a query, not an answer */
@@ -394,9 +394,9 @@ static void browse_free(browse *b)
 {
     for (size_t i = 0; i < b->nsocks; i++)
         close(b->socks[i].fd);
-    adbc_free(b->fullname);
-    adbc_free(b->hosts);
-    adbc_free(b->rrs);
+    core_free(b->fullname);
+    core_free(b->hosts);
+    core_free(b->rrs);
 }
 
 /* The instance asked for, when it is among those found. */
@@ -414,37 +414,37 @@ int adbc_mdns_browse(adbc_mdns_service **out, size_t *count, const adbc_mdns_opt
     *count = 0;
     adbc_mdns_opts def;
     adbc_mdns_opts_init(&def);
-    if (adbc_abi_take(&def, sizeof def, opts, "adbc_mdns_opts") < 0)
+    if (core_abi_take(&def, sizeof def, opts, "adbc_mdns_opts") < 0)
         return ADBC_EINVAL;
     opts = &def;
-    browse *b = adbc_calloc(1, sizeof *b);
+    browse *b = core_calloc(1, sizeof *b);
     if (!b)
-        return adbc_fail(ADBC_ENOMEM, "out of memory browsing mDNS");
-    b->svc = adbc_calloc(ADBC_MDNS_MAX_SERVICES, sizeof *b->svc);
-    b->fullname = adbc_calloc(ADBC_MDNS_MAX_SERVICES, sizeof *b->fullname);
-    b->hosts = adbc_calloc(MDNS_MAX_HOSTS, sizeof *b->hosts);
-    b->rrs = adbc_calloc(MDNS_MAX_RRS, sizeof *b->rrs);
+        return core_fail(ADBC_ENOMEM, "out of memory browsing mDNS");
+    b->svc = core_calloc(ADBC_MDNS_MAX_SERVICES, sizeof *b->svc);
+    b->fullname = core_calloc(ADBC_MDNS_MAX_SERVICES, sizeof *b->fullname);
+    b->hosts = core_calloc(MDNS_MAX_HOSTS, sizeof *b->hosts);
+    b->rrs = core_calloc(MDNS_MAX_RRS, sizeof *b->rrs);
     if (!b->svc || !b->fullname || !b->hosts || !b->rrs) {
-        adbc_free(b->svc);
+        core_free(b->svc);
         browse_free(b);
-        adbc_free(b);
-        return adbc_fail(ADBC_ENOMEM, "out of memory browsing mDNS");
+        core_free(b);
+        return core_fail(ADBC_ENOMEM, "out of memory browsing mDNS");
     }
     b->nsocks = open_all(b->socks, MDNS_MAX_SOCKS);
     if (b->nsocks == 0) {
-        adbc_free(b->svc);
+        core_free(b->svc);
         browse_free(b);
-        adbc_free(b);
-        return adbc_fail(ADBC_EIO,
+        core_free(b);
+        return core_fail(ADBC_EIO,
                          "no network interface with multicast is up: mDNS cannot be used "
                          "(connect to Wi-Fi or a LAN, or give the device as HOST:PORT)");
     }
     int timeout = opts->timeout_ms > 0 ? opts->timeout_ms : 1000;
-    int64_t start = adbc_now_ms(), deadline = adbc_deadline(timeout), next_round = start;
+    int64_t start = core_now_ms(), deadline = core_deadline(timeout), next_round = start;
     b->last_news = start;
     const char *only = opts->service;
     for (;;) {
-        int64_t now = adbc_now_ms();
+        int64_t now = core_now_ms();
         fill_addrs(b);
         adbc_mdns_service *w = wanted(b, opts->instance);
         /* An IPv6 address alone may be followed by an IPv4 one (preferred):
@@ -463,7 +463,7 @@ int adbc_mdns_browse(adbc_mdns_service **out, size_t *count, const adbc_mdns_opt
             send_round(b, opts, 1);
             next_round = now + MDNS_ROUND_MS;
         }
-        int left = adbc_remaining(deadline);
+        int left = core_remaining(deadline);
         if (left == 0)
             break;
         int wait = (int)(next_round - now);
@@ -487,9 +487,9 @@ int adbc_mdns_browse(adbc_mdns_service **out, size_t *count, const adbc_mdns_opt
     adbc_mdns_service *list = b->svc;
     size_t n = b->nsvc;
     browse_free(b);
-    adbc_free(b);
+    core_free(b);
     if (n == 0) {
-        adbc_free(list);
+        core_free(list);
         list = NULL;
     } else {
         qsort(list, n, sizeof *list, cmp_svc);
@@ -502,7 +502,7 @@ int adbc_mdns_browse(adbc_mdns_service **out, size_t *count, const adbc_mdns_opt
 
 void adbc_mdns_free(adbc_mdns_service *list)
 {
-    adbc_free(list);
+    core_free(list);
 }
 
 void adbc_mdns_addr(char *buf, size_t len, const adbc_mdns_service *s)
@@ -520,8 +520,8 @@ int adbc_mdns_resolve(adbc_mdns_service *out, const char *name, int timeout_ms)
     memset(out, 0, sizeof *out);
     char inst[64];
     const char *rest;
-    if (!name || adbc_dns_first_label(inst, sizeof inst, &rest, name) < 0 || !inst[0])
-        return adbc_fail(ADBC_EINVAL, "\"%s\": not an mDNS service instance name",
+    if (!name || dns_first_label(inst, sizeof inst, &rest, name) < 0 || !inst[0])
+        return core_fail(ADBC_EINVAL, "\"%s\": not an mDNS service instance name",
                          name ? name : "");
     const char *type = NULL;
     if (*rest) {
@@ -536,7 +536,7 @@ int adbc_mdns_resolve(adbc_mdns_service *out, const char *name, int timeout_ms)
             if (strcmp(t, all_types[i]) == 0)
                 type = all_types[i];
         if (!type)
-            return adbc_fail(ADBC_EINVAL,
+            return core_fail(ADBC_EINVAL,
                              "\"%s\": the service must be %s or %s (or %s, for pairing)", name,
                              ADBC_MDNS_TLS_CONNECT, ADBC_MDNS_ADB, ADBC_MDNS_TLS_PAIRING);
     }
@@ -572,7 +572,7 @@ int adbc_mdns_resolve(adbc_mdns_service *out, const char *name, int timeout_ms)
         off += (size_t)w;
     }
     adbc_mdns_free(l);
-    return adbc_fail(ADBC_ENOTFOUND,
+    return core_fail(ADBC_ENOTFOUND,
                      "no mDNS service \"%s\" answered within %d ms (%s%s); is Wireless "
                      "debugging on and the device on this network?",
                      name, timeout_ms, n ? "found: " : "no adb service found at all",

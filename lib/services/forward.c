@@ -30,7 +30,7 @@ static const char *const device_prefixes[] = {
     "tcp:", "localabstract:", "localreserved:", "localfilesystem:", "jdwp:", "vsock:", "dev:",
 };
 
-int adbc_host_spec(const char *spec, int passive, struct addrinfo **ai, struct sockaddr_un *un,
+int forward_host_spec(const char *spec, int passive, struct addrinfo **ai, struct sockaddr_un *un,
                    socklen_t *unlen)
 {
     *ai = NULL;
@@ -48,7 +48,7 @@ int adbc_host_spec(const char *spec, int passive, struct addrinfo **ai, struct s
                 hl -= 2;
             }
             if (hl == 0 || hl >= sizeof host)
-                return adbc_fail(ADBC_EINVAL, "bad host in \"%s\"", spec);
+                return core_fail(ADBC_EINVAL, "bad host in \"%s\"", spec);
             memcpy(host, h, hl);
             host[hl] = '\0';
             port = colon + 1;
@@ -56,12 +56,12 @@ int adbc_host_spec(const char *spec, int passive, struct addrinfo **ai, struct s
         char *end;
         long v = strtol(port, &end, 10);
         if (!*port || *end || v < 0 || v > 65535)
-            return adbc_fail(ADBC_EINVAL, "bad port in \"%s\" (tcp:PORT or tcp:HOST:PORT)", spec);
+            return core_fail(ADBC_EINVAL, "bad port in \"%s\" (tcp:PORT or tcp:HOST:PORT)", spec);
         struct addrinfo hints = {.ai_socktype = SOCK_STREAM,
                                  .ai_flags = AI_NUMERICSERV | (passive ? AI_PASSIVE : 0)};
         int g = getaddrinfo(host, port, &hints, ai);
         if (g != 0)
-            return adbc_fail(ADBC_EINVAL, "cannot resolve \"%s\": %s", host, gai_strerror(g));
+            return core_fail(ADBC_EINVAL, "cannot resolve \"%s\": %s", host, gai_strerror(g));
         return 0;
     }
     memset(un, 0, sizeof *un);
@@ -76,14 +76,14 @@ int adbc_host_spec(const char *spec, int passive, struct addrinfo **ai, struct s
     } else if (strncmp(spec, "local:", 6) == 0) {
         name = spec + 6;
     } else {
-        return adbc_fail(ADBC_EINVAL,
+        return core_fail(ADBC_EINVAL,
                          "unknown host socket \"%s\": use tcp:PORT, tcp:HOST:PORT, "
                          "localabstract:NAME or localfilesystem:PATH",
                          spec);
     }
     size_t n = strlen(name);
     if (n == 0 || n + (size_t)abstract >= sizeof un->sun_path)
-        return adbc_fail(ADBC_EINVAL, "socket name in \"%s\" is empty or longer than %zu bytes",
+        return core_fail(ADBC_EINVAL, "socket name in \"%s\" is empty or longer than %zu bytes",
                          spec, sizeof un->sun_path - 1 - (size_t)abstract);
     memcpy(un->sun_path + abstract, name, n);
     *unlen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + (size_t)abstract + n +
@@ -97,12 +97,12 @@ static int connect_to(int family, const struct sockaddr *sa, socklen_t len, int 
 {
     int fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (fd < 0)
-        return adbc_fail(ADBC_EIO, "cannot create a socket for %s: %s", spec, strerror(errno));
+        return core_fail(ADBC_EIO, "cannot create a socket for %s: %s", spec, strerror(errno));
     if (connect(fd, sa, len) != 0) {
         if (errno != EINPROGRESS && errno != EAGAIN) {
             int e = errno;
             close(fd);
-            return adbc_fail(ADBC_EREFUSED, "cannot connect to %s: %s", spec, strerror(e));
+            return core_fail(ADBC_EREFUSED, "cannot connect to %s: %s", spec, strerror(e));
         }
         struct pollfd pf = {.fd = fd, .events = POLLOUT};
         int pr = poll(&pf, 1, timeout_ms);
@@ -110,13 +110,13 @@ static int connect_to(int family, const struct sockaddr *sa, socklen_t len, int 
         socklen_t el = sizeof err;
         if (pr <= 0) {
             close(fd);
-            return adbc_fail(ADBC_ETIMEDOUT, "cannot connect to %s: no answer within %d ms",
+            return core_fail(ADBC_ETIMEDOUT, "cannot connect to %s: no answer within %d ms",
                              spec, timeout_ms);
         }
         getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el);
         if (err) {
             close(fd);
-            return adbc_fail(ADBC_EREFUSED, "cannot connect to %s: %s", spec, strerror(err));
+            return core_fail(ADBC_EREFUSED, "cannot connect to %s: %s", spec, strerror(err));
         }
     }
     if (family != AF_UNIX) {
@@ -126,12 +126,12 @@ static int connect_to(int family, const struct sockaddr *sa, socklen_t len, int 
     return fd;
 }
 
-int adbc_host_connect(const char *spec, int timeout_ms)
+int forward_host_connect(const char *spec, int timeout_ms)
 {
     struct addrinfo *ai;
     struct sockaddr_un un;
     socklen_t unlen;
-    int rc = adbc_host_spec(spec, 0, &ai, &un, &unlen);
+    int rc = forward_host_spec(spec, 0, &ai, &un, &unlen);
     if (rc < 0)
         return rc;
     if (!ai)
@@ -151,7 +151,7 @@ static int listen_spec(adbc_forward *f, const char *spec)
     struct addrinfo *ai;
     struct sockaddr_un un;
     socklen_t unlen;
-    int rc = adbc_host_spec(spec, 1, &ai, &un, &unlen);
+    int rc = forward_host_spec(spec, 1, &ai, &un, &unlen);
     if (rc < 0)
         return rc;
     if (!ai) {
@@ -171,13 +171,13 @@ static int listen_spec(adbc_forward *f, const char *spec)
             int e = errno;
             if (fd >= 0)
                 close(fd);
-            return adbc_fail(ADBC_EIO, "cannot listen on %s: %s", spec, strerror(e));
+            return core_fail(ADBC_EIO, "cannot listen on %s: %s", spec, strerror(e));
         }
         if (un.sun_path[0])
             snprintf(f->unix_path, sizeof f->unix_path, "%s", un.sun_path);
         f->lfd = fd;
-        f->local = adbc_strdup(spec);
-        return f->local ? 0 : adbc_fail(ADBC_ENOMEM, "out of memory");
+        f->local = core_strdup(spec);
+        return f->local ? 0 : core_fail(ADBC_ENOMEM, "out of memory");
     }
     int fd = -1, e = 0;
     for (struct addrinfo *a = ai; a && fd < 0; a = a->ai_next) {
@@ -196,7 +196,7 @@ static int listen_spec(adbc_forward *f, const char *spec)
     }
     freeaddrinfo(ai);
     if (fd < 0)
-        return adbc_fail(ADBC_EIO, "cannot listen on %s: %s", spec, strerror(e));
+        return core_fail(ADBC_EIO, "cannot listen on %s: %s", spec, strerror(e));
     struct sockaddr_storage ss;
     socklen_t sl = sizeof ss;
     getsockname(fd, (struct sockaddr *)&ss, &sl);
@@ -210,8 +210,8 @@ static int listen_spec(adbc_forward *f, const char *spec)
         snprintf(buf, sizeof buf, "%.*s:%d", (int)(colon - spec), spec, f->port);
     else
         snprintf(buf, sizeof buf, "tcp:%d", f->port);
-    f->local = adbc_strdup(buf);
-    return f->local ? 0 : adbc_fail(ADBC_ENOMEM, "out of memory");
+    f->local = core_strdup(buf);
+    return f->local ? 0 : core_fail(ADBC_ENOMEM, "out of memory");
 }
 
 int adbc_forward_new(adbc_forward **out, adbc_conn *c, const char *local, const char *remote,
@@ -219,10 +219,10 @@ int adbc_forward_new(adbc_forward **out, adbc_conn *c, const char *local, const 
 {
     *out = NULL;
     if (!c || !local || !remote)
-        return adbc_fail(ADBC_EINVAL, "adbc_forward_new: need a connection, LOCAL and REMOTE");
+        return core_fail(ADBC_EINVAL, "adbc_forward_new: need a connection, LOCAL and REMOTE");
     adbc_forward_opts own;
     adbc_forward_opts_init(&own);
-    if (adbc_abi_take(&own, sizeof own, opts, "adbc_forward_opts") < 0)
+    if (core_abi_take(&own, sizeof own, opts, "adbc_forward_opts") < 0)
         return ADBC_EINVAL;
     opts = &own;
     int known = 0;
@@ -231,24 +231,24 @@ int adbc_forward_new(adbc_forward **out, adbc_conn *c, const char *local, const 
             remote[strlen(device_prefixes[i])])
             known = 1;
     if (!known)
-        return adbc_fail(ADBC_EINVAL,
+        return core_fail(ADBC_EINVAL,
                          "unknown device destination \"%s\": use tcp:PORT, localabstract:NAME, "
                          "localreserved:NAME, localfilesystem:PATH, jdwp:PID or vsock:CID:PORT",
                          remote);
-    adbc_forward *f = adbc_calloc(1, sizeof *f);
+    adbc_forward *f = core_calloc(1, sizeof *f);
     if (!f)
-        return adbc_fail(ADBC_ENOMEM, "out of memory creating a forward");
+        return core_fail(ADBC_ENOMEM, "out of memory creating a forward");
     f->c = c;
     f->lfd = -1;
     f->wake[0] = f->wake[1] = -1;
-    adbc_relays_init(&f->relays, opts);
+    relays_init(&f->relays, opts);
     int rc;
     if (pipe2(f->wake, O_CLOEXEC | O_NONBLOCK) != 0) {
-        rc = adbc_fail(ADBC_EIO, "cannot create a pipe: %s", strerror(errno));
+        rc = core_fail(ADBC_EIO, "cannot create a pipe: %s", strerror(errno));
         goto fail;
     }
-    if (!(f->remote = adbc_strdup(remote))) {
-        rc = adbc_fail(ADBC_ENOMEM, "out of memory creating a forward");
+    if (!(f->remote = core_strdup(remote))) {
+        rc = core_fail(ADBC_ENOMEM, "out of memory creating a forward");
         goto fail;
     }
     rc = listen_spec(f, local);
@@ -258,7 +258,7 @@ int adbc_forward_new(adbc_forward **out, adbc_conn *c, const char *local, const 
     return 0;
 fail:
     adbc_forward_free(f);
-    return adbc_fail_keep(rc);
+    return core_fail_keep(rc);
 }
 
 const char *adbc_forward_local(const adbc_forward *f)
@@ -299,11 +299,11 @@ static void peer_name(const struct sockaddr_storage *ss, char *out, size_t len)
 
 int adbc_forward_dispatch(adbc_forward *f)
 {
-    adbc_relays_reap(&f->relays);
+    relays_reap(&f->relays);
     int st = adbc_conn_status(f->c);
     if (st != 0)
-        return adbc_fail(st, "the device connection ended: %s", f->c->errmsg);
-    while (adbc_relays_active(&f->relays) < f->relays.opts.max_connections) {
+        return core_fail(st, "the device connection ended: %s", f->c->errmsg);
+    while (relays_active(&f->relays) < f->relays.opts.max_connections) {
         struct sockaddr_storage ss;
         socklen_t sl = sizeof ss;
         int fd = accept4(f->lfd, (struct sockaddr *)&ss, &sl, SOCK_CLOEXEC);
@@ -321,32 +321,32 @@ int adbc_forward_dispatch(adbc_forward *f)
         }
         char peer[96];
         peer_name(&ss, peer, sizeof peer);
-        char *dest = adbc_strdup(f->remote);
+        char *dest = core_strdup(f->remote);
         if (!dest) {
             close(fd);
             continue;
         }
-        adbc_relay_start(&f->relays, f->c, fd, NULL, dest, peer);
+        relay_start(&f->relays, f->c, fd, NULL, dest, peer);
     }
     return 0;
 }
 
 int adbc_forward_run(adbc_forward *f, int timeout_ms)
 {
-    int64_t deadline = adbc_deadline(timeout_ms);
+    int64_t deadline = core_deadline(timeout_ms);
     for (;;) {
         int rc = adbc_forward_dispatch(f);
         if (rc < 0)
             return rc;
         int wait = 200;
         if (timeout_ms >= 0) {
-            int left = adbc_remaining(deadline);
+            int left = core_remaining(deadline);
             if (left == 0)
                 return 0;
             if (left < wait)
                 wait = left;
         }
-        int full = adbc_relays_active(&f->relays) >= f->relays.opts.max_connections;
+        int full = relays_active(&f->relays) >= f->relays.opts.max_connections;
         struct pollfd pf[2] = {{.fd = f->wake[0], .events = POLLIN},
                                {.fd = full ? -1 : f->lfd, .events = POLLIN}};
         if (poll(pf, 2, wait) > 0 && (pf[0].revents & POLLIN)) {
@@ -368,8 +368,8 @@ void adbc_forward_stop(adbc_forward *f)
 
 size_t adbc_forward_active(adbc_forward *f)
 {
-    adbc_relays_reap(&f->relays);
-    return adbc_relays_active(&f->relays);
+    relays_reap(&f->relays);
+    return relays_active(&f->relays);
 }
 
 void adbc_forward_free(adbc_forward *f)
@@ -379,14 +379,14 @@ void adbc_forward_free(adbc_forward *f)
     if (f->lfd >= 0)
         close(f->lfd);
     f->lfd = -1;
-    adbc_relays_stop_all(&f->relays);
+    relays_stop_all(&f->relays);
     if (f->unix_path[0])
         unlink(f->unix_path);
     if (f->wake[0] >= 0)
         close(f->wake[0]);
     if (f->wake[1] >= 0)
         close(f->wake[1]);
-    adbc_free(f->local);
-    adbc_free(f->remote);
-    adbc_free(f);
+    core_free(f->local);
+    core_free(f->remote);
+    core_free(f);
 }

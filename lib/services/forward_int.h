@@ -43,23 +43,23 @@ typedef struct relay {
     char msg[256];
 } relay;
 
-void adbc_relays_init(fwd_relays *r, const adbc_forward_opts *opts);
+void relays_init(fwd_relays *r, const adbc_forward_opts *opts);
 /* Start relaying fd (and st when reverse) in new threads; takes fd, st and
  * dest (malloc'd) also on failure. */
-int adbc_relay_start(fwd_relays *r, adbc_conn *c, int fd, adbc_stream *st, char *dest,
+int relay_start(fwd_relays *r, adbc_conn *c, int fd, adbc_stream *st, char *dest,
                      const char *peer);
 /* Join and free relays that finished. */
-void adbc_relays_reap(fwd_relays *r);
+void relays_reap(fwd_relays *r);
 /* Stop every relay, join, free. */
-void adbc_relays_stop_all(fwd_relays *r);
-size_t adbc_relays_active(fwd_relays *r);
+void relays_stop_all(fwd_relays *r);
+size_t relays_active(fwd_relays *r);
 
 /* Parse a host socket spec ("tcp:PORT", "tcp:HOST:PORT", "localabstract:NAME",
  * "localfilesystem:PATH", "local:PATH") into addresses. For tcp, *ai gets a
  * getaddrinfo list (freeaddrinfo it); for unix, *un and *unlen. */
-int adbc_host_spec(const char *spec, int passive, struct addrinfo **ai, struct sockaddr_un *un,
+int forward_host_spec(const char *spec, int passive, struct addrinfo **ai, struct sockaddr_un *un,
                    socklen_t *unlen);
 /* Connect to a host spec with a timeout; the descriptor or an error. */
-int adbc_host_connect(const char *spec, int timeout_ms);
+int forward_host_connect(const char *spec, int timeout_ms);
 
 #endif

@@ -7,7 +7,7 @@
  * the stream's window, the down thread for the socket's buffer, while the
  * device's unread data is bounded by the stream window. Up reads into one
  * buffer of opts.buffer_size; down sends straight from the stream's buffer
- * (adbc_stream_read_to), so it needs none of its own.
+ * (conn_stream_read_to), so it needs none of its own.
  *
  * Endings:
  *  - the local peer's end of file: what came before it is on the stream;
@@ -31,7 +31,7 @@
 #define WAKE_MS 200
 #define DRAIN_MS 2000 /* after the device closed: wait this long for the peer's close */
 
-void adbc_relays_init(fwd_relays *r, const adbc_forward_opts *opts)
+void relays_init(fwd_relays *r, const adbc_forward_opts *opts)
 {
     memset(r, 0, sizeof *r);
     pthread_mutex_init(&r->mu, NULL);
@@ -56,7 +56,7 @@ void adbc_forward_opts_init_sized(adbc_forward_opts *out, size_t size)
     o->open_timeout_ms = 10000;
     o->buffer_size = 256 * 1024;
     o->max_connections = 256;
-    adbc_abi_give(out, size, &d, sizeof d);
+    core_abi_give(out, size, &d, sizeof d);
 }
 
 static void emit(relay *rl, adbc_forward_event_kind kind)
@@ -92,7 +92,7 @@ static void relay_fail(relay *rl, int code, const char *msg)
 /* The down direction's sink: send without blocking (0 when the socket is
  * full). Called by the down thread with what the stream lends it, and by
  * the connection's reader thread with data as it arrives while nothing is
- * buffered (adbc_stream_set_sink): never both at once, as the reader only
+ * buffered (conn_stream_set_sink): never both at once, as the reader only
  * calls it when the stream holds nothing and the down thread only while
  * it has bytes lent. */
 static long send_lent(void *user, const uint8_t *p, size_t n)
@@ -120,7 +120,7 @@ static void *down_main(void *arg)
     relay *rl = arg;
     while (!rl->stop) {
         int ended;
-        ssize_t n = adbc_stream_read_to(rl->st, send_lent, rl, &ended, WAKE_MS);
+        ssize_t n = conn_stream_read_to(rl->st, send_lent, rl, &ended, WAKE_MS);
         if (n == ADBC_ETIMEDOUT)
             continue;
         if (n < 0) {
@@ -154,8 +154,8 @@ static void up_loop(relay *rl, uint8_t *buf, size_t cap)
         if (rl->stop)
             return;
         if (rl->device_eof && drain_end < 0)
-            drain_end = adbc_deadline(DRAIN_MS);
-        if (drain_end >= 0 && adbc_remaining(drain_end) == 0)
+            drain_end = core_deadline(DRAIN_MS);
+        if (drain_end >= 0 && core_remaining(drain_end) == 0)
             return;
         /* Read first; wait only when nothing is there. */
         ssize_t n = recv(rl->fd, buf, cap, MSG_DONTWAIT);
@@ -183,7 +183,7 @@ static void up_loop(relay *rl, uint8_t *buf, size_t cap)
             continue; /* nowhere to send it: dropped while waiting for the close */
         size_t off = 0;
         while (off < (size_t)n && !rl->stop) {
-            long k = adbc_stream_write_some(rl->st, buf + off, (size_t)n - off, WAKE_MS);
+            long k = conn_stream_write_some(rl->st, buf + off, (size_t)n - off, WAKE_MS);
             if (k == ADBC_ETIMEDOUT)
                 continue;
             if (k == ADBC_ECLOSED && rl->device_eof)
@@ -217,9 +217,9 @@ static void *relay_main(void *arg)
         }
     }
     emit(rl, ADBC_FWD_OPENED);
-    adbc_stream_set_sink(rl->st, send_lent, rl);
+    conn_stream_set_sink(rl->st, send_lent, rl);
     size_t cap = r->opts.buffer_size;
-    uint8_t *buf = adbc_malloc(cap);
+    uint8_t *buf = core_malloc(cap);
     pthread_t down;
     if (!buf || pthread_create(&down, NULL, down_main, rl) != 0) {
         relay_fail(rl, ADBC_ENOMEM, "cannot start a relay thread");
@@ -228,8 +228,8 @@ static void *relay_main(void *arg)
         /* Half-closed by the local peer: the device side still answers. */
         pthread_join(down, NULL);
     }
-    adbc_free(buf);
-    adbc_stream_set_sink(rl->st, NULL, NULL); /* before the socket closes */
+    core_free(buf);
+    conn_stream_set_sink(rl->st, NULL, NULL); /* before the socket closes */
     adbc_stream_close(rl->st);
     rl->st = NULL;
     close(rl->fd);
@@ -245,21 +245,21 @@ static void relay_free(relay *rl)
         close(rl->fd);
     if (rl->st)
         adbc_stream_close(rl->st);
-    adbc_free(rl->dest);
+    core_free(rl->dest);
     pthread_mutex_destroy(&rl->err_mu);
-    adbc_free(rl);
+    core_free(rl);
 }
 
-int adbc_relay_start(fwd_relays *r, adbc_conn *c, int fd, adbc_stream *st, char *dest,
+int relay_start(fwd_relays *r, adbc_conn *c, int fd, adbc_stream *st, char *dest,
                      const char *peer)
 {
-    relay *rl = adbc_calloc(1, sizeof *rl);
+    relay *rl = core_calloc(1, sizeof *rl);
     if (!rl) {
         close(fd);
         if (st)
             adbc_stream_close(st);
-        adbc_free(dest);
-        return adbc_fail(ADBC_ENOMEM, "out of memory for a relayed connection");
+        core_free(dest);
+        return core_fail(ADBC_ENOMEM, "out of memory for a relayed connection");
     }
     pthread_mutex_init(&rl->err_mu, NULL);
     rl->owner = r;
@@ -279,7 +279,7 @@ int adbc_relay_start(fwd_relays *r, adbc_conn *c, int fd, adbc_stream *st, char 
     if (rc != 0) {
         pthread_mutex_unlock(&r->mu);
         relay_free(rl);
-        return adbc_fail(ADBC_ENOMEM, "cannot start a relay thread");
+        return core_fail(ADBC_ENOMEM, "cannot start a relay thread");
     }
     rl->next = r->list;
     r->list = rl;
@@ -311,12 +311,12 @@ static void reap(fwd_relays *r, int all)
     }
 }
 
-void adbc_relays_reap(fwd_relays *r)
+void relays_reap(fwd_relays *r)
 {
     reap(r, 0);
 }
 
-void adbc_relays_stop_all(fwd_relays *r)
+void relays_stop_all(fwd_relays *r)
 {
     pthread_mutex_lock(&r->mu);
     for (relay *rl = r->list; rl; rl = rl->next)
@@ -326,7 +326,7 @@ void adbc_relays_stop_all(fwd_relays *r)
     pthread_mutex_destroy(&r->mu);
 }
 
-size_t adbc_relays_active(fwd_relays *r)
+size_t relays_active(fwd_relays *r)
 {
     pthread_mutex_lock(&r->mu);
     size_t n = r->active;

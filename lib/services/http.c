@@ -19,7 +19,7 @@ void adbc_http_response_free(adbc_http_response *r)
 {
     if (!r)
         return;
-    adbc_free(r->body);
+    core_free(r->body);
     memset(r, 0, sizeof *r);
 }
 
@@ -33,9 +33,9 @@ static const uint8_t *find_crlf(const uint8_t *p, const uint8_t *end)
 
 static int set_body(adbc_http_response *out, const uint8_t *p, size_t n)
 {
-    out->body = adbc_malloc(n + 1);
+    out->body = core_malloc(n + 1);
     if (!out->body)
-        return adbc_fail(ADBC_ENOMEM, "out of memory for an HTTP body");
+        return core_fail(ADBC_ENOMEM, "out of memory for an HTTP body");
     if (n)
         memcpy(out->body, p, n);
     out->body[n] = '\0';
@@ -55,24 +55,24 @@ static int dechunk(const uint8_t *p, const uint8_t *end, int eof, adbc_http_resp
         for (;;) {
             const uint8_t *eol = find_crlf(scan, end);
             if (!eol)
-                return eof ? adbc_fail(ADBC_EPROTO, "HTTP: the chunked body ends early") : 0;
+                return eof ? core_fail(ADBC_EPROTO, "HTTP: the chunked body ends early") : 0;
             size_t sz = 0;
             const uint8_t *q = scan;
             int digits = 0;
             for (; q < eol && isxdigit(*q); q++, digits++) {
                 if (sz > (SIZE_MAX >> 4) || digits > 8)
-                    return adbc_fail(ADBC_EPROTO, "HTTP: chunk size too large");
+                    return core_fail(ADBC_EPROTO, "HTTP: chunk size too large");
                 sz = sz * 16 + (size_t)(isdigit(*q) ? *q - '0' : (tolower(*q) - 'a' + 10));
             }
             if (digits == 0 || (q < eol && *q != ';' && *q != ' '))
-                return adbc_fail(ADBC_EPROTO, "HTTP: bad chunk size line");
+                return core_fail(ADBC_EPROTO, "HTTP: bad chunk size line");
             scan = eol + 2;
             if (sz == 0) {
                 if (pass == 0) {
                     total = off;
-                    out->body = adbc_malloc(total + 1);
+                    out->body = core_malloc(total + 1);
                     if (!out->body)
-                        return adbc_fail(ADBC_ENOMEM, "out of memory for an HTTP body");
+                        return core_fail(ADBC_ENOMEM, "out of memory for an HTTP body");
                     break;
                 }
                 out->body[off] = '\0';
@@ -80,16 +80,16 @@ static int dechunk(const uint8_t *p, const uint8_t *end, int eof, adbc_http_resp
                 return 1;
             }
             if ((size_t)(end - scan) < sz + 2)
-                return eof ? adbc_fail(ADBC_EPROTO, "HTTP: the chunked body ends early") : 0;
+                return eof ? core_fail(ADBC_EPROTO, "HTTP: the chunked body ends early") : 0;
             if (scan[sz] != '\r' || scan[sz + 1] != '\n')
-                return adbc_fail(ADBC_EPROTO, "HTTP: chunk not followed by CRLF");
+                return core_fail(ADBC_EPROTO, "HTTP: chunk not followed by CRLF");
             if (pass == 1)
                 memcpy(out->body + off, scan, sz);
             off += sz;
             scan += sz + 2;
         }
     }
-    return adbc_fail(ADBC_EPROTO, "HTTP: chunked body");
+    return core_fail(ADBC_EPROTO, "HTTP: chunked body");
 }
 
 int adbc_http_parse(const uint8_t *buf, size_t len, int eof, adbc_http_response *out)
@@ -99,14 +99,14 @@ int adbc_http_parse(const uint8_t *buf, size_t len, int eof, adbc_http_response 
     const uint8_t *eol = find_crlf(buf, end);
     if (!eol) {
         if (len > HEADERS_MAX || eof)
-            return adbc_fail(ADBC_EPROTO, "HTTP: no status line in %zu bytes", len);
+            return core_fail(ADBC_EPROTO, "HTTP: no status line in %zu bytes", len);
         return 0;
     }
     /* "HTTP/1.1 200 OK" */
     if (eol - buf < 12 || memcmp(buf, "HTTP/1.", 7) != 0 || buf[8] != ' ' ||
         !isdigit(buf[9]) || !isdigit(buf[10]) || !isdigit(buf[11]) ||
         (eol - buf > 12 && buf[12] != ' '))
-        return adbc_fail(ADBC_EPROTO, "HTTP: bad status line \"%.*s\"",
+        return core_fail(ADBC_EPROTO, "HTTP: bad status line \"%.*s\"",
                          (int)(eol - buf < 40 ? eol - buf : 40), (const char *)buf);
     int status = (buf[9] - '0') * 100 + (buf[10] - '0') * 10 + (buf[11] - '0');
     long long clen = -1;
@@ -116,7 +116,7 @@ int adbc_http_parse(const uint8_t *buf, size_t len, int eof, adbc_http_response 
         const uint8_t *e = find_crlf(p, end);
         if (!e) {
             if (len > HEADERS_MAX || eof)
-                return adbc_fail(ADBC_EPROTO, "HTTP: headers do not end");
+                return core_fail(ADBC_EPROTO, "HTTP: headers do not end");
             return 0;
         }
         if (e == p) {
@@ -125,7 +125,7 @@ int adbc_http_parse(const uint8_t *buf, size_t len, int eof, adbc_http_response 
         }
         const uint8_t *colon = memchr(p, ':', (size_t)(e - p));
         if (!colon)
-            return adbc_fail(ADBC_EPROTO, "HTTP: header line without ':'");
+            return core_fail(ADBC_EPROTO, "HTTP: header line without ':'");
         size_t klen = (size_t)(colon - p);
         const uint8_t *v = colon + 1;
         while (v < e && (*v == ' ' || *v == '\t'))
@@ -134,21 +134,21 @@ int adbc_http_parse(const uint8_t *buf, size_t len, int eof, adbc_http_response 
         if (klen == 14 && strncasecmp((const char *)p, "Content-Length", 14) == 0) {
             long long n = 0;
             if (vlen == 0 || vlen > 18)
-                return adbc_fail(ADBC_EPROTO, "HTTP: bad Content-Length");
+                return core_fail(ADBC_EPROTO, "HTTP: bad Content-Length");
             for (size_t i = 0; i < vlen; i++) {
                 if (!isdigit(v[i]))
-                    return adbc_fail(ADBC_EPROTO, "HTTP: bad Content-Length");
+                    return core_fail(ADBC_EPROTO, "HTTP: bad Content-Length");
                 n = n * 10 + (v[i] - '0');
             }
             if (clen >= 0 && clen != n)
-                return adbc_fail(ADBC_EPROTO, "HTTP: two different Content-Length headers");
+                return core_fail(ADBC_EPROTO, "HTTP: two different Content-Length headers");
             clen = n;
         } else if (klen == 17 && strncasecmp((const char *)p, "Transfer-Encoding", 17) == 0) {
             chunked = vlen >= 7 && strncasecmp((const char *)v + vlen - 7, "chunked", 7) == 0;
         }
         p = e + 2;
         if ((size_t)(p - buf) > HEADERS_MAX)
-            return adbc_fail(ADBC_EPROTO, "HTTP: headers longer than %d bytes", HEADERS_MAX);
+            return core_fail(ADBC_EPROTO, "HTTP: headers longer than %d bytes", HEADERS_MAX);
     }
     out->status = status;
     int rc;
@@ -158,7 +158,7 @@ int adbc_http_parse(const uint8_t *buf, size_t len, int eof, adbc_http_response 
         rc = dechunk(p, end, eof, out);
     else if (clen >= 0) {
         if ((unsigned long long)(end - p) < (unsigned long long)clen)
-            return eof ? adbc_fail(ADBC_EPROTO,
+            return eof ? core_fail(ADBC_EPROTO,
                                    "HTTP: the body ends after %zu of %lld bytes (Content-Length)",
                                    (size_t)(end - p), clen)
                        : 0;
@@ -181,8 +181,8 @@ int adbc_http_get(adbc_conn *c, const char *service, const char *path, size_t ma
     if (!max_bytes)
         max_bytes = DEFAULT_MAX;
     if (!path || path[0] != '/' || strpbrk(path, "\r\n "))
-        return adbc_fail(ADBC_EINVAL, "HTTP: bad path");
-    int64_t deadline = adbc_deadline(timeout_ms);
+        return core_fail(ADBC_EINVAL, "HTTP: bad path");
+    int64_t deadline = core_deadline(timeout_ms);
     adbc_stream *st;
     int rc = adbc_stream_open(&st, c, service, timeout_ms);
     if (rc < 0)
@@ -194,30 +194,30 @@ int adbc_http_get(adbc_conn *c, const char *service, const char *path, size_t ma
                      path);
     if (n < 0 || (size_t)n >= sizeof req) {
         adbc_stream_close(st);
-        return adbc_fail(ADBC_EINVAL, "HTTP: path too long");
+        return core_fail(ADBC_EINVAL, "HTTP: path too long");
     }
-    rc = adbc_stream_write(st, req, (size_t)n, adbc_remaining(deadline));
+    rc = adbc_stream_write(st, req, (size_t)n, core_remaining(deadline));
     uint8_t *buf = NULL;
     size_t len = 0, cap = 0;
     while (rc == 0) {
         if (len == cap) {
             if (cap >= max_bytes) {
-                rc = adbc_fail(ADBC_EPROTO, "HTTP: %s sent more than %zu bytes", service,
+                rc = core_fail(ADBC_EPROTO, "HTTP: %s sent more than %zu bytes", service,
                                max_bytes);
                 break;
             }
             size_t ncap = cap ? cap * 2 : 16384;
             if (ncap > max_bytes)
                 ncap = max_bytes;
-            uint8_t *nb = adbc_realloc(buf, ncap);
+            uint8_t *nb = core_realloc(buf, ncap);
             if (!nb) {
-                rc = adbc_fail(ADBC_ENOMEM, "out of memory reading HTTP");
+                rc = core_fail(ADBC_ENOMEM, "out of memory reading HTTP");
                 break;
             }
             buf = nb;
             cap = ncap;
         }
-        ssize_t k = adbc_stream_read(st, buf + len, cap - len, adbc_remaining(deadline));
+        ssize_t k = adbc_stream_read(st, buf + len, cap - len, core_remaining(deadline));
         if (k < 0) {
             rc = (int)k;
             break;
@@ -231,11 +231,11 @@ int adbc_http_get(adbc_conn *c, const char *service, const char *path, size_t ma
             break;
         }
         if (k == 0) {
-            rc = adbc_fail(ADBC_EPROTO, "HTTP: %s closed before a whole response", service);
+            rc = core_fail(ADBC_EPROTO, "HTTP: %s closed before a whole response", service);
             break;
         }
     }
-    adbc_free(buf);
+    core_free(buf);
     adbc_stream_close(st);
     return rc;
 }

@@ -39,7 +39,7 @@ static int read_hex4(adbc_stream *st, size_t *n)
     char *end;
     unsigned long v = strtoul(h, &end, 16);
     if (end != h + 4)
-        return adbc_fail(ADBC_EPROTO, "the device sent \"%.4s\" where a hex length belongs", h);
+        return core_fail(ADBC_EPROTO, "the device sent \"%.4s\" where a hex length belongs", h);
     *n = v;
     return 0;
 }
@@ -66,11 +66,11 @@ int adbc_reverse_request(adbc_conn *c, const char *request, char *reply, size_t 
         reply[0] = '\0';
     char svc[600];
     if (snprintf(svc, sizeof svc, "reverse:%s", request) >= (int)sizeof svc)
-        return adbc_fail(ADBC_EINVAL, "reverse request too long");
+        return core_fail(ADBC_EINVAL, "reverse request too long");
     adbc_stream *st;
     int rc = adbc_stream_open(&st, c, svc, REQ_TIMEOUT_MS);
     if (rc == ADBC_EREFUSED)
-        return adbc_fail(rc, "the device refused \"%s\": it has no reverse forwarding", svc);
+        return core_fail(rc, "the device refused \"%s\": it has no reverse forwarding", svc);
     if (rc < 0)
         return rc;
     char status[4];
@@ -84,7 +84,7 @@ int adbc_reverse_request(adbc_conn *c, const char *request, char *reply, size_t 
                 n = sizeof msg - 1;
             rc = adbc_stream_read_full(st, msg, n, REQ_TIMEOUT_MS);
             msg[rc == 0 ? n : 0] = '\0';
-            rc = adbc_fail(ADBC_EREFUSED, "the device refused \"%s\": %s", svc, msg);
+            rc = core_fail(ADBC_EREFUSED, "the device refused \"%s\": %s", svc, msg);
         }
     } else if (rc == 0 && memcmp(status, "OKAY", 4) == 0) {
         char rest[64];
@@ -96,7 +96,7 @@ int adbc_reverse_request(adbc_conn *c, const char *request, char *reply, size_t 
             snprintf(reply, len, "%.*s", (int)(n - 4), rest + 4);
         }
     } else if (rc == 0) {
-        rc = adbc_fail(ADBC_EPROTO, "the device answered \"%s\" with \"%.4s\", not OKAY or FAIL",
+        rc = core_fail(ADBC_EPROTO, "the device answered \"%s\" with \"%.4s\", not OKAY or FAIL",
                        svc, status);
     }
     adbc_stream_close(st);
@@ -109,21 +109,21 @@ int adbc_reverse_list(adbc_conn *c, char **out)
     adbc_stream *st;
     int rc = adbc_stream_open(&st, c, "reverse:list-forward", REQ_TIMEOUT_MS);
     if (rc == ADBC_EREFUSED)
-        return adbc_fail(rc, "the device refused reverse:list-forward: it has no reverse "
+        return core_fail(rc, "the device refused reverse:list-forward: it has no reverse "
                              "forwarding");
     if (rc < 0)
         return rc;
     size_t n;
     rc = read_hex4(st, &n);
     if (rc == 0) {
-        char *buf = adbc_malloc(n + 1);
+        char *buf = core_malloc(n + 1);
         if (!buf)
-            rc = adbc_fail(ADBC_ENOMEM, "out of memory");
+            rc = core_fail(ADBC_ENOMEM, "out of memory");
         else if ((rc = adbc_stream_read_full(st, buf, n, REQ_TIMEOUT_MS)) == 0) {
             buf[n] = '\0';
             *out = buf;
         } else {
-            adbc_free(buf);
+            core_free(buf);
         }
     }
     adbc_stream_close(st);
@@ -149,14 +149,14 @@ int adbc_reverse_new(adbc_reverse **out, const adbc_forward_opts *opts)
     *out = NULL;
     adbc_forward_opts own;
     adbc_forward_opts_init(&own);
-    if (adbc_abi_take(&own, sizeof own, opts, "adbc_forward_opts") < 0)
+    if (core_abi_take(&own, sizeof own, opts, "adbc_forward_opts") < 0)
         return ADBC_EINVAL;
     opts = &own;
-    adbc_reverse *r = adbc_calloc(1, sizeof *r);
+    adbc_reverse *r = core_calloc(1, sizeof *r);
     if (!r)
-        return adbc_fail(ADBC_ENOMEM, "out of memory");
+        return core_fail(ADBC_ENOMEM, "out of memory");
     pthread_mutex_init(&r->mu, NULL);
-    adbc_relays_init(&r->relays, opts);
+    relays_init(&r->relays, opts);
     *out = r;
     return 0;
 }
@@ -172,7 +172,7 @@ static void *accept_main(void *arg)
 {
     adbc_reverse *r = arg;
     while (!r->stop) {
-        adbc_relays_reap(&r->relays);
+        relays_reap(&r->relays);
         adbc_stream *st;
         int rc = adbc_conn_accept(r->c, &st, 200);
         if (rc == ADBC_ETIMEDOUT)
@@ -180,8 +180,8 @@ static void *accept_main(void *arg)
         if (rc < 0)
             break; /* the connection ended */
         const char *dest = adbc_stream_destination(st);
-        int fd = adbc_host_connect(dest, r->relays.opts.open_timeout_ms);
-        char *d = adbc_strdup(dest);
+        int fd = forward_host_connect(dest, r->relays.opts.open_timeout_ms);
+        char *d = core_strdup(dest);
         if (fd < 0 || !d) {
             if (r->relays.opts.on_event) {
                 adbc_forward_event ev = {.kind = ADBC_FWD_REFUSED,
@@ -193,11 +193,11 @@ static void *accept_main(void *arg)
             }
             if (fd >= 0)
                 close(fd);
-            adbc_free(d);
+            core_free(d);
             adbc_stream_close(st); /* the device's connection closes */
             continue;
         }
-        adbc_relay_start(&r->relays, r->c, fd, st, d, "device");
+        relay_start(&r->relays, r->c, fd, st, d, "device");
     }
     return NULL;
 }
@@ -205,10 +205,10 @@ static void *accept_main(void *arg)
 int adbc_reverse_start(adbc_reverse *r, adbc_conn *c)
 {
     if (r->running)
-        return adbc_fail(ADBC_EINVAL, "adbc_reverse_start: already started");
+        return core_fail(ADBC_EINVAL, "adbc_reverse_start: already started");
     r->c = c;
     if (pthread_create(&r->th, NULL, accept_main, r) != 0)
-        return adbc_fail(ADBC_ENOMEM, "cannot start the reverse forwarding thread");
+        return core_fail(ADBC_ENOMEM, "cannot start the reverse forwarding thread");
     r->running = 1;
     return 0;
 }
@@ -217,17 +217,17 @@ int adbc_reverse_add(adbc_reverse *r, const char *remote, const char *local, int
                      char *resolved, size_t len)
 {
     if (!r->c)
-        return adbc_fail(ADBC_EINVAL, "adbc_reverse_add: call adbc_reverse_start first");
+        return core_fail(ADBC_EINVAL, "adbc_reverse_add: call adbc_reverse_start first");
     struct addrinfo *ai;
     struct sockaddr_un un;
     socklen_t unlen;
-    int rc = adbc_host_spec(local, 0, &ai, &un, &unlen);
+    int rc = forward_host_spec(local, 0, &ai, &un, &unlen);
     if (rc < 0)
         return rc;
     if (ai)
         freeaddrinfo(ai);
     if (strlen(remote) >= sizeof r->rules[0].remote || strlen(local) >= sizeof r->rules[0].local)
-        return adbc_fail(ADBC_EINVAL, "socket spec too long");
+        return core_fail(ADBC_EINVAL, "socket spec too long");
     pthread_mutex_lock(&r->mu);
     size_t i;
     for (i = 0; i < r->nrules; i++)
@@ -235,7 +235,7 @@ int adbc_reverse_add(adbc_reverse *r, const char *remote, const char *local, int
             break;
     if (i == MAX_RULES) {
         pthread_mutex_unlock(&r->mu);
-        return adbc_fail(ADBC_EINVAL, "at most %d reverse rules", MAX_RULES);
+        return core_fail(ADBC_EINVAL, "at most %d reverse rules", MAX_RULES);
     }
     /* Allowed before the device may use it: a connection can arrive as
      * soon as the device listens. */
@@ -277,7 +277,7 @@ int adbc_reverse_add(adbc_reverse *r, const char *remote, const char *local, int
 int adbc_reverse_remove(adbc_reverse *r, const char *remote)
 {
     if (!r->c)
-        return adbc_fail(ADBC_EINVAL, "adbc_reverse_remove: call adbc_reverse_start first");
+        return core_fail(ADBC_EINVAL, "adbc_reverse_remove: call adbc_reverse_start first");
     char req[300];
     snprintf(req, sizeof req, "killforward:%s", remote);
     int rc = adbc_reverse_request(r->c, req, NULL, 0);
@@ -294,7 +294,7 @@ int adbc_reverse_remove(adbc_reverse *r, const char *remote)
 int adbc_reverse_remove_all(adbc_reverse *r)
 {
     if (!r->c)
-        return adbc_fail(ADBC_EINVAL, "adbc_reverse_remove_all: call adbc_reverse_start first");
+        return core_fail(ADBC_EINVAL, "adbc_reverse_remove_all: call adbc_reverse_start first");
     int rc = adbc_reverse_request(r->c, "killforward-all", NULL, 0);
     pthread_mutex_lock(&r->mu);
     r->nrules = 0;
@@ -304,8 +304,8 @@ int adbc_reverse_remove_all(adbc_reverse *r)
 
 size_t adbc_reverse_active(adbc_reverse *r)
 {
-    adbc_relays_reap(&r->relays);
-    return adbc_relays_active(&r->relays);
+    relays_reap(&r->relays);
+    return relays_active(&r->relays);
 }
 
 void adbc_reverse_free(adbc_reverse *r)
@@ -315,7 +315,7 @@ void adbc_reverse_free(adbc_reverse *r)
     r->stop = 1;
     if (r->running)
         pthread_join(r->th, NULL);
-    adbc_relays_stop_all(&r->relays);
+    relays_stop_all(&r->relays);
     pthread_mutex_destroy(&r->mu);
-    adbc_free(r);
+    core_free(r);
 }

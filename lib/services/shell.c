@@ -26,13 +26,13 @@ int adbc_shell_quote(const char *s, char **out)
 {
     *out = NULL;
     if (!s)
-        return adbc_fail(ADBC_EINVAL, "adbc_shell_quote: NULL string");
+        return core_fail(ADBC_EINVAL, "adbc_shell_quote: NULL string");
     size_t n = 2;
     for (const char *p = s; *p; p++)
         n += *p == '\'' ? 4 : 1;
-    char *q = adbc_malloc(n + 1);
+    char *q = core_malloc(n + 1);
     if (!q)
-        return adbc_fail(ADBC_ENOMEM, "out of memory quoting a string");
+        return core_fail(ADBC_ENOMEM, "out of memory quoting a string");
     char *w = q;
     *w++ = '\'';
     for (const char *p = s; *p; p++) {
@@ -55,16 +55,16 @@ static int build_service(adbc_conn *c, const char *command, const adbc_shell_opt
     adbc_shell_mode mode = o ? o->mode : ADBC_SHELL_AUTO;
     int has_v2 = adbc_conn_has_feature(c, "shell_v2");
     if (mode == ADBC_SHELL_V2 && !has_v2)
-        return adbc_fail(ADBC_EUNSUPPORTED,
+        return core_fail(ADBC_EUNSUPPORTED,
                          "the device does not support shell v2 (no shell_v2 feature): use shell "
                          "v1 or exec");
     *v2 = mode == ADBC_SHELL_V2 || (mode == ADBC_SHELL_AUTO && has_v2);
     if (!command)
         command = "";
     size_t n = strlen(command) + 128 + (o && o->term ? strlen(o->term) : 0);
-    char *svc = adbc_malloc(n);
+    char *svc = core_malloc(n);
     if (!svc)
-        return adbc_fail(ADBC_ENOMEM, "out of memory");
+        return core_fail(ADBC_ENOMEM, "out of memory");
     if (mode == ADBC_SHELL_EXEC)
         snprintf(svc, n, "exec:%s", command);
     else if (!*v2)
@@ -73,8 +73,8 @@ static int build_service(adbc_conn *c, const char *command, const adbc_shell_opt
         int pty = o && o->pty;
         if (pty && o->term && *o->term) {
             if (strpbrk(o->term, ",:")) {
-                adbc_free(svc);
-                return adbc_fail(ADBC_EINVAL, "TERM value may not contain ',' or ':'");
+                core_free(svc);
+                return core_fail(ADBC_EINVAL, "TERM value may not contain ',' or ':'");
             }
             snprintf(svc, n, "shell,v2,TERM=%s,pty:%s", o->term, command);
         } else {
@@ -90,25 +90,25 @@ int adbc_shell_open(adbc_shell **out, adbc_conn *c, const char *command,
 {
     *out = NULL;
     if (!c)
-        return adbc_fail(ADBC_EINVAL, "adbc_shell_open: no connection");
+        return core_fail(ADBC_EINVAL, "adbc_shell_open: no connection");
     adbc_shell_opts o = {.size = sizeof o, .mode = ADBC_SHELL_AUTO};
-    if (adbc_abi_take(&o, sizeof o, opts, "adbc_shell_opts") < 0)
+    if (core_abi_take(&o, sizeof o, opts, "adbc_shell_opts") < 0)
         return ADBC_EINVAL;
     opts = &o;
-    adbc_shell *sh = adbc_calloc(1, sizeof *sh);
+    adbc_shell *sh = core_calloc(1, sizeof *sh);
     if (!sh)
-        return adbc_fail(ADBC_ENOMEM, "out of memory");
+        return core_fail(ADBC_ENOMEM, "out of memory");
     sh->exit_code = -1;
     char *svc = NULL;
     int rc = build_service(c, command, opts, &sh->v2, &svc);
-    if (rc == 0 && sh->v2 && !(sh->rx = adbc_malloc(RX_BUF)))
-        rc = adbc_fail(ADBC_ENOMEM, "out of memory");
+    if (rc == 0 && sh->v2 && !(sh->rx = core_malloc(RX_BUF)))
+        rc = core_fail(ADBC_ENOMEM, "out of memory");
     if (rc == 0)
         rc = adbc_stream_open(&sh->st, c, svc, timeout_ms);
-    adbc_free(svc);
+    core_free(svc);
     if (rc < 0) {
-        adbc_free(sh->rx);
-        adbc_free(sh);
+        core_free(sh->rx);
+        core_free(sh);
         return rc;
     }
     if (sh->v2 && opts && opts->pty && opts->rows && opts->cols)
@@ -128,7 +128,7 @@ ssize_t adbc_shell_read(adbc_shell *sh, int *fd, void *buf, size_t len, int time
             sh->ended = 1;
         return n;
     }
-    int64_t deadline = adbc_deadline(timeout_ms);
+    int64_t deadline = core_deadline(timeout_ms);
     for (;;) {
         while (sh->rxoff < sh->rxlen) {
             size_t used;
@@ -136,7 +136,7 @@ ssize_t adbc_shell_read(adbc_shell *sh, int *fd, void *buf, size_t len, int time
             const uint8_t *data;
             size_t dlen;
             int last;
-            int r = adbc_shellv2_next(&sh->demux, sh->rx + sh->rxoff, sh->rxlen - sh->rxoff,
+            int r = shellv2_next(&sh->demux, sh->rx + sh->rxoff, sh->rxlen - sh->rxoff,
                                       &used, &id, &data, &dlen, &last);
             if (r < 0)
                 return r;
@@ -169,13 +169,13 @@ ssize_t adbc_shell_read(adbc_shell *sh, int *fd, void *buf, size_t len, int time
         if (sh->rxoff == sh->rxlen)
             sh->rxoff = sh->rxlen = 0;
         ssize_t n = adbc_stream_read(sh->st, sh->rx + sh->rxlen, RX_BUF - sh->rxlen,
-                                     adbc_remaining(deadline));
+                                     core_remaining(deadline));
         if (n < 0)
             return n;
         if (n == 0) {
             sh->ended = 1;
             if (sh->demux.hdrlen > 0 || sh->demux.remaining > 0)
-                return adbc_fail(ADBC_EPROTO,
+                return core_fail(ADBC_EPROTO,
                                  "protocol violation: the shell stream ended inside a v2 packet");
             return 0;
         }
@@ -186,10 +186,10 @@ ssize_t adbc_shell_read(adbc_shell *sh, int *fd, void *buf, size_t len, int time
 static int write_packet(adbc_shell *sh, int id, const void *buf, size_t len, int64_t deadline)
 {
     uint8_t hdr[5];
-    adbc_shellv2_header(hdr, id, (uint32_t)len);
-    int rc = adbc_stream_write(sh->st, hdr, 5, adbc_remaining(deadline));
+    shellv2_header(hdr, id, (uint32_t)len);
+    int rc = adbc_stream_write(sh->st, hdr, 5, core_remaining(deadline));
     if (rc == 0 && len)
-        rc = adbc_stream_write(sh->st, buf, len, adbc_remaining(deadline));
+        rc = adbc_stream_write(sh->st, buf, len, core_remaining(deadline));
     return rc;
 }
 
@@ -197,7 +197,7 @@ int adbc_shell_write(adbc_shell *sh, const void *buf, size_t len, int timeout_ms
 {
     if (!sh->v2)
         return adbc_stream_write(sh->st, buf, len, timeout_ms);
-    int64_t deadline = adbc_deadline(timeout_ms);
+    int64_t deadline = core_deadline(timeout_ms);
     const uint8_t *p = buf;
     while (len > 0) {
         size_t n = len < STDIN_CHUNK ? len : STDIN_CHUNK;
@@ -213,19 +213,19 @@ int adbc_shell_write(adbc_shell *sh, const void *buf, size_t len, int timeout_ms
 int adbc_shell_close_stdin(adbc_shell *sh, int timeout_ms)
 {
     if (!sh->v2)
-        return adbc_fail(ADBC_EUNSUPPORTED,
+        return core_fail(ADBC_EUNSUPPORTED,
                          "closing stdin needs shell v2; with shell v1 or exec, close the stream");
-    return write_packet(sh, ADBC_SHELL_CLOSE_STDIN, NULL, 0, adbc_deadline(timeout_ms));
+    return write_packet(sh, ADBC_SHELL_CLOSE_STDIN, NULL, 0, core_deadline(timeout_ms));
 }
 
 int adbc_shell_resize(adbc_shell *sh, unsigned rows, unsigned cols, unsigned xpixels,
                       unsigned ypixels, int timeout_ms)
 {
     if (!sh->v2)
-        return adbc_fail(ADBC_EUNSUPPORTED, "window size changes need shell v2");
+        return core_fail(ADBC_EUNSUPPORTED, "window size changes need shell v2");
     char msg[64];
     int n = snprintf(msg, sizeof msg, "%ux%u,%ux%u", rows, cols, xpixels, ypixels);
-    return write_packet(sh, ADBC_SHELL_WINDOW_SIZE, msg, (size_t)n, adbc_deadline(timeout_ms));
+    return write_packet(sh, ADBC_SHELL_WINDOW_SIZE, msg, (size_t)n, core_deadline(timeout_ms));
 }
 
 int adbc_shell_exit_code(const adbc_shell *sh)
@@ -243,16 +243,16 @@ void adbc_shell_close(adbc_shell *sh)
     if (!sh)
         return;
     adbc_stream_close(sh->st);
-    adbc_free(sh->rx);
-    adbc_free(sh);
+    core_free(sh->rx);
+    core_free(sh);
 }
 
 void adbc_run_result_clear(adbc_run_result *res)
 {
     if (!res)
         return;
-    adbc_free(res->out);
-    adbc_free(res->err);
+    core_free(res->out);
+    core_free(res->err);
     memset(res, 0, sizeof *res);
 }
 
@@ -262,9 +262,9 @@ static int append(uint8_t **buf, size_t *len, size_t *cap, const void *data, siz
         size_t nc = *cap ? *cap : 4096;
         while (nc < *len + n + 1)
             nc *= 2;
-        uint8_t *nb = adbc_realloc(*buf, nc);
+        uint8_t *nb = core_realloc(*buf, nc);
         if (!nb)
-            return adbc_fail(ADBC_ENOMEM, "out of memory collecting command output");
+            return core_fail(ADBC_ENOMEM, "out of memory collecting command output");
         *buf = nb;
         *cap = nc;
     }
@@ -281,45 +281,45 @@ int adbc_run(adbc_conn *c, adbc_shell_mode mode, const char *command, const void
     res->exit_code = -1;
     if (!max_output)
         max_output = 64u * 1024 * 1024;
-    int64_t deadline = adbc_deadline(timeout_ms);
+    int64_t deadline = core_deadline(timeout_ms);
     adbc_shell_opts o = {.size = sizeof o, .mode = mode};
     adbc_shell *sh;
-    int rc = adbc_shell_open(&sh, c, command, &o, adbc_remaining(deadline));
+    int rc = adbc_shell_open(&sh, c, command, &o, core_remaining(deadline));
     if (rc < 0)
         return rc;
     if (stdin_data && stdin_len)
-        rc = adbc_shell_write(sh, stdin_data, stdin_len, adbc_remaining(deadline));
+        rc = adbc_shell_write(sh, stdin_data, stdin_len, core_remaining(deadline));
     if (rc == 0 && sh->v2)
-        rc = adbc_shell_close_stdin(sh, adbc_remaining(deadline));
+        rc = adbc_shell_close_stdin(sh, core_remaining(deadline));
     /* A quick command may finish and the device close the stream before
      * our stdin reaches it: its output and exit status are already here,
      * so read them rather than fail. A lost connection still fails below. */
     if (rc == ADBC_ECLOSED && adbc_conn_status(c) == 0)
         rc = 0;
     size_t ocap = 0, ecap = 0;
-    uint8_t *chunk = rc == 0 ? adbc_malloc(RX_BUF) : NULL;
+    uint8_t *chunk = rc == 0 ? core_malloc(RX_BUF) : NULL;
     if (rc == 0 && !chunk)
-        rc = adbc_fail(ADBC_ENOMEM, "out of memory");
+        rc = core_fail(ADBC_ENOMEM, "out of memory");
     while (rc == 0) {
         int fd;
-        ssize_t n = adbc_shell_read(sh, &fd, chunk, RX_BUF, adbc_remaining(deadline));
+        ssize_t n = adbc_shell_read(sh, &fd, chunk, RX_BUF, core_remaining(deadline));
         if (n < 0) {
             rc = (int)n;
             if (rc == ADBC_ETIMEDOUT)
-                rc = adbc_fail(ADBC_ETIMEDOUT, "command \"%.80s\" did not finish within %d ms",
+                rc = core_fail(ADBC_ETIMEDOUT, "command \"%.80s\" did not finish within %d ms",
                                command ? command : "", timeout_ms);
             break;
         }
         if (n == 0)
             break;
         if (res->out_len + res->err_len + (size_t)n > max_output) {
-            rc = adbc_fail(ADBC_EIO, "command output exceeded the %zu-byte limit", max_output);
+            rc = core_fail(ADBC_EIO, "command output exceeded the %zu-byte limit", max_output);
             break;
         }
         rc = fd == 2 ? append(&res->err, &res->err_len, &ecap, chunk, (size_t)n)
                      : append(&res->out, &res->out_len, &ocap, chunk, (size_t)n);
     }
-    adbc_free(chunk);
+    core_free(chunk);
     if (rc == 0) {
         res->exit_code = adbc_shell_exit_code(sh);
         /* Always hand back NUL-terminated (possibly empty) buffers. */
@@ -328,7 +328,7 @@ int adbc_run(adbc_conn *c, adbc_shell_mode mode, const char *command, const void
         if (rc == 0 && !res->err)
             rc = append(&res->err, &res->err_len, &ecap, "", 0);
         if (rc == 0 && sh->v2 && res->exit_code < 0)
-            rc = adbc_fail(ADBC_EPROTO, "the shell v2 stream ended without an exit status");
+            rc = core_fail(ADBC_EPROTO, "the shell v2 stream ended without an exit status");
     }
     adbc_shell_close(sh);
     if (rc < 0)

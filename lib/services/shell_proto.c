@@ -7,13 +7,13 @@
 
 #include <string.h>
 
-void adbc_shellv2_header(uint8_t out[5], int id, uint32_t len)
+void shellv2_header(uint8_t out[5], int id, uint32_t len)
 {
     out[0] = (uint8_t)id;
-    adbc_wr32(out + 1, len);
+    core_wr32(out + 1, len);
 }
 
-int adbc_shellv2_next(adbc_shellv2_demux *d, const uint8_t *in, size_t len, size_t *consumed,
+int shellv2_next(adbc_shellv2_demux *d, const uint8_t *in, size_t len, size_t *consumed,
                       int *id, const uint8_t **data, size_t *dlen, int *last)
 {
     size_t used = 0;
@@ -32,11 +32,11 @@ int adbc_shellv2_next(adbc_shellv2_demux *d, const uint8_t *in, size_t len, size
         d->id = d->hdr[0];
         if (d->id > ADBC_SHELL_WINDOW_SIZE && !d->lenient) {
             *consumed = used;
-            return adbc_fail(ADBC_EPROTO,
+            return core_fail(ADBC_EPROTO,
                              "protocol violation: shell v2 packet with unknown id %d (length %u)",
-                             d->id, adbc_rd32(d->hdr + 1));
+                             d->id, core_rd32(d->hdr + 1));
         }
-        d->remaining = adbc_rd32(d->hdr + 1);
+        d->remaining = core_rd32(d->hdr + 1);
         fresh = 1;
     }
     size_t avail = len - used;
@@ -56,7 +56,7 @@ int adbc_shellv2_next(adbc_shellv2_demux *d, const uint8_t *in, size_t len, size
     return 1;
 }
 
-void adbc_shellv2_unread(adbc_shellv2_demux *d, size_t n)
+void shellv2_unread(adbc_shellv2_demux *d, size_t n)
 {
     if (n == 0)
         return;

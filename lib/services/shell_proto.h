@@ -23,18 +23,18 @@ typedef struct adbc_shellv2_demux {
  * available returns 1 with *id, *data, *dlen set (dlen may be 0 for an
  * empty packet, and *last tells whether it ends the packet); returns 0 when
  * more input is needed; ADBC_EPROTO on an unknown packet id. */
-int adbc_shellv2_next(adbc_shellv2_demux *d, const uint8_t *in, size_t len, size_t *consumed,
+int shellv2_next(adbc_shellv2_demux *d, const uint8_t *in, size_t len, size_t *consumed,
                       int *id, const uint8_t **data, size_t *dlen, int *last);
 
 /* Give back the last n bytes of the data fragment just handed out (a
  * consumer that took only part of it: a pipe that is full). The caller
  * rewinds its input by n; the next call hands the rest out again. */
-void adbc_shellv2_unread(adbc_shellv2_demux *d, size_t n);
+void shellv2_unread(adbc_shellv2_demux *d, size_t n);
 
 /* The size of a packet header. */
 #define ADBC_SHELLV2_HEADER 5
 
 /* Write a packet header for id and length into out[5]. */
-void adbc_shellv2_header(uint8_t out[5], int id, uint32_t len);
+void shellv2_header(uint8_t out[5], int id, uint32_t len);
 
 #endif

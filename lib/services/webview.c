@@ -42,7 +42,7 @@ static int jstring(jr *j, char **out)
         tmp[0] = (char)ch;
         if (ch == '\\') {
             if (j->p >= j->end)
-                return adbc_free(s), -1;
+                return core_free(s), -1;
             char e = *j->p++;
             switch (e) {
             case 'n': tmp[0] = '\n'; break;
@@ -53,12 +53,12 @@ static int jstring(jr *j, char **out)
             case '"': case '\\': case '/': tmp[0] = e; break;
             case 'u': {
                 if (j->end - j->p < 4)
-                    return adbc_free(s), -1;
+                    return core_free(s), -1;
                 unsigned v = 0;
                 for (int i = 0; i < 4; i++) {
                     char h = j->p[i];
                     if (!isxdigit((unsigned char)h))
-                        return adbc_free(s), -1;
+                        return core_free(s), -1;
                     v = v * 16 + (unsigned)(isdigit((unsigned char)h) ? h - '0'
                                                                        : tolower(h) - 'a' + 10);
                 }
@@ -81,19 +81,19 @@ static int jstring(jr *j, char **out)
                 break;
             }
             default:
-                return adbc_free(s), -1;
+                return core_free(s), -1;
             }
         } else if (ch < 0x20) {
-            return adbc_free(s), -1;
+            return core_free(s), -1;
         }
         if (out) {
             if (n + tn + 1 > cap) {
                 size_t nc = cap ? cap * 2 : 32;
                 while (nc < n + tn + 1)
                     nc *= 2;
-                char *ns = adbc_realloc(s, nc);
+                char *ns = core_realloc(s, nc);
                 if (!ns)
-                    return adbc_free(s), -1;
+                    return core_free(s), -1;
                 s = ns;
                 cap = nc;
             }
@@ -102,10 +102,10 @@ static int jstring(jr *j, char **out)
         }
     }
     if (j->p >= j->end)
-        return adbc_free(s), -1;
+        return core_free(s), -1;
     j->p++;
     if (out) {
-        if (!s && !(s = adbc_strdup("")))
+        if (!s && !(s = core_strdup("")))
             return -1;
         s[n] = '\0';
         *out = s;
@@ -168,13 +168,13 @@ void adbc_devtools_pages_free(adbc_devtools_page *p, size_t n)
     if (!p)
         return;
     for (size_t i = 0; i < n; i++) {
-        adbc_free(p[i].id);
-        adbc_free(p[i].type);
-        adbc_free(p[i].title);
-        adbc_free(p[i].url);
-        adbc_free(p[i].ws_url);
+        core_free(p[i].id);
+        core_free(p[i].type);
+        core_free(p[i].title);
+        core_free(p[i].url);
+        core_free(p[i].ws_url);
     }
-    adbc_free(p);
+    core_free(p);
 }
 
 static int page_object(jr *j, adbc_devtools_page *pg)
@@ -192,7 +192,7 @@ static int page_object(jr *j, adbc_devtools_page *pg)
             return -1;
         ws(j);
         if (j->p >= j->end || *j->p != ':') {
-            adbc_free(key);
+            core_free(key);
             return -1;
         }
         j->p++;
@@ -208,13 +208,13 @@ static int page_object(jr *j, adbc_devtools_page *pg)
             slot = &pg->url;
         else if (strcmp(key, "webSocketDebuggerUrl") == 0)
             slot = &pg->ws_url;
-        adbc_free(key);
+        core_free(key);
         int rc;
         if (slot && j->p < j->end && *j->p == '"') {
             char *v = NULL;
             rc = jstring(j, &v);
             if (rc == 0) {
-                adbc_free(*slot); /* a repeated key: the last one counts */
+                core_free(*slot); /* a repeated key: the last one counts */
                 *slot = v;
             }
         } else {
@@ -243,7 +243,7 @@ int adbc_devtools_parse_pages(const char *json, size_t len, adbc_devtools_page *
     jr j = {json, json + len};
     ws(&j);
     if (j.p >= j.end || *j.p != '[')
-        return adbc_fail(ADBC_EPROTO, "DevTools: /json/list is not a JSON array");
+        return core_fail(ADBC_EPROTO, "DevTools: /json/list is not a JSON array");
     j.p++;
     adbc_devtools_page *pages = NULL;
     size_t n = 0;
@@ -254,7 +254,7 @@ int adbc_devtools_parse_pages(const char *json, size_t len, adbc_devtools_page *
         ws(&j);
         if (j.p >= j.end || *j.p != '{' || n >= MAX_PAGES)
             goto bad;
-        adbc_devtools_page *np = adbc_realloc(pages, (n + 1) * sizeof *np);
+        adbc_devtools_page *np = core_realloc(pages, (n + 1) * sizeof *np);
         if (!np)
             goto bad;
         pages = np;
@@ -276,16 +276,16 @@ done:
         char **f[] = {&pages[i].id, &pages[i].type, &pages[i].title, &pages[i].url,
                       &pages[i].ws_url};
         for (size_t k = 0; k < 5; k++)
-            if (!*f[k] && !(*f[k] = adbc_strdup(""))) {
+            if (!*f[k] && !(*f[k] = core_strdup(""))) {
                 adbc_devtools_pages_free(pages, n);
-                return adbc_fail(ADBC_ENOMEM, "out of memory");
+                return core_fail(ADBC_ENOMEM, "out of memory");
             }
     }
     *out = pages;
     return (int)n;
 bad:
     adbc_devtools_pages_free(pages, n);
-    return adbc_fail(ADBC_EPROTO, "DevTools: malformed /json/list near byte %zu",
+    return core_fail(ADBC_EPROTO, "DevTools: malformed /json/list near byte %zu",
                      (size_t)(j.p - json));
 }
 
@@ -319,16 +319,16 @@ int adbc_devtools_scan_unix(const char *text, size_t len, char ***out)
             for (size_t i = 0; i < n && match && !dup; i++)
                 dup = strlen(names[i]) == nl && memcmp(names[i], name, nl) == 0;
             if (match && !dup && nl < 256 && n < MAX_SOCKETS) {
-                char **nn = adbc_realloc(names, (n + 1) * sizeof *nn);
-                char *s = adbc_strndup(name, nl);
+                char **nn = core_realloc(names, (n + 1) * sizeof *nn);
+                char *s = core_strndup(name, nl);
                 if (!nn || !s) {
-                    adbc_free(s);
+                    core_free(s);
                     if (nn)
                         names = nn;
                     for (size_t i = 0; i < n; i++)
-                        adbc_free(names[i]);
-                    adbc_free(names);
-                    return adbc_fail(ADBC_ENOMEM, "out of memory");
+                        core_free(names[i]);
+                    core_free(names);
+                    return core_fail(ADBC_ENOMEM, "out of memory");
                 }
                 names = nn;
                 names[n++] = s;
@@ -349,22 +349,22 @@ static int exec_out(adbc_conn *c, const char *cmd, size_t max, int timeout_ms, c
     char svc[300];
     snprintf(svc, sizeof svc, "exec:%s", cmd);
     adbc_stream *st;
-    int64_t deadline = adbc_deadline(timeout_ms);
+    int64_t deadline = core_deadline(timeout_ms);
     int rc = adbc_stream_open(&st, c, svc, timeout_ms);
     if (rc < 0)
         return rc;
-    char *buf = adbc_malloc(max + 1);
+    char *buf = core_malloc(max + 1);
     if (!buf) {
         adbc_stream_close(st);
-        return adbc_fail(ADBC_ENOMEM, "out of memory");
+        return core_fail(ADBC_ENOMEM, "out of memory");
     }
     size_t n = 0;
     for (;;) {
         if (n == max)
             break; /* the rest is dropped: bounded */
-        ssize_t k = adbc_stream_read(st, buf + n, max - n, adbc_remaining(deadline));
+        ssize_t k = adbc_stream_read(st, buf + n, max - n, core_remaining(deadline));
         if (k < 0) {
-            adbc_free(buf);
+            core_free(buf);
             adbc_stream_close(st);
             return (int)k;
         }
@@ -402,12 +402,12 @@ void adbc_devtools_free(adbc_devtools_socket *s, size_t n)
     if (!s)
         return;
     for (size_t i = 0; i < n; i++) {
-        adbc_free(s[i].name);
-        adbc_free(s[i].package);
-        adbc_free(s[i].message);
+        core_free(s[i].name);
+        core_free(s[i].package);
+        core_free(s[i].message);
         adbc_devtools_pages_free(s[i].pages, s[i].npages);
     }
-    adbc_free(s);
+    core_free(s);
 }
 
 int adbc_devtools_list(adbc_conn *c, int timeout_ms, adbc_devtools_socket **out, size_t *nout)
@@ -421,15 +421,15 @@ int adbc_devtools_list(adbc_conn *c, int timeout_ms, adbc_devtools_socket **out,
         return rc;
     char **names;
     int n = adbc_devtools_scan_unix(text, len, &names);
-    adbc_free(text);
+    core_free(text);
     if (n < 0)
         return n;
-    adbc_devtools_socket *s = adbc_calloc((size_t)n + 1, sizeof *s);
+    adbc_devtools_socket *s = core_calloc((size_t)n + 1, sizeof *s);
     if (!s) {
         for (int i = 0; i < n; i++)
-            adbc_free(names[i]);
-        adbc_free(names);
-        return adbc_fail(ADBC_ENOMEM, "out of memory");
+            core_free(names[i]);
+        core_free(names);
+        return core_fail(ADBC_ENOMEM, "out of memory");
     }
     for (int i = 0; i < n; i++) {
         s[i].name = names[i];
@@ -440,18 +440,18 @@ int adbc_devtools_list(adbc_conn *c, int timeout_ms, adbc_devtools_socket **out,
             size_t cl_len;
             snprintf(cmd, sizeof cmd, "cat /proc/%d/cmdline 2>/dev/null", s[i].pid);
             if (exec_out(c, cmd, 4096, timeout_ms, &cl, &cl_len) == 0) {
-                s[i].package = adbc_strndup(cl, strnlen(cl, cl_len)); /* argv[0] */
-                adbc_free(cl);
+                s[i].package = core_strndup(cl, strnlen(cl, cl_len)); /* argv[0] */
+                core_free(cl);
             }
         }
         if (!s[i].package)
-            s[i].package = adbc_strdup("");
+            s[i].package = core_strdup("");
         char svc[300];
         snprintf(svc, sizeof svc, "localabstract:%s", names[i]);
         adbc_http_response r;
         int hr = adbc_http_get(c, svc, "/json/list", 0, timeout_ms, &r);
         if (hr == 0 && r.status != 200)
-            hr = adbc_fail(ADBC_EREMOTE, "GET /json/list answered HTTP %d", r.status);
+            hr = core_fail(ADBC_EREMOTE, "GET /json/list answered HTTP %d", r.status);
         if (hr == 0) {
             adbc_devtools_page *pages;
             int np = adbc_devtools_parse_pages(r.body, r.body_len, &pages);
@@ -464,14 +464,14 @@ int adbc_devtools_list(adbc_conn *c, int timeout_ms, adbc_devtools_socket **out,
         }
         adbc_http_response_free(&r);
         s[i].error = hr < 0 ? hr : 0;
-        s[i].message = adbc_strdup(hr < 0 ? adbc_last_error() : "");
+        s[i].message = core_strdup(hr < 0 ? adbc_last_error() : "");
         if (!s[i].package || !s[i].message) {
-            adbc_free(names);
+            core_free(names);
             adbc_devtools_free(s, (size_t)n);
-            return adbc_fail(ADBC_ENOMEM, "out of memory");
+            return core_fail(ADBC_ENOMEM, "out of memory");
         }
     }
-    adbc_free(names);
+    core_free(names);
     *out = s;
     *nout = (size_t)n;
     return 0;

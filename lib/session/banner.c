@@ -28,20 +28,20 @@ void adbc_banner_clear(adbc_banner *b)
 {
     if (!b)
         return;
-    adbc_free(b->type);
-    adbc_free(b->serial);
-    adbc_free(b->product);
-    adbc_free(b->model);
-    adbc_free(b->device);
+    core_free(b->type);
+    core_free(b->serial);
+    core_free(b->product);
+    core_free(b->model);
+    core_free(b->device);
     for (size_t i = 0; i < b->nprops; i++) {
-        adbc_free(b->props[i].key);
-        adbc_free(b->props[i].value);
+        core_free(b->props[i].key);
+        core_free(b->props[i].value);
     }
-    adbc_free(b->props);
+    core_free(b->props);
     for (size_t i = 0; i < b->nfeatures; i++)
-        adbc_free(b->features[i]);
-    adbc_free(b->features);
-    adbc_free(b->raw);
+        core_free(b->features[i]);
+    core_free(b->features);
+    core_free(b->raw);
     memset(b, 0, sizeof *b);
 }
 
@@ -52,11 +52,11 @@ static int add_feature(adbc_banner *b, const char *s, size_t n)
     for (size_t i = 0; i < b->nfeatures; i++)
         if (strlen(b->features[i]) == n && memcmp(b->features[i], s, n) == 0)
             return 0;
-    char **nf = adbc_realloc(b->features, (b->nfeatures + 1) * sizeof *nf);
+    char **nf = core_realloc(b->features, (b->nfeatures + 1) * sizeof *nf);
     if (!nf)
         return ADBC_ENOMEM;
     b->features = nf;
-    if (!(b->features[b->nfeatures] = adbc_strndup(s, n)))
+    if (!(b->features[b->nfeatures] = core_strndup(s, n)))
         return ADBC_ENOMEM;
     b->nfeatures++;
     return 0;
@@ -64,16 +64,16 @@ static int add_feature(adbc_banner *b, const char *s, size_t n)
 
 static int add_prop(adbc_banner *b, const char *k, size_t kn, const char *v, size_t vn)
 {
-    adbc_prop *np = adbc_realloc(b->props, (b->nprops + 1) * sizeof *np);
+    adbc_prop *np = core_realloc(b->props, (b->nprops + 1) * sizeof *np);
     if (!np)
         return ADBC_ENOMEM;
     b->props = np;
     adbc_prop *p = &b->props[b->nprops];
-    p->key = adbc_strndup(k, kn);
-    p->value = adbc_strndup(v, vn);
+    p->key = core_strndup(k, kn);
+    p->value = core_strndup(v, vn);
     if (!p->key || !p->value) {
-        adbc_free(p->key);
-        adbc_free(p->value);
+        core_free(p->key);
+        core_free(p->value);
         return ADBC_ENOMEM;
     }
     b->nprops++;
@@ -111,7 +111,7 @@ static int parse_props(adbc_banner *b, const char *s, const char *end)
 
 static char *dup_or_empty(const char *v)
 {
-    return adbc_strdup(v ? v : "");
+    return core_strdup(v ? v : "");
 }
 
 int adbc_banner_parse(adbc_banner *b, const char *data, size_t len)
@@ -120,18 +120,18 @@ int adbc_banner_parse(adbc_banner *b, const char *data, size_t len)
     while (len > 0 && data[len - 1] == '\0')
         len--;
     if (memchr(data, '\0', len))
-        return adbc_fail(ADBC_EFORMAT, "malformed banner: it contains a NUL byte");
+        return core_fail(ADBC_EFORMAT, "malformed banner: it contains a NUL byte");
     const char *end = data + len;
     const char *c1 = memchr(data, ':', len);
     if (!c1)
-        return adbc_fail(ADBC_EFORMAT,
+        return core_fail(ADBC_EFORMAT,
                          "malformed banner \"%.*s\": expected <type>:<serial>:<properties>",
                          (int)(len < 64 ? len : 64), data);
     const char *c2 = memchr(c1 + 1, ':', (size_t)(end - c1 - 1));
     int rc = ADBC_ENOMEM;
-    if (!(b->raw = adbc_strndup(data, len)) ||
-        !(b->type = adbc_strndup(data, (size_t)(c1 - data))) ||
-        !(b->serial = adbc_strndup(c1 + 1, (size_t)((c2 ? c2 : end) - c1 - 1))))
+    if (!(b->raw = core_strndup(data, len)) ||
+        !(b->type = core_strndup(data, (size_t)(c1 - data))) ||
+        !(b->serial = core_strndup(c1 + 1, (size_t)((c2 ? c2 : end) - c1 - 1))))
         goto fail;
     if (c2 && (rc = parse_props(b, c2 + 1, end)) < 0)
         goto fail;
@@ -148,7 +148,7 @@ int adbc_banner_parse(adbc_banner *b, const char *data, size_t len)
 fail:
     adbc_banner_clear(b);
     if (rc == ADBC_ENOMEM)
-        return adbc_fail(rc, "out of memory while parsing the device banner");
+        return core_fail(rc, "out of memory while parsing the device banner");
     return rc;
 }
 

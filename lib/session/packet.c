@@ -8,12 +8,12 @@
 void adbc_header_encode(uint8_t out[ADBC_HEADER_SIZE], uint32_t command, uint32_t arg0,
                         uint32_t arg1, uint32_t data_length, uint32_t data_check)
 {
-    adbc_wr32(out, command);
-    adbc_wr32(out + 4, arg0);
-    adbc_wr32(out + 8, arg1);
-    adbc_wr32(out + 12, data_length);
-    adbc_wr32(out + 16, data_check);
-    adbc_wr32(out + 20, command ^ 0xffffffffu);
+    core_wr32(out, command);
+    core_wr32(out + 4, arg0);
+    core_wr32(out + 8, arg1);
+    core_wr32(out + 12, data_length);
+    core_wr32(out + 16, data_check);
+    core_wr32(out + 20, command ^ 0xffffffffu);
 }
 
 uint32_t adbc_payload_sum(const uint8_t *data, size_t len)
@@ -43,20 +43,20 @@ const char *adbc_command_name(uint32_t command, char buf[5])
 
 int adbc_header_decode(adbc_header *h, const uint8_t in[ADBC_HEADER_SIZE], uint32_t max_payload)
 {
-    h->command = adbc_rd32(in);
-    h->arg0 = adbc_rd32(in + 4);
-    h->arg1 = adbc_rd32(in + 8);
-    h->data_length = adbc_rd32(in + 12);
-    h->data_check = adbc_rd32(in + 16);
-    h->magic = adbc_rd32(in + 20);
+    h->command = core_rd32(in);
+    h->arg0 = core_rd32(in + 4);
+    h->arg1 = core_rd32(in + 8);
+    h->data_length = core_rd32(in + 12);
+    h->data_check = core_rd32(in + 16);
+    h->magic = core_rd32(in + 20);
     if (h->magic != (h->command ^ 0xffffffffu))
-        return adbc_fail(ADBC_EPROTO,
+        return core_fail(ADBC_EPROTO,
                          "protocol violation: packet header with bad magic (command 0x%08x, "
                          "magic 0x%08x): the peer is not speaking ADB or the stream is corrupt",
                          h->command, h->magic);
     if (h->data_length > max_payload) {
         char nb[5];
-        return adbc_fail(ADBC_EPROTO,
+        return core_fail(ADBC_EPROTO,
                          "protocol violation: %s packet with %u data bytes, above the "
                          "negotiated maximum of %u",
                          adbc_command_name(h->command, nb), h->data_length, max_payload);

@@ -5,13 +5,13 @@
 
 #include <string.h>
 
-int adbc_sq_push(adbc_session *s, uint32_t cmd, uint32_t arg0, uint32_t arg1,
+int sq_push(adbc_session *s, uint32_t cmd, uint32_t arg0, uint32_t arg1,
                  const uint8_t *data, size_t len)
 {
     int control = cmd != ADBC_A_WRTE;
     if (control && s->qcontrol >= SENDQ_CONTROL_MAX) {
         char name[5];
-        return adbc_session_fail(
+        return session_fail(
             s, ADBC_EPROTO,
             "the device misbehaves: it keeps sending packets that need an answer (the last "
             "one due: %s) while it reads nothing from us; %d answers are waiting to be sent, "
@@ -26,9 +26,9 @@ int adbc_sq_push(adbc_session *s, uint32_t cmd, uint32_t arg0, uint32_t arg1,
                 s->spare[i] = NULL;
             }
     if (!p) {
-        p = adbc_malloc(sizeof *p + len);
+        p = core_malloc(sizeof *p + len);
         if (!p)
-            return adbc_fail(ADBC_ENOMEM, "out of memory queueing a %zu-byte packet", len);
+            return core_fail(ADBC_ENOMEM, "out of memory queueing a %zu-byte packet", len);
         p->pcap = len;
     }
     p->next = NULL;
@@ -104,7 +104,7 @@ static void keep_spare(adbc_session *s, adbc_pkt *p)
             p = old;
         }
     }
-    adbc_free(p);
+    core_free(p);
 }
 
 void adbc_session_sent(adbc_session *s, size_t n)
@@ -139,16 +139,16 @@ size_t adbc_session_send_queued(const adbc_session *s)
     return s->queued;
 }
 
-void adbc_sq_free_all(adbc_session *s)
+void sq_free_all(adbc_session *s)
 {
     adbc_pkt *p = s->qhead;
     while (p) {
         adbc_pkt *n = p->next;
-        adbc_free(p);
+        core_free(p);
         p = n;
     }
     for (int i = 0; i < SENDQ_SPARE; i++) {
-        adbc_free(s->spare[i]);
+        core_free(s->spare[i]);
         s->spare[i] = NULL;
     }
     s->qhead = s->qtail = NULL;

@@ -25,17 +25,17 @@ void adbc_session_config_init_sized(adbc_session_config *out, adbc_role role, si
     cfg->window = DEFAULT_WINDOW;
     cfg->auth_required = 1;
     cfg->max_auth_tokens = 16;
-    adbc_abi_give(out, size, &d, sizeof d);
+    core_abi_give(out, size, &d, sizeof d);
 }
 
-int adbc_session_fail(adbc_session *s, int code, const char *fmt, ...)
+int session_fail(adbc_session *s, int code, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(s->err, sizeof s->err, fmt, ap);
     va_end(ap);
     s->state = ADBC_SESSION_FAILED;
-    return adbc_fail(code, "%s", s->err);
+    return core_fail(code, "%s", s->err);
 }
 
 static int list_has(const char *list, const char *item)
@@ -57,12 +57,12 @@ int adbc_session_new(adbc_session **out, const adbc_session_config *cfg,
     *out = NULL;
     adbc_session_config def;
     adbc_session_config_init(&def, cfg ? cfg->role : ADBC_ROLE_HOST);
-    if (adbc_abi_take(&def, sizeof def, cfg, "adbc_session_config") < 0)
+    if (core_abi_take(&def, sizeof def, cfg, "adbc_session_config") < 0)
         return ADBC_EINVAL;
     cfg = &def;
-    adbc_session *s = adbc_calloc(1, sizeof *s);
+    adbc_session *s = core_calloc(1, sizeof *s);
     if (!s)
-        return adbc_fail(ADBC_ENOMEM, "out of memory creating a session");
+        return core_fail(ADBC_ENOMEM, "out of memory creating a session");
     s->role = cfg->role;
     s->our_version = cfg->version ? cfg->version : ADBC_VERSION_SKIP_CHECKSUM;
     s->our_max_payload = cfg->max_payload ? cfg->max_payload : ADBC_MAX_PAYLOAD;
@@ -79,8 +79,8 @@ int adbc_session_new(adbc_session **out, const adbc_session_config *cfg,
     s->version = ADBC_VERSION_MIN;
     s->max_payload = ADBC_MAX_PAYLOAD_V1;
     s->next_id = 1;
-    if (adbc_abi_take(&s->cb, sizeof s->cb, cb, "adbc_session_callbacks") < 0) {
-        adbc_free(s);
+    if (core_abi_take(&s->cb, sizeof s->cb, cb, "adbc_session_callbacks") < 0) {
+        core_free(s);
         return ADBC_EINVAL;
     }
     s->user = user;
@@ -89,34 +89,34 @@ int adbc_session_new(adbc_session **out, const adbc_session_config *cfg,
     if (!features)
         features = s->role == ADBC_ROLE_HOST ? ADBC_HOST_FEATURES : DEFAULT_DEVICE_FEATURES;
     if (cfg->banner) {
-        s->banner = adbc_strdup(cfg->banner);
+        s->banner = core_strdup(cfg->banner);
         const char *f = strstr(cfg->banner, "features=");
         if (f) {
-            char *dup = adbc_strdup(f + 9);
+            char *dup = core_strdup(f + 9);
             if (dup) {
                 char *semi = strchr(dup, ';');
                 if (semi)
                     *semi = '\0';
                 s->we_delayed_ack = list_has(dup, "delayed_ack");
-                adbc_free(dup);
+                core_free(dup);
             }
         }
     } else {
         const char *prefix = s->role == ADBC_ROLE_HOST ? "host::features=" : "device::features=";
         size_t n = strlen(prefix) + strlen(features) + 1;
-        s->banner = adbc_malloc(n);
+        s->banner = core_malloc(n);
         if (s->banner)
             snprintf(s->banner, n, "%s%s", prefix, features);
         s->we_delayed_ack = list_has(features, "delayed_ack");
     }
     if (!s->banner) {
-        adbc_free(s);
-        return adbc_fail(ADBC_ENOMEM, "out of memory creating a session");
+        core_free(s);
+        return core_fail(ADBC_ENOMEM, "out of memory creating a session");
     }
     if (strlen(s->banner) > ADBC_MAX_PAYLOAD_V1) {
-        adbc_free(s->banner);
-        adbc_free(s);
-        return adbc_fail(ADBC_EINVAL, "CNXN banner is longer than %u bytes", ADBC_MAX_PAYLOAD_V1);
+        core_free(s->banner);
+        core_free(s);
+        return core_fail(ADBC_EINVAL, "CNXN banner is longer than %u bytes", ADBC_MAX_PAYLOAD_V1);
     }
     *out = s;
     return 0;
@@ -126,12 +126,12 @@ void adbc_session_free(adbc_session *s)
 {
     if (!s)
         return;
-    adbc_sq_free_all(s);
-    adbc_free(s->streams);
-    adbc_free(s->pbuf);
-    adbc_free(s->banner);
+    sq_free_all(s);
+    core_free(s->streams);
+    core_free(s->pbuf);
+    core_free(s->banner);
     adbc_banner_clear(&s->peer);
-    adbc_free(s);
+    core_free(s);
 }
 
 static int send_cnxn(adbc_session *s)
@@ -139,14 +139,14 @@ static int send_cnxn(adbc_session *s)
     /* The device answers with the negotiated max payload, as adbd does. */
     uint32_t maxp = s->role == ADBC_ROLE_DEVICE && s->peer_cnxn ? s->max_payload
                                                                   : s->our_max_payload;
-    return adbc_sq_push(s, ADBC_A_CNXN, s->our_version, maxp,
+    return sq_push(s, ADBC_A_CNXN, s->our_version, maxp,
                         (const uint8_t *)s->banner, strlen(s->banner));
 }
 
 int adbc_session_start(adbc_session *s)
 {
     if (s->role != ADBC_ROLE_HOST)
-        return adbc_fail(ADBC_EINVAL, "adbc_session_start: only the host role sends the first CNXN");
+        return core_fail(ADBC_EINVAL, "adbc_session_start: only the host role sends the first CNXN");
     return send_cnxn(s);
 }
 
@@ -162,7 +162,7 @@ static int device_accept(adbc_session *s)
 {
     int rc = send_cnxn(s);
     if (rc < 0)
-        return adbc_session_fail(s, rc, "%s", adbc_last_error());
+        return session_fail(s, rc, "%s", adbc_last_error());
     s->pending_offer = 0;
     go_online(s);
     return 0;
@@ -210,34 +210,34 @@ static int send_token(adbc_session *s)
     else
         rc = kernel_random(s->token, sizeof s->token);
     if (rc < 0)
-        return adbc_session_fail(s, ADBC_EIO,
+        return session_fail(s, ADBC_EIO,
                                  "could not generate an AUTH token: neither getrandom(2) nor "
                                  "/dev/urandom gave random bytes (or the auth_random callback "
                                  "failed); check that /dev/urandom is readable here");
-    return adbc_sq_push(s, ADBC_A_AUTH, ADBC_AUTH_TOKEN, 0, s->token, sizeof s->token);
+    return sq_push(s, ADBC_A_AUTH, ADBC_AUTH_TOKEN, 0, s->token, sizeof s->token);
 }
 
 static int handle_cnxn(adbc_session *s, const adbc_header *h, const uint8_t *data)
 {
     const char *who = s->role == ADBC_ROLE_HOST ? "device" : "host";
     if (s->role == ADBC_ROLE_HOST && s->state == ADBC_SESSION_ONLINE)
-        return adbc_session_fail(s, ADBC_ECLOSED,
+        return session_fail(s, ADBC_ECLOSED,
                                  "the device restarted its ADB session (a second CNXN): reconnect");
     if (h->arg0 < ADBC_VERSION_MIN)
-        return adbc_session_fail(s, ADBC_EPROTO,
+        return session_fail(s, ADBC_EPROTO,
                                  "protocol violation: %s's CNXN offers protocol version 0x%08x, "
                                  "older than 0x%08x",
                                  who, h->arg0, ADBC_VERSION_MIN);
     if (h->arg1 < 256)
-        return adbc_session_fail(s, ADBC_EPROTO,
+        return session_fail(s, ADBC_EPROTO,
                                  "protocol violation: %s's CNXN offers a max payload of %u bytes",
                                  who, h->arg1);
     adbc_banner b;
     int brc = adbc_banner_parse(&b, (const char *)data, h->data_length);
     if (brc == ADBC_ENOMEM) /* our failure, not the peer's */
-        return adbc_session_fail(s, ADBC_ENOMEM, "%s", adbc_last_error());
+        return session_fail(s, ADBC_ENOMEM, "%s", adbc_last_error());
     if (brc < 0)
-        return adbc_session_fail(s, ADBC_EPROTO, "protocol violation: %s's CNXN has a %s", who,
+        return session_fail(s, ADBC_EPROTO, "protocol violation: %s's CNXN has a %s", who,
                                  adbc_last_error());
     adbc_banner_clear(&s->peer);
     s->peer = b;
@@ -255,7 +255,7 @@ static int handle_cnxn(adbc_session *s, const adbc_header *h, const uint8_t *dat
      * handle_offline does: every stream of the old session is gone. */
     while (s->nstreams > 0) {
         uint32_t id = s->streams[s->nstreams - 1].local;
-        adbc_stream_remove(s, id);
+        session_stream_remove(s, id);
         if (s->cb.on_closed)
             s->cb.on_closed(s->user, id, 0);
     }
@@ -264,7 +264,7 @@ static int handle_cnxn(adbc_session *s, const adbc_header *h, const uint8_t *dat
     s->pending_offer = 0;
     s->failed_sigs = 0;
     if (s->offer_tls)
-        return adbc_sq_push(s, ADBC_A_STLS, ADBC_STLS_VERSION, 0, NULL, 0);
+        return sq_push(s, ADBC_A_STLS, ADBC_STLS_VERSION, 0, NULL, 0);
     if (s->auth_required)
         return send_token(s);
     return device_accept(s);
@@ -273,20 +273,20 @@ static int handle_cnxn(adbc_session *s, const adbc_header *h, const uint8_t *dat
 static int host_auth(adbc_session *s, const adbc_header *h, const uint8_t *data)
 {
     if (h->arg0 != ADBC_AUTH_TOKEN)
-        return adbc_session_fail(s, ADBC_EPROTO,
+        return session_fail(s, ADBC_EPROTO,
                                  "protocol violation: device sent AUTH type %u; a device only "
                                  "sends TOKEN (1)",
                                  h->arg0);
     if (s->state == ADBC_SESSION_ONLINE)
         return 0;
     if (++s->tokens_seen > s->max_auth_tokens)
-        return adbc_session_fail(s, ADBC_EUNAUTHORIZED,
+        return session_fail(s, ADBC_EUNAUTHORIZED,
                                  "device unauthorized: it refused every key and kept asking (%u "
                                  "AUTH tokens); accept the RSA key prompt on the device, or set "
                                  "ADB_VENDOR_KEYS to a key it trusts",
                                  s->tokens_seen - 1);
     if (h->data_length != ADBC_AUTH_TOKEN_SIZE)
-        return adbc_session_fail(s, ADBC_EPROTO,
+        return session_fail(s, ADBC_EPROTO,
                                  "protocol violation: AUTH token of %u bytes (expected %d)",
                                  h->data_length, ADBC_AUTH_TOKEN_SIZE);
     if (s->sent_pubkey)
@@ -298,23 +298,23 @@ static int host_auth(adbc_session *s, const adbc_header *h, const uint8_t *data)
         if (rc == 0) {
             s->key_index++;
             if (sig_len > sizeof sig)
-                return adbc_session_fail(s, ADBC_EKEY, "signature too long");
-            return adbc_sq_push(s, ADBC_A_AUTH, ADBC_AUTH_SIGNATURE, 0, sig, sig_len);
+                return session_fail(s, ADBC_EKEY, "signature too long");
+            return sq_push(s, ADBC_A_AUTH, ADBC_AUTH_SIGNATURE, 0, sig, sig_len);
         }
         if (rc != ADBC_ENOTFOUND)
-            return adbc_session_fail(s, rc, "signing the AUTH token failed: %s",
+            return session_fail(s, rc, "signing the AUTH token failed: %s",
                                      adbc_last_error());
     }
     const char *pub = s->cb.auth_public_key ? s->cb.auth_public_key(s->user) : NULL;
     if (!pub)
-        return adbc_session_fail(s, ADBC_EUNAUTHORIZED,
+        return session_fail(s, ADBC_EUNAUTHORIZED,
                                  "device unauthorized: it accepted none of our keys and there is "
                                  "no public key to offer; set ADB_VENDOR_KEYS or create "
                                  "~/.android/adbkey");
     size_t n = strlen(pub) + 1;
     if (n > ADBC_MAX_PAYLOAD_V1)
-        return adbc_session_fail(s, ADBC_EKEY, "public key line is too long (%zu bytes)", n);
-    int rc = adbc_sq_push(s, ADBC_A_AUTH, ADBC_AUTH_RSAPUBLICKEY, 0, (const uint8_t *)pub, n);
+        return session_fail(s, ADBC_EKEY, "public key line is too long (%zu bytes)", n);
+    int rc = sq_push(s, ADBC_A_AUTH, ADBC_AUTH_RSAPUBLICKEY, 0, (const uint8_t *)pub, n);
     if (rc < 0)
         return rc;
     s->sent_pubkey = 1;
@@ -336,18 +336,18 @@ static int device_auth(adbc_session *s, const adbc_header *h, const uint8_t *dat
         s->failed_sigs++;
         return send_token(s);
     case ADBC_AUTH_RSAPUBLICKEY: {
-        char *key = adbc_strndup((const char *)data, h->data_length);
+        char *key = core_strndup((const char *)data, h->data_length);
         if (!key)
-            return adbc_session_fail(s, ADBC_ENOMEM, "out of memory");
+            return session_fail(s, ADBC_ENOMEM, "out of memory");
         int ok = s->cb.auth_offer ? s->cb.auth_offer(s->user, key) : 0;
-        adbc_free(key);
+        core_free(key);
         if (ok == 1)
             return device_accept(s);
         s->pending_offer = 1;
         return 0;
     }
     default:
-        return adbc_session_fail(s, ADBC_EPROTO,
+        return session_fail(s, ADBC_EPROTO,
                                  "protocol violation: host sent AUTH type %u (expected SIGNATURE "
                                  "or RSAPUBLICKEY)",
                                  h->arg0);
@@ -359,15 +359,15 @@ static int handle_stls(adbc_session *s, const adbc_header *h)
     (void)h;
     if (s->role == ADBC_ROLE_HOST) {
         if (s->state != ADBC_SESSION_HANDSHAKE)
-            return adbc_session_fail(s, ADBC_EPROTO, "protocol violation: STLS after the handshake");
-        int rc = adbc_sq_push(s, ADBC_A_STLS, ADBC_STLS_VERSION, 0, NULL, 0);
+            return session_fail(s, ADBC_EPROTO, "protocol violation: STLS after the handshake");
+        int rc = sq_push(s, ADBC_A_STLS, ADBC_STLS_VERSION, 0, NULL, 0);
         if (rc < 0)
             return rc;
         s->state = ADBC_SESSION_TLS;
         return 0;
     }
     if (!s->offer_tls || !s->peer_cnxn || s->state != ADBC_SESSION_HANDSHAKE)
-        return adbc_session_fail(s, ADBC_EPROTO, "protocol violation: unexpected STLS from host");
+        return session_fail(s, ADBC_EPROTO, "protocol violation: unexpected STLS from host");
     s->state = ADBC_SESSION_TLS;
     return 0;
 }
@@ -375,7 +375,7 @@ static int handle_stls(adbc_session *s, const adbc_header *h)
 int adbc_session_tls_done(adbc_session *s)
 {
     if (s->state != ADBC_SESSION_TLS)
-        return adbc_fail(ADBC_EINVAL, "adbc_session_tls_done: no TLS upgrade in progress");
+        return core_fail(ADBC_EINVAL, "adbc_session_tls_done: no TLS upgrade in progress");
     if (s->role == ADBC_ROLE_HOST) {
         s->state = ADBC_SESSION_HANDSHAKE; /* the device now sends CNXN inside TLS */
         return 0;
@@ -387,7 +387,7 @@ int adbc_session_tls_done(adbc_session *s)
 int adbc_session_auth_accept(adbc_session *s)
 {
     if (s->role != ADBC_ROLE_DEVICE || !s->pending_offer)
-        return adbc_fail(ADBC_EINVAL, "adbc_session_auth_accept: no key offer is pending");
+        return core_fail(ADBC_EINVAL, "adbc_session_auth_accept: no key offer is pending");
     return device_accept(s);
 }
 
@@ -408,13 +408,13 @@ static int dispatch(adbc_session *s, const adbc_header *h, const uint8_t *data)
         return 0;
     switch (h->command) {
     case ADBC_A_OPEN:
-        return adbc_handle_open(s, h, data);
+        return session_handle_open(s, h, data);
     case ADBC_A_OKAY:
-        return adbc_handle_okay(s, h, data);
+        return session_handle_okay(s, h, data);
     case ADBC_A_WRTE:
-        return adbc_handle_wrte(s, h, data);
+        return session_handle_wrte(s, h, data);
     case ADBC_A_CLSE:
-        return adbc_handle_clse(s, h);
+        return session_handle_clse(s, h);
     default:
         return 0; /* SYNC and unknown commands with a valid magic: ignored */
     }
@@ -425,7 +425,7 @@ static int check_packet(adbc_session *s, const adbc_header *h, const uint8_t *da
     int check = s->peer_cnxn ? s->version < ADBC_VERSION_SKIP_CHECKSUM : h->data_check != 0;
     if (check && adbc_payload_sum(data, h->data_length) != h->data_check) {
         char nb[5];
-        return adbc_session_fail(s, ADBC_EPROTO,
+        return session_fail(s, ADBC_EPROTO,
                                  "protocol violation: %s packet (arg0 %u, arg1 %u, %u bytes) has "
                                  "data check 0x%08x but its bytes sum to 0x%08x",
                                  adbc_command_name(h->command, nb), h->arg0, h->arg1,
@@ -438,7 +438,7 @@ static int check_packet(adbc_session *s, const adbc_header *h, const uint8_t *da
 int adbc_session_recv(adbc_session *s, const uint8_t *data, size_t len)
 {
     if (s->state == ADBC_SESSION_FAILED)
-        return adbc_fail(ADBC_EPROTO, "session already failed: %s", s->err);
+        return core_fail(ADBC_EPROTO, "session already failed: %s", s->err);
     if (s->state == ADBC_SESSION_TLS)
         return 0;
     if (len > 0x7fffffff)
@@ -459,12 +459,12 @@ int adbc_session_recv(adbc_session *s, const uint8_t *data, size_t len)
             uint32_t limit =
                 s->state == ADBC_SESSION_ONLINE ? s->max_payload : ADBC_SESSION_HANDSHAKE_MAX;
             if (adbc_header_decode(&s->cur, s->hdrbuf, limit) < 0)
-                return adbc_session_fail(s, ADBC_EPROTO, "%s", adbc_last_error());
+                return session_fail(s, ADBC_EPROTO, "%s", adbc_last_error());
             uint32_t dl = s->cur.data_length;
             if (dl <= len) { /* whole payload in this buffer: no copy */
                 int rc = check_packet(s, &s->cur, data);
                 if (rc < 0)
-                    return adbc_fail_keep(rc);
+                    return core_fail_keep(rc);
                 data += dl;
                 len -= dl;
                 if (s->state == ADBC_SESSION_TLS) /* the rest belongs to TLS */
@@ -477,17 +477,17 @@ int adbc_session_recv(adbc_session *s, const uint8_t *data, size_t len)
              * be verified over the whole payload first. */
             if (s->cur.command == ADBC_A_WRTE && s->state == ADBC_SESSION_ONLINE &&
                 s->version >= ADBC_VERSION_SKIP_CHECKSUM) {
-                int rc = adbc_wrte_begin(s, &s->cur, &s->deliver);
+                int rc = session_wrte_begin(s, &s->cur, &s->deliver);
                 if (rc < 0)
-                    return adbc_fail_keep(rc);
+                    return core_fail_keep(rc);
                 s->plen = 0;
                 s->in_payload = 2;
                 continue;
             }
             if (s->pcap < dl) {
-                uint8_t *nb = adbc_realloc(s->pbuf, dl);
+                uint8_t *nb = core_realloc(s->pbuf, dl);
                 if (!nb)
-                    return adbc_session_fail(s, ADBC_ENOMEM, "out of memory for a %u-byte packet",
+                    return session_fail(s, ADBC_ENOMEM, "out of memory for a %u-byte packet",
                                              dl);
                 s->pbuf = nb;
                 s->pcap = dl;
@@ -515,7 +515,7 @@ int adbc_session_recv(adbc_session *s, const uint8_t *data, size_t len)
             s->in_payload = 0;
             int rc = check_packet(s, &s->cur, s->pbuf);
             if (rc < 0)
-                return adbc_fail_keep(rc);
+                return core_fail_keep(rc);
             if (s->state == ADBC_SESSION_TLS)
                 return (int)(total - len);
         }

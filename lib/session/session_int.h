@@ -107,26 +107,26 @@ struct adbc_session {
 #define ADBC_SESSION_HANDSHAKE_MAX ADBC_MAX_PAYLOAD_V1
 
 /* Queue a packet; the data check is computed as the protocol requires. */
-int adbc_sq_push(adbc_session *s, uint32_t cmd, uint32_t arg0, uint32_t arg1,
+int sq_push(adbc_session *s, uint32_t cmd, uint32_t arg0, uint32_t arg1,
                  const uint8_t *data, size_t len);
-void adbc_sq_free_all(adbc_session *s);
+void sq_free_all(adbc_session *s);
 
 /* Mark the session failed with a message (also the thread's last error). */
-int adbc_session_fail(adbc_session *s, int code, const char *fmt, ...) ADBC_PRINTF(3, 4);
+int session_fail(adbc_session *s, int code, const char *fmt, ...) ADBC_PRINTF(3, 4);
 
 /* Stream table. */
-adbc_sstream *adbc_stream_find(adbc_session *s, uint32_t local);
-adbc_sstream *adbc_stream_add(adbc_session *s, uint32_t local, uint32_t remote, int state);
-void adbc_stream_remove(adbc_session *s, uint32_t local);
+adbc_sstream *session_stream_find(adbc_session *s, uint32_t local);
+adbc_sstream *session_stream_add(adbc_session *s, uint32_t local, uint32_t remote, int state);
+void session_stream_remove(adbc_session *s, uint32_t local);
 
 /* Packet handlers for the stream commands (stream.c). */
-int adbc_handle_open(adbc_session *s, const adbc_header *h, const uint8_t *data);
-int adbc_handle_okay(adbc_session *s, const adbc_header *h, const uint8_t *data);
-int adbc_handle_wrte(adbc_session *s, const adbc_header *h, const uint8_t *data);
+int session_handle_open(adbc_session *s, const adbc_header *h, const uint8_t *data);
+int session_handle_okay(adbc_session *s, const adbc_header *h, const uint8_t *data);
+int session_handle_wrte(adbc_session *s, const adbc_header *h, const uint8_t *data);
 /* Check a WRTE header and account for its bytes before its payload has
  * arrived; *deliver says whether the payload goes to on_data (0: a stream
  * we closed, or an empty packet already acknowledged). */
-int adbc_wrte_begin(adbc_session *s, const adbc_header *h, int *deliver);
-int adbc_handle_clse(adbc_session *s, const adbc_header *h);
+int session_wrte_begin(adbc_session *s, const adbc_header *h, int *deliver);
+int session_handle_clse(adbc_session *s, const adbc_header *h);
 
 #endif

@@ -14,7 +14,7 @@
 
 #define CREDIT_CAP ((int64_t)1 << 40)
 
-adbc_sstream *adbc_stream_find(adbc_session *s, uint32_t local)
+adbc_sstream *session_stream_find(adbc_session *s, uint32_t local)
 {
     for (size_t i = 0; i < s->nstreams; i++)
         if (s->streams[i].local == local)
@@ -22,11 +22,11 @@ adbc_sstream *adbc_stream_find(adbc_session *s, uint32_t local)
     return NULL;
 }
 
-adbc_sstream *adbc_stream_add(adbc_session *s, uint32_t local, uint32_t remote, int state)
+adbc_sstream *session_stream_add(adbc_session *s, uint32_t local, uint32_t remote, int state)
 {
     if (s->nstreams == s->cap) {
         size_t ncap = s->cap ? s->cap * 2 : 8;
-        adbc_sstream *n = adbc_realloc(s->streams, ncap * sizeof *n);
+        adbc_sstream *n = core_realloc(s->streams, ncap * sizeof *n);
         if (!n)
             return NULL;
         s->streams = n;
@@ -40,7 +40,7 @@ adbc_sstream *adbc_stream_add(adbc_session *s, uint32_t local, uint32_t remote, 
     return st;
 }
 
-void adbc_stream_remove(adbc_session *s, uint32_t local)
+void session_stream_remove(adbc_session *s, uint32_t local)
 {
     for (size_t i = 0; i < s->nstreams; i++) {
         if (s->streams[i].local == local) {
@@ -64,82 +64,82 @@ static int was_ours(const adbc_session *s, uint32_t id)
 
 static int unknown_stream(adbc_session *s, const char *what, uint32_t id)
 {
-    return adbc_session_fail(s, ADBC_EPROTO,
+    return session_fail(s, ADBC_EPROTO,
                              "protocol violation: %s for stream %u, which was never opened", what,
                              id);
 }
 
-int adbc_handle_open(adbc_session *s, const adbc_header *h, const uint8_t *data)
+int session_handle_open(adbc_session *s, const adbc_header *h, const uint8_t *data)
 {
     if (h->arg0 == 0)
-        return adbc_session_fail(s, ADBC_EPROTO, "protocol violation: OPEN with remote id 0");
+        return session_fail(s, ADBC_EPROTO, "protocol violation: OPEN with remote id 0");
     if ((s->role == ADBC_ROLE_HOST && !s->accept_opens) ||
         (h->arg1 != 0) != (s->delayed_ack != 0))
         /* A host serves nothing unless it asked for device-opened streams
          * (reverse forwarding); a window that does not match the negotiated
          * mode is refused as adbd refuses it. */
-        return adbc_sq_push(s, ADBC_A_CLSE, 0, h->arg0, NULL, 0);
+        return sq_push(s, ADBC_A_CLSE, 0, h->arg0, NULL, 0);
     size_t n = h->data_length;
     while (n > 0 && data[n - 1] == '\0')
         n--;
     if (memchr(data, '\0', n) || n == 0)
-        return adbc_sq_push(s, ADBC_A_CLSE, 0, h->arg0, NULL, 0);
-    char *service = adbc_strndup((const char *)data, n);
+        return sq_push(s, ADBC_A_CLSE, 0, h->arg0, NULL, 0);
+    char *service = core_strndup((const char *)data, n);
     if (!service)
-        return adbc_session_fail(s, ADBC_ENOMEM, "out of memory for an OPEN");
+        return session_fail(s, ADBC_ENOMEM, "out of memory for an OPEN");
     uint32_t id = s->next_id++;
-    adbc_sstream *st = adbc_stream_add(s, id, h->arg0, ST_ACCEPTING);
+    adbc_sstream *st = session_stream_add(s, id, h->arg0, ST_ACCEPTING);
     if (!st) {
-        adbc_free(service);
-        return adbc_session_fail(s, ADBC_ENOMEM, "out of memory for a stream");
+        core_free(service);
+        return session_fail(s, ADBC_ENOMEM, "out of memory for a stream");
     }
     st->ready = 1;
     st->credit = h->arg1;
     int refuse = s->cb.on_open ? s->cb.on_open(s->user, id, service) : 1;
-    adbc_free(service);
-    st = adbc_stream_find(s, id); /* the callback may have grown the table */
+    core_free(service);
+    st = session_stream_find(s, id); /* the callback may have grown the table */
     if (!st) /* closed from inside the callback: the OPEN still needs an answer */
-        return adbc_sq_push(s, ADBC_A_CLSE, 0, h->arg0, NULL, 0);
+        return sq_push(s, ADBC_A_CLSE, 0, h->arg0, NULL, 0);
     if (refuse) {
-        adbc_stream_remove(s, id);
-        return adbc_sq_push(s, ADBC_A_CLSE, 0, h->arg0, NULL, 0);
+        session_stream_remove(s, id);
+        return sq_push(s, ADBC_A_CLSE, 0, h->arg0, NULL, 0);
     }
     uint8_t win[4];
-    adbc_wr32(win, s->window);
-    int rc = adbc_sq_push(s, ADBC_A_OKAY, id, h->arg0, win, s->delayed_ack ? 4 : 0);
+    core_wr32(win, s->window);
+    int rc = sq_push(s, ADBC_A_OKAY, id, h->arg0, win, s->delayed_ack ? 4 : 0);
     if (rc < 0)
-        return adbc_session_fail(s, rc, "%s", adbc_last_error());
+        return session_fail(s, rc, "%s", adbc_last_error());
     st->state = ST_OPEN;
     if (s->cb.on_writable)
         s->cb.on_writable(s->user, id);
     return 0;
 }
 
-int adbc_handle_okay(adbc_session *s, const adbc_header *h, const uint8_t *data)
+int session_handle_okay(adbc_session *s, const adbc_header *h, const uint8_t *data)
 {
-    adbc_sstream *st = adbc_stream_find(s, h->arg1);
+    adbc_sstream *st = session_stream_find(s, h->arg1);
     if (!st) {
         if (!was_ours(s, h->arg1) || h->arg0 == 0)
             return unknown_stream(s, "OKAY", h->arg1);
         /* We closed it while the OPEN was in flight: close the peer's end. */
-        return adbc_sq_push(s, ADBC_A_CLSE, h->arg1, h->arg0, NULL, 0);
+        return sq_push(s, ADBC_A_CLSE, h->arg1, h->arg0, NULL, 0);
     }
     int32_t delta = 0;
     if (h->data_length == 4)
-        delta = (int32_t)adbc_rd32(data);
+        delta = (int32_t)core_rd32(data);
     else if (h->data_length != 0)
-        return adbc_session_fail(s, ADBC_EPROTO,
+        return session_fail(s, ADBC_EPROTO,
                                  "protocol violation: OKAY on stream %u with a %u-byte payload "
                                  "(expected 0 or 4)",
                                  st->local, h->data_length);
     if (s->delayed_ack && h->data_length != 4)
-        return adbc_session_fail(s, ADBC_EPROTO,
+        return session_fail(s, ADBC_EPROTO,
                                  "protocol violation: OKAY on stream %u without a window update "
                                  "although delayed_ack was negotiated",
                                  st->local);
     if (st->state == ST_OPENING) {
         if (h->arg0 == 0)
-            return adbc_session_fail(s, ADBC_EPROTO, "protocol violation: OKAY with remote id 0");
+            return session_fail(s, ADBC_EPROTO, "protocol violation: OKAY with remote id 0");
         st->remote = h->arg0;
         st->state = ST_OPEN;
         st->ready = 1;
@@ -147,12 +147,12 @@ int adbc_handle_okay(adbc_session *s, const adbc_header *h, const uint8_t *data)
         uint32_t id = st->local;
         if (s->cb.on_ready)
             s->cb.on_ready(s->user, id);
-        if (s->cb.on_writable && adbc_stream_find(s, id))
+        if (s->cb.on_writable && session_stream_find(s, id))
             s->cb.on_writable(s->user, id);
         return 0;
     }
     if (h->arg0 != st->remote)
-        return adbc_session_fail(s, ADBC_EPROTO,
+        return session_fail(s, ADBC_EPROTO,
                                  "protocol violation: OKAY(%u, %u) but stream %u is bound to "
                                  "remote id %u",
                                  h->arg0, h->arg1, st->local, st->remote);
@@ -172,28 +172,28 @@ int adbc_handle_okay(adbc_session *s, const adbc_header *h, const uint8_t *data)
     return 0;
 }
 
-int adbc_wrte_begin(adbc_session *s, const adbc_header *h, int *deliver)
+int session_wrte_begin(adbc_session *s, const adbc_header *h, int *deliver)
 {
     *deliver = 0;
-    adbc_sstream *st = adbc_stream_find(s, h->arg1);
+    adbc_sstream *st = session_stream_find(s, h->arg1);
     if (!st) {
         if (!was_ours(s, h->arg1))
             return unknown_stream(s, "WRTE", h->arg1);
         return 0; /* data for a stream we closed: dropped */
     }
     if (st->state != ST_OPEN)
-        return adbc_session_fail(s, ADBC_EPROTO,
+        return session_fail(s, ADBC_EPROTO,
                                  "protocol violation: WRTE on stream %u before its OKAY",
                                  st->local);
     if (h->arg0 != st->remote)
-        return adbc_session_fail(s, ADBC_EPROTO,
+        return session_fail(s, ADBC_EPROTO,
                                  "protocol violation: WRTE(%u, %u) but stream %u is bound to "
                                  "remote id %u",
                                  h->arg0, h->arg1, st->local, st->remote);
     if (s->delayed_ack) {
         st->unacked += h->data_length;
         if (st->unacked > (uint64_t)s->window + s->max_payload)
-            return adbc_session_fail(s, ADBC_EPROTO,
+            return session_fail(s, ADBC_EPROTO,
                                      "protocol violation: WRTE on stream %u brings unacknowledged "
                                      "data to %llu bytes, beyond the %u-byte window",
                                      st->local, (unsigned long long)st->unacked, s->window);
@@ -203,23 +203,23 @@ int adbc_wrte_begin(adbc_session *s, const adbc_header *h, int *deliver)
          * adb's server may send a second WRTE before our OKAY: the bytes add
          * up and one OKAY answers once all of them are consumed. */
         if (st->unacked > 0 && s->role == ADBC_ROLE_HOST)
-            return adbc_session_fail(s, ADBC_EPROTO,
+            return session_fail(s, ADBC_EPROTO,
                                      "protocol violation: second WRTE on stream %u before our "
                                      "OKAY (legacy flow control allows one)",
                                      st->local);
         st->unacked += h->data_length;
     }
     if (h->data_length == 0)
-        return adbc_sq_push(s, ADBC_A_OKAY, st->local, st->remote, (const uint8_t *)"\0\0\0\0",
+        return sq_push(s, ADBC_A_OKAY, st->local, st->remote, (const uint8_t *)"\0\0\0\0",
                             s->delayed_ack ? 4 : 0);
     *deliver = 1;
     return 0;
 }
 
-int adbc_handle_wrte(adbc_session *s, const adbc_header *h, const uint8_t *data)
+int session_handle_wrte(adbc_session *s, const adbc_header *h, const uint8_t *data)
 {
     int deliver;
-    int rc = adbc_wrte_begin(s, h, &deliver);
+    int rc = session_wrte_begin(s, h, &deliver);
     if (rc < 0)
         return rc;
     if (deliver && s->cb.on_data)
@@ -227,22 +227,22 @@ int adbc_handle_wrte(adbc_session *s, const adbc_header *h, const uint8_t *data)
     return 0;
 }
 
-int adbc_handle_clse(adbc_session *s, const adbc_header *h)
+int session_handle_clse(adbc_session *s, const adbc_header *h)
 {
-    adbc_sstream *st = adbc_stream_find(s, h->arg1);
+    adbc_sstream *st = session_stream_find(s, h->arg1);
     if (!st) {
         if (!was_ours(s, h->arg1))
             return unknown_stream(s, "CLSE", h->arg1);
         return 0; /* both sides closed at once */
     }
     if (st->state == ST_OPEN && h->arg0 != 0 && h->arg0 != st->remote)
-        return adbc_session_fail(s, ADBC_EPROTO,
+        return session_fail(s, ADBC_EPROTO,
                                  "protocol violation: CLSE(%u, %u) but stream %u is bound to "
                                  "remote id %u",
                                  h->arg0, h->arg1, st->local, st->remote);
     int reason = st->state == ST_OPENING ? ADBC_EREFUSED : 0;
     uint32_t id = st->local;
-    adbc_stream_remove(s, id);
+    session_stream_remove(s, id);
     if (s->cb.on_closed)
         s->cb.on_closed(s->user, id, reason);
     return 0;
@@ -251,19 +251,19 @@ int adbc_handle_clse(adbc_session *s, const adbc_header *h)
 int adbc_session_open(adbc_session *s, const char *service, uint32_t *id)
 {
     if (s->state != ADBC_SESSION_ONLINE)
-        return adbc_fail(ADBC_EOFFLINE, "cannot open \"%s\": the session is not online", service);
+        return core_fail(ADBC_EOFFLINE, "cannot open \"%s\": the session is not online", service);
     size_t n = strlen(service);
     if (n == 0 || n + 1 > s->max_payload)
-        return adbc_fail(ADBC_EINVAL, "service name of %zu bytes does not fit in one packet", n);
+        return core_fail(ADBC_EINVAL, "service name of %zu bytes does not fit in one packet", n);
     uint32_t lid = s->next_id;
-    adbc_sstream *st = adbc_stream_add(s, lid, 0, ST_OPENING);
+    adbc_sstream *st = session_stream_add(s, lid, 0, ST_OPENING);
     if (!st)
-        return adbc_fail(ADBC_ENOMEM, "out of memory opening a stream");
+        return core_fail(ADBC_ENOMEM, "out of memory opening a stream");
     /* adbd expects the service name NUL-terminated (older ones need it). */
-    int rc = adbc_sq_push(s, ADBC_A_OPEN, lid, s->delayed_ack ? s->window : 0,
+    int rc = sq_push(s, ADBC_A_OPEN, lid, s->delayed_ack ? s->window : 0,
                           (const uint8_t *)service, n + 1);
     if (rc < 0) {
-        adbc_stream_remove(s, lid);
+        session_stream_remove(s, lid);
         return rc;
     }
     s->next_id++;
@@ -273,7 +273,7 @@ int adbc_session_open(adbc_session *s, const char *service, uint32_t *id)
 
 size_t adbc_session_writable(const adbc_session *s, uint32_t id)
 {
-    adbc_sstream *st = adbc_stream_find((adbc_session *)s, id);
+    adbc_sstream *st = session_stream_find((adbc_session *)s, id);
     if (!st || st->state != ST_OPEN || s->state != ADBC_SESSION_ONLINE)
         return 0;
     if (s->delayed_ack) {
@@ -287,9 +287,9 @@ size_t adbc_session_writable(const adbc_session *s, uint32_t id)
 
 long adbc_session_write(adbc_session *s, uint32_t id, const uint8_t *data, size_t len)
 {
-    adbc_sstream *st = adbc_stream_find(s, id);
+    adbc_sstream *st = session_stream_find(s, id);
     if (!st)
-        return adbc_fail(ADBC_ECLOSED, "stream %u is closed", id);
+        return core_fail(ADBC_ECLOSED, "stream %u is closed", id);
     size_t allowed = adbc_session_writable(s, id);
     if (len > allowed)
         len = allowed;
@@ -300,7 +300,7 @@ long adbc_session_write(adbc_session *s, uint32_t id, const uint8_t *data, size_
         size_t chunk = len - done;
         if (chunk > s->max_payload)
             chunk = s->max_payload;
-        int rc = adbc_sq_push(s, ADBC_A_WRTE, st->local, st->remote, data + done, chunk);
+        int rc = sq_push(s, ADBC_A_WRTE, st->local, st->remote, data + done, chunk);
         if (rc < 0)
             return done ? (long)done : rc;
         done += chunk;
@@ -315,7 +315,7 @@ long adbc_session_write(adbc_session *s, uint32_t id, const uint8_t *data, size_
 
 int adbc_session_consume(adbc_session *s, uint32_t id, size_t n)
 {
-    adbc_sstream *st = adbc_stream_find(s, id);
+    adbc_sstream *st = session_stream_find(s, id);
     if (!st)
         return 0; /* closed meanwhile: nothing to acknowledge */
     uint64_t room = st->unacked - st->consumed;
@@ -325,28 +325,28 @@ int adbc_session_consume(adbc_session *s, uint32_t id, size_t n)
     if (!s->delayed_ack) {
         if (st->unacked > 0 && st->consumed == st->unacked) {
             st->unacked = st->consumed = 0;
-            return adbc_sq_push(s, ADBC_A_OKAY, st->local, st->remote, NULL, 0);
+            return sq_push(s, ADBC_A_OKAY, st->local, st->remote, NULL, 0);
         }
         return 0;
     }
     if (st->consumed > 0 && (st->consumed == st->unacked || st->consumed >= s->window / 4)) {
         uint8_t win[4];
-        adbc_wr32(win, (uint32_t)st->consumed);
+        core_wr32(win, (uint32_t)st->consumed);
         st->unacked -= st->consumed;
         st->consumed = 0;
-        return adbc_sq_push(s, ADBC_A_OKAY, st->local, st->remote, win, 4);
+        return sq_push(s, ADBC_A_OKAY, st->local, st->remote, win, 4);
     }
     return 0;
 }
 
 int adbc_session_close_stream(adbc_session *s, uint32_t id)
 {
-    adbc_sstream *st = adbc_stream_find(s, id);
+    adbc_sstream *st = session_stream_find(s, id);
     if (!st)
         return 0;
     int rc = 0;
     if (st->state == ST_OPEN && s->state == ADBC_SESSION_ONLINE)
-        rc = adbc_sq_push(s, ADBC_A_CLSE, st->local, st->remote, NULL, 0);
-    adbc_stream_remove(s, id);
+        rc = sq_push(s, ADBC_A_CLSE, st->local, st->remote, NULL, 0);
+    session_stream_remove(s, id);
     return rc;
 }

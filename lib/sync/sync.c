@@ -14,7 +14,7 @@ static int fail_ctx(int code, const char *ctx)
 {
     char prev[768];
     snprintf(prev, sizeof prev, "%s", adbc_last_error());
-    return adbc_fail(code, "%s: %s", ctx, *prev ? prev : adbc_strerror(code));
+    return core_fail(code, "%s: %s", ctx, *prev ? prev : adbc_strerror(code));
 }
 
 /* When the whole connection failed (device unplugged, adbd gone), say so
@@ -32,24 +32,24 @@ void adbc_sync_opts_init_sized(adbc_sync_opts *out, size_t size)
     memset(o, 0, sizeof *o);
     o->compression = ADBC_SYNC_COMPRESS_AUTO;
     o->size = sizeof *o;
-    adbc_abi_give(out, size, &d, sizeof d);
+    core_abi_give(out, size, &d, sizeof d);
 }
 
 int adbc_sync_open(adbc_sync **out, adbc_conn *c, int timeout_ms)
 {
     *out = NULL;
     if (!c)
-        return adbc_fail(ADBC_EINVAL, "adbc_sync_open: no connection");
-    adbc_sync *s = adbc_calloc(1, sizeof *s);
+        return core_fail(ADBC_EINVAL, "adbc_sync_open: no connection");
+    adbc_sync *s = core_calloc(1, sizeof *s);
     if (!s)
-        return adbc_fail(ADBC_ENOMEM, "out of memory opening a sync session");
+        return core_fail(ADBC_ENOMEM, "out of memory opening a sync session");
     s->c = c;
-    s->rx = adbc_malloc(SYNC_RX_CAP);
+    s->rx = core_malloc(SYNC_RX_CAP);
     s->rx_cap = SYNC_RX_CAP;
-    s->tx = adbc_malloc(SYNC_TX_CAP);
+    s->tx = core_malloc(SYNC_TX_CAP);
     if (!s->rx || !s->tx) {
         adbc_sync_close(s);
-        return adbc_fail(ADBC_ENOMEM, "out of memory opening a sync session");
+        return core_fail(ADBC_ENOMEM, "out of memory opening a sync session");
     }
     s->stat_v2 = adbc_conn_has_feature(c, "stat_v2");
     s->ls_v2 = adbc_conn_has_feature(c, "ls_v2");
@@ -58,7 +58,7 @@ int adbc_sync_open(adbc_sync **out, adbc_conn *c, int timeout_ms)
     int rc = sync_ensure(s, timeout_ms);
     if (rc < 0) {
         adbc_sync_close(s);
-        return adbc_fail_keep(rc);
+        return core_fail_keep(rc);
     }
     *out = s;
     return 0;
@@ -78,7 +78,7 @@ static void drop_queue(adbc_sync *s)
 {
     for (size_t i = 0; i < s->q_len; i++) {
         sync_pending *p = &s->q[(s->q_head + i) % SYNC_QMAX];
-        adbc_free(p->what);
+        core_free(p->what);
         p->what = NULL;
     }
     s->q_head = s->q_len = 0;
@@ -91,15 +91,15 @@ void adbc_sync_close(adbc_sync *s)
     if (s->st && !s->peer_closed && s->q_len == 0) {
         /* QUIT lets adbd end the session cleanly (adb does the same). */
         uint8_t quit[ADBC_SYNC_HDR];
-        adbc_sync_put_hdr(quit, ADBC_SYNC_QUIT, 0);
+        sync_enc_hdr(quit, ADBC_SYNC_QUIT, 0);
         s->tx_len = 0;
         adbc_stream_write(s->st, quit, sizeof quit, 1000);
     }
     sync_abort(s);
-    adbc_free(s->last_what);
-    adbc_free(s->rx);
-    adbc_free(s->tx);
-    adbc_free(s);
+    core_free(s->last_what);
+    core_free(s->rx);
+    core_free(s->tx);
+    core_free(s);
 }
 
 void sync_abort(adbc_sync *s)
@@ -111,7 +111,7 @@ void sync_abort(adbc_sync *s)
     s->rx_off = s->rx_len = 0;
     s->tx_len = 0;
     drop_queue(s);
-    adbc_sync_rdec_expect(&s->dec, ADBC_SYNC_X_NONE, 0);
+    sync_rdec_expect(&s->dec, ADBC_SYNC_X_NONE, 0);
 }
 
 int sync_ensure(adbc_sync *s, int timeout_ms)
@@ -122,7 +122,7 @@ int sync_ensure(adbc_sync *s, int timeout_ms)
     if (rc < 0)
         return fail_ctx(rc, "cannot start the device's sync service");
     s->peer_closed = 0;
-    adbc_sync_rdec_expect(&s->dec, ADBC_SYNC_X_NONE, 0);
+    sync_rdec_expect(&s->dec, ADBC_SYNC_X_NONE, 0);
     return 0;
 }
 
@@ -131,9 +131,9 @@ int sync_flush(adbc_sync *s, int timeout_ms)
     if (s->tx_len == 0)
         return 0;
     if (!s->st)
-        return adbc_fail(ADBC_ECLOSED, "the sync session has ended");
+        return core_fail(ADBC_ECLOSED, "the sync session has ended");
     if (s->peer_closed)
-        return adbc_fail(ADBC_ECLOSED, "the device ended the sync session");
+        return core_fail(ADBC_ECLOSED, "the device ended the sync session");
     /* Let the previous batch reach the socket first: the kernel's socket
      * buffer keeps the link busy meanwhile, and what sits in our memory stays
      * one batch, not the connection's whole queue (over 2 MiB when the
@@ -171,7 +171,7 @@ int sync_put_req(adbc_sync *s, uint32_t id, const char *path, size_t len, int ti
     int rc = sync_tx_room(s, ADBC_SYNC_HDR + len, timeout_ms);
     if (rc < 0)
         return rc;
-    long n = adbc_sync_put_req(s->tx + s->tx_len, SYNC_TX_CAP - s->tx_len, id, path, len);
+    long n = sync_enc_req(s->tx + s->tx_len, SYNC_TX_CAP - s->tx_len, id, path, len);
     if (n < 0)
         return (int)n;
     s->tx_len += (size_t)n;
@@ -181,8 +181,8 @@ int sync_put_req(adbc_sync *s, uint32_t id, const char *path, size_t len, int ti
 int sync_expect(adbc_sync *s, adbc_sync_expect x, uint32_t id, char *what)
 {
     if (s->q_len == SYNC_QMAX) {
-        adbc_free(what);
-        return adbc_fail(ADBC_EINVAL, "too many sync requests in flight");
+        core_free(what);
+        return core_fail(ADBC_EINVAL, "too many sync requests in flight");
     }
     sync_pending *p = &s->q[(s->q_head + s->q_len) % SYNC_QMAX];
     p->expect = x;
@@ -206,7 +206,7 @@ size_t sync_due(const adbc_sync *s)
 static void pop(adbc_sync *s)
 {
     sync_pending *p = &s->q[s->q_head];
-    adbc_free(s->last_what);
+    core_free(s->last_what);
     s->last_what = p->what;
     p->what = NULL;
     s->q_head = (s->q_head + 1) % SYNC_QMAX;
@@ -222,7 +222,7 @@ static int is_terminal(adbc_sync_ev_type t)
 static int next_event(adbc_sync *s, adbc_sync_event *ev, int timeout_ms, int may_read)
 {
     if (!s->st)
-        return adbc_fail(ADBC_ECLOSED, "the sync session has ended");
+        return core_fail(ADBC_ECLOSED, "the sync session has ended");
     if (may_read && s->tx_len > 0 && !s->peer_closed) {
         int rc = sync_flush(s, timeout_ms == 0 ? -1 : timeout_ms);
         if (rc < 0 && !s->peer_closed)
@@ -233,17 +233,17 @@ static int next_event(adbc_sync *s, adbc_sync_event *ev, int timeout_ms, int may
             if (s->q_len == 0) {
                 if (s->rx_len > 0) {
                     sync_abort(s);
-                    return adbc_fail(ADBC_EPROTO, "sync protocol error: the device sent data "
+                    return core_fail(ADBC_EPROTO, "sync protocol error: the device sent data "
                                                   "when no reply was due");
                 }
-                return adbc_fail(ADBC_EINVAL, "no sync reply is due");
+                return core_fail(ADBC_EINVAL, "no sync reply is due");
             }
             sync_pending *p = &s->q[s->q_head];
-            adbc_sync_rdec_expect(&s->dec, p->expect, p->id);
+            sync_rdec_expect(&s->dec, p->expect, p->id);
         }
         if (s->rx_len > 0) {
             size_t used = 0;
-            int rc = adbc_sync_rdec_next(&s->dec, s->rx + s->rx_off, s->rx_len, &used, ev);
+            int rc = sync_rdec_next(&s->dec, s->rx + s->rx_off, s->rx_len, &used, ev);
             s->rx_off += used;
             s->rx_len -= used;
             if (rc < 0) {
@@ -277,7 +277,7 @@ static int next_event(adbc_sync *s, adbc_sync_event *ev, int timeout_ms, int may
          * into rx (much smaller) keeps one. */
         size_t off = 0;
         ssize_t n = s->rx_copy ? adbc_stream_read(s->st, s->rx, s->rx_cap, timeout_ms)
-                               : adbc_stream_read_swap(s->st, &s->rx, &s->rx_cap, &off,
+                               : conn_stream_read_swap(s->st, &s->rx, &s->rx_cap, &off,
                                                        timeout_ms);
         if (n > 0) {
             s->rx_off = off;
@@ -288,10 +288,10 @@ static int next_event(adbc_sync *s, adbc_sync_event *ev, int timeout_ms, int may
             return 0;
         int code;
         if (n == 0)
-            code = adbc_fail(ADBC_ECLOSED,
+            code = core_fail(ADBC_ECLOSED,
                              "the device ended the sync session before its reply was complete");
         else if (n == ADBC_ETIMEDOUT)
-            code = adbc_fail(ADBC_ETIMEDOUT, "no reply from the device's sync service within "
+            code = core_fail(ADBC_ETIMEDOUT, "no reply from the device's sync service within "
                                              "%d ms",
                              timeout_ms);
         else
@@ -319,7 +319,7 @@ int sync_next_buffered(adbc_sync *s, adbc_sync_event *ev)
 
 static int stat_error(const char *path, uint32_t err)
 {
-    return adbc_fail(adbc_sync_errno_code(err), "%s: %s (%s, on the device)", path,
+    return core_fail(sync_errno_code(err), "%s: %s (%s, on the device)", path,
                      adbc_sync_errno_text(err), adbc_sync_errno_name(err));
 }
 
@@ -336,7 +336,7 @@ static int stat_once(adbc_sync *s, uint32_t id, const char *path, adbc_sync_stat
     size_t len = strlen(path);
     if ((rc = sync_put_req(s, id, path, len, timeout_ms)) < 0)
         return rc;
-    char *what = adbc_malloc(len + 8);
+    char *what = core_malloc(len + 8);
     if (what)
         snprintf(what, len + 8, "stat %s", path);
     rc = sync_expect(s, id == ADBC_SYNC_STAT ? ADBC_SYNC_X_STAT_V1 : ADBC_SYNC_X_STAT_V2, id,
@@ -348,7 +348,7 @@ static int stat_once(adbc_sync *s, uint32_t id, const char *path, adbc_sync_stat
     if (rc < 0)
         return rc;
     if (ev.type == ADBC_SYNC_EV_FAIL)
-        return adbc_fail(ADBC_EREMOTE, "stat %s: the device's sync service failed: %s", path,
+        return core_fail(ADBC_EREMOTE, "stat %s: the device's sync service failed: %s", path,
                          ev.text);
     if (id != ADBC_SYNC_STAT && ev.error)
         return stat_error(path, ev.error);
@@ -360,7 +360,7 @@ static int stat_once(adbc_sync *s, uint32_t id, const char *path, adbc_sync_stat
 
 static int v1_missing(const char *path)
 {
-    return adbc_fail(ADBC_ENOTFOUND,
+    return core_fail(ADBC_ENOTFOUND,
                      "%s: does not exist on the device, or cannot be read there (its v1 stat "
                      "does not say which)",
                      path);
@@ -369,7 +369,7 @@ static int v1_missing(const char *path)
 int adbc_sync_lstat(adbc_sync *s, const char *path, adbc_sync_statbuf *st, int timeout_ms)
 {
     if (!s || !path || !st)
-        return adbc_fail(ADBC_EINVAL, "adbc_sync_lstat: NULL argument");
+        return core_fail(ADBC_EINVAL, "adbc_sync_lstat: NULL argument");
     int missing;
     int rc = stat_once(s, s->stat_v2 ? ADBC_SYNC_LST2 : ADBC_SYNC_STAT, path, st, &missing,
                        timeout_ms);
@@ -381,8 +381,8 @@ int adbc_sync_lstat(adbc_sync *s, const char *path, adbc_sync_statbuf *st, int t
 int adbc_sync_stat(adbc_sync *s, const char *path, adbc_sync_statbuf *st, int timeout_ms)
 {
     if (!s || !path || !st)
-        return adbc_fail(ADBC_EINVAL, "adbc_sync_stat: NULL argument");
-    int64_t deadline = adbc_deadline(timeout_ms);
+        return core_fail(ADBC_EINVAL, "adbc_sync_stat: NULL argument");
+    int64_t deadline = core_deadline(timeout_ms);
     int missing;
     if (s->stat_v2)
         return stat_once(s, ADBC_SYNC_STA2, path, st, &missing, timeout_ms);
@@ -396,15 +396,15 @@ int adbc_sync_stat(adbc_sync *s, const char *path, adbc_sync_statbuf *st, int ti
     if (!S_ISLNK(st->mode))
         return 0;
     size_t len = strlen(path);
-    char *probe = adbc_malloc(len + 2);
+    char *probe = core_malloc(len + 2);
     if (!probe)
-        return adbc_fail(ADBC_ENOMEM, "out of memory");
+        return core_fail(ADBC_ENOMEM, "out of memory");
     memcpy(probe, path, len);
     probe[len] = '/';
     probe[len + 1] = '\0';
     adbc_sync_statbuf dir;
-    rc = stat_once(s, ADBC_SYNC_STAT, probe, &dir, &missing, adbc_remaining(deadline));
-    adbc_free(probe);
+    rc = stat_once(s, ADBC_SYNC_STAT, probe, &dir, &missing, core_remaining(deadline));
+    core_free(probe);
     if (rc < 0)
         return rc;
     st->mode = (st->mode & ~(uint32_t)S_IFMT) | (!missing && S_ISDIR(dir.mode) ? S_IFDIR : S_IFREG);
@@ -424,7 +424,7 @@ int sync_list_raw(adbc_sync *s, const char *path, adbc_sync_list_fn fn, void *us
     size_t len = strlen(path);
     if ((rc = sync_put_req(s, id, path, len, timeout_ms)) < 0)
         return rc;
-    char *what = adbc_malloc(len + 8);
+    char *what = core_malloc(len + 8);
     if (what)
         snprintf(what, len + 8, "list %s", path);
     rc = sync_expect(s, s->ls_v2 ? ADBC_SYNC_X_LIST_V2 : ADBC_SYNC_X_LIST_V1, id, what);
@@ -439,7 +439,7 @@ int sync_list_raw(adbc_sync *s, const char *path, adbc_sync_list_fn fn, void *us
         if (ev.type == ADBC_SYNC_EV_LIST_END)
             return 0;
         if (ev.type == ADBC_SYNC_EV_FAIL)
-            return adbc_fail(ADBC_EREMOTE, "list %s: the device's sync service failed: %s",
+            return core_fail(ADBC_EREMOTE, "list %s: the device's sync service failed: %s",
                              path, ev.text);
         if (ev.type != ADBC_SYNC_EV_DENT || stop)
             continue; /* after the callback asked to stop, drain to the end */
@@ -455,8 +455,8 @@ int adbc_sync_list(adbc_sync *s, const char *path, adbc_sync_list_fn fn, void *u
                    int timeout_ms)
 {
     if (!s || !path || !fn)
-        return adbc_fail(ADBC_EINVAL, "adbc_sync_list: NULL argument");
-    int64_t deadline = adbc_deadline(timeout_ms);
+        return core_fail(ADBC_EINVAL, "adbc_sync_list: NULL argument");
+    int64_t deadline = core_deadline(timeout_ms);
     /* The device lists a path it cannot open as empty: stat first so a
      * missing or wrong path is an error, not an empty directory. */
     adbc_sync_statbuf st;
@@ -464,8 +464,8 @@ int adbc_sync_list(adbc_sync *s, const char *path, adbc_sync_list_fn fn, void *u
     if (rc < 0)
         return rc;
     if (!S_ISDIR(st.mode))
-        return adbc_fail(ADBC_EINVAL, "%s: not a directory on the device", path);
-    return sync_list_raw(s, path, fn, user, adbc_remaining(deadline));
+        return core_fail(ADBC_EINVAL, "%s: not a directory on the device", path);
+    return sync_list_raw(s, path, fn, user, core_remaining(deadline));
 }
 
 /* ---- jobs ---- */
@@ -476,16 +476,16 @@ int sync_job_init(sync_job *j, const adbc_sync_opts *opts, int timeout_ms)
     adbc_sync_opts_init(&j->opts_store);
     j->opts = &j->opts_store;
     j->timeout_ms = timeout_ms;
-    int rc = adbc_abi_take(&j->opts_store, sizeof j->opts_store, opts, "adbc_sync_opts");
+    int rc = core_abi_take(&j->opts_store, sizeof j->opts_store, opts, "adbc_sync_opts");
     if (rc < 0)
         return rc;
     const adbc_sync_opts *o = j->opts;
     if (o->max_depth < 0)
-        return adbc_fail(ADBC_EINVAL, "adbc_sync_opts.max_depth is negative (%d)", o->max_depth);
+        return core_fail(ADBC_EINVAL, "adbc_sync_opts.max_depth is negative (%d)", o->max_depth);
     j->max_entries = o->max_entries ? o->max_entries : ADBC_SYNC_MAX_ENTRIES_DEFAULT;
     j->max_depth = o->max_depth ? o->max_depth : ADBC_SYNC_MAX_DEPTH_DEFAULT;
     if (o->deadline_ms > 0)
-        j->deadline = adbc_now_ms() + o->deadline_ms;
+        j->deadline = core_now_ms() + o->deadline_ms;
     return 0;
 }
 
@@ -493,7 +493,7 @@ int sync_job_wait(const sync_job *j)
 {
     if (!j->deadline)
         return j->timeout_ms;
-    int64_t left = j->deadline - adbc_now_ms();
+    int64_t left = j->deadline - core_now_ms();
     if (left < 1)
         left = 1; /* 0 would mean "poll"; the check after the wait fails */
     if (j->timeout_ms >= 0 && j->timeout_ms < left)
@@ -503,7 +503,7 @@ int sync_job_wait(const sync_job *j)
 
 static int deadline_error(const sync_job *j)
 {
-    return adbc_fail(ADBC_ETIMEDOUT,
+    return core_fail(ADBC_ETIMEDOUT,
                      "%s %s did not finish within its deadline of %d ms (%llu files, %llu "
                      "bytes done); give it a longer deadline (adbc-snap --deadline) or move "
                      "less",
@@ -514,14 +514,14 @@ static int deadline_error(const sync_job *j)
 
 int sync_job_check(const sync_job *j)
 {
-    if (j->deadline && adbc_now_ms() >= j->deadline)
+    if (j->deadline && core_now_ms() >= j->deadline)
         return deadline_error(j);
     return 0;
 }
 
 int sync_job_finish(const sync_job *j, int rc)
 {
-    if (rc != ADBC_ETIMEDOUT || !j->deadline || adbc_now_ms() < j->deadline ||
+    if (rc != ADBC_ETIMEDOUT || !j->deadline || core_now_ms() < j->deadline ||
         strstr(adbc_last_error(), "deadline"))
         return rc;
     /* A wait the deadline cut short says "no reply within N ms"; say why. */
@@ -531,7 +531,7 @@ int sync_job_finish(const sync_job *j, int rc)
 int sync_job_entry(sync_job *j, const char *root)
 {
     if (++j->entries > j->max_entries)
-        return adbc_fail(ADBC_ELIMIT,
+        return core_fail(ADBC_ELIMIT,
                          "%s: the tree holds more than %llu entries, the cap for one push or "
                          "pull; raise it (adbc_sync_opts.max_entries, adbc-snap --max-entries) "
                          "or copy it in parts",
@@ -551,6 +551,6 @@ int sync_job_report(sync_job *j, int force)
     j->last_report = j->p.bytes;
     if (j->opts->progress(j->opts->user, &j->p) == 0)
         return 0;
-    return adbc_fail(ADBC_ECANCELED, "%s: cancelled by the progress callback after %llu bytes",
+    return core_fail(ADBC_ECANCELED, "%s: cancelled by the progress callback after %llu bytes",
                      j->p.src ? j->p.src : "transfer", (unsigned long long)j->p.file_bytes);
 }

@@ -24,7 +24,7 @@
 #define BROTLI_QUALITY 1
 #define LZ4_BLOCK (64 * 1024)
 
-uint32_t adbc_sync_comp_built(void)
+uint32_t sync_comp_built(void)
 {
     uint32_t m = 0;
 #ifdef ADBC_HAVE_BROTLI
@@ -39,7 +39,7 @@ uint32_t adbc_sync_comp_built(void)
     return m;
 }
 
-const char *adbc_sync_comp_flag_name(uint32_t flag)
+const char *sync_comp_flag_name(uint32_t flag)
 {
     switch (flag) {
     case 0: return "none";
@@ -52,10 +52,10 @@ const char *adbc_sync_comp_flag_name(uint32_t flag)
 
 static int not_built(uint32_t flag)
 {
-    return adbc_fail(ADBC_EUNSUPPORTED,
+    return core_fail(ADBC_EUNSUPPORTED,
                      "this adbc was built without %s compression (configure with "
                      "-DADBC_WITH_%s=ON and its -dev package installed)",
-                     adbc_sync_comp_flag_name(flag),
+                     sync_comp_flag_name(flag),
                      flag == ADBC_SYNC_FLAG_ZSTD  ? "ZSTD"
                      : flag == ADBC_SYNC_FLAG_LZ4 ? "LZ4"
                                                   : "BROTLI");
@@ -81,7 +81,7 @@ struct adbc_sync_zenc {
 #endif
 };
 
-void adbc_sync_zenc_free(adbc_sync_zenc *e)
+void sync_zenc_free(adbc_sync_zenc *e)
 {
     if (!e)
         return;
@@ -95,19 +95,19 @@ void adbc_sync_zenc_free(adbc_sync_zenc *e)
 #ifdef ADBC_HAVE_LZ4
     if (e->l)
         LZ4F_freeCompressionContext(e->l);
-    adbc_free(e->stage);
+    core_free(e->stage);
 #endif
-    adbc_free(e);
+    core_free(e);
 }
 
-int adbc_sync_zenc_new(adbc_sync_zenc **out, uint32_t flag)
+int sync_zenc_new(adbc_sync_zenc **out, uint32_t flag)
 {
     *out = NULL;
-    if (!(adbc_sync_comp_built() & flag) || (flag & (flag - 1)))
+    if (!(sync_comp_built() & flag) || (flag & (flag - 1)))
         return not_built(flag);
-    adbc_sync_zenc *e = adbc_calloc(1, sizeof *e);
+    adbc_sync_zenc *e = core_calloc(1, sizeof *e);
     if (!e)
-        return adbc_fail(ADBC_ENOMEM, "out of memory");
+        return core_fail(ADBC_ENOMEM, "out of memory");
     e->flag = flag;
     int ok = 0;
     switch (flag) {
@@ -129,7 +129,7 @@ int adbc_sync_zenc_new(adbc_sync_zenc **out, uint32_t flag)
         memset(&e->prefs, 0, sizeof e->prefs);
         e->prefs.frameInfo.blockSizeID = LZ4F_max64KB;
         e->stage_cap = LZ4F_compressBound(LZ4_BLOCK, &e->prefs) + LZ4F_HEADER_SIZE_MAX;
-        e->stage = adbc_malloc(e->stage_cap);
+        e->stage = core_malloc(e->stage_cap);
         ok = e->stage && !LZ4F_isError(LZ4F_createCompressionContext(&e->l, LZ4F_VERSION));
         break;
 #endif
@@ -137,9 +137,9 @@ int adbc_sync_zenc_new(adbc_sync_zenc **out, uint32_t flag)
         break;
     }
     if (!ok) {
-        adbc_sync_zenc_free(e);
-        return adbc_fail(ADBC_ENOMEM, "cannot set up %s compression: out of memory",
-                         adbc_sync_comp_flag_name(flag));
+        sync_zenc_free(e);
+        return core_fail(ADBC_ENOMEM, "cannot set up %s compression: out of memory",
+                         sync_comp_flag_name(flag));
     }
     *out = e;
     return 0;
@@ -183,13 +183,13 @@ static int lz4_enc(adbc_sync_zenc *e, const uint8_t **in, size_t *in_len, uint8_
             return 0;
         }
         if (LZ4F_isError(r))
-            return adbc_fail(ADBC_EIO, "lz4 compression failed: %s", LZ4F_getErrorName(r));
+            return core_fail(ADBC_EIO, "lz4 compression failed: %s", LZ4F_getErrorName(r));
         e->stage_len = r;
     }
 }
 #endif
 
-int adbc_sync_zenc_run(adbc_sync_zenc *e, const uint8_t **in, size_t *in_len, uint8_t **out,
+int sync_zenc_run(adbc_sync_zenc *e, const uint8_t **in, size_t *in_len, uint8_t **out,
                        size_t *out_cap, int finish)
 {
     if (e->ended)
@@ -201,7 +201,7 @@ int adbc_sync_zenc_run(adbc_sync_zenc *e, const uint8_t **in, size_t *in_len, ui
         ZSTD_outBuffer ob = {*out, *out_cap, 0};
         size_t r = ZSTD_compressStream2(e->z, &ob, &ib, finish ? ZSTD_e_end : ZSTD_e_continue);
         if (ZSTD_isError(r))
-            return adbc_fail(ADBC_EIO, "zstd compression failed: %s", ZSTD_getErrorName(r));
+            return core_fail(ADBC_EIO, "zstd compression failed: %s", ZSTD_getErrorName(r));
         *in += ib.pos;
         *in_len -= ib.pos;
         *out += ob.pos;
@@ -216,7 +216,7 @@ int adbc_sync_zenc_run(adbc_sync_zenc *e, const uint8_t **in, size_t *in_len, ui
                                          finish ? BROTLI_OPERATION_FINISH
                                                 : BROTLI_OPERATION_PROCESS,
                                          in_len, in, out_cap, out, NULL))
-            return adbc_fail(ADBC_EIO, "brotli compression failed");
+            return core_fail(ADBC_EIO, "brotli compression failed");
         e->ended = finish && BrotliEncoderIsFinished(e->b);
         return e->ended;
     }
@@ -252,7 +252,7 @@ struct adbc_sync_zdec {
 #endif
 };
 
-void adbc_sync_zdec_free(adbc_sync_zdec *d)
+void sync_zdec_free(adbc_sync_zdec *d)
 {
     if (!d)
         return;
@@ -267,17 +267,17 @@ void adbc_sync_zdec_free(adbc_sync_zdec *d)
     if (d->l)
         LZ4F_freeDecompressionContext(d->l);
 #endif
-    adbc_free(d);
+    core_free(d);
 }
 
-int adbc_sync_zdec_new(adbc_sync_zdec **out, uint32_t flag, uint64_t expected)
+int sync_zdec_new(adbc_sync_zdec **out, uint32_t flag, uint64_t expected)
 {
     *out = NULL;
-    if (!(adbc_sync_comp_built() & flag) || (flag & (flag - 1)))
+    if (!(sync_comp_built() & flag) || (flag & (flag - 1)))
         return not_built(flag);
-    adbc_sync_zdec *d = adbc_calloc(1, sizeof *d);
+    adbc_sync_zdec *d = core_calloc(1, sizeof *d);
     if (!d)
-        return adbc_fail(ADBC_ENOMEM, "out of memory");
+        return core_fail(ADBC_ENOMEM, "out of memory");
     d->flag = flag;
     d->expected = expected;
     int ok = 0;
@@ -304,9 +304,9 @@ int adbc_sync_zdec_new(adbc_sync_zdec **out, uint32_t flag, uint64_t expected)
         break;
     }
     if (!ok) {
-        adbc_sync_zdec_free(d);
-        return adbc_fail(ADBC_ENOMEM, "cannot set up %s decompression: out of memory",
-                         adbc_sync_comp_flag_name(flag));
+        sync_zdec_free(d);
+        return core_fail(ADBC_ENOMEM, "cannot set up %s decompression: out of memory",
+                         sync_comp_flag_name(flag));
     }
     *out = d;
     return 0;
@@ -314,8 +314,8 @@ int adbc_sync_zdec_new(adbc_sync_zdec **out, uint32_t flag, uint64_t expected)
 
 static int corrupt(const adbc_sync_zdec *d, const char *why)
 {
-    return adbc_fail(ADBC_EPROTO, "the %s-compressed data is corrupt after %llu compressed bytes: %s",
-                     adbc_sync_comp_flag_name(d->flag), (unsigned long long)d->in_total, why);
+    return core_fail(ADBC_EPROTO, "the %s-compressed data is corrupt after %llu compressed bytes: %s",
+                     sync_comp_flag_name(d->flag), (unsigned long long)d->in_total, why);
 }
 
 /* One step of the library's decoder; *ended set at the end of its stream. */
@@ -371,7 +371,7 @@ static int step(adbc_sync_zdec *d, const uint8_t **in, size_t *in_len, uint8_t *
     }
 }
 
-int adbc_sync_zdec_run(adbc_sync_zdec *d, const uint8_t **in, size_t *in_len, uint8_t **out,
+int sync_zdec_run(adbc_sync_zdec *d, const uint8_t **in, size_t *in_len, uint8_t **out,
                        size_t *out_cap)
 {
     if (!d->ended && (*in_len > 0 || *out_cap > 0)) {
@@ -385,12 +385,12 @@ int adbc_sync_zdec_run(adbc_sync_zdec *d, const uint8_t **in, size_t *in_len, ui
         d->ended = ended;
         uint64_t limit = d->expected + ADBC_SYNC_BOMB_BASE + ADBC_SYNC_BOMB_RATIO * d->in_total;
         if (d->out_total > limit)
-            return adbc_fail(ADBC_EPROTO,
+            return core_fail(ADBC_EPROTO,
                              "refused: %llu compressed bytes inflate past %llu bytes (%s), more "
                              "than the %llu bytes expected + 64 MiB + 4096 per compressed byte "
                              "a real file may take; this looks like a decompression bomb",
                              (unsigned long long)d->in_total, (unsigned long long)d->out_total,
-                             adbc_sync_comp_flag_name(d->flag), (unsigned long long)d->expected);
+                             sync_comp_flag_name(d->flag), (unsigned long long)d->expected);
         if (!ended && *in_len == in0 && *out_cap == out0 && in0 > 0 && out0 > 0)
             return corrupt(d, "the decoder made no progress");
     }
@@ -399,23 +399,23 @@ int adbc_sync_zdec_run(adbc_sync_zdec *d, const uint8_t **in, size_t *in_len, ui
     return d->ended;
 }
 
-int adbc_sync_zdec_finish(const adbc_sync_zdec *d)
+int sync_zdec_finish(const adbc_sync_zdec *d)
 {
     if (d->ended)
         return 0;
-    return adbc_fail(ADBC_EPROTO,
+    return core_fail(ADBC_EPROTO,
                      "the %s-compressed data ended early: DONE came after %llu compressed "
                      "bytes (%llu bytes decompressed) with the stream unfinished",
-                     adbc_sync_comp_flag_name(d->flag), (unsigned long long)d->in_total,
+                     sync_comp_flag_name(d->flag), (unsigned long long)d->in_total,
                      (unsigned long long)d->out_total);
 }
 
-uint64_t adbc_sync_zdec_in(const adbc_sync_zdec *d)
+uint64_t sync_zdec_in(const adbc_sync_zdec *d)
 {
     return d->in_total;
 }
 
-uint64_t adbc_sync_zdec_out(const adbc_sync_zdec *d)
+uint64_t sync_zdec_out(const adbc_sync_zdec *d)
 {
     return d->out_total;
 }

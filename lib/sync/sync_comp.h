@@ -8,7 +8,7 @@
  * Both directions stream through caller buffers: nothing here grows with the
  * file. The decoder refuses a stream that inflates out of proportion (a
  * decompression bomb): see ADBC_SYNC_BOMB_*. Each library is optional at
- * build time (ADBC_WITH_ZSTD/LZ4/BROTLI); adbc_sync_comp_built() says which
+ * build time (ADBC_WITH_ZSTD/LZ4/BROTLI); sync_comp_built() says which
  * are in. */
 #ifndef ADBC_SYNC_COMP_H
 #define ADBC_SYNC_COMP_H
@@ -35,45 +35,45 @@
 #define ADBC_SYNC_ZSTD_WINDOW_LOG_MAX 23
 
 /* The compression flags this build can encode and decode. */
-uint32_t adbc_sync_comp_built(void);
+uint32_t sync_comp_built(void);
 
 /* "brotli", "lz4", "zstd" for one flag; "none" for 0. */
-const char *adbc_sync_comp_flag_name(uint32_t flag);
+const char *sync_comp_flag_name(uint32_t flag);
 
 typedef struct adbc_sync_zenc adbc_sync_zenc;
 typedef struct adbc_sync_zdec adbc_sync_zdec;
 
 /* A compressor for one file. flag: one ADBC_SYNC_FLAG_* compression.
  * ADBC_EUNSUPPORTED when this build lacks it. */
-int adbc_sync_zenc_new(adbc_sync_zenc **out, uint32_t flag);
+int sync_zenc_new(adbc_sync_zenc **out, uint32_t flag);
 
 /* Compress from *in (*in_len bytes) into *out (*out_cap bytes of room),
  * advancing both. finish: no more input will come (the stream is then
  * ended). Returns 1 when finish was given and the whole stream has been
  * written out, 0 when it wants more input or more room, or an error. */
-int adbc_sync_zenc_run(adbc_sync_zenc *e, const uint8_t **in, size_t *in_len, uint8_t **out,
+int sync_zenc_run(adbc_sync_zenc *e, const uint8_t **in, size_t *in_len, uint8_t **out,
                        size_t *out_cap, int finish);
 
-void adbc_sync_zenc_free(adbc_sync_zenc *e);
+void sync_zenc_free(adbc_sync_zenc *e);
 
 /* A decompressor for one file; expected: the bytes the caller expects (0
  * when unknown), to which the bomb limits are added. */
-int adbc_sync_zdec_new(adbc_sync_zdec **out, uint32_t flag, uint64_t expected);
+int sync_zdec_new(adbc_sync_zdec **out, uint32_t flag, uint64_t expected);
 
 /* Decompress from *in into *out, advancing both. Returns 1 once the stream
  * has ended (a further byte of input is then an error), 0 when it wants
  * more input or more room (call again while it fills *out completely), or
  * ADBC_EPROTO for corrupt data or a stream that inflates past the limits. */
-int adbc_sync_zdec_run(adbc_sync_zdec *d, const uint8_t **in, size_t *in_len, uint8_t **out,
+int sync_zdec_run(adbc_sync_zdec *d, const uint8_t **in, size_t *in_len, uint8_t **out,
                        size_t *out_cap);
 
 /* The sender said DONE: ADBC_EPROTO unless the stream ended. */
-int adbc_sync_zdec_finish(const adbc_sync_zdec *d);
+int sync_zdec_finish(const adbc_sync_zdec *d);
 
 /* Compressed bytes taken and bytes produced so far. */
-uint64_t adbc_sync_zdec_in(const adbc_sync_zdec *d);
-uint64_t adbc_sync_zdec_out(const adbc_sync_zdec *d);
+uint64_t sync_zdec_in(const adbc_sync_zdec *d);
+uint64_t sync_zdec_out(const adbc_sync_zdec *d);
 
-void adbc_sync_zdec_free(adbc_sync_zdec *d);
+void sync_zdec_free(adbc_sync_zdec *d);
 
 #endif

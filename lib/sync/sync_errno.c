@@ -54,7 +54,7 @@ const char *adbc_sync_errno_text(uint32_t wire)
     return "unknown error";
 }
 
-int adbc_sync_errno_code(uint32_t wire)
+int sync_errno_code(uint32_t wire)
 {
     switch (wire) {
     case 2: return ADBC_ENOTFOUND;
@@ -64,7 +64,7 @@ int adbc_sync_errno_code(uint32_t wire)
     }
 }
 
-uint32_t adbc_sync_errno_to_wire(int host)
+uint32_t sync_errno_to_wire(int host)
 {
     for (size_t i = 0; i < NERRNOS; i++)
         if (errnos[i].host == host)

@@ -14,7 +14,7 @@ char *sync_join(const char *a, const char *b)
 {
     size_t la = strlen(a), lb = strlen(b);
     int slash = la > 0 && a[la - 1] == '/';
-    char *out = adbc_malloc(la + lb + 2);
+    char *out = core_malloc(la + lb + 2);
     if (!out)
         return NULL;
     memcpy(out, a, la);
@@ -26,9 +26,9 @@ char *sync_join(const char *a, const char *b)
 
 int sync_mkdirs(const char *path)
 {
-    char *p = adbc_strdup(path);
+    char *p = core_strdup(path);
     if (!p)
-        return adbc_fail(ADBC_ENOMEM, "out of memory");
+        return core_fail(ADBC_ENOMEM, "out of memory");
     int rc = 0;
     size_t len = strlen(p);
     for (size_t i = 1; i <= len && rc == 0; i++) {
@@ -40,15 +40,15 @@ int sync_mkdirs(const char *path)
         if (mkdir(p, 0777) != 0) {
             int e = errno;
             if (e == EEXIST && stat(p, &st) == 0 && !S_ISDIR(st.st_mode))
-                rc = adbc_fail(ADBC_EIO,
+                rc = core_fail(ADBC_EIO,
                                "cannot create local directory %s: a file is in the way", p);
             else if (e != EEXIST)
-                rc = adbc_fail(e == EACCES || e == EPERM ? ADBC_EPERM : ADBC_EIO,
+                rc = core_fail(e == EACCES || e == EPERM ? ADBC_EPERM : ADBC_EIO,
                                "cannot create local directory %s: %s", p, strerror(e));
         }
         p[i] = c;
     }
-    adbc_free(p);
+    core_free(p);
     return rc;
 }
 
@@ -85,15 +85,15 @@ int sync_tmp_create(const char *path, char **tmp, int *fd)
     if (blen > 200)
         blen = 200; /* stay under NAME_MAX with the suffix */
     size_t n = dirlen + 1 + blen + 13 + 1;
-    char *t = adbc_malloc(n);
+    char *t = core_malloc(n);
     if (!t)
-        return adbc_fail(ADBC_ENOMEM, "out of memory");
+        return core_fail(ADBC_ENOMEM, "out of memory");
     snprintf(t, n, "%.*s.%.*s.adbc-XXXXXX", (int)dirlen, path, (int)blen, base);
     int f = mkostemp(t, O_CLOEXEC);
     if (f < 0) {
         int e = errno;
-        adbc_free(t);
-        return adbc_fail(e == EACCES || e == EPERM ? ADBC_EPERM : ADBC_EIO,
+        core_free(t);
+        return core_fail(e == EACCES || e == EPERM ? ADBC_EPERM : ADBC_EIO,
                          "cannot create a file beside %s: %s", path, strerror(e));
     }
     *tmp = t;

@@ -63,41 +63,41 @@
 #define ADBC_SYNC_TEXT_MAX 4096
 
 /* "STA2" etc. for messages; unprintable ids as hex. buf holds 16 bytes. */
-const char *adbc_sync_id_name(uint32_t id, char buf[16]);
+const char *sync_id_name(uint32_t id, char buf[16]);
 
 /* ---- encoders (return the bytes written) ---- */
 
 /* [id][len]. */
-size_t adbc_sync_put_hdr(uint8_t out[ADBC_SYNC_HDR], uint32_t id, uint32_t len);
+size_t sync_enc_hdr(uint8_t out[ADBC_SYNC_HDR], uint32_t id, uint32_t len);
 
 /* A request: [id][len][path]. ADBC_EINVAL when path is longer than
  * ADBC_SYNC_PATH_MAX or out (cap bytes) is too small; else the size. */
-long adbc_sync_put_req(uint8_t *out, size_t cap, uint32_t id, const char *path, size_t path_len);
+long sync_enc_req(uint8_t *out, size_t cap, uint32_t id, const char *path, size_t path_len);
 
 /* SND2 with its setup: [SND2][len][path][SND2][mode][flags]; RCV2:
- * [RCV2][len][path][RCV2][flags]. ADBC_EINVAL as adbc_sync_put_req. */
-long adbc_sync_put_send2(uint8_t *out, size_t cap, const char *path, size_t path_len,
+ * [RCV2][len][path][RCV2][flags]. ADBC_EINVAL as sync_enc_req. */
+long sync_enc_send2(uint8_t *out, size_t cap, const char *path, size_t path_len,
                          uint32_t mode, uint32_t flags);
-long adbc_sync_put_recv2(uint8_t *out, size_t cap, const char *path, size_t path_len,
+long sync_enc_recv2(uint8_t *out, size_t cap, const char *path, size_t path_len,
                          uint32_t flags);
 
 /* SEND's argument "<path>,<mode>" into out (NUL-terminated). ADBC_EINVAL
  * when it would exceed ADBC_SYNC_PATH_MAX; else its length. */
-long adbc_sync_send_spec(char *out, size_t cap, const char *path, uint32_t mode);
+long sync_send_spec(char *out, size_t cap, const char *path, uint32_t mode);
 
 /* Split SEND's argument as adbd does: at the last comma; the mode is parsed
  * like strtoul(.., 0). ADBC_EPROTO with adbd's wording when malformed. */
-int adbc_sync_parse_send_spec(const char *spec, size_t len, size_t *path_len, uint32_t *mode);
+int sync_parse_send_spec(const char *spec, size_t len, size_t *path_len, uint32_t *mode);
 
-size_t adbc_sync_put_stat_v1(uint8_t out[ADBC_SYNC_STAT_V1_SIZE], const adbc_sync_statbuf *st);
-size_t adbc_sync_put_stat_v2(uint8_t out[ADBC_SYNC_STAT_V2_SIZE], uint32_t id, uint32_t error,
+size_t sync_enc_stat_v1(uint8_t out[ADBC_SYNC_STAT_V1_SIZE], const adbc_sync_statbuf *st);
+size_t sync_enc_stat_v2(uint8_t out[ADBC_SYNC_STAT_V2_SIZE], uint32_t id, uint32_t error,
                              const adbc_sync_statbuf *st);
-size_t adbc_sync_put_dent_v1(uint8_t out[ADBC_SYNC_DENT_V1_SIZE], const adbc_sync_statbuf *st,
+size_t sync_enc_dent_v1(uint8_t out[ADBC_SYNC_DENT_V1_SIZE], const adbc_sync_statbuf *st,
                              uint32_t namelen);
-size_t adbc_sync_put_dent_v2(uint8_t out[ADBC_SYNC_DENT_V2_SIZE], uint32_t error,
+size_t sync_enc_dent_v2(uint8_t out[ADBC_SYNC_DENT_V2_SIZE], uint32_t error,
                              const adbc_sync_statbuf *st, uint32_t namelen);
 /* The record that ends a listing: a DONE the size of a v1 or v2 entry. */
-size_t adbc_sync_put_list_end(uint8_t out[ADBC_SYNC_DENT_V2_SIZE], int v2);
+size_t sync_enc_list_end(uint8_t out[ADBC_SYNC_DENT_V2_SIZE], int v2);
 
 /* ---- events ---- */
 
@@ -154,13 +154,13 @@ typedef struct adbc_sync_rdec {
 
 /* Reset and wait for a reply of this kind. want_id: the request id for
  * ADBC_SYNC_X_STAT_V2 (STA2 or LST2), else ignored. */
-void adbc_sync_rdec_expect(adbc_sync_rdec *d, adbc_sync_expect x, uint32_t want_id);
+void sync_rdec_expect(adbc_sync_rdec *d, adbc_sync_expect x, uint32_t want_id);
 
 /* Decode from in[0..len). Sets *used to the bytes consumed. Returns 1 with
  * *ev filled, 0 when all input was consumed without completing an event, or
  * ADBC_EPROTO. After the event that ends a reply (STAT, LIST_END, DONE, OKAY,
  * FAIL) the decoder expects nothing until told again. */
-int adbc_sync_rdec_next(adbc_sync_rdec *d, const uint8_t *in, size_t len, size_t *used,
+int sync_rdec_next(adbc_sync_rdec *d, const uint8_t *in, size_t len, size_t *used,
                         adbc_sync_event *ev);
 
 /* ---- device side: request decoder ---- */
@@ -174,22 +174,22 @@ typedef struct adbc_sync_qdec {
     size_t plen;
 } adbc_sync_qdec;
 
-void adbc_sync_qdec_init(adbc_sync_qdec *d);
+void sync_qdec_init(adbc_sync_qdec *d);
 
-/* Like adbc_sync_rdec_next for what a host sends: REQUEST events (for
+/* Like sync_rdec_next for what a host sends: REQUEST events (for
  * SND2/RCV2 once their setup message is in too); after a SEND or SND2
  * request, DATA pieces and then DONE (arg = mtime). ADBC_EPROTO (the
  * message is adbd's reply text, fit for a FAIL) for a path over 1024 bytes,
  * a chunk over 64 KiB, or anything but DATA/DONE inside a SEND. */
-int adbc_sync_qdec_next(adbc_sync_qdec *d, const uint8_t *in, size_t len, size_t *used,
+int sync_qdec_next(adbc_sync_qdec *d, const uint8_t *in, size_t len, size_t *used,
                         adbc_sync_event *ev);
 
 /* ---- errno on the wire (Linux values, as adb defines them) ---- */
 
 /* The adbc error code for a device errno: ENOTFOUND, EPERM or EREMOTE. */
-int adbc_sync_errno_code(uint32_t wire_errno);
+int sync_errno_code(uint32_t wire_errno);
 
 /* A host errno as a wire errno (device side). */
-uint32_t adbc_sync_errno_to_wire(int host_errno);
+uint32_t sync_errno_to_wire(int host_errno);
 
 #endif

@@ -99,7 +99,7 @@ int sync_pull_arrived_fail(sync_job *j, int rc, const char *local)
 {
     char prev[768];
     snprintf(prev, sizeof prev, "%s", adbc_last_error());
-    return adbc_fail(rc, "%s; %llu bytes had arrived; nothing was written to %s", prev,
+    return core_fail(rc, "%s; %llu bytes had arrived; nothing was written to %s", prev,
                      (unsigned long long)j->p.file_bytes, local);
 }
 
@@ -107,7 +107,7 @@ int sync_pull_write_failed(adbc_sync *s, int e, const char *local)
 {
     /* The device keeps streaming: end the session to stop it. */
     sync_abort(s);
-    return adbc_fail(local_error(e), "cannot write %s: %s%s", local, strerror(e),
+    return core_fail(local_error(e), "cannot write %s: %s%s", local, strerror(e),
                      e == ENOSPC || e == EDQUOT ? " (local disk full)" : "");
 }
 
@@ -122,7 +122,7 @@ static int inflate_piece(adbc_sync *s, sync_job *j, adbc_sync_zdec *d, int fd, s
     do {
         uint8_t *o = j->zbuf;
         cap = SYNC_ZBUF;
-        int rc = adbc_sync_zdec_run(d, &in, &in_len, &o, &cap);
+        int rc = sync_zdec_run(d, &in, &in_len, &o, &cap);
         if (rc < 0) {
             sync_abort(s);
             return sync_pull_arrived_fail(j, rc, local);
@@ -147,7 +147,7 @@ static int receive_z(adbc_sync *s, sync_job *j, int fd, sync_reserve *res, const
                      const char *local, uint64_t expected)
 {
     adbc_sync_zdec *d;
-    int rc = adbc_sync_zdec_new(&d, j->flags & ADBC_SYNC_FLAGS_COMP, expected);
+    int rc = sync_zdec_new(&d, j->flags & ADBC_SYNC_FLAGS_COMP, expected);
     if (rc < 0) {
         sync_abort(s);
         return rc;
@@ -165,16 +165,16 @@ static int receive_z(adbc_sync *s, sync_job *j, int fd, sync_reserve *res, const
             continue;
         }
         if (ev.type == ADBC_SYNC_EV_DONE) {
-            rc = adbc_sync_zdec_finish(d);
+            rc = sync_zdec_finish(d);
             if (rc < 0)
-                rc = adbc_fail(rc, "pull %s: %s; nothing was written to %s", remote,
+                rc = core_fail(rc, "pull %s: %s; nothing was written to %s", remote,
                                adbc_last_error(), local);
         } else {
-            rc = adbc_fail(ADBC_EREMOTE, "pull %s: the device failed: %s", remote, ev.text);
+            rc = core_fail(ADBC_EREMOTE, "pull %s: the device failed: %s", remote, ev.text);
         }
         break;
     }
-    adbc_sync_zdec_free(d);
+    sync_zdec_free(d);
     return rc;
 }
 
@@ -220,7 +220,7 @@ static int receive(adbc_sync *s, sync_job *j, int fd, sync_reserve *res, const c
         if (rc == 1 && ev.type == ADBC_SYNC_EV_DONE)
             return 0;
         if (rc == 1 && ev.type == ADBC_SYNC_EV_FAIL)
-            return adbc_fail(ADBC_EREMOTE, "pull %s: the device failed: %s", remote, ev.text);
+            return core_fail(ADBC_EREMOTE, "pull %s: the device failed: %s", remote, ev.text);
     }
 }
 
@@ -231,12 +231,12 @@ static int set_attrs(sync_job *j, int fd, const adbc_sync_statbuf *st, const cha
     int keep = !(j->opts->flags & ADBC_SYNC_NO_ATTRS) && st->mode != 0;
     mode_t mode = keep ? (mode_t)(st->mode & 0777) : 0666;
     if (fchmod(fd, mode & ~j->umask) != 0)
-        return adbc_fail(local_error(errno), "cannot set the mode of %s: %s", local,
+        return core_fail(local_error(errno), "cannot set the mode of %s: %s", local,
                          strerror(errno));
     if (keep) {
         struct timespec ts[2] = {{.tv_sec = (time_t)st->mtime}, {.tv_sec = (time_t)st->mtime}};
         if (futimens(fd, ts) != 0)
-            return adbc_fail(local_error(errno), "cannot set the time of %s: %s", local,
+            return core_fail(local_error(errno), "cannot set the time of %s: %s", local,
                              strerror(errno));
     }
     return 0;
@@ -249,12 +249,12 @@ int sync_pull_request(adbc_sync *s, sync_job *j, const char *remote)
     if (j->flags & ADBC_SYNC_FLAGS_COMP) {
         s->rx_copy = 1; /* for the session's life: see next_event in sync.c */
         if (len > ADBC_SYNC_PATH_MAX)
-            return adbc_fail(ADBC_EINVAL, "RCV2 request: the path is %zu bytes long; the device "
+            return core_fail(ADBC_EINVAL, "RCV2 request: the path is %zu bytes long; the device "
                              "accepts at most %d", len, ADBC_SYNC_PATH_MAX);
         rc = sync_tx_room(s, ADBC_SYNC_HDR + len + ADBC_SYNC_RECV2_SETUP, sync_job_wait(j));
         if (rc < 0)
             return rc;
-        long n = adbc_sync_put_recv2(s->tx + s->tx_len, SYNC_TX_CAP - s->tx_len, remote, len,
+        long n = sync_enc_recv2(s->tx + s->tx_len, SYNC_TX_CAP - s->tx_len, remote, len,
                                      j->flags & ADBC_SYNC_FLAGS_COMP);
         if (n < 0)
             return (int)n;
@@ -264,7 +264,7 @@ int sync_pull_request(adbc_sync *s, sync_job *j, const char *remote)
         if (rc < 0)
             return rc;
     }
-    char *what = adbc_malloc(len + 8);
+    char *what = core_malloc(len + 8);
     if (what)
         snprintf(what, len + 8, "pull %s", remote);
     return sync_expect(s, ADBC_SYNC_X_RECV, ADBC_SYNC_RECV, what);
@@ -282,7 +282,7 @@ int sync_pull_dest(const char *local, char **final, int *inplace)
 {
     *final = NULL;
     *inplace = 0;
-    char *path = adbc_strdup(local);
+    char *path = core_strdup(local);
     for (int depth = 0; path; depth++) {
         struct stat st;
         if (lstat(path, &st) != 0 || S_ISREG(st.st_mode)) {
@@ -295,43 +295,43 @@ int sync_pull_dest(const char *local, char **final, int *inplace)
             return 0;
         }
         if (S_ISDIR(st.st_mode) || S_ISSOCK(st.st_mode)) {
-            int rc = adbc_fail(ADBC_EINVAL, "cannot pull into %s: a %s is in the way", path,
+            int rc = core_fail(ADBC_EINVAL, "cannot pull into %s: a %s is in the way", path,
                                S_ISDIR(st.st_mode) ? "directory" : "socket");
-            adbc_free(path);
+            core_free(path);
             return rc;
         }
         /* a symlink: where it points, relative to its own directory */
         if (depth == LINK_DEPTH_MAX) {
-            int rc = adbc_fail(ADBC_EINVAL, "cannot pull into %s: more than %d levels of "
+            int rc = core_fail(ADBC_EINVAL, "cannot pull into %s: more than %d levels of "
                                             "symbolic links", local, LINK_DEPTH_MAX);
-            adbc_free(path);
+            core_free(path);
             return rc;
         }
         char to[4096];
         ssize_t n = readlink(path, to, sizeof to - 1);
         if (n < 0) {
-            int rc = adbc_fail(local_error(errno), "cannot read the link %s: %s", path,
+            int rc = core_fail(local_error(errno), "cannot read the link %s: %s", path,
                                strerror(errno));
-            adbc_free(path);
+            core_free(path);
             return rc;
         }
         to[n] = '\0';
         char *next;
         const char *slash = strrchr(path, '/');
         if (to[0] == '/' || !slash) {
-            next = adbc_strdup(to);
+            next = core_strdup(to);
         } else {
             size_t dl = (size_t)(slash - path) + 1;
-            next = adbc_malloc(dl + (size_t)n + 1);
+            next = core_malloc(dl + (size_t)n + 1);
             if (next) {
                 memcpy(next, path, dl);
                 memcpy(next + dl, to, (size_t)n + 1);
             }
         }
-        adbc_free(path);
+        core_free(path);
         path = next;
     }
-    return adbc_fail(ADBC_ENOMEM, "out of memory");
+    return core_fail(ADBC_ENOMEM, "out of memory");
 }
 
 /* Open a FIFO or device node for writing. Non-blocking first: a FIFO that
@@ -342,8 +342,8 @@ static int open_inplace(const char *path, int *fd)
     if (f < 0) {
         int e = errno;
         if (e == ENXIO)
-            return adbc_fail(ADBC_EIO, "cannot write to %s: nothing is reading that FIFO", path);
-        return adbc_fail(local_error(e), "cannot open %s: %s", path, strerror(e));
+            return core_fail(ADBC_EIO, "cannot write to %s: nothing is reading that FIFO", path);
+        return core_fail(local_error(e), "cannot open %s: %s", path, strerror(e));
     }
     int fl = fcntl(f, F_GETFL);
     if (fl >= 0)
@@ -364,7 +364,7 @@ static int receive_inplace(adbc_sync *s, sync_job *j, const char *remote, const 
     sync_reserve none = {0};
     rc = receive(s, j, fd, &none, remote, path);
     if (close(fd) != 0 && rc == 0)
-        rc = adbc_fail(local_error(errno), "cannot write %s: %s", path, strerror(errno));
+        rc = core_fail(local_error(errno), "cannot write %s: %s", path, strerror(errno));
     if (rc < 0)
         return rc;
     j->res.files++;
@@ -390,14 +390,14 @@ int sync_pull_receive(adbc_sync *s, sync_job *j, const char *remote, const char 
     }
     if (inplace) {
         rc = receive_inplace(s, j, remote, local);
-        adbc_free(local);
+        core_free(local);
         return rc;
     }
     char *tmp;
     int fd;
     rc = sync_tmp_create(local, &tmp, &fd);
     if (rc < 0) {
-        adbc_free(local);
+        core_free(local);
         sync_abort(s); /* its reply is on the way: drop the session */
         return rc;
     }
@@ -418,14 +418,14 @@ int sync_pull_receive(adbc_sync *s, sync_job *j, const char *remote, const char 
     if (rc == 0)
         rc = set_attrs(j, fd, st, local);
     if (close(fd) != 0 && rc == 0)
-        rc = adbc_fail(local_error(errno), "cannot write %s: %s", local, strerror(errno));
+        rc = core_fail(local_error(errno), "cannot write %s: %s", local, strerror(errno));
     if (rc == 0 && rename(tmp, local) != 0)
-        rc = adbc_fail(local_error(errno), "cannot rename the received file to %s: %s", local,
+        rc = core_fail(local_error(errno), "cannot rename the received file to %s: %s", local,
                        strerror(errno));
     if (rc < 0)
         unlink(tmp);
-    adbc_free(tmp);
-    adbc_free(local);
+    core_free(tmp);
+    core_free(local);
     if (rc < 0)
         return rc;
     j->res.files++;
@@ -470,7 +470,7 @@ static int file_target(const char *remote, const char *local, char **out)
     int e = found ? ENOTDIR : errno;
     int isdir = found && S_ISDIR(sb.st_mode);
     if (local[len - 1] == '/' && !isdir)
-        return adbc_fail(e == ENOENT ? ADBC_ENOTFOUND : ADBC_EINVAL,
+        return core_fail(e == ENOENT ? ADBC_ENOTFOUND : ADBC_EINVAL,
                          "cannot pull into %s: %s (nothing was pulled)", local,
                          e == ENOENT ? "no such local directory" : "not a directory");
     char *target;
@@ -481,28 +481,28 @@ static int file_target(const char *remote, const char *local, char **out)
         size_t b = rl;
         while (b > 0 && remote[b - 1] != '/')
             b--;
-        char *name = adbc_strndup(remote + b, rl - b);
+        char *name = core_strndup(remote + b, rl - b);
         target = name ? sync_join(local, name) : NULL;
-        adbc_free(name);
+        core_free(name);
     } else {
-        target = adbc_strdup(local);
+        target = core_strdup(local);
     }
     if (!target)
-        return adbc_fail(ADBC_ENOMEM, "out of memory");
+        return core_fail(ADBC_ENOMEM, "out of memory");
     int rc = 0;
     const char *slash = strrchr(target, '/');
     if (slash && slash != target) {
-        char *dir = adbc_strndup(target, (size_t)(slash - target));
-        rc = dir ? sync_mkdirs(dir) : adbc_fail(ADBC_ENOMEM, "out of memory");
-        adbc_free(dir);
+        char *dir = core_strndup(target, (size_t)(slash - target));
+        rc = dir ? sync_mkdirs(dir) : core_fail(ADBC_ENOMEM, "out of memory");
+        core_free(dir);
     }
     char *final = NULL;
     int inplace;
     if (rc == 0)
         rc = sync_pull_dest(target, &final, &inplace);
-    adbc_free(final);
+    core_free(final);
     if (rc < 0) {
-        adbc_free(target);
+        core_free(target);
         return rc;
     }
     *out = target;
@@ -515,7 +515,7 @@ int adbc_sync_pull(adbc_sync *s, const char *remote, const char *local,
     if (res)
         memset(res, 0, sizeof *res);
     if (!s || !remote || !local || !*remote || !*local)
-        return adbc_fail(ADBC_EINVAL, "adbc_sync_pull: need a handle, a remote and a local path");
+        return core_fail(ADBC_EINVAL, "adbc_sync_pull: need a handle, a remote and a local path");
     sync_job j;
     if (sync_job_init(&j, opts, timeout_ms) < 0)
         return ADBC_EINVAL;
@@ -536,9 +536,9 @@ int adbc_sync_pull(adbc_sync *s, const char *remote, const char *local,
             rc = file_target(remote, local, &target);
             if (rc == 0)
                 rc = sync_pull_one(s, &j, remote, target, &st);
-            adbc_free(target);
+            core_free(target);
         } else {
-            rc = adbc_fail(ADBC_EINVAL, "cannot pull %s: not a file or directory (mode 0%o)",
+            rc = core_fail(ADBC_EINVAL, "cannot pull %s: not a file or directory (mode 0%o)",
                            remote, st.mode);
         }
     }

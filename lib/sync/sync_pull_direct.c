@@ -3,12 +3,12 @@
  *
  * A plain pull with large packets writes the file from the connection's
  * reader thread, as the data arrives, straight out of its read buffer
- * (adbc_stream_set_sink): no copy into the stream's buffer, no hand-off to
+ * (conn_stream_set_sink): no copy into the stream's buffer, no hand-off to
  * this thread, and the OKAYs go out from the reader after each batch, the
  * shape of the single-threaded floor (tests/bench/bench_pull_floor). This
  * thread only waits, reports progress and watches the timeout. Data the
  * stream buffered before (or while) this thread looks at it goes through
- * the same sink from here (adbc_stream_read_to); the two never run at once.
+ * the same sink from here (conn_stream_read_to); the two never run at once.
  *
  * The sink follows the reply only through DATA chunks. At any other header
  * (DONE, FAIL, or one that is not valid) it stops for good and leaves the
@@ -76,8 +76,8 @@ static long direct_take(void *user, const uint8_t *p, size_t n)
             pos += t;
             break;
         }
-        uint32_t len = adbc_rd32(d->hdr + 4);
-        if (adbc_rd32(d->hdr) != ADBC_SYNC_DATA || len > ADBC_SYNC_DATA_MAX) {
+        uint32_t len = core_rd32(d->hdr + 4);
+        if (core_rd32(d->hdr) != ADBC_SYNC_DATA || len > ADBC_SYNC_DATA_MAX) {
             /* not ours: this call's part of the header stays in the stream,
              * the part earlier calls took is in hdr[0 .. hdr_len) */
             handover = 1;
@@ -130,33 +130,33 @@ static int receive_direct(adbc_sync *s, sync_job *j, int fd, sync_reserve *res, 
     atomic_init(&d.stop, 0);
     uint64_t seen = d.written;
     adbc_stream *st = s->st;
-    adbc_stream_set_sink(st, direct_take, &d);
+    conn_stream_set_sink(st, direct_take, &d);
     int wait = sync_job_wait(j);
-    int64_t idle_end = adbc_deadline(wait);
+    int64_t idle_end = core_deadline(wait);
     int rc = 0;
     for (;;) {
-        int left = adbc_remaining(idle_end);
+        int left = core_remaining(idle_end);
         int slice = left >= 0 && left < DIRECT_SLICE_MS ? left : DIRECT_SLICE_MS;
         int ended = 0;
-        ssize_t n = adbc_stream_read_to(st, direct_take, &d, &ended, slice);
+        ssize_t n = conn_stream_read_to(st, direct_take, &d, &ended, slice);
         uint64_t before = seen;
         direct_count(j, &d, &seen);
         if (seen != before) {
             wait = sync_job_wait(j); /* an inactivity bound: bytes moved */
-            idle_end = adbc_deadline(wait);
+            idle_end = core_deadline(wait);
             if ((rc = sync_job_report(j, 0)) < 0)
                 break;
         }
         if (atomic_load(&d.stop) || ended || (n < 0 && n != ADBC_ETIMEDOUT))
             break; /* receive() reads on and reports what happened */
-        if (n == ADBC_ETIMEDOUT && adbc_remaining(idle_end) == 0) {
-            rc = adbc_fail(ADBC_ETIMEDOUT, "pull %s: no data from the device's sync service "
+        if (n == ADBC_ETIMEDOUT && core_remaining(idle_end) == 0) {
+            rc = core_fail(ADBC_ETIMEDOUT, "pull %s: no data from the device's sync service "
                                            "within %d ms", remote, wait);
             rc = sync_pull_arrived_fail(j, rc, local);
             break;
         }
     }
-    adbc_stream_set_sink(st, NULL, NULL); /* from here on the sink never runs */
+    conn_stream_set_sink(st, NULL, NULL); /* from here on the sink never runs */
     direct_count(j, &d, &seen);
     if (rc < 0) {
         sync_abort(s); /* stop the device's stream */

@@ -124,7 +124,7 @@ static void attrs_due(walk *w)
     for (size_t i = 0; i < w->da_len; i++) {
         if (w->da[i].after <= w->received) {
             set_dir_attrs(w->j, &w->da[i]);
-            adbc_free(w->da[i].dst);
+            core_free(w->da[i].dst);
         } else {
             w->da[k++] = w->da[i];
         }
@@ -138,8 +138,8 @@ static void fl_drop(walk *w)
 {
     for (; w->fl_len > 0; w->fl_len--) {
         inflight *f = &w->fl[w->fl_head];
-        adbc_free(f->src);
-        adbc_free(f->dst);
+        core_free(f->src);
+        core_free(f->dst);
         w->fl_head = (w->fl_head + 1) % PULL_AHEAD;
     }
     w->fl_bytes = 0;
@@ -151,8 +151,8 @@ static int receive_one(walk *w)
     inflight *f = &w->fl[w->fl_head];
     int rc = sync_pull_receive(w->s, w->j, f->src, f->dst, &f->st);
     w->fl_bytes -= f->st.size;
-    adbc_free(f->src);
-    adbc_free(f->dst);
+    core_free(f->src);
+    core_free(f->dst);
     w->fl_head = (w->fl_head + 1) % PULL_AHEAD;
     w->fl_len--;
     w->received++;
@@ -174,7 +174,7 @@ static int want_file(walk *w, char *src, char *dst, const adbc_sync_statbuf *st)
 {
     int rc = 0;
     if (!src || !dst)
-        rc = adbc_fail(ADBC_ENOMEM, "out of memory");
+        rc = core_fail(ADBC_ENOMEM, "out of memory");
     while (rc == 0 && w->fl_len > 0 &&
            (w->fl_len == PULL_AHEAD || w->fl_bytes + st->size > PULL_AHEAD_BYTES))
         rc = receive_one(w);
@@ -183,8 +183,8 @@ static int want_file(walk *w, char *src, char *dst, const adbc_sync_statbuf *st)
     if (rc == 0)
         rc = sync_pull_request(w->s, w->j, src);
     if (rc < 0) {
-        adbc_free(src);
-        adbc_free(dst);
+        core_free(src);
+        core_free(dst);
         return rc;
     }
     inflight *f = &w->fl[(w->fl_head + w->fl_len) % PULL_AHEAD];
@@ -219,7 +219,7 @@ static int push_rec(walk *w, const char *dir, const char *name, const adbc_sync_
     size_t nl = strlen(name);
     size_t len = REC_HDR + nl + 1;
     if (w->ds_len + len > DIRS_MAX)
-        return adbc_fail(ADBC_ELIMIT,
+        return core_fail(ADBC_ELIMIT,
                          "%s: more than %d MiB of entries found under %s wait to be walked "
                          "(subdirectories, and files on a device that serves one sync "
                          "session at a time); pull its subdirectories separately",
@@ -230,9 +230,9 @@ static int push_rec(walk *w, const char *dir, const char *name, const adbc_sync_
             nc *= 2;
         if (nc > DIRS_MAX)
             nc = DIRS_MAX;
-        uint8_t *nb = adbc_realloc(w->ds, nc);
+        uint8_t *nb = core_realloc(w->ds, nc);
         if (!nb)
-            return adbc_fail(ADBC_ENOMEM, "out of memory");
+            return core_fail(ADBC_ENOMEM, "out of memory");
         w->ds = nb;
         w->ds_cap = nc;
     }
@@ -320,7 +320,7 @@ static int list_dir(walk *w, const dirpos *d)
     size_t len = strlen(d->src);
     if ((rc = sync_put_req(ls, id, d->src, len, sync_job_wait(j))) < 0)
         return rc;
-    char *what = adbc_malloc(len + 8);
+    char *what = core_malloc(len + 8);
     if (what)
         snprintf(what, len + 8, "list %s", d->src);
     rc = sync_expect(ls, ls->ls_v2 ? ADBC_SYNC_X_LIST_V2 : ADBC_SYNC_X_LIST_V1, id, what);
@@ -335,7 +335,7 @@ static int list_dir(walk *w, const dirpos *d)
         if (ev.type == ADBC_SYNC_EV_LIST_END)
             return 0;
         if (ev.type == ADBC_SYNC_EV_FAIL)
-            return adbc_fail(ADBC_EREMOTE, "list %s: the device's sync service failed: %s",
+            return core_fail(ADBC_EREMOTE, "list %s: the device's sync service failed: %s",
                              d->src, ev.text);
         if (ev.type == ADBC_SYNC_EV_DENT)
             rc = on_entry(w, d, &ev);
@@ -361,10 +361,10 @@ static int resolve_links(walk *w, size_t from, size_t to, const dirpos *d)
             continue;
         char *src = sync_join(d->src, name);
         if (!src)
-            return adbc_fail(ADBC_ENOMEM, "out of memory");
+            return core_fail(ADBC_ENOMEM, "out of memory");
         int rc = adbc_sync_stat(w->ls, src, &st, sync_job_wait(j));
         if (rc < 0) {
-            adbc_free(src);
+            core_free(src);
             if (!w->ls->st) /* the session failed, not just the stat */
                 return rc;
             j->res.skipped++; /* a dangling link */
@@ -372,11 +372,11 @@ static int resolve_links(walk *w, size_t from, size_t to, const dirpos *d)
             continue;
         }
         if (S_ISDIR(st.mode) && !loops(d->here, &st)) {
-            adbc_free(src);
+            core_free(src);
             set_rec(w, here, &st, K_DIR);
             continue;
         }
-        adbc_free(src);
+        core_free(src);
         if (S_ISDIR(st.mode) || !pullable(st.mode)) {
             set_rec(w, here, &st, K_GONE);
             j->res.skipped++;
@@ -404,7 +404,7 @@ static int walk_dir(walk *w, const char *src, const char *dst, const adbc_sync_s
 {
     sync_job *j = w->j;
     if (depth > j->max_depth)
-        return adbc_fail(ADBC_ELIMIT,
+        return core_fail(ADBC_ELIMIT,
                          "%s: deeper than %d levels on the device (a symlink loop?); raise the "
                          "cap (adbc_sync_opts.max_depth, adbc-snap --max-depth)",
                          src, j->max_depth);
@@ -429,11 +429,11 @@ static int walk_dir(walk *w, const char *src, const char *dst, const adbc_sync_s
             continue;
         char *csrc = sync_join(src, name), *cdst = sync_join(dst, name);
         if (!csrc || !cdst)
-            rc = adbc_fail(ADBC_ENOMEM, "out of memory");
+            rc = core_fail(ADBC_ENOMEM, "out of memory");
         else
             rc = walk_dir(w, csrc, cdst, &cst, depth + 1, &here);
-        adbc_free(csrc);
-        adbc_free(cdst);
+        core_free(csrc);
+        core_free(cdst);
     }
     w->ds_len = from;
     if (rc < 0)
@@ -442,9 +442,9 @@ static int walk_dir(walk *w, const char *src, const char *dst, const adbc_sync_s
      * in (every file below it has been asked for by now). */
     if (w->da_len == ATTRS_MAX && (rc = receive_all(w)) < 0)
         return rc;
-    char *copy = adbc_strdup(dst);
+    char *copy = core_strdup(dst);
     if (!copy)
-        return adbc_fail(ADBC_ENOMEM, "out of memory");
+        return core_fail(ADBC_ENOMEM, "out of memory");
     w->da[w->da_len++] = (dirattr){copy, st->mode, st->mtime, w->asked};
     attrs_due(w);
     return 0;
@@ -453,9 +453,9 @@ static int walk_dir(walk *w, const char *src, const char *dst, const adbc_sync_s
 int sync_pull_tree(adbc_sync *s, sync_job *j, const char *remote, const char *local,
                    const adbc_sync_statbuf *root)
 {
-    walk *w = adbc_calloc(1, sizeof *w);
+    walk *w = core_calloc(1, sizeof *w);
     if (!w)
-        return adbc_fail(ADBC_ENOMEM, "out of memory");
+        return core_fail(ADBC_ENOMEM, "out of memory");
     w->s = s;
     w->j = j;
     w->root = remote;
@@ -481,10 +481,10 @@ int sync_pull_tree(adbc_sync *s, sync_job *j, const char *remote, const char *lo
         fl_drop(w);
     }
     for (size_t i = 0; i < w->da_len; i++)
-        adbc_free(w->da[i].dst);
+        core_free(w->da[i].dst);
     if (w->ls != s)
         adbc_sync_close(w->ls);
-    adbc_free(w->ds);
-    adbc_free(w);
+    core_free(w->ds);
+    core_free(w);
     return rc;
 }

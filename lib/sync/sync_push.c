@@ -22,7 +22,7 @@
 static char *describe(const char *local, const char *remote)
 {
     size_t n = strlen(local) + strlen(remote) + 16;
-    char *w = adbc_malloc(n);
+    char *w = core_malloc(n);
     if (w)
         snprintf(w, n, "push %s to %s", local, remote);
     return w;
@@ -32,7 +32,7 @@ static char *describe(const char *local, const char *remote)
 static int on_status(adbc_sync *s, sync_job *j, const adbc_sync_event *ev)
 {
     if (ev->type == ADBC_SYNC_EV_FAIL)
-        return adbc_fail(ADBC_EREMOTE, "%s: the device refused: %s", sync_last_what(s),
+        return core_fail(ADBC_EREMOTE, "%s: the device refused: %s", sync_last_what(s),
                          ev->text);
     j->res.files++;
     j->p.files++;
@@ -76,7 +76,7 @@ static int after_write_error(adbc_sync *s, sync_job *j, int rc)
     if (r2 < 0)
         return r2;
     sync_abort(s);
-    return adbc_fail(ADBC_ECLOSED, "the device ended the sync session without saying why");
+    return core_fail(ADBC_ECLOSED, "the device ended the sync session without saying why");
 }
 
 /* Make room for one more chunk; after each batch goes out, take any replies
@@ -96,7 +96,7 @@ static int put_hdr(adbc_sync *s, sync_job *j, uint32_t id, uint32_t len)
     int rc = sync_tx_room(s, ADBC_SYNC_HDR, sync_job_wait(j));
     if (rc < 0)
         return after_write_error(s, j, rc);
-    s->tx_len += adbc_sync_put_hdr(s->tx + s->tx_len, id, len);
+    s->tx_len += sync_enc_hdr(s->tx + s->tx_len, id, len);
     return 0;
 }
 
@@ -109,7 +109,7 @@ static int queue_request(adbc_sync *s, sync_job *j, const char *remote, uint32_t
 {
     if (!flags) {
         char spec[ADBC_SYNC_PATH_MAX + 1];
-        long n = adbc_sync_send_spec(spec, sizeof spec, remote, mode);
+        long n = sync_send_spec(spec, sizeof spec, remote, mode);
         if (n < 0)
             return (int)n;
         int rc = sync_put_req(s, ADBC_SYNC_SEND, spec, (size_t)n, sync_job_wait(j));
@@ -117,12 +117,12 @@ static int queue_request(adbc_sync *s, sync_job *j, const char *remote, uint32_t
     }
     size_t len = strlen(remote);
     if (len > ADBC_SYNC_PATH_MAX)
-        return adbc_fail(ADBC_EINVAL, "remote path too long: \"%.80s...\" is over the %d bytes "
+        return core_fail(ADBC_EINVAL, "remote path too long: \"%.80s...\" is over the %d bytes "
                          "the device accepts", remote, ADBC_SYNC_PATH_MAX);
     int rc = sync_tx_room(s, ADBC_SYNC_HDR + len + ADBC_SYNC_SEND2_SETUP, sync_job_wait(j));
     if (rc < 0)
         return after_write_error(s, j, rc);
-    long n = adbc_sync_put_send2(s->tx + s->tx_len, SYNC_TX_CAP - s->tx_len, remote, len, mode,
+    long n = sync_enc_send2(s->tx + s->tx_len, SYNC_TX_CAP - s->tx_len, remote, len, mode,
                                  flags);
     if (n < 0)
         return (int)n;
@@ -144,7 +144,7 @@ static int read_failed(adbc_sync *s, const char *local, int e)
 {
     /* The device has a partial file: closing the session makes adbd delete it. */
     sync_abort(s);
-    return adbc_fail(ADBC_EIO, "cannot read %s: %s", local, strerror(e));
+    return core_fail(ADBC_EIO, "cannot read %s: %s", local, strerror(e));
 }
 
 /* A file shorter at its end than when the push began was truncated
@@ -153,7 +153,7 @@ static int read_failed(adbc_sync *s, const char *local, int e)
 static int shrank(adbc_sync *s, sync_job *j, const char *local, uint64_t size)
 {
     sync_abort(s);
-    return adbc_fail(ADBC_EIO,
+    return core_fail(ADBC_EIO,
                      "%s shrank while it was pushed: it had %llu bytes when the push began, "
                      "only %llu could be read; the device's copy was dropped",
                      local, (unsigned long long)size, (unsigned long long)j->p.file_bytes);
@@ -165,7 +165,7 @@ static int send_compressed(adbc_sync *s, sync_job *j, int fd, const char *local,
                            uint64_t size)
 {
     adbc_sync_zenc *e;
-    int rc = adbc_sync_zenc_new(&e, j->flags & ADBC_SYNC_FLAGS_COMP);
+    int rc = sync_zenc_new(&e, j->flags & ADBC_SYNC_FLAGS_COMP);
     if (rc < 0) {
         sync_abort(s);
         return rc;
@@ -198,7 +198,7 @@ static int send_compressed(adbc_sync *s, sync_job *j, int fd, const char *local,
                 j->p.bytes += (uint64_t)n;
                 j->res.bytes += (uint64_t)n;
             }
-            rc = adbc_sync_zenc_run(e, &in, &in_len, &o, &cap, eof);
+            rc = sync_zenc_run(e, &in, &in_len, &o, &cap, eof);
             if (rc < 0) {
                 sync_abort(s);
                 break;
@@ -210,7 +210,7 @@ static int send_compressed(adbc_sync *s, sync_job *j, int fd, const char *local,
             break;
         size_t k = (size_t)(o - slot);
         if (k > 0) {
-            adbc_sync_put_hdr(s->tx + s->tx_len, ADBC_SYNC_DATA, (uint32_t)k);
+            sync_enc_hdr(s->tx + s->tx_len, ADBC_SYNC_DATA, (uint32_t)k);
             s->tx_len += ADBC_SYNC_HDR + k;
             j->res.wire_bytes += k;
         }
@@ -219,7 +219,7 @@ static int send_compressed(adbc_sync *s, sync_job *j, int fd, const char *local,
             break;
         }
     }
-    adbc_sync_zenc_free(e);
+    sync_zenc_free(e);
     return rc;
 }
 
@@ -253,7 +253,7 @@ static int send_contents(adbc_sync *s, sync_job *j, int fd, const char *local, u
         /* readv fills the slots in order: full chunks, then the rest */
         for (size_t left = (size_t)n; left > 0;) {
             size_t k = left < ADBC_SYNC_DATA_MAX ? left : ADBC_SYNC_DATA_MAX;
-            adbc_sync_put_hdr(s->tx + s->tx_len, ADBC_SYNC_DATA, (uint32_t)k);
+            sync_enc_hdr(s->tx + s->tx_len, ADBC_SYNC_DATA, (uint32_t)k);
             s->tx_len += ADBC_SYNC_HDR + k;
             left -= k;
         }
@@ -274,10 +274,10 @@ static int send_link(adbc_sync *s, sync_job *j, const char *local, const char *r
     char target[PATH_MAX + 1];
     ssize_t n = readlink(local, target, PATH_MAX);
     if (n < 0)
-        return adbc_fail(ADBC_EIO, "cannot read the link %s: %s", local, strerror(errno));
+        return core_fail(ADBC_EIO, "cannot read the link %s: %s", local, strerror(errno));
     target[n++] = '\0'; /* adbd takes the target as a C string */
     if ((size_t)n > ADBC_SYNC_DATA_MAX)
-        return adbc_fail(ADBC_EINVAL, "the link %s is too long to push", local);
+        return core_fail(ADBC_EINVAL, "the link %s is too long to push", local);
     /* adbd reads a link's target uncompressed whatever the flags: only the
      * dry-run flag goes with it. */
     int rc = send_request(s, j, local, remote, (uint32_t)st->st_mode,
@@ -286,7 +286,7 @@ static int send_link(adbc_sync *s, sync_job *j, const char *local, const char *r
         rc = chunk_room(s, j);
     if (rc < 0)
         return rc;
-    adbc_sync_put_hdr(s->tx + s->tx_len, ADBC_SYNC_DATA, (uint32_t)n);
+    sync_enc_hdr(s->tx + s->tx_len, ADBC_SYNC_DATA, (uint32_t)n);
     memcpy(s->tx + s->tx_len + ADBC_SYNC_HDR, target, (size_t)n);
     s->tx_len += ADBC_SYNC_HDR + (size_t)n;
     return 0;
@@ -314,7 +314,7 @@ int sync_push_one(adbc_sync *s, sync_job *j, const char *local, const char *remo
     } else {
         int fd = open(local, O_RDONLY | O_CLOEXEC);
         if (fd < 0)
-            return adbc_fail(errno == EACCES ? ADBC_EPERM : ADBC_EIO, "cannot open %s: %s",
+            return core_fail(errno == EACCES ? ADBC_EPERM : ADBC_EIO, "cannot open %s: %s",
                              local, strerror(errno));
         posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
         /* As adb (SendSmallFile): a file under one chunk goes uncompressed. */
@@ -366,7 +366,7 @@ int sync_push_entry(adbc_sync *s, sync_job *j, const char *local, const char *re
             return push_link_or_contents(s, j, local, remote, lst);
         struct stat st;
         if (stat(local, &st) != 0)
-            return adbc_fail(ADBC_ENOTFOUND, "%s: the link's target is missing: %s", local,
+            return core_fail(ADBC_ENOTFOUND, "%s: the link's target is missing: %s", local,
                              strerror(errno));
         return sync_push_one(s, j, local, remote, &st);
     }
@@ -400,7 +400,7 @@ int sync_same_on_device(adbc_sync *s, sync_job *j, const char *const *remote,
         if ((rc = sync_next(s, &ev, sync_job_wait(j))) < 0)
             return rc;
         if (ev.type == ADBC_SYNC_EV_FAIL)
-            return adbc_fail(ADBC_EREMOTE, "stat %s: the device's sync service failed: %s",
+            return core_fail(ADBC_EREMOTE, "stat %s: the device's sync service failed: %s",
                              remote[i], ev.text);
         const adbc_sync_statbuf *st = &ev.st;
         /* v1 answers all zeros when it cannot lstat; its size is 32 bits */
@@ -420,7 +420,7 @@ int adbc_sync_push(adbc_sync *s, const char *local, const char *remote,
     if (res)
         memset(res, 0, sizeof *res);
     if (!s || !local || !remote || !*local || !*remote)
-        return adbc_fail(ADBC_EINVAL, "adbc_sync_push: need a handle, a local and a remote path");
+        return core_fail(ADBC_EINVAL, "adbc_sync_push: need a handle, a local and a remote path");
     sync_job j;
     if (sync_job_init(&j, opts, timeout_ms) < 0)
         return ADBC_EINVAL;
@@ -431,7 +431,7 @@ int adbc_sync_push(adbc_sync *s, const char *local, const char *remote,
     if (rc < 0) {
         /* nothing sent */
     } else if (lstat(local, &st) != 0) {
-        rc = adbc_fail(errno == ENOENT ? ADBC_ENOTFOUND : ADBC_EIO, "cannot push %s: %s", local,
+        rc = core_fail(errno == ENOENT ? ADBC_ENOTFOUND : ADBC_EIO, "cannot push %s: %s", local,
                        strerror(errno));
     } else if (S_ISDIR(st.st_mode) ||
                (S_ISLNK(st.st_mode) && (j.opts->flags & ADBC_SYNC_FOLLOW_LINKS) &&
@@ -453,7 +453,7 @@ int adbc_sync_push(adbc_sync *s, const char *local, const char *remote,
                 rc = sync_push_collect(s, &j, 0);
         }
     } else {
-        rc = adbc_fail(ADBC_EINVAL, "cannot push %s: not a file, link or directory", local);
+        rc = core_fail(ADBC_EINVAL, "cannot push %s: not a file, link or directory", local);
     }
     rc = sync_job_finish(&j, rc);
     sync_job_done(&j);

@@ -10,17 +10,17 @@
 static void get_v2_fields(const uint8_t *p, uint32_t *error, adbc_sync_statbuf *st)
 {
     memset(st, 0, sizeof *st);
-    *error = adbc_rd32(p);
-    st->dev = adbc_rd64(p + 4);
-    st->ino = adbc_rd64(p + 12);
-    st->mode = adbc_rd32(p + 20);
-    st->nlink = adbc_rd32(p + 24);
-    st->uid = adbc_rd32(p + 28);
-    st->gid = adbc_rd32(p + 32);
-    st->size = adbc_rd64(p + 36);
-    st->atime = (int64_t)adbc_rd64(p + 44);
-    st->mtime = (int64_t)adbc_rd64(p + 52);
-    st->ctime = (int64_t)adbc_rd64(p + 60);
+    *error = core_rd32(p);
+    st->dev = core_rd64(p + 4);
+    st->ino = core_rd64(p + 12);
+    st->mode = core_rd32(p + 20);
+    st->nlink = core_rd32(p + 24);
+    st->uid = core_rd32(p + 28);
+    st->gid = core_rd32(p + 32);
+    st->size = core_rd64(p + 36);
+    st->atime = (int64_t)core_rd64(p + 44);
+    st->mtime = (int64_t)core_rd64(p + 52);
+    st->ctime = (int64_t)core_rd64(p + 60);
     st->v2 = 1;
 }
 
@@ -41,7 +41,7 @@ static const char *expect_name(adbc_sync_expect x)
     }
 }
 
-void adbc_sync_rdec_expect(adbc_sync_rdec *d, adbc_sync_expect x, uint32_t want_id)
+void sync_rdec_expect(adbc_sync_rdec *d, adbc_sync_expect x, uint32_t want_id)
 {
     d->expect = x;
     d->want_id = want_id;
@@ -55,10 +55,10 @@ void adbc_sync_rdec_expect(adbc_sync_rdec *d, adbc_sync_expect x, uint32_t want_
 static int bad_reply(const adbc_sync_rdec *d, const char *what)
 {
     char name[16];
-    return adbc_fail(ADBC_EPROTO,
+    return core_fail(ADBC_EPROTO,
                      "sync protocol error: the device sent %s (message '%s') in reply to %s; "
                      "its sync service is broken or this is not adbd",
-                     what, adbc_sync_id_name(d->id, name), expect_name(d->expect));
+                     what, sync_id_name(d->id, name), expect_name(d->expect));
 }
 
 /* The first 4 bytes are in: decide how long the fixed part is. */
@@ -108,7 +108,7 @@ static int classify(adbc_sync_rdec *d)
         }
         break;
     default:
-        return adbc_fail(ADBC_EPROTO,
+        return core_fail(ADBC_EPROTO,
                          "sync protocol error: the device sent data when no reply was due");
     }
     return bad_reply(d, "an unexpected message");
@@ -133,7 +133,7 @@ static int header_done(adbc_sync_rdec *d, adbc_sync_event *ev)
     memset(ev, 0, sizeof *ev);
     ev->id = id;
     if (id == ADBC_SYNC_FAIL) {
-        uint32_t n = adbc_rd32(h + 4);
+        uint32_t n = core_rd32(h + 4);
         if (n > ADBC_SYNC_TEXT_MAX)
             return bad_reply(d, "an oversize FAIL message");
         d->left = n;
@@ -144,9 +144,9 @@ static int header_done(adbc_sync_rdec *d, adbc_sync_event *ev)
     switch (d->expect) {
     case ADBC_SYNC_X_STAT_V1:
         ev->type = ADBC_SYNC_EV_STAT;
-        ev->st.mode = adbc_rd32(h + 4);
-        ev->st.size = adbc_rd32(h + 8);
-        ev->st.mtime = adbc_rd32(h + 12);
+        ev->st.mode = core_rd32(h + 4);
+        ev->st.size = core_rd32(h + 8);
+        ev->st.mtime = core_rd32(h + 12);
         finish(d);
         return 1;
     case ADBC_SYNC_X_STAT_V2:
@@ -165,14 +165,14 @@ static int header_done(adbc_sync_rdec *d, adbc_sync_event *ev)
         uint32_t namelen;
         if (v2) {
             get_v2_fields(h + 4, &d->error, &d->st);
-            namelen = adbc_rd32(h + 72);
+            namelen = core_rd32(h + 72);
         } else {
             memset(&d->st, 0, sizeof d->st);
             d->error = 0;
-            d->st.mode = adbc_rd32(h + 4);
-            d->st.size = adbc_rd32(h + 8);
-            d->st.mtime = adbc_rd32(h + 12);
-            namelen = adbc_rd32(h + 16);
+            d->st.mode = core_rd32(h + 4);
+            d->st.size = core_rd32(h + 8);
+            d->st.mtime = core_rd32(h + 12);
+            namelen = core_rd32(h + 16);
         }
         if (namelen == 0)
             return bad_reply(d, "a directory entry with an empty name");
@@ -186,11 +186,11 @@ static int header_done(adbc_sync_rdec *d, adbc_sync_event *ev)
     case ADBC_SYNC_X_RECV:
         if (id == ADBC_SYNC_DONE) {
             ev->type = ADBC_SYNC_EV_DONE;
-            ev->arg = adbc_rd32(h + 4);
+            ev->arg = core_rd32(h + 4);
             finish(d);
             return 1;
         }
-        d->left = adbc_rd32(h + 4);
+        d->left = core_rd32(h + 4);
         if (d->left > ADBC_SYNC_DATA_MAX)
             return bad_reply(d, "an oversize DATA chunk (over 64 KiB)");
         d->phase = d->left ? P_DATA : P_ID;
@@ -246,7 +246,7 @@ static int text_done(adbc_sync_rdec *d, adbc_sync_event *ev)
     return 1;
 }
 
-int adbc_sync_rdec_next(adbc_sync_rdec *d, const uint8_t *in, size_t len, size_t *used,
+int sync_rdec_next(adbc_sync_rdec *d, const uint8_t *in, size_t len, size_t *used,
                         adbc_sync_event *ev)
 {
     size_t pos = 0;
@@ -262,7 +262,7 @@ int adbc_sync_rdec_next(adbc_sync_rdec *d, const uint8_t *in, size_t len, size_t
             if (d->have < d->need)
                 break;
             if (d->phase == P_ID) {
-                d->id = adbc_rd32(d->hdr);
+                d->id = core_rd32(d->hdr);
                 if ((rc = classify(d)) < 0)
                     break;
                 d->phase = P_HDR;

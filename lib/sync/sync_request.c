@@ -12,7 +12,7 @@
 
 enum { Q_REQ = 0, Q_PATH, Q_SETUP, Q_BODY, Q_DATA };
 
-void adbc_sync_qdec_init(adbc_sync_qdec *d)
+void sync_qdec_init(adbc_sync_qdec *d)
 {
     memset(d, 0, sizeof *d);
 }
@@ -30,7 +30,7 @@ static void request_event(adbc_sync_qdec *d, adbc_sync_event *ev, uint32_t flags
     d->phase = d->id == ADBC_SYNC_SEND || d->id == ADBC_SYNC_SND2 ? Q_BODY : Q_REQ;
 }
 
-int adbc_sync_qdec_next(adbc_sync_qdec *d, const uint8_t *in, size_t len, size_t *used,
+int sync_qdec_next(adbc_sync_qdec *d, const uint8_t *in, size_t len, size_t *used,
                         adbc_sync_event *ev)
 {
     size_t pos = 0;
@@ -46,12 +46,12 @@ int adbc_sync_qdec_next(adbc_sync_qdec *d, const uint8_t *in, size_t len, size_t
             if (d->have < ADBC_SYNC_HDR)
                 break;
             d->have = 0;
-            d->id = adbc_rd32(d->hdr);
-            d->left = adbc_rd32(d->hdr + 4);
+            d->id = core_rd32(d->hdr);
+            d->left = core_rd32(d->hdr + 4);
             if (d->phase == Q_REQ) {
                 /* adbd's own checks and replies, in its order. */
                 if (d->left > ADBC_SYNC_PATH_MAX) {
-                    rc = adbc_fail(ADBC_EPROTO, "path too long");
+                    rc = core_fail(ADBC_EPROTO, "path too long");
                     break;
                 }
                 d->plen = 0;
@@ -60,7 +60,7 @@ int adbc_sync_qdec_next(adbc_sync_qdec *d, const uint8_t *in, size_t len, size_t
                     continue;
             } else if (d->id == ADBC_SYNC_DATA) {
                 if (d->left > ADBC_SYNC_DATA_MAX) {
-                    rc = adbc_fail(ADBC_EPROTO, "oversize data message");
+                    rc = core_fail(ADBC_EPROTO, "oversize data message");
                     break;
                 }
                 d->phase = d->left ? Q_DATA : Q_BODY;
@@ -74,7 +74,7 @@ int adbc_sync_qdec_next(adbc_sync_qdec *d, const uint8_t *in, size_t len, size_t
                 rc = 1;
                 break;
             } else {
-                rc = adbc_fail(ADBC_EPROTO, "invalid data message");
+                rc = core_fail(ADBC_EPROTO, "invalid data message");
                 break;
             }
         }
@@ -110,9 +110,9 @@ int adbc_sync_qdec_next(adbc_sync_qdec *d, const uint8_t *in, size_t len, size_t
                 break;
             d->have = 0;
             if (d->id == ADBC_SYNC_SND2)
-                request_event(d, ev, adbc_rd32(d->hdr + 8), adbc_rd32(d->hdr + 4));
+                request_event(d, ev, core_rd32(d->hdr + 8), core_rd32(d->hdr + 4));
             else
-                request_event(d, ev, adbc_rd32(d->hdr + 4), 0);
+                request_event(d, ev, core_rd32(d->hdr + 4), 0);
             rc = 1;
             break;
         }

@@ -41,10 +41,10 @@ typedef struct tree {
 static void tree_free(tree *t)
 {
     for (size_t i = 0; i < t->n; i++) {
-        adbc_free(t->v[i].src);
-        adbc_free(t->v[i].dst);
+        core_free(t->v[i].src);
+        core_free(t->v[i].dst);
     }
-    adbc_free(t->v);
+    core_free(t->v);
     memset(t, 0, sizeof *t);
 }
 
@@ -52,17 +52,17 @@ static void tree_free(tree *t)
 static long tree_add(tree *t, char *src, char *dst, int dir)
 {
     if (!src || !dst) {
-        adbc_free(src);
-        adbc_free(dst);
-        return adbc_fail(ADBC_ENOMEM, "out of memory");
+        core_free(src);
+        core_free(dst);
+        return core_fail(ADBC_ENOMEM, "out of memory");
     }
     if (t->n == t->cap) {
         size_t nc = t->cap ? t->cap * 2 : 64;
-        tree_item *nv = adbc_realloc(t->v, nc * sizeof *nv);
+        tree_item *nv = core_realloc(t->v, nc * sizeof *nv);
         if (!nv) {
-            adbc_free(src);
-            adbc_free(dst);
-            return adbc_fail(ADBC_ENOMEM, "out of memory");
+            core_free(src);
+            core_free(dst);
+            return core_fail(ADBC_ENOMEM, "out of memory");
         }
         t->v = nv;
         t->cap = nc;
@@ -94,7 +94,7 @@ static int local_names(const char *dir, char ***names, size_t *count)
     *count = 0;
     DIR *d = opendir(dir);
     if (!d)
-        return adbc_fail(errno == EACCES ? ADBC_EPERM : ADBC_EIO, "cannot read directory %s: %s",
+        return core_fail(errno == EACCES ? ADBC_EPERM : ADBC_EIO, "cannot read directory %s: %s",
                          dir, strerror(errno));
     char **v = NULL;
     size_t n = 0, cap = 0;
@@ -105,16 +105,16 @@ static int local_names(const char *dir, char ***names, size_t *count)
             continue;
         if (n == cap) {
             size_t nc = cap ? cap * 2 : 32;
-            char **nv = adbc_realloc(v, nc * sizeof *nv);
+            char **nv = core_realloc(v, nc * sizeof *nv);
             if (!nv) {
-                rc = adbc_fail(ADBC_ENOMEM, "out of memory");
+                rc = core_fail(ADBC_ENOMEM, "out of memory");
                 break;
             }
             v = nv;
             cap = nc;
         }
-        if (!(v[n] = adbc_strdup(e->d_name))) {
-            rc = adbc_fail(ADBC_ENOMEM, "out of memory");
+        if (!(v[n] = core_strdup(e->d_name))) {
+            rc = core_fail(ADBC_ENOMEM, "out of memory");
             break;
         }
         n++;
@@ -122,8 +122,8 @@ static int local_names(const char *dir, char ***names, size_t *count)
     closedir(d);
     if (rc < 0) {
         for (size_t i = 0; i < n; i++)
-            adbc_free(v[i]);
-        adbc_free(v);
+            core_free(v[i]);
+        core_free(v);
         return rc;
     }
     if (n > 1)
@@ -136,7 +136,7 @@ static int local_names(const char *dir, char ***names, size_t *count)
 static int walk_local(sync_job *j, tree *t, size_t parent, int depth)
 {
     if (depth > j->max_depth)
-        return adbc_fail(ADBC_ELIMIT,
+        return core_fail(ADBC_ELIMIT,
                          "%s: deeper than %d levels (a symlink loop?); raise the cap "
                          "(adbc_sync_opts.max_depth, adbc-snap --max-depth)",
                          t->v[parent].src, j->max_depth);
@@ -157,12 +157,12 @@ static int walk_local(sync_job *j, tree *t, size_t parent, int depth)
         tree_item *it = &t->v[k];
         struct stat st;
         if (lstat(it->src, &st) != 0) {
-            rc = adbc_fail(ADBC_EIO, "cannot stat %s: %s", it->src, strerror(errno));
+            rc = core_fail(ADBC_EIO, "cannot stat %s: %s", it->src, strerror(errno));
             break;
         }
         if (S_ISLNK(st.st_mode) && (j->opts->flags & ADBC_SYNC_FOLLOW_LINKS) &&
             stat(it->src, &st) != 0) {
-            rc = adbc_fail(ADBC_ENOTFOUND, "%s: the link's target is missing: %s", it->src,
+            rc = core_fail(ADBC_ENOTFOUND, "%s: the link's target is missing: %s", it->src,
                            strerror(errno));
             break;
         }
@@ -181,8 +181,8 @@ static int walk_local(sync_job *j, tree *t, size_t parent, int depth)
         }
     }
     for (size_t i = 0; i < count; i++)
-        adbc_free(names[i]);
-    adbc_free(names);
+        core_free(names[i]);
+    core_free(names);
     return rc;
 }
 
@@ -215,22 +215,22 @@ static int run_mkdir(adbc_sync *s, sync_job *j, const char *cmd)
         snprintf(prev, sizeof prev, "%s", adbc_last_error());
         if (sh)
             adbc_shell_close(sh);
-        return adbc_fail(rc, "creating directories on the device: %s", prev);
+        return core_fail(rc, "creating directories on the device: %s", prev);
     }
     int code = adbc_shell_exit_code(sh);
     adbc_shell_close(sh);
     /* Without shell v2 there is no exit status: any output means an error. */
     if (code > 0 || (code < 0 && olen > 0))
-        return adbc_fail(ADBC_EREMOTE, "creating directories on the device failed%s: %.300s",
+        return core_fail(ADBC_EREMOTE, "creating directories on the device failed%s: %.300s",
                          code > 0 ? "" : " (it printed an error)", out);
     return 0;
 }
 
 static int make_remote_dirs(adbc_sync *s, sync_job *j, tree *t)
 {
-    char *cmd = adbc_malloc(MKDIR_CMD_MAX + ADBC_SYNC_PATH_MAX * 4 + 16);
+    char *cmd = core_malloc(MKDIR_CMD_MAX + ADBC_SYNC_PATH_MAX * 4 + 16);
     if (!cmd)
-        return adbc_fail(ADBC_ENOMEM, "out of memory");
+        return core_fail(ADBC_ENOMEM, "out of memory");
     size_t len = 0;
     int rc = 0;
     for (size_t i = 0; i < t->n && rc == 0; i++) {
@@ -258,13 +258,13 @@ static int make_remote_dirs(adbc_sync *s, sync_job *j, tree *t)
             len += ql;
             j->res.dirs++;
         } else if (rc == 0) {
-            rc = adbc_fail(ADBC_EINVAL, "remote path too long: %.80s...", it->dst);
+            rc = core_fail(ADBC_EINVAL, "remote path too long: %.80s...", it->dst);
         }
-        adbc_free(q);
+        core_free(q);
     }
     if (rc == 0 && len > 0)
         rc = run_mkdir(s, j, cmd);
-    adbc_free(cmd);
+    core_free(cmd);
     return rc;
 }
 
@@ -307,7 +307,7 @@ static int mark_same(adbc_sync *s, sync_job *j, tree *t)
 int sync_push_tree(adbc_sync *s, sync_job *j, const char *local, const char *remote)
 {
     tree t = {0};
-    long root = tree_add(&t, adbc_strdup(local), adbc_strdup(remote), 1);
+    long root = tree_add(&t, core_strdup(local), core_strdup(remote), 1);
     if (root < 0)
         return (int)root;
     int rc = walk_local(j, &t, 0, 0);

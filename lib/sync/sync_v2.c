@@ -32,7 +32,7 @@ int adbc_sync_compression_parse(const char *name, adbc_sync_compression *out)
             *out = names[i].c;
             return 0;
         }
-    return adbc_fail(ADBC_EINVAL,
+    return core_fail(ADBC_EINVAL,
                      "unknown compression '%s': use any, none, brotli, lz4 or zstd",
                      name ? name : "(null)");
 }
@@ -106,7 +106,7 @@ int adbc_sync_has_send_v2(const adbc_sync *s)
 
 static uint32_t shared(const adbc_sync *s)
 {
-    return s->comp_dev & adbc_sync_comp_built();
+    return s->comp_dev & sync_comp_built();
 }
 
 int adbc_sync_has_compression(const adbc_sync *s, adbc_sync_compression c)
@@ -152,21 +152,21 @@ int sync_job_setup(adbc_sync *s, sync_job *j, int push)
     j->flags = 0;
     j->res.compression = ADBC_SYNC_COMPRESS_NONE;
     if (want < ADBC_SYNC_COMPRESS_AUTO || want > ADBC_SYNC_COMPRESS_ZSTD)
-        return adbc_fail(ADBC_EINVAL, "unknown compression value %d", (int)want);
+        return core_fail(ADBC_EINVAL, "unknown compression value %d", (int)want);
     if (dry && !s->dry_run_v2)
-        return adbc_fail(ADBC_EUNSUPPORTED,
+        return core_fail(ADBC_EUNSUPPORTED,
                          "dry-run not supported by the device (it does not advertise "
                          "sendrecv_v2_dry_run_send)");
     uint32_t f = flag_of(want);
     if (f && !(shared(s) & f)) {
-        if (!(adbc_sync_comp_built() & f))
-            return adbc_fail(ADBC_EUNSUPPORTED,
+        if (!(sync_comp_built() & f))
+            return core_fail(ADBC_EUNSUPPORTED,
                              "%s compression: this adbc was built without it (ADBC_WITH_%s)",
                              names[want].name,
                              f == ADBC_SYNC_FLAG_ZSTD  ? "ZSTD"
                              : f == ADBC_SYNC_FLAG_LZ4 ? "LZ4"
                                                        : "BROTLI");
-        return adbc_fail(ADBC_EUNSUPPORTED,
+        return core_fail(ADBC_EUNSUPPORTED,
                          "%s compression: the device does not offer it (no sendrecv_v2_%s "
                          "in its features)",
                          names[want].name, names[want].name);
@@ -177,15 +177,15 @@ int sync_job_setup(adbc_sync *s, sync_job *j, int push)
     j->v2 = j->flags != 0;
     j->res.compression = use;
     if (j->flags & ADBC_SYNC_FLAGS_COMP) {
-        j->zbuf = adbc_malloc(SYNC_ZBUF);
+        j->zbuf = core_malloc(SYNC_ZBUF);
         if (!j->zbuf)
-            return adbc_fail(ADBC_ENOMEM, "out of memory");
+            return core_fail(ADBC_ENOMEM, "out of memory");
     }
     return 0;
 }
 
 void sync_job_done(sync_job *j)
 {
-    adbc_free(j->zbuf);
+    core_free(j->zbuf);
     j->zbuf = NULL;
 }

@@ -16,7 +16,7 @@
 
 static const char kInfo[] = "adb pairing_auth aes-128-gcm key";
 
-int adbc_pair_cipher_init(adbc_pair_cipher *c, const uint8_t *key_material, size_t len)
+int pair_cipher_init(adbc_pair_cipher *c, const uint8_t *key_material, size_t len)
 {
     memset(c, 0, sizeof *c);
     EVP_PKEY_CTX *kctx = EVP_PKEY_CTX_new_id(EVP_PKEY_HKDF, NULL);
@@ -29,22 +29,22 @@ int adbc_pair_cipher_init(adbc_pair_cipher *c, const uint8_t *key_material, size
              EVP_PKEY_derive(kctx, c->key, &outlen) == 1 && outlen == sizeof c->key;
     EVP_PKEY_CTX_free(kctx);
     if (!ok)
-        return adbc_fail(ADBC_ENOMEM, "pairing: deriving the AES key failed (out of memory?)");
+        return core_fail(ADBC_ENOMEM, "pairing: deriving the AES key failed (out of memory?)");
     return 0;
 }
 
 static void make_nonce(uint8_t nonce[ADBC_PAIR_GCM_NONCE], uint64_t seq)
 {
     memset(nonce, 0, ADBC_PAIR_GCM_NONCE);
-    adbc_wr64(nonce, seq);
+    core_wr64(nonce, seq);
 }
 
-int adbc_pair_cipher_encrypt(adbc_pair_cipher *c, const uint8_t *in, size_t len, uint8_t *out)
+int pair_cipher_encrypt(adbc_pair_cipher *c, const uint8_t *in, size_t len, uint8_t *out)
 {
     uint8_t nonce[ADBC_PAIR_GCM_NONCE];
     int outl = 0, finl = 0;
     if (len > ADBC_PAIR_MAX_PAYLOAD)
-        return adbc_fail(ADBC_EINVAL, "pairing: message too large to encrypt");
+        return core_fail(ADBC_EINVAL, "pairing: message too large to encrypt");
     make_nonce(nonce, c->enc_seq);
     EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
     int ok = ctx && EVP_EncryptInit_ex(ctx, EVP_aes_128_gcm(), NULL, NULL, NULL) == 1 &&
@@ -56,23 +56,23 @@ int adbc_pair_cipher_encrypt(adbc_pair_cipher *c, const uint8_t *in, size_t len,
              EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_GET_TAG, ADBC_PAIR_GCM_TAG, out + len) == 1;
     EVP_CIPHER_CTX_free(ctx);
     if (!ok)
-        return adbc_fail(ADBC_ENOMEM, "pairing: encryption failed (out of memory?)");
+        return core_fail(ADBC_ENOMEM, "pairing: encryption failed (out of memory?)");
     c->enc_seq++;
     return 0;
 }
 
-int adbc_pair_cipher_decrypt(adbc_pair_cipher *c, const uint8_t *in, size_t len, uint8_t *out)
+int pair_cipher_decrypt(adbc_pair_cipher *c, const uint8_t *in, size_t len, uint8_t *out)
 {
     uint8_t nonce[ADBC_PAIR_GCM_NONCE], tag[ADBC_PAIR_GCM_TAG];
     int outl = 0, finl = 0;
     if (len < ADBC_PAIR_GCM_TAG || len > ADBC_PAIR_MAX_PAYLOAD)
-        return adbc_fail(ADBC_EPROTO, "pairing: encrypted message of %zu bytes is malformed", len);
+        return core_fail(ADBC_EPROTO, "pairing: encrypted message of %zu bytes is malformed", len);
     size_t plain = len - ADBC_PAIR_GCM_TAG;
     memcpy(tag, in + plain, sizeof tag);
     make_nonce(nonce, c->dec_seq);
     EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
     if (!ctx)
-        return adbc_fail(ADBC_ENOMEM, "pairing: out of memory decrypting");
+        return core_fail(ADBC_ENOMEM, "pairing: out of memory decrypting");
     int ok = EVP_DecryptInit_ex(ctx, EVP_aes_128_gcm(), NULL, NULL, NULL) == 1 &&
              EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_IVLEN, ADBC_PAIR_GCM_NONCE, NULL) == 1 &&
              EVP_DecryptInit_ex(ctx, NULL, NULL, c->key, nonce) == 1 &&
@@ -80,14 +80,14 @@ int adbc_pair_cipher_decrypt(adbc_pair_cipher *c, const uint8_t *in, size_t len,
              EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_TAG, ADBC_PAIR_GCM_TAG, tag) == 1;
     if (!ok) {
         EVP_CIPHER_CTX_free(ctx);
-        return adbc_fail(ADBC_ENOMEM, "pairing: decryption setup failed (out of memory?)");
+        return core_fail(ADBC_ENOMEM, "pairing: decryption setup failed (out of memory?)");
     }
     /* Final is where GCM checks the tag. */
     ok = EVP_DecryptFinal_ex(ctx, out + outl, &finl) == 1 && (size_t)(outl + finl) == plain;
     EVP_CIPHER_CTX_free(ctx);
     if (!ok) {
         OPENSSL_cleanse(out, plain);
-        return adbc_fail(ADBC_EPAIRCODE,
+        return core_fail(ADBC_EPAIRCODE,
                          "wrong pairing code: the peer's message does not decrypt with the "
                          "key from this code");
     }
@@ -95,7 +95,7 @@ int adbc_pair_cipher_decrypt(adbc_pair_cipher *c, const uint8_t *in, size_t len,
     return 0;
 }
 
-void adbc_pair_cipher_wipe(adbc_pair_cipher *c)
+void pair_cipher_wipe(adbc_pair_cipher *c)
 {
     OPENSSL_cleanse(c, sizeof *c);
 }

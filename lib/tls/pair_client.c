@@ -14,15 +14,15 @@ int adbc_pair_transport(char **out_guid, adbc_transport *t, const char *code,
     if (out_guid)
         *out_guid = NULL;
     if (!t || !pubkey_line)
-        return adbc_fail(ADBC_EINVAL, "adbc_pair_transport: NULL transport or key line");
+        return core_fail(ADBC_EINVAL, "adbc_pair_transport: NULL transport or key line");
     char *guid = NULL;
-    int rc = adbc_pair_run(&guid, t, ADBC_PAIR_CLIENT, code, pubkey_line, timeout_ms);
+    int rc = pair_run(&guid, t, ADBC_PAIR_CLIENT, code, pubkey_line, timeout_ms);
     if (rc)
         return rc;
     if (out_guid)
         *out_guid = guid;
     else
-        adbc_free(guid);
+        core_free(guid);
     return 0;
 }
 
@@ -32,14 +32,14 @@ int adbc_pair(char **out_guid, const char *addr, const char *code, const adbc_ke
     if (out_guid)
         *out_guid = NULL;
     if (!addr)
-        return adbc_fail(ADBC_EINVAL, "adbc_pair: no address (the IP address & port shown in "
+        return core_fail(ADBC_EINVAL, "adbc_pair: no address (the IP address & port shown in "
                                       "\"Pair device with pairing code\")");
-    int rc = adbc_pair_supported();
+    int rc = pair_supported();
     if (!rc)
-        rc = adbc_pair_check_code(code);
+        rc = pair_check_code(code);
     if (rc)
         return rc;
-    int64_t deadline = adbc_deadline(timeout_ms);
+    int64_t deadline = core_deadline(timeout_ms);
 
     adbc_keyring *ring = NULL;
     if (!key) {
@@ -49,7 +49,7 @@ int adbc_pair(char **out_guid, const char *addr, const char *code, const adbc_ke
         key = adbc_keyring_get(ring, 0);
         if (!key) {
             adbc_keyring_free(ring);
-            return adbc_fail(ADBC_ENOTFOUND, "adbc_pair: no adb key to pair");
+            return core_fail(ADBC_ENOTFOUND, "adbc_pair: no adb key to pair");
         }
     }
     char *line = NULL;
@@ -61,12 +61,12 @@ int adbc_pair(char **out_guid, const char *addr, const char *code, const adbc_ke
     adbc_transport *t = NULL;
     rc = adbc_transport_tcp(&t, addr, timeout_ms);
     if (rc == ADBC_EREFUSED)
-        rc = adbc_fail(ADBC_EREFUSED,
+        rc = core_fail(ADBC_EREFUSED,
                        "nothing listens on %s: the pairing port is open only while \"Pair "
                        "device with pairing code\" is showing on the device (and differs from "
                        "the port to connect to)", addr);
     if (!rc)
-        rc = adbc_pair_transport(out_guid, t, code, line, adbc_remaining(deadline));
+        rc = adbc_pair_transport(out_guid, t, code, line, core_remaining(deadline));
     adbc_transport_free(t);
     free(line);
     return rc;

@@ -47,7 +47,7 @@ struct adbc_pair_machine {
     char *peer_str;
 };
 
-/* Record a failure (message already set by adbc_fail) so later calls repeat it. */
+/* Record a failure (message already set by core_fail) so later calls repeat it. */
 static int fail(adbc_pair_machine *m, int code)
 {
     m->state = ADBC_PAIR_FAILED;
@@ -64,35 +64,35 @@ static void queue(adbc_pair_machine *m, uint8_t type, const uint8_t *data, size_
         m->out_len -= m->out_off;
         m->out_off = 0;
     }
-    adbc_pair_header_encode(m->out + m->out_len, type, (uint32_t)len);
+    pair_header_encode(m->out + m->out_len, type, (uint32_t)len);
     memcpy(m->out + m->out_len + ADBC_PAIR_HEADER_SIZE, data, len);
     m->out_len += ADBC_PAIR_HEADER_SIZE + len;
 }
 
-int adbc_pair_machine_new(adbc_pair_machine **out, adbc_pair_role role, const uint8_t *password,
+int pair_machine_new(adbc_pair_machine **out, adbc_pair_role role, const uint8_t *password,
                           size_t password_len, uint8_t info_type, const char *info)
 {
     *out = NULL;
     if ((role != ADBC_PAIR_CLIENT && role != ADBC_PAIR_SERVER) || !password || !password_len)
-        return adbc_fail(ADBC_EINVAL, "pairing: a role and a non-empty password are required");
-    adbc_pair_machine *m = adbc_calloc(1, sizeof *m);
+        return core_fail(ADBC_EINVAL, "pairing: a role and a non-empty password are required");
+    adbc_pair_machine *m = core_calloc(1, sizeof *m);
     if (!m)
-        return adbc_fail(ADBC_ENOMEM, "out of memory starting pairing");
+        return core_fail(ADBC_ENOMEM, "out of memory starting pairing");
     m->role = role;
-    int rc = adbc_peer_info_encode(m->my_info, info_type, info);
+    int rc = peer_info_encode(m->my_info, info_type, info);
     if (!rc) {
         if (role == ADBC_PAIR_CLIENT)
-            rc = adbc_spake2_new(&m->spake, ADBC_SPAKE2_ALICE, kClientName, sizeof kClientName,
+            rc = spake2_new(&m->spake, ADBC_SPAKE2_ALICE, kClientName, sizeof kClientName,
                                  kServerName, sizeof kServerName);
         else
-            rc = adbc_spake2_new(&m->spake, ADBC_SPAKE2_BOB, kServerName, sizeof kServerName,
+            rc = spake2_new(&m->spake, ADBC_SPAKE2_BOB, kServerName, sizeof kServerName,
                                  kClientName, sizeof kClientName);
     }
     uint8_t msg[ADBC_SPAKE2_MSG_SIZE];
     if (!rc)
-        rc = adbc_spake2_generate_msg(m->spake, msg, password, password_len);
+        rc = spake2_generate_msg(m->spake, msg, password, password_len);
     if (rc) {
-        adbc_pair_machine_free(m);
+        pair_machine_free(m);
         return rc;
     }
     queue(m, ADBC_PAIR_TYPE_SPAKE2_MSG, msg, sizeof msg);
@@ -101,13 +101,13 @@ int adbc_pair_machine_new(adbc_pair_machine **out, adbc_pair_role role, const ui
     return 0;
 }
 
-size_t adbc_pair_machine_next_send(adbc_pair_machine *m, const uint8_t **data)
+size_t pair_machine_next_send(adbc_pair_machine *m, const uint8_t **data)
 {
     *data = m->out + m->out_off;
     return m->out_len - m->out_off;
 }
 
-void adbc_pair_machine_sent(adbc_pair_machine *m, size_t n)
+void pair_machine_sent(adbc_pair_machine *m, size_t n)
 {
     size_t left = m->out_len - m->out_off;
     m->out_off += n < left ? n : left;
@@ -120,14 +120,14 @@ static int on_spake2(adbc_pair_machine *m, const uint8_t *msg, size_t len)
 {
     uint8_t key[ADBC_SPAKE2_KEY_SIZE];
     uint8_t sealed[ADBC_PEER_INFO_SIZE + ADBC_PAIR_GCM_TAG];
-    int rc = adbc_spake2_process_msg(m->spake, key, msg, len);
+    int rc = spake2_process_msg(m->spake, key, msg, len);
     if (!rc)
-        rc = adbc_pair_cipher_init(&m->cipher, key, sizeof key);
+        rc = pair_cipher_init(&m->cipher, key, sizeof key);
     OPENSSL_cleanse(key, sizeof key);
-    adbc_spake2_free(m->spake);
+    spake2_free(m->spake);
     m->spake = NULL;
     if (!rc)
-        rc = adbc_pair_cipher_encrypt(&m->cipher, m->my_info, sizeof m->my_info, sealed);
+        rc = pair_cipher_encrypt(&m->cipher, m->my_info, sizeof m->my_info, sealed);
     if (rc)
         return rc;
     queue(m, ADBC_PAIR_TYPE_PEER_INFO, sealed, sizeof sealed);
@@ -139,9 +139,9 @@ static int on_spake2(adbc_pair_machine *m, const uint8_t *msg, size_t len)
 static int on_peer_info(adbc_pair_machine *m, const uint8_t *sealed, size_t len)
 {
     uint8_t plain[ADBC_PEER_INFO_SIZE];
-    int rc = adbc_pair_cipher_decrypt(&m->cipher, sealed, len, plain);
+    int rc = pair_cipher_decrypt(&m->cipher, sealed, len, plain);
     if (!rc)
-        rc = adbc_peer_info_decode(plain, &m->peer_type, &m->peer_str);
+        rc = peer_info_decode(plain, &m->peer_type, &m->peer_str);
     OPENSSL_cleanse(plain, sizeof plain);
     if (rc)
         return rc;
@@ -153,33 +153,33 @@ static int on_header(adbc_pair_machine *m)
 {
     uint8_t type;
     uint32_t len;
-    int rc = adbc_pair_header_decode(m->hdr, &type, &len);
+    int rc = pair_header_decode(m->hdr, &type, &len);
     if (rc)
         return rc;
     uint8_t want = m->state == ADBC_PAIR_EXCHANGING_MSGS ? ADBC_PAIR_TYPE_SPAKE2_MSG
                                                          : ADBC_PAIR_TYPE_PEER_INFO;
     if (type != want)
-        return adbc_fail(ADBC_EPROTO, "pairing: expected a %s packet, the peer sent a %s packet",
+        return core_fail(ADBC_EPROTO, "pairing: expected a %s packet, the peer sent a %s packet",
                          want == ADBC_PAIR_TYPE_SPAKE2_MSG ? "SPAKE2" : "PeerInfo",
                          type == ADBC_PAIR_TYPE_SPAKE2_MSG ? "SPAKE2" : "PeerInfo");
     uint32_t expect = type == ADBC_PAIR_TYPE_SPAKE2_MSG ? ADBC_SPAKE2_MSG_SIZE
                                                         : ADBC_PEER_INFO_SIZE + ADBC_PAIR_GCM_TAG;
     if (len != expect)
-        return adbc_fail(ADBC_EPROTO, "pairing: the peer's %s packet is %u bytes, expected %u",
+        return core_fail(ADBC_EPROTO, "pairing: the peer's %s packet is %u bytes, expected %u",
                          type == ADBC_PAIR_TYPE_SPAKE2_MSG ? "SPAKE2" : "PeerInfo", len, expect);
-    m->payload = adbc_malloc(len);
+    m->payload = core_malloc(len);
     if (!m->payload)
-        return adbc_fail(ADBC_ENOMEM, "out of memory receiving a pairing packet");
+        return core_fail(ADBC_ENOMEM, "out of memory receiving a pairing packet");
     m->type = type;
     m->payload_len = len;
     m->payload_have = 0;
     return 0;
 }
 
-int adbc_pair_machine_recv(adbc_pair_machine *m, const uint8_t *data, size_t len)
+int pair_machine_recv(adbc_pair_machine *m, const uint8_t *data, size_t len)
 {
     if (m->state == ADBC_PAIR_FAILED)
-        return adbc_fail(m->err, "%s", m->errmsg);
+        return core_fail(m->err, "%s", m->errmsg);
     while (len && m->state != ADBC_PAIR_DONE) {
         if (!m->payload) {
             size_t take = ADBC_PAIR_HEADER_SIZE - m->hdr_have;
@@ -206,7 +206,7 @@ int adbc_pair_machine_recv(adbc_pair_machine *m, const uint8_t *data, size_t len
         int rc = m->type == ADBC_PAIR_TYPE_SPAKE2_MSG ? on_spake2(m, m->payload, m->payload_len)
                                                       : on_peer_info(m, m->payload, m->payload_len);
         OPENSSL_cleanse(m->payload, m->payload_len);
-        adbc_free(m->payload);
+        core_free(m->payload);
         m->payload = NULL;
         m->hdr_have = 0;
         if (rc)
@@ -215,31 +215,31 @@ int adbc_pair_machine_recv(adbc_pair_machine *m, const uint8_t *data, size_t len
     return 0;
 }
 
-adbc_pair_state adbc_pair_machine_state(const adbc_pair_machine *m)
+adbc_pair_state pair_machine_state(const adbc_pair_machine *m)
 {
     return m->state;
 }
 
-uint8_t adbc_pair_machine_peer_type(const adbc_pair_machine *m)
+uint8_t pair_machine_peer_type(const adbc_pair_machine *m)
 {
     return m->peer_type;
 }
 
-const char *adbc_pair_machine_peer_string(const adbc_pair_machine *m)
+const char *pair_machine_peer_string(const adbc_pair_machine *m)
 {
     return m->state == ADBC_PAIR_DONE ? m->peer_str : NULL;
 }
 
-void adbc_pair_machine_free(adbc_pair_machine *m)
+void pair_machine_free(adbc_pair_machine *m)
 {
     if (!m)
         return;
-    adbc_spake2_free(m->spake);
+    spake2_free(m->spake);
     if (m->payload) {
         OPENSSL_cleanse(m->payload, m->payload_len);
-        adbc_free(m->payload);
+        core_free(m->payload);
     }
-    adbc_free(m->peer_str);
+    core_free(m->peer_str);
     OPENSSL_cleanse(m, sizeof *m);
-    adbc_free(m);
+    core_free(m);
 }

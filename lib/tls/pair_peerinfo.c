@@ -8,11 +8,11 @@
 
 #include "core/internal.h"
 
-int adbc_peer_info_encode(uint8_t out[ADBC_PEER_INFO_SIZE], uint8_t type, const char *str)
+int peer_info_encode(uint8_t out[ADBC_PEER_INFO_SIZE], uint8_t type, const char *str)
 {
     size_t len = str ? strlen(str) : 0;
     if (len > ADBC_PEER_INFO_MAX_STRING)
-        return adbc_fail(ADBC_EINVAL, "pairing: the %s is %zu bytes; at most %d fit",
+        return core_fail(ADBC_EINVAL, "pairing: the %s is %zu bytes; at most %d fit",
                          type == ADBC_PEER_RSA_PUB_KEY ? "public key line" : "GUID", len,
                          ADBC_PEER_INFO_MAX_STRING);
     memset(out, 0, ADBC_PEER_INFO_SIZE);
@@ -22,7 +22,7 @@ int adbc_peer_info_encode(uint8_t out[ADBC_PEER_INFO_SIZE], uint8_t type, const 
     return 0;
 }
 
-int adbc_peer_info_decode(const uint8_t in[ADBC_PEER_INFO_SIZE], uint8_t *type, char **str)
+int peer_info_decode(const uint8_t in[ADBC_PEER_INFO_SIZE], uint8_t *type, char **str)
 {
     const uint8_t *data = in + 1;
     const size_t cap = ADBC_PEER_INFO_SIZE - 1;
@@ -33,16 +33,16 @@ int adbc_peer_info_decode(const uint8_t in[ADBC_PEER_INFO_SIZE], uint8_t *type, 
                    data[len - 1] == '\t'))
         len--;
     if (len == 0)
-        return adbc_fail(ADBC_EPROTO, "pairing: the peer's info (type %u) is empty", in[0]);
+        return core_fail(ADBC_EPROTO, "pairing: the peer's info (type %u) is empty", in[0]);
     for (size_t i = 0; i < len; i++) {
         if (data[i] < 0x20 || data[i] == 0x7f)
-            return adbc_fail(ADBC_EPROTO,
+            return core_fail(ADBC_EPROTO,
                              "pairing: the peer's info (type %u) has a control character at "
                              "byte %zu", in[0], i);
     }
-    char *s = adbc_strndup((const char *)data, len);
+    char *s = core_strndup((const char *)data, len);
     if (!s)
-        return adbc_fail(ADBC_ENOMEM, "out of memory reading the peer's pairing info");
+        return core_fail(ADBC_ENOMEM, "out of memory reading the peer's pairing info");
     *type = in[0];
     *str = s;
     return 0;

@@ -29,11 +29,11 @@
 #define ADBC_PAIR_GCM_NONCE 12
 
 /* {u8 version, u8 type, u32 big-endian payload length}. */
-void adbc_pair_header_encode(uint8_t out[ADBC_PAIR_HEADER_SIZE], uint8_t type, uint32_t len);
+void pair_header_encode(uint8_t out[ADBC_PAIR_HEADER_SIZE], uint8_t type, uint32_t len);
 
 /* Decode and check a header as adbd does: version 1, a known type, and
  * 0 < length <= 16384. ADBC_EPROTO (message says which field) otherwise. */
-int adbc_pair_header_decode(const uint8_t in[ADBC_PAIR_HEADER_SIZE], uint8_t *type, uint32_t *len);
+int pair_header_decode(const uint8_t in[ADBC_PAIR_HEADER_SIZE], uint8_t *type, uint32_t *len);
 
 /* ---- cipher ---- */
 typedef struct adbc_pair_cipher {
@@ -43,18 +43,18 @@ typedef struct adbc_pair_cipher {
 } adbc_pair_cipher;
 
 /* key = HKDF-SHA256(spake2 key, no salt, "adb pairing_auth aes-128-gcm key"). */
-int adbc_pair_cipher_init(adbc_pair_cipher *c, const uint8_t *key_material, size_t len);
+int pair_cipher_init(adbc_pair_cipher *c, const uint8_t *key_material, size_t len);
 
 /* out gets len + 16 bytes (ciphertext then tag); nonce = enc_seq as 8
  * little-endian bytes + 4 zero bytes, then enc_seq++. */
-int adbc_pair_cipher_encrypt(adbc_pair_cipher *c, const uint8_t *in, size_t len, uint8_t *out);
+int pair_cipher_encrypt(adbc_pair_cipher *c, const uint8_t *in, size_t len, uint8_t *out);
 
 /* Open len bytes (at least the 16-byte tag) into out (len - 16 bytes).
  * ADBC_EPAIRCODE when the tag does not verify: with pairing's key that means
  * the two sides used different codes. dec_seq advances only on success. */
-int adbc_pair_cipher_decrypt(adbc_pair_cipher *c, const uint8_t *in, size_t len, uint8_t *out);
+int pair_cipher_decrypt(adbc_pair_cipher *c, const uint8_t *in, size_t len, uint8_t *out);
 
-void adbc_pair_cipher_wipe(adbc_pair_cipher *c);
+void pair_cipher_wipe(adbc_pair_cipher *c);
 
 /* ---- PeerInfo: {u8 type; u8 data[8191]}, data a NUL-terminated string ---- */
 #define ADBC_PEER_RSA_PUB_KEY 0  /* host -> device: its adbkey.pub line */
@@ -63,12 +63,12 @@ void adbc_pair_cipher_wipe(adbc_pair_cipher *c);
 
 /* Fill 8192 bytes: type, the string, zero padding. ADBC_EINVAL if the string
  * does not fit with its NUL. */
-int adbc_peer_info_encode(uint8_t out[ADBC_PEER_INFO_SIZE], uint8_t type, const char *str);
+int peer_info_encode(uint8_t out[ADBC_PEER_INFO_SIZE], uint8_t type, const char *str);
 
 /* Type and string (up to the first NUL, or all 8191 bytes when there is
  * none; *str is malloc'd). ADBC_EPROTO if the string has control
  * characters or is empty. */
-int adbc_peer_info_decode(const uint8_t in[ADBC_PEER_INFO_SIZE], uint8_t *type, char **str);
+int peer_info_decode(const uint8_t in[ADBC_PEER_INFO_SIZE], uint8_t *type, char **str);
 
 /* ---- state machine ---- */
 typedef enum adbc_pair_role { ADBC_PAIR_CLIENT = 0, ADBC_PAIR_SERVER = 1 } adbc_pair_role;
@@ -85,24 +85,24 @@ typedef struct adbc_pair_machine adbc_pair_machine;
 /* A machine for one pairing. password = code bytes followed by the 64 bytes
  * of TLS keying material; info is what we send (type + string). Our SPAKE2
  * packet is queued at once: both roles send before they receive. */
-int adbc_pair_machine_new(adbc_pair_machine **out, adbc_pair_role role, const uint8_t *password,
+int pair_machine_new(adbc_pair_machine **out, adbc_pair_role role, const uint8_t *password,
                           size_t password_len, uint8_t info_type, const char *info);
 
 /* Bytes to send next (0 when none) and how many were sent. */
-size_t adbc_pair_machine_next_send(adbc_pair_machine *m, const uint8_t **data);
-void adbc_pair_machine_sent(adbc_pair_machine *m, size_t n);
+size_t pair_machine_next_send(adbc_pair_machine *m, const uint8_t **data);
+void pair_machine_sent(adbc_pair_machine *m, size_t n);
 
 /* Feed bytes received from the peer (any split). Errors are sticky:
  * ADBC_EPROTO for a malformed packet, ADBC_EPAIRCODE when the peer's info
  * does not decrypt (wrong code). Bytes after the peer's info are ignored. */
-int adbc_pair_machine_recv(adbc_pair_machine *m, const uint8_t *data, size_t len);
+int pair_machine_recv(adbc_pair_machine *m, const uint8_t *data, size_t len);
 
-adbc_pair_state adbc_pair_machine_state(const adbc_pair_machine *m);
+adbc_pair_state pair_machine_state(const adbc_pair_machine *m);
 
 /* Once DONE: the peer's info. The string stays owned by the machine. */
-uint8_t adbc_pair_machine_peer_type(const adbc_pair_machine *m);
-const char *adbc_pair_machine_peer_string(const adbc_pair_machine *m);
+uint8_t pair_machine_peer_type(const adbc_pair_machine *m);
+const char *pair_machine_peer_string(const adbc_pair_machine *m);
 
-void adbc_pair_machine_free(adbc_pair_machine *m);
+void pair_machine_free(adbc_pair_machine *m);
 
 #endif

@@ -18,28 +18,28 @@ static const char kExportLabel[] = "adb-label";
 #define EKM_SIZE 64
 #define MAX_CODE 64
 
-int adbc_pair_supported(void)
+int pair_supported(void)
 {
 #ifdef ADBC_HAVE_SODIUM
     return 0;
 #else
-    return adbc_fail(ADBC_EUNSUPPORTED, "pairing is not available: adbc was built without "
+    return core_fail(ADBC_EUNSUPPORTED, "pairing is not available: adbc was built without "
                                         "libsodium (install libsodium-dev and rebuild)");
 #endif
 }
 
-int adbc_pair_check_code(const char *code)
+int pair_check_code(const char *code)
 {
     if (!code || !*code)
-        return adbc_fail(ADBC_EINVAL, "pairing: no pairing code given (the six digits under "
+        return core_fail(ADBC_EINVAL, "pairing: no pairing code given (the six digits under "
                                       "\"Pair device with pairing code\")");
     size_t len = strlen(code);
     if (len > MAX_CODE)
-        return adbc_fail(ADBC_EINVAL, "pairing: the code is %zu bytes; codes are six digits",
+        return core_fail(ADBC_EINVAL, "pairing: the code is %zu bytes; codes are six digits",
                          len);
     for (size_t i = 0; i < len; i++)
         if ((unsigned char)code[i] < 0x20 || code[i] == 0x7f)
-            return adbc_fail(ADBC_EINVAL, "pairing: the code contains a control character");
+            return core_fail(ADBC_EINVAL, "pairing: the code contains a control character");
     return 0;
 }
 
@@ -50,25 +50,25 @@ static int exchange_error(adbc_pair_role role, adbc_pair_state st, int rc, int t
     const char *peer = role == ADBC_PAIR_CLIENT ? "device" : "host";
     if (rc == ADBC_EPAIRCODE)
         return role == ADBC_PAIR_CLIENT
-                   ? adbc_fail(ADBC_EPAIRCODE,
+                   ? core_fail(ADBC_EPAIRCODE,
                                "wrong pairing code: the device's answer does not decrypt with "
                                "this code; check the six digits under \"Pair device with "
                                "pairing code\" (a new code is shown each time the dialog opens)")
-                   : adbc_fail(ADBC_EPAIRCODE,
+                   : core_fail(ADBC_EPAIRCODE,
                                "wrong pairing code: the host used a different code");
     if (rc == ADBC_ETIMEDOUT)
-        return adbc_fail(ADBC_ETIMEDOUT, "%s: pairing did not finish within %d ms: the %s stopped "
+        return core_fail(ADBC_ETIMEDOUT, "%s: pairing did not finish within %d ms: the %s stopped "
                          "answering", desc, timeout_ms, peer);
     if (rc == ADBC_ECLOSED && st == ADBC_PAIR_EXCHANGING_INFO)
         /* The peer hung up after seeing our encrypted info: it could not
          * decrypt it, which with an honest peer means another code. */
-        return adbc_fail(ADBC_EPAIRCODE,
+        return core_fail(ADBC_EPAIRCODE,
                          "wrong pairing code: the %s closed the connection after the key "
                          "exchange (it could not decrypt our message)", peer);
     if (rc == ADBC_ECLOSED)
-        return adbc_fail(ADBC_ECLOSED, "%s: the %s closed the connection during pairing", desc,
+        return core_fail(ADBC_ECLOSED, "%s: the %s closed the connection during pairing", desc,
                          peer);
-    return adbc_fail_keep(rc);
+    return core_fail_keep(rc);
 }
 
 static int drive(adbc_pair_machine *m, adbc_transport *t, int64_t deadline)
@@ -77,51 +77,51 @@ static int drive(adbc_pair_machine *m, adbc_transport *t, int64_t deadline)
     for (;;) {
         const uint8_t *d;
         size_t n;
-        while ((n = adbc_pair_machine_next_send(m, &d)) > 0) {
-            int left = adbc_remaining(deadline);
+        while ((n = pair_machine_next_send(m, &d)) > 0) {
+            int left = core_remaining(deadline);
             int rc = t->ops->write(t, d, n, left == 0 ? 1 : left);
             if (rc)
                 return rc;
-            adbc_pair_machine_sent(m, n);
+            pair_machine_sent(m, n);
         }
-        if (adbc_pair_machine_state(m) == ADBC_PAIR_DONE)
+        if (pair_machine_state(m) == ADBC_PAIR_DONE)
             return 0;
-        int r = t->ops->read(t, buf, sizeof buf, adbc_remaining(deadline));
+        int r = t->ops->read(t, buf, sizeof buf, core_remaining(deadline));
         if (r < 0)
             return r;
-        int rc = adbc_pair_machine_recv(m, buf, (size_t)r);
+        int rc = pair_machine_recv(m, buf, (size_t)r);
         if (rc)
             return rc;
     }
 }
 
-int adbc_pair_run(char **peer, adbc_transport *t, adbc_pair_role role, const char *code,
+int pair_run(char **peer, adbc_transport *t, adbc_pair_role role, const char *code,
                   const char *my_str, int timeout_ms)
 {
     *peer = NULL;
-    int rc = adbc_pair_supported();
+    int rc = pair_supported();
     if (!rc)
-        rc = adbc_pair_check_code(code);
+        rc = pair_check_code(code);
     if (rc)
         return rc;
     if (!t)
-        return adbc_fail(ADBC_EINVAL, "pairing: no transport");
-    int64_t deadline = adbc_deadline(timeout_ms);
+        return core_fail(ADBC_EINVAL, "pairing: no transport");
+    int64_t deadline = core_deadline(timeout_ms);
 
     adbc_tls_config cfg = {.server = role == ADBC_PAIR_SERVER, .borrow_inner = 1};
     adbc_transport *tls = NULL;
-    rc = adbc_tls_wrap(&tls, t, &cfg, timeout_ms);
+    rc = tls_wrap(&tls, t, &cfg, timeout_ms);
     if (rc)
         return rc;
 
     size_t code_len = strlen(code);
     uint8_t password[MAX_CODE + EKM_SIZE];
     memcpy(password, code, code_len);
-    rc = adbc_tls_export(tls, password + code_len, EKM_SIZE, kExportLabel, sizeof kExportLabel);
+    rc = tls_export(tls, password + code_len, EKM_SIZE, kExportLabel, sizeof kExportLabel);
 
     adbc_pair_machine *m = NULL;
     if (!rc)
-        rc = adbc_pair_machine_new(&m, role, password, code_len + EKM_SIZE,
+        rc = pair_machine_new(&m, role, password, code_len + EKM_SIZE,
                                    role == ADBC_PAIR_CLIENT ? ADBC_PEER_RSA_PUB_KEY
                                                             : ADBC_PEER_DEVICE_GUID,
                                    my_str);
@@ -129,23 +129,23 @@ int adbc_pair_run(char **peer, adbc_transport *t, adbc_pair_role role, const cha
     if (!rc) {
         rc = drive(m, tls, deadline);
         if (rc)
-            rc = exchange_error(role, adbc_pair_machine_state(m), rc, timeout_ms, t->desc);
+            rc = exchange_error(role, pair_machine_state(m), rc, timeout_ms, t->desc);
     }
     if (!rc) {
         uint8_t want = role == ADBC_PAIR_CLIENT ? ADBC_PEER_DEVICE_GUID : ADBC_PEER_RSA_PUB_KEY;
-        if (adbc_pair_machine_peer_type(m) != want)
-            rc = adbc_fail(ADBC_EPROTO,
+        if (pair_machine_peer_type(m) != want)
+            rc = core_fail(ADBC_EPROTO,
                            "pairing: the %s sent peer info of type %u, expected %u (%s)",
                            role == ADBC_PAIR_CLIENT ? "device" : "host",
-                           adbc_pair_machine_peer_type(m), want,
+                           pair_machine_peer_type(m), want,
                            want == ADBC_PEER_DEVICE_GUID ? "its GUID" : "its public key");
     }
     if (!rc) {
-        *peer = adbc_strdup(adbc_pair_machine_peer_string(m));
+        *peer = core_strdup(pair_machine_peer_string(m));
         if (!*peer)
-            rc = adbc_fail(ADBC_ENOMEM, "out of memory finishing pairing");
+            rc = core_fail(ADBC_ENOMEM, "out of memory finishing pairing");
     }
-    adbc_pair_machine_free(m);
+    pair_machine_free(m);
     adbc_transport_free(tls);
     return rc;
 }

@@ -28,10 +28,10 @@ int adbc_pair_server_transport(char **out_pubkey_line, adbc_transport *t, const 
                                const char *guid, int timeout_ms)
 {
     if (!out_pubkey_line || !t || !guid)
-        return adbc_fail(ADBC_EINVAL, "adbc_pair_server_transport: NULL argument");
+        return core_fail(ADBC_EINVAL, "adbc_pair_server_transport: NULL argument");
     *out_pubkey_line = NULL;
     char *line = NULL;
-    int rc = adbc_pair_run(&line, t, ADBC_PAIR_SERVER, code, guid, timeout_ms);
+    int rc = pair_run(&line, t, ADBC_PAIR_SERVER, code, guid, timeout_ms);
     if (rc)
         return rc;
     /* What a device stores in adb_keys must be a key, not whatever was sent. */
@@ -40,8 +40,8 @@ int adbc_pair_server_transport(char **out_pubkey_line, adbc_transport *t, const 
     if (rc) {
         char why[200];
         snprintf(why, sizeof why, "%s", adbc_last_error());
-        adbc_free(line);
-        return adbc_fail(ADBC_EPROTO, "pairing: the host's public key is not a valid adb key: %s",
+        core_free(line);
+        return core_fail(ADBC_EPROTO, "pairing: the host's public key is not a valid adb key: %s",
                          why);
     }
     *out_pubkey_line = line;
@@ -52,15 +52,15 @@ int adbc_pair_server_new(adbc_pair_server **out, const char *addr, const char *c
                          const char *guid)
 {
     if (!out)
-        return adbc_fail(ADBC_EINVAL, "adbc_pair_server_new: out is NULL");
+        return core_fail(ADBC_EINVAL, "adbc_pair_server_new: out is NULL");
     *out = NULL;
-    int rc = adbc_pair_supported();
+    int rc = pair_supported();
     if (!rc)
-        rc = adbc_pair_check_code(code);
+        rc = pair_check_code(code);
     if (rc)
         return rc;
     if (!guid || !*guid)
-        return adbc_fail(ADBC_EINVAL, "adbc_pair_server_new: a GUID is required");
+        return core_fail(ADBC_EINVAL, "adbc_pair_server_new: a GUID is required");
     char host[256], portstr[8], spec[300];
     unsigned port;
     /* Port 0 (any free port) is fine for a listener; the shared parser wants
@@ -81,7 +81,7 @@ int adbc_pair_server_new(adbc_pair_server **out, const char *addr, const char *c
     struct addrinfo *res = NULL;
     int g = getaddrinfo(host, portstr, &hints, &res);
     if (g)
-        return adbc_fail(ADBC_ENOTFOUND, "pairing server: cannot resolve \"%s\": %s", host,
+        return core_fail(ADBC_ENOTFOUND, "pairing server: cannot resolve \"%s\": %s", host,
                          gai_strerror(g));
     int fd = socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
     int one = 1;
@@ -91,7 +91,7 @@ int adbc_pair_server_new(adbc_pair_server **out, const char *addr, const char *c
         freeaddrinfo(res);
         if (fd >= 0)
             close(fd);
-        return adbc_fail(e == EADDRINUSE ? ADBC_EBUSY : ADBC_EIO,
+        return core_fail(e == EADDRINUSE ? ADBC_EBUSY : ADBC_EIO,
                          "pairing server: cannot listen on %s:%u: %s", host, port, strerror(e));
     }
     freeaddrinfo(res);
@@ -100,19 +100,19 @@ int adbc_pair_server_new(adbc_pair_server **out, const char *addr, const char *c
     getsockname(fd, (struct sockaddr *)&ss, &sl);
     unsigned bound = ss.ss_family == AF_INET6 ? ntohs(((struct sockaddr_in6 *)&ss)->sin6_port)
                                               : ntohs(((struct sockaddr_in *)&ss)->sin_port);
-    adbc_pair_server *s = adbc_calloc(1, sizeof *s);
+    adbc_pair_server *s = core_calloc(1, sizeof *s);
     if (s) {
-        s->code = adbc_strdup(code);
-        s->guid = adbc_strdup(guid);
+        s->code = core_strdup(code);
+        s->guid = core_strdup(guid);
     }
     if (!s || !s->code || !s->guid) {
         close(fd);
         if (s) {
-            adbc_free(s->code);
-            adbc_free(s->guid);
-            adbc_free(s);
+            core_free(s->code);
+            core_free(s->guid);
+            core_free(s);
         }
-        return adbc_fail(ADBC_ENOMEM, "out of memory creating the pairing server");
+        return core_fail(ADBC_ENOMEM, "out of memory creating the pairing server");
     }
     s->fd = fd;
     s->port = bound;
@@ -128,25 +128,25 @@ unsigned adbc_pair_server_port(const adbc_pair_server *s)
 int adbc_pair_server_accept(adbc_pair_server *s, char **out_pubkey_line, int timeout_ms)
 {
     if (!s || !out_pubkey_line)
-        return adbc_fail(ADBC_EINVAL, "adbc_pair_server_accept: NULL argument");
+        return core_fail(ADBC_EINVAL, "adbc_pair_server_accept: NULL argument");
     *out_pubkey_line = NULL;
-    int64_t deadline = adbc_deadline(timeout_ms);
+    int64_t deadline = core_deadline(timeout_ms);
     int cfd;
     for (;;) {
         struct pollfd p = {.fd = s->fd, .events = POLLIN};
-        int r = poll(&p, 1, adbc_remaining(deadline));
+        int r = poll(&p, 1, core_remaining(deadline));
         if (r < 0 && errno == EINTR)
             continue;
         if (r < 0)
-            return adbc_fail(ADBC_EIO, "pairing server: poll failed: %s", strerror(errno));
+            return core_fail(ADBC_EIO, "pairing server: poll failed: %s", strerror(errno));
         if (r == 0)
-            return adbc_fail(ADBC_ETIMEDOUT, "pairing server: no host connected within %d ms",
+            return core_fail(ADBC_ETIMEDOUT, "pairing server: no host connected within %d ms",
                              timeout_ms);
         cfd = accept4(s->fd, NULL, NULL, SOCK_CLOEXEC);
         if (cfd >= 0)
             break;
         if (errno != EINTR && errno != EAGAIN && errno != ECONNABORTED)
-            return adbc_fail(ADBC_EIO, "pairing server: accept failed: %s", strerror(errno));
+            return core_fail(ADBC_EIO, "pairing server: accept failed: %s", strerror(errno));
     }
     adbc_transport *t;
     int rc = adbc_transport_fd(&t, cfd, 1);
@@ -155,7 +155,7 @@ int adbc_pair_server_accept(adbc_pair_server *s, char **out_pubkey_line, int tim
         return rc;
     }
     rc = adbc_pair_server_transport(out_pubkey_line, t, s->code, s->guid,
-                                    adbc_remaining(deadline));
+                                    core_remaining(deadline));
     adbc_transport_free(t);
     return rc;
 }
@@ -165,7 +165,7 @@ void adbc_pair_server_free(adbc_pair_server *s)
     if (!s)
         return;
     close(s->fd);
-    adbc_free(s->code);
-    adbc_free(s->guid);
-    adbc_free(s);
+    core_free(s->code);
+    core_free(s->guid);
+    core_free(s);
 }

@@ -72,7 +72,7 @@ static int sodium_ready(void)
 {
     /* sodium_init is idempotent and thread-safe; < 0 means unusable. */
     if (sodium_init() < 0)
-        return adbc_fail(ADBC_EIO, "libsodium failed to initialise: pairing is unavailable");
+        return core_fail(ADBC_EIO, "libsodium failed to initialise: pairing is unavailable");
     return 0;
 }
 
@@ -101,27 +101,27 @@ static int mask_point(uint8_t out[32], const uint8_t s[32], const uint8_t point[
 
 #endif
 
-int adbc_spake2_new(adbc_spake2 **out, adbc_spake2_role role, const uint8_t *my_name,
+int spake2_new(adbc_spake2 **out, adbc_spake2_role role, const uint8_t *my_name,
                     size_t my_name_len, const uint8_t *their_name, size_t their_name_len)
 {
     *out = NULL;
 #ifndef ADBC_HAVE_SODIUM
     (void)role, (void)my_name, (void)my_name_len, (void)their_name, (void)their_name_len;
-    return adbc_fail(ADBC_EUNSUPPORTED,
+    return core_fail(ADBC_EUNSUPPORTED,
                      "pairing is not available: adbc was built without libsodium "
                      "(install libsodium-dev and rebuild)");
 #else
     if ((role != ADBC_SPAKE2_ALICE && role != ADBC_SPAKE2_BOB) ||
         my_name_len > ADBC_SPAKE2_MAX_NAME || their_name_len > ADBC_SPAKE2_MAX_NAME ||
         (my_name_len && !my_name) || (their_name_len && !their_name))
-        return adbc_fail(ADBC_EINVAL, "SPAKE2: invalid role or name (names are at most %d bytes)",
+        return core_fail(ADBC_EINVAL, "SPAKE2: invalid role or name (names are at most %d bytes)",
                          ADBC_SPAKE2_MAX_NAME);
     int rc = sodium_ready();
     if (rc)
         return rc;
-    adbc_spake2 *s = adbc_calloc(1, sizeof *s);
+    adbc_spake2 *s = core_calloc(1, sizeof *s);
     if (!s)
-        return adbc_fail(ADBC_ENOMEM, "out of memory creating a SPAKE2 context");
+        return core_fail(ADBC_ENOMEM, "out of memory creating a SPAKE2 context");
     s->role = role;
     if (my_name_len)
         memcpy(s->my_name, my_name, my_name_len);
@@ -134,27 +134,27 @@ int adbc_spake2_new(adbc_spake2 **out, adbc_spake2_role role, const uint8_t *my_
 #endif
 }
 
-int adbc_spake2_generate_msg(adbc_spake2 *s, uint8_t out[ADBC_SPAKE2_MSG_SIZE],
+int spake2_generate_msg(adbc_spake2 *s, uint8_t out[ADBC_SPAKE2_MSG_SIZE],
                              const uint8_t *password, size_t password_len)
 {
     uint8_t seed[64];
     if (RAND_bytes(seed, sizeof seed) != 1)
-        return adbc_fail(ADBC_EIO, "SPAKE2: the system random generator failed");
-    int rc = adbc_spake2_generate_msg_seeded(s, out, password, password_len, seed);
+        return core_fail(ADBC_EIO, "SPAKE2: the system random generator failed");
+    int rc = spake2_generate_msg_seeded(s, out, password, password_len, seed);
     OPENSSL_cleanse(seed, sizeof seed);
     return rc;
 }
 
-int adbc_spake2_generate_msg_seeded(adbc_spake2 *s, uint8_t out[ADBC_SPAKE2_MSG_SIZE],
+int spake2_generate_msg_seeded(adbc_spake2 *s, uint8_t out[ADBC_SPAKE2_MSG_SIZE],
                                     const uint8_t *password, size_t password_len,
                                     const uint8_t seed[64])
 {
 #ifndef ADBC_HAVE_SODIUM
     (void)s, (void)out, (void)password, (void)password_len, (void)seed;
-    return adbc_fail(ADBC_EUNSUPPORTED, "pairing is not available: adbc was built without libsodium");
+    return core_fail(ADBC_EUNSUPPORTED, "pairing is not available: adbc was built without libsodium");
 #else
     if (!s || s->state != ST_INIT || (password_len && !password))
-        return adbc_fail(ADBC_EINVAL, "SPAKE2: message already generated or no password");
+        return core_fail(ADBC_EINVAL, "SPAKE2: message already generated or no password");
     static const uint8_t eight[32] = {8};
     uint8_t x[32], pub[32], mask[32];
     unsigned int hlen = 0;
@@ -163,7 +163,7 @@ int adbc_spake2_generate_msg_seeded(adbc_spake2 *s, uint8_t out[ADBC_SPAKE2_MSG_
     crypto_core_ed25519_scalar_reduce(s->r, seed);
     crypto_core_ed25519_scalar_mul(x, s->r, eight); /* 8*r mod l: same point as 8*r */
     if (EVP_Digest(password, password_len, s->password_hash, &hlen, EVP_sha512(), NULL) != 1) {
-        rc = adbc_fail(ADBC_EIO, "SPAKE2: SHA-512 failed");
+        rc = core_fail(ADBC_EIO, "SPAKE2: SHA-512 failed");
         goto out;
     }
     crypto_core_ed25519_scalar_reduce(s->password_scalar, s->password_hash);
@@ -173,7 +173,7 @@ int adbc_spake2_generate_msg_seeded(adbc_spake2 *s, uint8_t out[ADBC_SPAKE2_MSG_
     if (crypto_scalarmult_ed25519_base_noclamp(pub, x) != 0 ||
         mask_point(mask, s->password_scalar, s->role == ADBC_SPAKE2_ALICE ? kPointM : kPointN) != 0 ||
         crypto_core_ed25519_add(s->my_msg, pub, mask) != 0) {
-        rc = adbc_fail(ADBC_EIO, "SPAKE2: could not compute our message (degenerate scalar); try again");
+        rc = core_fail(ADBC_EIO, "SPAKE2: could not compute our message (degenerate scalar); try again");
         goto out;
     }
     memcpy(out, s->my_msg, sizeof s->my_msg);
@@ -188,34 +188,34 @@ out:
 static int hash_item(EVP_MD_CTX *md, const uint8_t *data, size_t len)
 {
     uint8_t prefix[8];
-    adbc_wr64(prefix, (uint64_t)len);
+    core_wr64(prefix, (uint64_t)len);
     return EVP_DigestUpdate(md, prefix, sizeof prefix) == 1 &&
            (len == 0 || EVP_DigestUpdate(md, data, len) == 1);
 }
 #endif
 
-int adbc_spake2_process_msg(adbc_spake2 *s, uint8_t key[ADBC_SPAKE2_KEY_SIZE],
+int spake2_process_msg(adbc_spake2 *s, uint8_t key[ADBC_SPAKE2_KEY_SIZE],
                             const uint8_t *their_msg, size_t their_msg_len)
 {
 #ifndef ADBC_HAVE_SODIUM
     (void)s, (void)key, (void)their_msg, (void)their_msg_len;
-    return adbc_fail(ADBC_EUNSUPPORTED, "pairing is not available: adbc was built without libsodium");
+    return core_fail(ADBC_EUNSUPPORTED, "pairing is not available: adbc was built without libsodium");
 #else
     if (!s || s->state != ST_MSG_SENT)
-        return adbc_fail(ADBC_EINVAL, "SPAKE2: generate our message before processing the peer's");
+        return core_fail(ADBC_EINVAL, "SPAKE2: generate our message before processing the peer's");
     if (!their_msg || their_msg_len != ADBC_SPAKE2_MSG_SIZE)
-        return adbc_fail(ADBC_EPROTO, "SPAKE2: the peer's message is %zu bytes, expected %d",
+        return core_fail(ADBC_EPROTO, "SPAKE2: the peer's message is %zu bytes, expected %d",
                          their_msg_len, ADBC_SPAKE2_MSG_SIZE);
     uint8_t peer_mask[32], q[32], q8[32], k[32];
     int rc = 0;
     /* Unmask with the point the peer used: bob's N when we are alice. */
     if (mask_point(peer_mask, s->password_scalar, s->role == ADBC_SPAKE2_ALICE ? kPointN : kPointM) != 0) {
-        rc = adbc_fail(ADBC_EIO, "SPAKE2: could not compute the peer's mask");
+        rc = core_fail(ADBC_EIO, "SPAKE2: could not compute the peer's mask");
         goto out;
     }
     if (crypto_core_ed25519_sub(q, their_msg, peer_mask) != 0 || times8(q8, q) != 0 ||
         crypto_scalarmult_ed25519_noclamp(k, s->r, q8) != 0) {
-        rc = adbc_fail(ADBC_EPROTO,
+        rc = core_fail(ADBC_EPROTO,
                        "SPAKE2: the peer's message is not a usable curve point: the peer is "
                        "broken or the connection was tampered with");
         goto out;
@@ -237,7 +237,7 @@ int adbc_spake2_process_msg(adbc_spake2 *s, uint8_t key[ADBC_SPAKE2_KEY_SIZE],
              EVP_DigestFinal_ex(md, key, &outlen) == 1 && outlen == ADBC_SPAKE2_KEY_SIZE;
     EVP_MD_CTX_free(md);
     if (!ok) {
-        rc = adbc_fail(ADBC_ENOMEM, "SPAKE2: hashing the transcript failed (out of memory?)");
+        rc = core_fail(ADBC_ENOMEM, "SPAKE2: hashing the transcript failed (out of memory?)");
         goto out;
     }
     s->state = ST_DONE;
@@ -249,10 +249,10 @@ out:
 #endif
 }
 
-void adbc_spake2_free(adbc_spake2 *s)
+void spake2_free(adbc_spake2 *s)
 {
     if (!s)
         return;
     OPENSSL_cleanse(s, sizeof *s);
-    adbc_free(s);
+    core_free(s);
 }

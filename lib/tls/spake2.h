@@ -21,17 +21,17 @@ typedef struct adbc_spake2 adbc_spake2;
 /* A context for one run of the protocol. Names are bound into the key (adb
  * uses "adb pair client" and "adb pair server", each with its trailing NUL).
  * ADBC_EUNSUPPORTED when adbc was built without libsodium. */
-int adbc_spake2_new(adbc_spake2 **out, adbc_spake2_role role, const uint8_t *my_name,
+int spake2_new(adbc_spake2 **out, adbc_spake2_role role, const uint8_t *my_name,
                     size_t my_name_len, const uint8_t *their_name, size_t their_name_len);
 
 /* Our message for the password, with a fresh random private scalar. Only
  * once per context. */
-int adbc_spake2_generate_msg(adbc_spake2 *s, uint8_t out[ADBC_SPAKE2_MSG_SIZE],
+int spake2_generate_msg(adbc_spake2 *s, uint8_t out[ADBC_SPAKE2_MSG_SIZE],
                              const uint8_t *password, size_t password_len);
 
 /* Same, with the 64 bytes the private scalar is reduced from given by the
  * caller (tests use it for reproducible vectors). */
-int adbc_spake2_generate_msg_seeded(adbc_spake2 *s, uint8_t out[ADBC_SPAKE2_MSG_SIZE],
+int spake2_generate_msg_seeded(adbc_spake2 *s, uint8_t out[ADBC_SPAKE2_MSG_SIZE],
                                     const uint8_t *password, size_t password_len,
                                     const uint8_t seed[64]);
 
@@ -40,10 +40,10 @@ int adbc_spake2_generate_msg_seeded(adbc_spake2 *s, uint8_t out[ADBC_SPAKE2_MSG_
  * point. A wrong password does NOT fail here: the two sides simply get
  * different keys, which shows when the first encrypted message fails to
  * decrypt. */
-int adbc_spake2_process_msg(adbc_spake2 *s, uint8_t key[ADBC_SPAKE2_KEY_SIZE],
+int spake2_process_msg(adbc_spake2 *s, uint8_t key[ADBC_SPAKE2_KEY_SIZE],
                             const uint8_t *their_msg, size_t their_msg_len);
 
 /* Wipe and free. NULL is fine. */
-void adbc_spake2_free(adbc_spake2 *s);
+void spake2_free(adbc_spake2 *s);
 
 #endif

@@ -37,7 +37,7 @@ static int add_name(X509_NAME *name, const char *field, const char *value)
                                       -1, -1, 0) == 1;
 }
 
-int adbc_tls_make_cert(X509 **out, EVP_PKEY *pkey)
+int tls_make_cert(X509 **out, EVP_PKEY *pkey)
 {
     *out = NULL;
     X509 *x = X509_new();
@@ -57,23 +57,23 @@ int adbc_tls_make_cert(X509 **out, EVP_PKEY *pkey)
         unsigned long e = ERR_get_error();
         X509_free(x);
         ERR_clear_error();
-        return adbc_fail(ADBC_ENOMEM, "cannot build the TLS certificate: %s",
+        return core_fail(ADBC_ENOMEM, "cannot build the TLS certificate: %s",
                          e ? ERR_reason_error_string(e) : "out of memory");
     }
     *out = x;
     return 0;
 }
 
-int adbc_tls_throwaway_identity(EVP_PKEY **key, X509 **cert)
+int tls_throwaway_identity(EVP_PKEY **key, X509 **cert)
 {
     *key = NULL;
     *cert = NULL;
     EVP_PKEY *k = EVP_EC_gen("P-256");
     if (!k) {
         ERR_clear_error();
-        return adbc_fail(ADBC_ENOMEM, "cannot generate a TLS key (out of memory?)");
+        return core_fail(ADBC_ENOMEM, "cannot generate a TLS key (out of memory?)");
     }
-    int rc = adbc_tls_make_cert(cert, k);
+    int rc = tls_make_cert(cert, k);
     if (rc) {
         EVP_PKEY_free(k);
         return rc;
@@ -82,13 +82,13 @@ int adbc_tls_throwaway_identity(EVP_PKEY **key, X509 **cert)
     return 0;
 }
 
-int adbc_tls_pkey_fingerprint(char out[ADBC_TLS_FINGERPRINT_SIZE], EVP_PKEY *pkey)
+int tls_pkey_fingerprint(char out[ADBC_TLS_FINGERPRINT_SIZE], EVP_PKEY *pkey)
 {
     unsigned char *der = NULL;
     int len = i2d_PUBKEY(pkey, &der);
     if (len <= 0) {
         ERR_clear_error();
-        return adbc_fail(ADBC_ENOMEM, "cannot encode the public key (out of memory?)");
+        return core_fail(ADBC_ENOMEM, "cannot encode the public key (out of memory?)");
     }
     uint8_t md[SHA256_DIGEST_LENGTH];
     SHA256(der, (size_t)len, md);
@@ -104,21 +104,21 @@ int adbc_tls_pkey_fingerprint(char out[ADBC_TLS_FINGERPRINT_SIZE], EVP_PKEY *pke
 
 int adbc_tls_key_certificate(uint8_t **der, size_t *der_len, const adbc_key *key)
 {
-    if (!der || !der_len || !key || !adbc_tls_key_pkey(key))
-        return adbc_fail(ADBC_EINVAL, "adbc_tls_key_certificate: NULL argument");
+    if (!der || !der_len || !key || !tls_key_pkey(key))
+        return core_fail(ADBC_EINVAL, "adbc_tls_key_certificate: NULL argument");
     *der = NULL;
     *der_len = 0;
     X509 *x;
-    int rc = adbc_tls_make_cert(&x, adbc_tls_key_pkey(key));
+    int rc = tls_make_cert(&x, tls_key_pkey(key));
     if (rc)
         return rc;
     int len = i2d_X509(x, NULL);
-    uint8_t *buf = len > 0 ? adbc_malloc((size_t)len) : NULL;
+    uint8_t *buf = len > 0 ? core_malloc((size_t)len) : NULL;
     uint8_t *p = buf;
     if (!buf || i2d_X509(x, &p) != len) {
-        adbc_free(buf);
+        core_free(buf);
         X509_free(x);
-        return adbc_fail(ADBC_ENOMEM, "out of memory encoding the TLS certificate");
+        return core_fail(ADBC_ENOMEM, "out of memory encoding the TLS certificate");
     }
     X509_free(x);
     *der = buf;

@@ -16,21 +16,21 @@
 
 /* The private key inside an adbc_key (owned by the key). The only place in
  * lib/tls that looks inside lib/auth's key object. */
-EVP_PKEY *adbc_tls_key_pkey(const adbc_key *key);
+EVP_PKEY *tls_key_pkey(const adbc_key *key);
 
 /* adb's self-signed certificate for pkey: X.509 v3, serial 1, valid from now
  * for 10*365 days, subject = issuer = C=US, O=Android, CN=Adb,
  * basicConstraints critical CA:TRUE, keyUsage critical keyCertSign, cRLSign,
  * digitalSignature, subjectKeyIdentifier = SHA-1 of the key, signed with
  * SHA-256. */
-int adbc_tls_make_cert(X509 **out, EVP_PKEY *pkey);
+int tls_make_cert(X509 **out, EVP_PKEY *pkey);
 
 /* A fresh P-256 key with its certificate (pairing's throwaway identity and
  * the test device's server identity). */
-int adbc_tls_throwaway_identity(EVP_PKEY **key, X509 **cert);
+int tls_throwaway_identity(EVP_PKEY **key, X509 **cert);
 
 /* Uppercase hex SHA-256 of the DER SubjectPublicKeyInfo of pkey. */
-int adbc_tls_pkey_fingerprint(char out[ADBC_TLS_FINGERPRINT_SIZE], EVP_PKEY *pkey);
+int tls_pkey_fingerprint(char out[ADBC_TLS_FINGERPRINT_SIZE], EVP_PKEY *pkey);
 
 /* How a TLS transport is set up. */
 typedef struct adbc_tls_config {
@@ -57,16 +57,16 @@ typedef struct adbc_tls_config {
  * plaintext over it. On success the new transport owns inner (unless
  * cfg->borrow_inner); on failure inner is left to the caller (its stream is
  * then unusable). */
-int adbc_tls_wrap(adbc_transport **out, adbc_transport *inner, const adbc_tls_config *cfg,
+int tls_wrap(adbc_transport **out, adbc_transport *inner, const adbc_tls_config *cfg,
                   int timeout_ms);
 
 /* TLS keying material (RFC 8446 exporter, no context) from a transport made
- * by adbc_tls_wrap. label_len counts every byte given (adb includes the
+ * by tls_wrap. label_len counts every byte given (adb includes the
  * label's NUL). */
-int adbc_tls_export(adbc_transport *t, uint8_t *out, size_t len, const char *label,
+int tls_export(adbc_transport *t, uint8_t *out, size_t len, const char *label,
                     size_t label_len);
 
-/* 1 if t was made by adbc_tls_wrap. */
-int adbc_tls_is_tls(const adbc_transport *t);
+/* 1 if t was made by tls_wrap. */
+int tls_is_tls(const adbc_transport *t);
 
 #endif

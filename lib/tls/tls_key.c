@@ -8,7 +8,7 @@
 
 #include "auth/auth_internal.h"
 
-EVP_PKEY *adbc_tls_key_pkey(const adbc_key *key)
+EVP_PKEY *tls_key_pkey(const adbc_key *key)
 {
     return key ? key->pkey : NULL;
 }
@@ -16,28 +16,28 @@ EVP_PKEY *adbc_tls_key_pkey(const adbc_key *key)
 int adbc_tls_key_fingerprint(char out[ADBC_TLS_FINGERPRINT_SIZE], const adbc_key *key)
 {
     if (!out || !key || !key->pkey)
-        return adbc_fail(ADBC_EINVAL, "adbc_tls_key_fingerprint: NULL argument");
-    return adbc_tls_pkey_fingerprint(out, key->pkey);
+        return core_fail(ADBC_EINVAL, "adbc_tls_key_fingerprint: NULL argument");
+    return tls_pkey_fingerprint(out, key->pkey);
 }
 
 int adbc_tls_pubkey_line_fingerprint(char out[ADBC_TLS_FINGERPRINT_SIZE], const char *line)
 {
     if (!out || !line)
-        return adbc_fail(ADBC_EINVAL, "adbc_tls_pubkey_line_fingerprint: NULL argument");
+        return core_fail(ADBC_EINVAL, "adbc_tls_pubkey_line_fingerprint: NULL argument");
     size_t field = strcspn(line, " \t\r\n");
     if (field != ADBC_PUBKEY_B64_LEN)
-        return adbc_fail(ADBC_EFORMAT,
+        return core_fail(ADBC_EFORMAT,
                          "public key is %zu base64 characters; an adb key is %d (2048-bit RSA)",
                          field, ADBC_PUBKEY_B64_LEN);
     uint8_t raw[ADBC_PUBKEY_SIZE];
-    if (adbc_b64_decode(line, field, raw, sizeof raw) != (long)sizeof raw)
-        return adbc_fail(ADBC_EFORMAT, "public key is not valid base64 of a %d-byte adb key",
+    if (b64_decode(line, field, raw, sizeof raw) != (long)sizeof raw)
+        return core_fail(ADBC_EFORMAT, "public key is not valid base64 of a %d-byte adb key",
                          ADBC_PUBKEY_SIZE);
     EVP_PKEY *pkey = NULL;
-    int rc = adbc_pubkey_decode(raw, &pkey);
+    int rc = pubkey_decode(raw, &pkey);
     if (rc)
         return rc;
-    rc = adbc_tls_pkey_fingerprint(out, pkey);
+    rc = tls_pkey_fingerprint(out, pkey);
     EVP_PKEY_free(pkey);
     return rc;
 }
@@ -46,11 +46,11 @@ int adbc_tls_select_key(const adbc_key **out, const adbc_keyring *ring,
                         const char *const *hints, size_t nhints)
 {
     if (!out || !ring || (nhints && !hints))
-        return adbc_fail(ADBC_EINVAL, "adbc_tls_select_key: NULL argument");
+        return core_fail(ADBC_EINVAL, "adbc_tls_select_key: NULL argument");
     *out = NULL;
     size_t count = adbc_keyring_count(ring);
     if (count == 0)
-        return adbc_fail(ADBC_ENOTFOUND,
+        return core_fail(ADBC_ENOTFOUND,
                          "no adb key to present to the device: create one (adbkey) and pair it");
     for (size_t i = 0; i < count && nhints; i++) {
         const adbc_key *k = adbc_keyring_get(ring, i);

@@ -111,7 +111,7 @@ static int is_certificate_refusal(int alert)
 
 static int not_paired(tls_transport *t, const char *why)
 {
-    return adbc_fail(ADBC_ENOTPAIRED,
+    return core_fail(ADBC_ENOTPAIRED,
                      "%s: this computer's key is not paired with the device (%s): run pairing "
                      "(on the device: Developer options > Wireless debugging > Pair device "
                      "with pairing code; then adbc_pair() or `adb pair HOST:PORT CODE`)",
@@ -129,7 +129,7 @@ static int set_failed(tls_transport *t, int code)
 static int check_failed(tls_transport *t)
 {
     int f = atomic_load(&t->failed);
-    return f ? adbc_fail(f, "%s", t->failed_msg) : 0;
+    return f ? core_fail(f, "%s", t->failed_msg) : 0;
 }
 
 /* Send every byte OpenSSL has produced so far. */
@@ -160,12 +160,12 @@ static int feed_in(tls_transport *t, int timeout_ms)
 {
     int n = t->inner->ops->read(t->inner, t->rbuf, sizeof t->rbuf, timeout_ms);
     if (n <= 0)
-        return n < 0 ? n : adbc_fail(ADBC_EIO, "%s: empty read", t->base.desc);
+        return n < 0 ? n : core_fail(ADBC_EIO, "%s: empty read", t->base.desc);
     pthread_mutex_lock(&t->ssl_mu);
     int w = BIO_write(t->in_bio, t->rbuf, n);
     pthread_mutex_unlock(&t->ssl_mu);
     if (w != n)
-        return set_failed(t, adbc_fail(ADBC_ENOMEM, "%s: out of memory buffering TLS data",
+        return set_failed(t, core_fail(ADBC_ENOMEM, "%s: out of memory buffering TLS data",
                                        t->base.desc));
     return 0;
 }
@@ -180,7 +180,7 @@ static int read_error(tls_transport *t, const ssl_result *r)
         snprintf(why, sizeof why, "it refused the TLS certificate: %s", reason_text(r->code));
         return set_failed(t, not_paired(t, why));
     }
-    return set_failed(t, adbc_fail(ADBC_EPROTO, "%s: TLS error: %s", t->base.desc,
+    return set_failed(t, core_fail(ADBC_EPROTO, "%s: TLS error: %s", t->base.desc,
                                    reason_text(r->code)));
 }
 
@@ -191,10 +191,10 @@ static int tls_read(adbc_transport *bt, void *buf, size_t len, int timeout_ms)
     if (rc)
         return rc;
     if (len == 0)
-        return adbc_fail(ADBC_EINVAL, "%s: read of 0 bytes", t->base.desc);
+        return core_fail(ADBC_EINVAL, "%s: read of 0 bytes", t->base.desc);
     if (len > INT_MAX)
         len = INT_MAX;
-    int64_t deadline = adbc_deadline(timeout_ms);
+    int64_t deadline = core_deadline(timeout_ms);
     int flush_ms = timeout_ms < 0 ? -1 : timeout_ms > READ_PATH_FLUSH_MS ? timeout_ms
                                                                           : READ_PATH_FLUSH_MS;
     pthread_mutex_lock(&t->recv_mu);
@@ -212,9 +212,9 @@ static int tls_read(adbc_transport *bt, void *buf, size_t len, int timeout_ms)
             break;
         }
         if (r.err == SSL_ERROR_WANT_READ) {
-            rc = feed_in(t, adbc_remaining(deadline));
+            rc = feed_in(t, core_remaining(deadline));
             if (rc == ADBC_ECLOSED && t->detect_not_paired && !atomic_load(&t->app_data_seen))
-                rc = adbc_fail(ADBC_ECLOSED,
+                rc = core_fail(ADBC_ECLOSED,
                                "%s: the device closed the connection right after the TLS "
                                "handshake: this computer's key is probably not paired with it "
                                "(run pairing)", t->base.desc);
@@ -223,7 +223,7 @@ static int tls_read(adbc_transport *bt, void *buf, size_t len, int timeout_ms)
             continue;
         }
         if (r.err == SSL_ERROR_ZERO_RETURN) {
-            rc = adbc_fail(ADBC_ECLOSED, "%s: the device closed the TLS connection",
+            rc = core_fail(ADBC_ECLOSED, "%s: the device closed the TLS connection",
                            t->base.desc);
             break;
         }
@@ -231,7 +231,7 @@ static int tls_read(adbc_transport *bt, void *buf, size_t len, int timeout_ms)
             rc = read_error(t, &r);
             break;
         }
-        rc = set_failed(t, adbc_fail(ADBC_EIO, "%s: TLS read failed (OpenSSL error %d)",
+        rc = set_failed(t, core_fail(ADBC_EIO, "%s: TLS read failed (OpenSSL error %d)",
                                      t->base.desc, r.err));
         break;
     }
@@ -258,7 +258,7 @@ static int tls_writev(adbc_transport *bt, const struct iovec *iov, int iovcnt, i
             capture(t, &r, SSL_write(t->ssl, p, chunk));
             pthread_mutex_unlock(&t->ssl_mu);
             if (r.ret <= 0) {
-                rc = set_failed(t, adbc_fail(r.err == SSL_ERROR_SSL ? ADBC_EPROTO : ADBC_EIO,
+                rc = set_failed(t, core_fail(r.err == SSL_ERROR_SSL ? ADBC_EPROTO : ADBC_EIO,
                                              "%s: TLS write failed: %s", t->base.desc,
                                              reason_text(r.code)));
                 break;
@@ -299,7 +299,7 @@ static void tls_free_only(tls_transport *t)
     pthread_mutex_destroy(&t->recv_mu);
     pthread_mutex_destroy(&t->write_mu);
     pthread_mutex_destroy(&t->send_mu);
-    adbc_free(t);
+    core_free(t);
 }
 
 static void tls_destroy(adbc_transport *bt)
@@ -320,7 +320,7 @@ static const adbc_transport_ops tls_ops = {
     .writev = tls_writev,
 };
 
-int adbc_tls_is_tls(const adbc_transport *t)
+int tls_is_tls(const adbc_transport *t)
 {
     return t && t->ops == &tls_ops;
 }
@@ -339,7 +339,7 @@ static int verify_cb(X509_STORE_CTX *xs, void *arg)
     X509 *cert = X509_STORE_CTX_get0_cert(xs);
     EVP_PKEY *pk = cert ? X509_get0_pubkey(cert) : NULL;
     char fp[ADBC_TLS_FINGERPRINT_SIZE];
-    if (pk && adbc_tls_pkey_fingerprint(fp, pk) == 0 && o->authorize(o->user, fp))
+    if (pk && tls_pkey_fingerprint(fp, pk) == 0 && o->authorize(o->user, fp))
         return 1;
     t->auth_refused = 1;
     X509_STORE_CTX_set_error(xs, X509_V_ERR_CERT_REJECTED);
@@ -372,10 +372,10 @@ static int client_cert_cb(SSL *ssl, void *arg)
     if (adbc_tls_select_key(&key, t->cfg->keys, hints, nh) != 0)
         return 0;
     X509 *cert;
-    if (adbc_tls_make_cert(&cert, adbc_tls_key_pkey(key)) != 0)
+    if (tls_make_cert(&cert, tls_key_pkey(key)) != 0)
         return 0;
     int ok = SSL_use_certificate(ssl, cert) == 1 &&
-             SSL_use_PrivateKey(ssl, adbc_tls_key_pkey(key)) == 1;
+             SSL_use_PrivateKey(ssl, tls_key_pkey(key)) == 1;
     X509_free(cert);
     return ok ? 1 : 0;
 }
@@ -427,7 +427,7 @@ static int setup_ctx(tls_transport *t, const adbc_tls_config *cfg)
     }
     EVP_PKEY *k;
     X509 *c;
-    if (adbc_tls_throwaway_identity(&k, &c) != 0)
+    if (tls_throwaway_identity(&k, &c) != 0)
         return 0;
     int ok = SSL_CTX_use_certificate(t->ctx, c) == 1 && SSL_CTX_use_PrivateKey(t->ctx, k) == 1;
     X509_free(c);
@@ -438,7 +438,7 @@ static int setup_ctx(tls_transport *t, const adbc_tls_config *cfg)
 static int handshake_error(tls_transport *t, const ssl_result *r)
 {
     if (t->server && t->auth_refused)
-        return adbc_fail(ADBC_EUNAUTHORIZED,
+        return core_fail(ADBC_EUNAUTHORIZED,
                          "%s: the host's key is not authorized (not paired with this device)",
                          t->base.desc);
     int alert = alert_of(r->code);
@@ -447,13 +447,13 @@ static int handshake_error(tls_transport *t, const ssl_result *r)
         snprintf(why, sizeof why, "it refused the TLS certificate: %s", reason_text(r->code));
         return not_paired(t, why);
     }
-    return adbc_fail(ADBC_EPROTO, "%s: TLS handshake failed: %s", t->base.desc,
+    return core_fail(ADBC_EPROTO, "%s: TLS handshake failed: %s", t->base.desc,
                      r->err == SSL_ERROR_SSL ? reason_text(r->code) : "internal error");
 }
 
 static int handshake(tls_transport *t, int timeout_ms)
 {
-    int64_t deadline = adbc_deadline(timeout_ms);
+    int64_t deadline = core_deadline(timeout_ms);
     for (;;) {
         ssl_result r;
         pthread_mutex_lock(&t->ssl_mu);
@@ -464,7 +464,7 @@ static int handshake(tls_transport *t, int timeout_ms)
         /* Send what OpenSSL produced, also on failure: it may be the alert
          * that tells the peer why. */
         if (r.pending_out) {
-            int left = adbc_remaining(deadline);
+            int left = core_remaining(deadline);
             rc = flush_out(t, left == 0 ? 1 : left);
         }
         if (r.ret == 1)
@@ -473,13 +473,13 @@ static int handshake(tls_transport *t, int timeout_ms)
             return handshake_error(t, &r);
         if (rc)
             return rc;
-        rc = feed_in(t, adbc_remaining(deadline));
+        rc = feed_in(t, core_remaining(deadline));
         if (rc == ADBC_ETIMEDOUT)
-            return adbc_fail(ADBC_ETIMEDOUT,
+            return core_fail(ADBC_ETIMEDOUT,
                              "%s: the TLS handshake did not finish within %d ms: the device "
                              "did not answer", t->base.desc, timeout_ms);
         if (rc == ADBC_ECLOSED)
-            return adbc_fail(ADBC_ECLOSED,
+            return core_fail(ADBC_ECLOSED,
                              "%s: the peer closed the connection during the TLS handshake",
                              t->base.desc);
         if (rc < 0)
@@ -487,19 +487,19 @@ static int handshake(tls_transport *t, int timeout_ms)
     }
 }
 
-int adbc_tls_wrap(adbc_transport **out, adbc_transport *inner, const adbc_tls_config *cfg,
+int tls_wrap(adbc_transport **out, adbc_transport *inner, const adbc_tls_config *cfg,
                   int timeout_ms)
 {
     *out = NULL;
     if (!inner || !cfg || (cfg->preread_len && !cfg->preread))
-        return adbc_fail(ADBC_EINVAL, "TLS: NULL transport, configuration or pre-read bytes");
+        return core_fail(ADBC_EINVAL, "TLS: NULL transport, configuration or pre-read bytes");
     if (inner->packet_mode)
-        return adbc_fail(ADBC_EUNSUPPORTED,
+        return core_fail(ADBC_EUNSUPPORTED,
                          "%s: TLS runs over byte-stream transports (TCP, descriptors), not "
                          "over USB", inner->desc);
-    tls_transport *t = adbc_calloc(1, sizeof *t);
+    tls_transport *t = core_calloc(1, sizeof *t);
     if (!t)
-        return adbc_fail(ADBC_ENOMEM, "out of memory starting TLS");
+        return core_fail(ADBC_ENOMEM, "out of memory starting TLS");
     pthread_mutex_init(&t->ssl_mu, NULL);
     pthread_mutex_init(&t->recv_mu, NULL);
     pthread_mutex_init(&t->write_mu, NULL);
@@ -522,7 +522,7 @@ int adbc_tls_wrap(adbc_transport **out, adbc_transport *inner, const adbc_tls_co
         ERR_clear_error();
         BIO_free(in_bio);
         tls_free_only(t);
-        return adbc_fail(ADBC_ENOMEM, "cannot set up TLS: %s",
+        return core_fail(ADBC_ENOMEM, "cannot set up TLS: %s",
                          e ? reason_text(e) : "out of memory");
     }
     t->in_bio = in_bio;
@@ -535,7 +535,7 @@ int adbc_tls_wrap(adbc_transport **out, adbc_transport *inner, const adbc_tls_co
         BIO_free(t->in_bio);
         BIO_free(t->out_bio);
         tls_free_only(t);
-        return adbc_fail(ADBC_ENOMEM, "out of memory starting TLS");
+        return core_fail(ADBC_ENOMEM, "out of memory starting TLS");
     }
     SSL_set_bio(t->ssl, t->in_bio, t->out_bio);
     if (cfg->server)
@@ -554,15 +554,15 @@ int adbc_tls_wrap(adbc_transport **out, adbc_transport *inner, const adbc_tls_co
     return 0;
 }
 
-int adbc_tls_export(adbc_transport *bt, uint8_t *out, size_t len, const char *label,
+int tls_export(adbc_transport *bt, uint8_t *out, size_t len, const char *label,
                     size_t label_len)
 {
-    if (!adbc_tls_is_tls(bt))
-        return adbc_fail(ADBC_EINVAL, "TLS export: not a TLS transport");
+    if (!tls_is_tls(bt))
+        return core_fail(ADBC_EINVAL, "TLS export: not a TLS transport");
     tls_transport *t = (tls_transport *)bt;
     pthread_mutex_lock(&t->ssl_mu);
     int ok = SSL_export_keying_material(t->ssl, out, len, label, label_len, NULL, 0, 0) == 1;
     ERR_clear_error();
     pthread_mutex_unlock(&t->ssl_mu);
-    return ok ? 0 : adbc_fail(ADBC_EPROTO, "%s: TLS keying material export failed", bt->desc);
+    return ok ? 0 : core_fail(ADBC_EPROTO, "%s: TLS keying material export failed", bt->desc);
 }

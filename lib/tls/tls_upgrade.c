@@ -14,7 +14,7 @@ int adbc_tls_client_upgrade_ex(adbc_transport **inout, const adbc_keyring *keys,
                                const void *preread, size_t preread_len, int timeout_ms)
 {
     if (!inout || !*inout)
-        return adbc_fail(ADBC_EINVAL, "adbc_tls_client_upgrade: no transport");
+        return core_fail(ADBC_EINVAL, "adbc_tls_client_upgrade: no transport");
     adbc_keyring *own = NULL;
     if (!keys) {
         int rc = adbc_keyring_load_default(&own, 1);
@@ -25,7 +25,7 @@ int adbc_tls_client_upgrade_ex(adbc_transport **inout, const adbc_keyring *keys,
     adbc_tls_config cfg = {.server = 0, .keys = keys, .detect_not_paired = 1,
                            .preread = preread, .preread_len = preread_len};
     adbc_transport *t;
-    int rc = adbc_tls_wrap(&t, *inout, &cfg, timeout_ms);
+    int rc = tls_wrap(&t, *inout, &cfg, timeout_ms);
     adbc_keyring_free(own); /* the certificate is built during the handshake */
     if (rc)
         return rc;
@@ -37,17 +37,17 @@ int adbc_tls_server_upgrade(adbc_transport **inout, const adbc_tls_server_opts *
                             const void *preread, size_t preread_len, int timeout_ms)
 {
     if (!inout || !*inout)
-        return adbc_fail(ADBC_EINVAL, "adbc_tls_server_upgrade: no transport");
+        return core_fail(ADBC_EINVAL, "adbc_tls_server_upgrade: no transport");
     adbc_tls_server_opts o = {.size = sizeof o};
-    if (adbc_abi_take(&o, sizeof o, opts, "adbc_tls_server_opts") < 0)
+    if (core_abi_take(&o, sizeof o, opts, "adbc_tls_server_opts") < 0)
         return ADBC_EINVAL;
     opts = &o;
     if (opts->nhints && !opts->hints)
-        return adbc_fail(ADBC_EINVAL, "adbc_tls_server_upgrade: nhints without hints");
+        return core_fail(ADBC_EINVAL, "adbc_tls_server_upgrade: nhints without hints");
     adbc_tls_config cfg = {.server = 1, .server_opts = opts, .preread = preread,
                            .preread_len = preread_len};
     adbc_transport *t;
-    int rc = adbc_tls_wrap(&t, *inout, &cfg, timeout_ms);
+    int rc = tls_wrap(&t, *inout, &cfg, timeout_ms);
     if (rc)
         return rc;
     *inout = t;

@@ -48,7 +48,7 @@ static int wait_fd(fd_transport *t, short events, int timeout_ms)
         if (r < 0 && errno == EINTR)
             continue;
         if (r < 0)
-            return adbc_fail(ADBC_EIO, "%s: poll failed: %s", t->base.desc, strerror(errno));
+            return core_fail(ADBC_EIO, "%s: poll failed: %s", t->base.desc, strerror(errno));
         if (atomic_load(&t->down) || (p[1].revents & POLLIN))
             return ADBC_ECLOSED;
         if (r == 0)
@@ -77,40 +77,40 @@ static int fd_read(adbc_transport *bt, void *buf, size_t len, int timeout_ms)
              * the caller made non-blocking answers EAGAIN: from then on
              * its reads go through poll() below. */
             if (atomic_load(&t->down))
-                return adbc_fail(ADBC_ECLOSED, "%s: connection shut down", t->base.desc);
+                return core_fail(ADBC_ECLOSED, "%s: connection shut down", t->base.desc);
             ssize_t n = recv(t->fd, buf, len, 0);
             if (n > 0)
                 return (int)n;
             if (atomic_load(&t->down))
-                return adbc_fail(ADBC_ECLOSED, "%s: connection shut down", t->base.desc);
+                return core_fail(ADBC_ECLOSED, "%s: connection shut down", t->base.desc);
             if (n == 0)
-                return adbc_fail(ADBC_ECLOSED, "%s: the device closed the connection",
+                return core_fail(ADBC_ECLOSED, "%s: the device closed the connection",
                                  t->base.desc);
             if (errno == EINTR)
                 continue;
             if (errno != EAGAIN && errno != EWOULDBLOCK)
-                return adbc_fail(errno == ECONNRESET ? ADBC_ECLOSED : ADBC_EIO,
+                return core_fail(errno == ECONNRESET ? ADBC_ECLOSED : ADBC_EIO,
                                  "%s: read failed: %s", t->base.desc, strerror(errno));
             t->recv_first = 0;
         }
         int w = wait_fd(t, POLLIN, timeout_ms);
         if (w < 0)
-            return w == ADBC_ECLOSED ? adbc_fail(ADBC_ECLOSED, "%s: connection shut down",
+            return w == ADBC_ECLOSED ? core_fail(ADBC_ECLOSED, "%s: connection shut down",
                                                  t->base.desc)
                                      : w;
         if (w == 0)
-            return adbc_fail(ADBC_ETIMEDOUT, "%s: nothing received for %d ms", t->base.desc,
+            return core_fail(ADBC_ETIMEDOUT, "%s: nothing received for %d ms", t->base.desc,
                              timeout_ms);
         if (w == 2)
-            return adbc_fail(ADBC_ETIMEDOUT, "%s: the read's alarm went off", t->base.desc);
+            return core_fail(ADBC_ETIMEDOUT, "%s: the read's alarm went off", t->base.desc);
         ssize_t n = read(t->fd, buf, len);
         if (n > 0)
             return (int)n;
         if (n == 0)
-            return adbc_fail(ADBC_ECLOSED, "%s: the device closed the connection", t->base.desc);
+            return core_fail(ADBC_ECLOSED, "%s: the device closed the connection", t->base.desc);
         if (errno == EINTR || errno == EAGAIN)
             continue;
-        return adbc_fail(errno == ECONNRESET ? ADBC_ECLOSED : ADBC_EIO,
+        return core_fail(errno == ECONNRESET ? ADBC_ECLOSED : ADBC_EIO,
                          "%s: read failed: %s", t->base.desc, strerror(errno));
     }
 }
@@ -139,17 +139,17 @@ static int fd_writev(adbc_transport *bt, const struct iovec *iov_in, int iovcnt,
             if (errno == EAGAIN || errno == EWOULDBLOCK) {
                 int w = wait_fd(t, POLLOUT, timeout_ms);
                 if (w < 0)
-                    return w == ADBC_ECLOSED ? adbc_fail(ADBC_ECLOSED, "%s: connection shut down",
+                    return w == ADBC_ECLOSED ? core_fail(ADBC_ECLOSED, "%s: connection shut down",
                                                          t->base.desc)
                                              : w;
                 if (w == 0)
-                    return adbc_fail(ADBC_ETIMEDOUT,
+                    return core_fail(ADBC_ETIMEDOUT,
                                      "%s: the device accepted no data for %d ms: it is stalled "
                                      "or gone",
                                      t->base.desc, timeout_ms);
                 continue;
             }
-            return adbc_fail(errno == EPIPE || errno == ECONNRESET ? ADBC_ECLOSED : ADBC_EIO,
+            return core_fail(errno == EPIPE || errno == ECONNRESET ? ADBC_ECLOSED : ADBC_EIO,
                              "%s: write failed: %s", t->base.desc, strerror(errno));
         }
         size_t left = (size_t)n;
@@ -168,13 +168,13 @@ static int fd_writev(adbc_transport *bt, const struct iovec *iov_in, int iovcnt,
 
 static const adbc_transport_ops fd_ops;
 
-long adbc_transport_try_writev(adbc_transport *bt, const struct iovec *iov, int iovcnt)
+long transport_try_writev(adbc_transport *bt, const struct iovec *iov, int iovcnt)
 {
     if (bt->ops != &fd_ops)
         return ADBC_EINVAL;
     fd_transport *t = (fd_transport *)bt;
     if (atomic_load(&t->down))
-        return adbc_fail(ADBC_ECLOSED, "%s: connection shut down", t->base.desc);
+        return core_fail(ADBC_ECLOSED, "%s: connection shut down", t->base.desc);
     for (;;) {
         ssize_t n;
         if (t->is_socket) {
@@ -189,20 +189,20 @@ long adbc_transport_try_writev(adbc_transport *bt, const struct iovec *iov, int 
             continue;
         if (errno == EAGAIN || errno == EWOULDBLOCK)
             return 0;
-        return adbc_fail(errno == EPIPE || errno == ECONNRESET ? ADBC_ECLOSED : ADBC_EIO,
+        return core_fail(errno == EPIPE || errno == ECONNRESET ? ADBC_ECLOSED : ADBC_EIO,
                          "%s: write failed: %s", t->base.desc, strerror(errno));
     }
 }
 
-int adbc_transport_fd_alarm(adbc_transport *bt, int ms)
+int transport_fd_alarm(adbc_transport *bt, int ms)
 {
     if (bt->ops != &fd_ops)
-        return adbc_fail(ADBC_EINVAL, "%s: this transport has no read alarm", bt->desc);
+        return core_fail(ADBC_EINVAL, "%s: this transport has no read alarm", bt->desc);
     fd_transport *t = (fd_transport *)bt;
     if (ms <= 0 && !t->alarm_armed)
         return 0;
     if (t->alarm < 0 && (t->alarm = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK)) < 0)
-        return adbc_fail(ADBC_EIO, "%s: cannot create a timer: %s", bt->desc, strerror(errno));
+        return core_fail(ADBC_EIO, "%s: cannot create a timer: %s", bt->desc, strerror(errno));
     struct itimerspec its = {0};
     if (ms > 0) {
         its.it_value.tv_sec = ms / 1000;
@@ -210,12 +210,12 @@ int adbc_transport_fd_alarm(adbc_transport *bt, int ms)
     }
     /* Setting it also clears an expiry nobody has read yet. */
     if (timerfd_settime(t->alarm, 0, &its, NULL) < 0)
-        return adbc_fail(ADBC_EIO, "%s: cannot set a timer: %s", bt->desc, strerror(errno));
+        return core_fail(ADBC_EIO, "%s: cannot set a timer: %s", bt->desc, strerror(errno));
     t->alarm_armed = ms > 0;
     return 0;
 }
 
-int adbc_transport_can_try_write(const adbc_transport *t)
+int transport_can_try_write(const adbc_transport *t)
 {
     return t && t->ops == &fd_ops;
 }
@@ -248,7 +248,7 @@ static void fd_destroy(adbc_transport *bt)
     close(t->wake[1]);
     if (t->alarm >= 0)
         close(t->alarm);
-    adbc_free(t);
+    core_free(t);
 }
 
 static const adbc_transport_ops fd_ops = {
@@ -261,18 +261,18 @@ static const adbc_transport_ops fd_ops = {
     .writev = fd_writev,
 };
 
-int adbc_transport_fd_named(adbc_transport **out, int fd, int own, const char *desc)
+int transport_fd_named(adbc_transport **out, int fd, int own, const char *desc)
 {
     *out = NULL;
     if (fd < 0)
-        return adbc_fail(ADBC_EINVAL, "adbc_transport_fd: invalid descriptor %d", fd);
-    fd_transport *t = adbc_calloc(1, sizeof *t);
+        return core_fail(ADBC_EINVAL, "adbc_transport_fd: invalid descriptor %d", fd);
+    fd_transport *t = core_calloc(1, sizeof *t);
     if (!t)
-        return adbc_fail(ADBC_ENOMEM, "out of memory creating a transport");
+        return core_fail(ADBC_ENOMEM, "out of memory creating a transport");
     if (pipe2(t->wake, O_CLOEXEC | O_NONBLOCK) < 0) {
         int e = errno;
-        adbc_free(t);
-        return adbc_fail(ADBC_EIO, "cannot create a pipe: %s", strerror(e));
+        core_free(t);
+        return core_fail(ADBC_EIO, "cannot create a pipe: %s", strerror(e));
     }
     t->base.size = sizeof t->base;
     t->base.ops = &fd_ops;
@@ -297,7 +297,7 @@ int adbc_transport_fd(adbc_transport **out, int fd, int own)
 {
     char desc[32];
     snprintf(desc, sizeof desc, "fd:%d", fd);
-    return adbc_transport_fd_named(out, fd, own, desc);
+    return transport_fd_named(out, fd, own, desc);
 }
 
 void adbc_transport_free(adbc_transport *t)

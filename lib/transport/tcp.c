@@ -19,18 +19,18 @@ int adbc_parse_hostport(const char *addr, char *host, size_t hostlen, unsigned *
                         unsigned default_port)
 {
     if (!addr || !*addr)
-        return adbc_fail(ADBC_EINVAL, "empty address: give HOST:PORT");
+        return core_fail(ADBC_EINVAL, "empty address: give HOST:PORT");
     const char *p = NULL;
     size_t hl;
     if (addr[0] == '[') {
         const char *close = strchr(addr, ']');
         if (!close)
-            return adbc_fail(ADBC_EINVAL, "bad address \"%s\": missing ']'", addr);
+            return core_fail(ADBC_EINVAL, "bad address \"%s\": missing ']'", addr);
         hl = (size_t)(close - addr - 1);
         if (close[1] == ':')
             p = close + 2;
         else if (close[1] != '\0')
-            return adbc_fail(ADBC_EINVAL, "bad address \"%s\": expected [IPv6]:PORT", addr);
+            return core_fail(ADBC_EINVAL, "bad address \"%s\": expected [IPv6]:PORT", addr);
         addr++;
     } else {
         const char *colon = strrchr(addr, ':');
@@ -40,7 +40,7 @@ int adbc_parse_hostport(const char *addr, char *host, size_t hostlen, unsigned *
         p = colon ? colon + 1 : NULL;
     }
     if (hl == 0 || hl >= hostlen)
-        return adbc_fail(ADBC_EINVAL, "bad address: host part is empty or too long");
+        return core_fail(ADBC_EINVAL, "bad address: host part is empty or too long");
     memcpy(host, addr, hl);
     host[hl] = '\0';
     if (!p) {
@@ -51,7 +51,7 @@ int adbc_parse_hostport(const char *addr, char *host, size_t hostlen, unsigned *
     errno = 0;
     unsigned long v = strtoul(p, &end, 10);
     if (*p == '\0' || *end != '\0' || errno || v == 0 || v > 65535)
-        return adbc_fail(ADBC_EINVAL, "bad port \"%s\": expected a number from 1 to 65535", p);
+        return core_fail(ADBC_EINVAL, "bad port \"%s\": expected a number from 1 to 65535", p);
     *port = (unsigned)v;
     return 0;
 }
@@ -111,11 +111,11 @@ int adbc_transport_tcp(adbc_transport **out, const char *addr, int timeout_ms)
     struct addrinfo *res = NULL;
     int g = getaddrinfo(host, portstr, &hints, &res);
     if (g != 0)
-        return adbc_fail(ADBC_ENOTFOUND, "cannot resolve \"%s\": %s", host, gai_strerror(g));
-    int64_t deadline = adbc_deadline(timeout_ms);
+        return core_fail(ADBC_ENOTFOUND, "cannot resolve \"%s\": %s", host, gai_strerror(g));
+    int64_t deadline = core_deadline(timeout_ms);
     int fd = -1, err = 0;
     for (struct addrinfo *ai = res; ai && fd < 0; ai = ai->ai_next) {
-        int left = adbc_remaining(deadline);
+        int left = core_remaining(deadline);
         if (left == 0) {
             err = ETIMEDOUT;
             break;
@@ -125,23 +125,23 @@ int adbc_transport_tcp(adbc_transport **out, const char *addr, int timeout_ms)
     freeaddrinfo(res);
     if (fd < 0) {
         if (err == ETIMEDOUT)
-            return adbc_fail(ADBC_ETIMEDOUT,
+            return core_fail(ADBC_ETIMEDOUT,
                              "connecting to %s:%u timed out after %d ms: check the address and "
                              "that the device is reachable",
                              host, port, timeout_ms);
         if (err == ECONNREFUSED)
-            return adbc_fail(ADBC_EREFUSED,
+            return core_fail(ADBC_EREFUSED,
                              "connection to %s:%u refused: is adbd listening there? (on a phone: "
                              "enable wireless debugging or run `adb tcpip %u`)",
                              host, port, port);
-        return adbc_fail(ADBC_EIO, "cannot connect to %s:%u: %s", host, port, strerror(err));
+        return core_fail(ADBC_EIO, "cannot connect to %s:%u: %s", host, port, strerror(err));
     }
     char desc[300];
     if (strchr(host, ':'))
         snprintf(desc, sizeof desc, "tcp:[%s]:%u", host, port);
     else
         snprintf(desc, sizeof desc, "tcp:%s:%u", host, port);
-    rc = adbc_transport_fd_named(out, fd, 1, desc);
+    rc = transport_fd_named(out, fd, 1, desc);
     if (rc < 0)
         close(fd);
     return rc;

@@ -31,7 +31,7 @@ static uint32_t payload_limit(usb_transport *t)
 /* A header is valid when its magic is the command's complement. */
 static int header_ok(const uint8_t *h)
 {
-    return (adbc_rd32(h) ^ 0xffffffffu) == adbc_rd32(h + 20);
+    return (core_rd32(h) ^ 0xffffffffu) == core_rd32(h + 20);
 }
 
 static int rx_fatal(usb_transport *t, int code)
@@ -45,8 +45,8 @@ static int usb_read(adbc_transport *bt, void *buf, size_t len, int timeout_ms)
 {
     usb_transport *t = (usb_transport *)bt;
     if (t->rx_err)
-        return adbc_fail(t->rx_err, "%s", t->rx_msg);
-    int64_t deadline = adbc_deadline(timeout_ms);
+        return core_fail(t->rx_err, "%s", t->rx_msg);
+    int64_t deadline = core_deadline(timeout_ms);
     for (;;) {
         if (t->pend_len > 0) {
             size_t n = t->pend_len < len ? t->pend_len : len;
@@ -64,10 +64,10 @@ static int usb_read(adbc_transport *bt, void *buf, size_t len, int timeout_ms)
         }
         int w = usb_xfer_wait(t, &t->rx, deadline);
         if (w == ADBC_ETIMEDOUT) /* the read stays in flight for the next call */
-            return adbc_fail(ADBC_ETIMEDOUT, "%s: nothing received for %d ms", t->base.desc,
+            return core_fail(ADBC_ETIMEDOUT, "%s: nothing received for %d ms", t->base.desc,
                              timeout_ms);
         if (w == ADBC_ECLOSED)
-            return adbc_fail(ADBC_ECLOSED, "%s: connection shut down", t->base.desc);
+            return core_fail(ADBC_ECLOSED, "%s: connection shut down", t->base.desc);
         if (w < 0)
             return rx_fatal(t, w);
         t->rx.done = 0;
@@ -79,15 +79,15 @@ static int usb_read(adbc_transport *bt, void *buf, size_t len, int timeout_ms)
             if (got == 0) /* a stray zero-length packet between packets */
                 continue;
             if (got != ADBC_HEADER_SIZE || !header_ok(t->rx.buf))
-                return rx_fatal(t, adbc_fail(ADBC_EPROTO,
+                return rx_fatal(t, core_fail(ADBC_EPROTO,
                                              "%s: received a %zu-byte USB transfer where a "
                                              "24-byte ADB packet header was expected",
                                              t->base.desc, got));
-            uint32_t dlen = adbc_rd32(t->rx.buf + 12);
-            if (adbc_rd32(t->rx.buf) == ADBC_A_CNXN)
-                atomic_store(&t->device_max, adbc_rd32(t->rx.buf + 8));
+            uint32_t dlen = core_rd32(t->rx.buf + 12);
+            if (core_rd32(t->rx.buf) == ADBC_A_CNXN)
+                atomic_store(&t->device_max, core_rd32(t->rx.buf + 8));
             if (dlen > payload_limit(t))
-                return rx_fatal(t, adbc_fail(ADBC_EPROTO,
+                return rx_fatal(t, core_fail(ADBC_EPROTO,
                                              "%s: the device announced a %u-byte payload, more "
                                              "than the %u bytes negotiated",
                                              t->base.desc, dlen, payload_limit(t)));
@@ -95,7 +95,7 @@ static int usb_read(adbc_transport *bt, void *buf, size_t len, int timeout_ms)
             t->rx_len = dlen;
         } else {
             if (got != t->rx_len)
-                return rx_fatal(t, adbc_fail(ADBC_EPROTO,
+                return rx_fatal(t, core_fail(ADBC_EPROTO,
                                              "%s: received %zu of the %u payload bytes the "
                                              "packet header announced",
                                              t->base.desc, got, t->rx_len));
@@ -123,20 +123,20 @@ static int send_one(usb_transport *t, size_t len, int64_t deadline, int timeout_
     if (w == ADBC_ETIMEDOUT) {
         /* Part of it may have gone out: the stream is out of step for good. */
         usb_xfer_cancel(t, &t->tx, 1000);
-        return tx_fatal(t, adbc_fail(ADBC_ETIMEDOUT,
+        return tx_fatal(t, core_fail(ADBC_ETIMEDOUT,
                                      "%s: the device took no data for %d ms: it is stalled or "
                                      "gone; reconnect it and retry",
                                      t->base.desc, timeout_ms));
     }
     if (w == ADBC_ECLOSED)
-        return adbc_fail(ADBC_ECLOSED, "%s: connection shut down", t->base.desc);
+        return core_fail(ADBC_ECLOSED, "%s: connection shut down", t->base.desc);
     if (w < 0)
         return tx_fatal(t, w);
     rc = usb_xfer_status(t, &t->tx, "OUT");
     if (rc < 0)
         return rc == ADBC_ECLOSED ? rc : tx_fatal(t, rc);
     if ((size_t)t->tx.t->actual_length != len)
-        return tx_fatal(t, adbc_fail(ADBC_EIO, "%s: the device accepted %d of %zu bytes",
+        return tx_fatal(t, core_fail(ADBC_EIO, "%s: the device accepted %d of %zu bytes",
                                      t->base.desc, t->tx.t->actual_length, len));
     return 0;
 }
@@ -145,23 +145,23 @@ static int usb_write(adbc_transport *bt, const void *buf, size_t len, int timeou
 {
     usb_transport *t = (usb_transport *)bt;
     if (t->tx_err)
-        return adbc_fail(t->tx_err, "%s", t->tx_msg);
+        return core_fail(t->tx_err, "%s", t->tx_msg);
     if (len > 0x7fffffff)
-        return adbc_fail(ADBC_EINVAL, "%s: a %zu-byte USB transfer is too large", t->base.desc,
+        return core_fail(ADBC_EINVAL, "%s: a %zu-byte USB transfer is too large", t->base.desc,
                          len);
     /* Follow the framing to learn the host's max payload from its CNXN. */
     if (!t->tx_payload && len == ADBC_HEADER_SIZE && header_ok(buf)) {
-        if (adbc_rd32(buf) == ADBC_A_CNXN)
-            atomic_store(&t->host_max, adbc_rd32((const uint8_t *)buf + 8));
-        t->tx_payload = adbc_rd32((const uint8_t *)buf + 12) > 0;
+        if (core_rd32(buf) == ADBC_A_CNXN)
+            atomic_store(&t->host_max, core_rd32((const uint8_t *)buf + 8));
+        t->tx_payload = core_rd32((const uint8_t *)buf + 12) > 0;
     } else {
         t->tx_payload = 0;
     }
-    int64_t deadline = adbc_deadline(timeout_ms);
+    int64_t deadline = core_deadline(timeout_ms);
     if (len > t->tx.cap) {
-        uint8_t *nb = adbc_realloc(t->tx.buf, len);
+        uint8_t *nb = core_realloc(t->tx.buf, len);
         if (!nb)
-            return adbc_fail(ADBC_ENOMEM, "out of memory for a %zu-byte USB transfer", len);
+            return core_fail(ADBC_ENOMEM, "out of memory for a %zu-byte USB transfer", len);
         t->tx.buf = nb;
         t->tx.cap = len;
     }
@@ -214,7 +214,7 @@ static void usb_destroy(adbc_transport *bt)
     if (t->own_fd && t->fd >= 0)
         close(t->fd);
     pthread_mutex_destroy(&t->mu);
-    adbc_free(t);
+    core_free(t);
 }
 
 static const adbc_transport_ops usb_ops = {
@@ -241,7 +241,7 @@ static int LIBUSB_CALL on_hotplug(libusb_context *ctx, libusb_device *dev,
 
 static usb_transport *transport_new(libusb_context *ctx)
 {
-    usb_transport *t = adbc_calloc(1, sizeof *t);
+    usb_transport *t = core_calloc(1, sizeof *t);
     if (!t)
         return NULL;
     t->ctx = ctx;
@@ -260,7 +260,7 @@ static int finish_open(usb_transport *t, int hotplug)
 {
     usb_describe(&t->info, t->base.desc, sizeof t->base.desc);
     if (t->info.protocol != ADBC_USB_PROTOCOL_ADB)
-        return adbc_fail(ADBC_EOFFLINE,
+        return core_fail(ADBC_EOFFLINE,
                          "%s is in bootloader (fastboot) mode, which does not speak ADB: boot it "
                          "into Android (`fastboot reboot`) and retry",
                          t->base.desc);
@@ -294,7 +294,7 @@ int usb_transport_open(adbc_transport **out, libusb_context *ctx, const usb_foun
     *out = NULL;
     usb_transport *t = transport_new(ctx);
     if (!t)
-        return adbc_fail(ADBC_ENOMEM, "out of memory opening a USB device");
+        return core_fail(ADBC_ENOMEM, "out of memory opening a USB device");
     t->info = f->info;
     t->dev = libusb_ref_device(f->dev);
     usb_describe(&t->info, t->base.desc, sizeof t->base.desc);
@@ -306,7 +306,7 @@ int usb_transport_open(adbc_transport **out, libusb_context *ctx, const usb_foun
     if (rc < 0) {
         t->own_ctx = 0; /* the caller keeps it */
         usb_destroy(&t->base);
-        return adbc_fail_keep(rc);
+        return core_fail_keep(rc);
     }
     *out = &t->base;
     return 0;
@@ -316,7 +316,7 @@ int adbc_transport_usb_fd(adbc_transport **out, int fd, int own)
 {
     *out = NULL;
     if (fd < 0)
-        return adbc_fail(ADBC_EINVAL, "adbc_transport_usb_fd: invalid descriptor %d", fd);
+        return core_fail(ADBC_EINVAL, "adbc_transport_usb_fd: invalid descriptor %d", fd);
     libusb_context *ctx;
     int rc = usb_context_new(&ctx, 0);
     if (rc < 0) {
@@ -329,7 +329,7 @@ int adbc_transport_usb_fd(adbc_transport **out, int fd, int own)
         libusb_exit(ctx);
         if (own)
             close(fd);
-        return adbc_fail(ADBC_ENOMEM, "out of memory opening a USB device");
+        return core_fail(ADBC_ENOMEM, "out of memory opening a USB device");
     }
     t->fd = fd;
     t->own_fd = own;
@@ -337,11 +337,11 @@ int adbc_transport_usb_fd(adbc_transport **out, int fd, int own)
     rc = libusb_wrap_sys_device(ctx, (intptr_t)fd, &t->h);
     if (rc < 0) {
         rc = rc == LIBUSB_ERROR_ACCESS
-                 ? adbc_fail(ADBC_EPERM,
+                 ? core_fail(ADBC_EPERM,
                              "descriptor %d: permission denied: it must be a USB device node "
                              "opened read-write (with Termux, grant access through termux-usb -r)",
                              fd)
-                 : adbc_fail(ADBC_EIO, "descriptor %d is not a usable USB device: %s", fd,
+                 : core_fail(ADBC_EIO, "descriptor %d is not a usable USB device: %s", fd,
                              libusb_strerror(rc));
         t->h = NULL;
         goto fail;
@@ -353,13 +353,13 @@ int adbc_transport_usb_fd(adbc_transport **out, int fd, int own)
     if (libusb_get_device_descriptor(t->dev, &dd) < 0 ||
         (libusb_get_active_config_descriptor(t->dev, &cfg) < 0 &&
          libusb_get_config_descriptor(t->dev, 0, &cfg) < 0)) {
-        rc = adbc_fail(ADBC_EIO, "descriptor %d: cannot read the USB descriptors", fd);
+        rc = core_fail(ADBC_EIO, "descriptor %d: cannot read the USB descriptors", fd);
         goto fail;
     }
     int found = usb_match_config(cfg, &iface);
     libusb_free_config_descriptor(cfg);
     if (!found) {
-        rc = adbc_fail(ADBC_ENOTFOUND,
+        rc = core_fail(ADBC_ENOTFOUND,
                        "the USB device behind descriptor %d (%04x:%04x) has no ADB interface: "
                        "enable USB debugging on it (Settings > Developer options)",
                        fd, dd.idVendor, dd.idProduct);
@@ -383,13 +383,13 @@ int adbc_transport_usb_fd(adbc_transport **out, int fd, int own)
     return 0;
 fail:
     usb_destroy(&t->base);
-    return adbc_fail_keep(rc);
+    return core_fail_keep(rc);
 }
 
 int adbc_transport_usb_info(const adbc_transport *t, adbc_usb_device *out)
 {
     if (!t || t->ops != &usb_ops)
-        return adbc_fail(ADBC_EINVAL, "not a USB transport");
+        return core_fail(ADBC_EINVAL, "not a USB transport");
     *out = ((const usb_transport *)t)->info;
     return 0;
 }

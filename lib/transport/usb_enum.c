@@ -38,7 +38,7 @@ int usb_context_new(libusb_context **out, int discovery)
     }
     if (rc < 0) {
         *out = NULL;
-        return adbc_fail(ADBC_EIO, "cannot initialise libusb: %s", libusb_strerror(rc));
+        return core_fail(ADBC_EIO, "cannot initialise libusb: %s", libusb_strerror(rc));
     }
     return 0;
 }
@@ -209,14 +209,14 @@ int usb_scan(libusb_context *ctx, usb_found **out, size_t *count)
     libusb_device **list;
     ssize_t n = libusb_get_device_list(ctx, &list);
     if (n < 0)
-        return adbc_fail(ADBC_EIO, "cannot list USB devices: %s", libusb_strerror((int)n));
+        return core_fail(ADBC_EIO, "cannot list USB devices: %s", libusb_strerror((int)n));
     usb_found *found = NULL;
     size_t nfound = 0;
     if (n > 0) {
-        found = adbc_calloc((size_t)n, sizeof *found);
+        found = core_calloc((size_t)n, sizeof *found);
         if (!found) {
             libusb_free_device_list(list, 1);
-            return adbc_fail(ADBC_ENOMEM, "out of memory listing USB devices");
+            return core_fail(ADBC_ENOMEM, "out of memory listing USB devices");
         }
     }
     for (ssize_t i = 0; i < n; i++)
@@ -226,7 +226,7 @@ int usb_scan(libusb_context *ctx, usb_found **out, size_t *count)
     if (nfound > 1)
         qsort(found, nfound, sizeof *found, by_place);
     if (nfound == 0) {
-        adbc_free(found);
+        core_free(found);
         found = NULL;
     }
     *out = found;
@@ -238,7 +238,7 @@ void usb_found_free(usb_found *list, size_t count)
 {
     for (size_t i = 0; list && i < count; i++)
         libusb_unref_device(list[i].dev);
-    adbc_free(list);
+    core_free(list);
 }
 
 int adbc_usb_list(adbc_usb_device **out, size_t *count)
@@ -253,9 +253,9 @@ int adbc_usb_list(adbc_usb_device **out, size_t *count)
     size_t n;
     rc = usb_scan(ctx, &found, &n);
     if (rc == 0 && n > 0) {
-        adbc_usb_device *list = adbc_calloc(n, sizeof *list);
+        adbc_usb_device *list = core_calloc(n, sizeof *list);
         if (!list) {
-            rc = adbc_fail(ADBC_ENOMEM, "out of memory listing USB devices");
+            rc = core_fail(ADBC_ENOMEM, "out of memory listing USB devices");
         } else {
             for (size_t i = 0; i < n; i++)
                 list[i] = found[i].info;
@@ -270,5 +270,5 @@ int adbc_usb_list(adbc_usb_device **out, size_t *count)
 
 void adbc_usb_list_free(adbc_usb_device *list)
 {
-    adbc_free(list);
+    core_free(list);
 }

@@ -13,7 +13,7 @@ int usb_fail(int lrc, const char *what, const adbc_usb_device *d)
     usb_describe(d, name, sizeof name);
     switch (lrc) {
     case LIBUSB_ERROR_ACCESS:
-        return adbc_fail(ADBC_EPERM,
+        return core_fail(ADBC_EPERM,
                          "%s: permission denied %s /dev/bus/usb/%03u/%03u: add a udev rule such as "
                          "SUBSYSTEM==\"usb\", ATTR{idVendor}==\"%04x\", MODE=\"0660\", "
                          "GROUP=\"plugdev\", TAG+=\"uaccess\" (in "
@@ -22,18 +22,18 @@ int usb_fail(int lrc, const char *what, const adbc_usb_device *d)
                          "docs/usb.md",
                          name, what, d->bus, d->address, d->vendor_id);
     case LIBUSB_ERROR_BUSY:
-        return adbc_fail(ADBC_EBUSY,
+        return core_fail(ADBC_EBUSY,
                          "%s: the ADB interface is claimed by another program, usually a running "
                          "adb server: stop it with `adb kill-server` and retry",
                          name);
     case LIBUSB_ERROR_NO_DEVICE:
-        return adbc_fail(ADBC_ENOTFOUND,
+        return core_fail(ADBC_ENOTFOUND,
                          "%s: the device disconnected while %s it: reconnect it and retry", name,
                          strncmp(what, "opening", 7) == 0 ? "opening" : "setting up");
     case LIBUSB_ERROR_NO_MEM:
-        return adbc_fail(ADBC_ENOMEM, "%s: out of memory %s it", name, what);
+        return core_fail(ADBC_ENOMEM, "%s: out of memory %s it", name, what);
     default:
-        return adbc_fail(ADBC_EIO, "%s: failed %s it: %s", name, what, libusb_strerror(lrc));
+        return core_fail(ADBC_EIO, "%s: failed %s it: %s", name, what, libusb_strerror(lrc));
     }
 }
 
@@ -58,14 +58,14 @@ static int choose(const usb_found *f, size_t n, const char *serial)
         for (size_t i = 0; i < n; i++)
             if (strcmp(f[i].info.path, serial + 4) == 0)
                 return (int)i;
-        return adbc_fail(ADBC_ENOTFOUND, "no ADB device on USB port %s%s%s", serial + 4,
+        return core_fail(ADBC_ENOTFOUND, "no ADB device on USB port %s%s%s", serial + 4,
                          n ? "; attached: " : " (none attached)", names);
     }
     if (serial) {
         for (size_t i = 0; i < n; i++)
             if (strcmp(f[i].info.serial, serial) == 0)
                 return (int)i;
-        return adbc_fail(ADBC_ENOTFOUND, "no USB device with serial \"%s\"%s%s", serial,
+        return core_fail(ADBC_ENOTFOUND, "no USB device with serial \"%s\"%s%s", serial,
                          n ? "; attached: " : " (no ADB device on USB)", names);
     }
     size_t adb = 0, pick = 0;
@@ -77,13 +77,13 @@ static int choose(const usb_found *f, size_t n, const char *serial)
     if (adb == 1)
         return (int)pick;
     if (adb > 1)
-        return adbc_fail(ADBC_EINVAL,
+        return core_fail(ADBC_EINVAL,
                          "%zu USB devices are attached (%s): choose one by serial (-s SERIAL or "
                          "ANDROID_SERIAL)",
                          adb, names);
     if (n > 0) /* only devices in fastboot mode: let the open say so */
         return 0;
-    return adbc_fail(ADBC_ENOTFOUND,
+    return core_fail(ADBC_ENOTFOUND,
                      "no device with an ADB interface on USB: connect it with a data cable, "
                      "enable USB debugging (Settings > Developer options) and allow this "
                      "computer; `adbc-snap devices` lists what is found");
@@ -107,5 +107,5 @@ int adbc_transport_usb(adbc_transport **out, const char *serial)
     usb_found_free(found, n);
     if (rc < 0)
         libusb_exit(ctx);
-    return rc < 0 ? adbc_fail_keep(rc) : 0;
+    return rc < 0 ? core_fail_keep(rc) : 0;
 }

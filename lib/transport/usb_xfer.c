@@ -21,7 +21,7 @@ int usb_xfer_init(usb_xfer *x, libusb_device_handle *h, uint8_t ep)
     memset(x, 0, sizeof *x);
     x->t = libusb_alloc_transfer(0);
     if (!x->t)
-        return adbc_fail(ADBC_ENOMEM, "out of memory allocating a USB transfer");
+        return core_fail(ADBC_ENOMEM, "out of memory allocating a USB transfer");
     libusb_fill_bulk_transfer(x->t, h, ep, NULL, 0, on_done, x, 0);
     return 0;
 }
@@ -30,7 +30,7 @@ void usb_xfer_free(usb_xfer *x)
 {
     if (x->t)
         libusb_free_transfer(x->t);
-    adbc_free(x->buf);
+    core_free(x->buf);
     memset(x, 0, sizeof *x);
 }
 
@@ -38,9 +38,9 @@ static int reserve(usb_xfer *x, size_t len)
 {
     if (len <= x->cap)
         return 0;
-    uint8_t *nb = adbc_realloc(x->buf, len);
+    uint8_t *nb = core_realloc(x->buf, len);
     if (!nb)
-        return adbc_fail(ADBC_ENOMEM, "out of memory for a %zu-byte USB transfer", len);
+        return core_fail(ADBC_ENOMEM, "out of memory for a %zu-byte USB transfer", len);
     x->buf = nb;
     x->cap = len;
     return 0;
@@ -54,7 +54,7 @@ int usb_xfer_submit(usb_transport *t, usb_xfer *x, size_t len)
     pthread_mutex_lock(&t->mu);
     if (atomic_load(&t->down)) {
         pthread_mutex_unlock(&t->mu);
-        return adbc_fail(ADBC_ECLOSED, "%s: connection shut down", t->base.desc);
+        return core_fail(ADBC_ECLOSED, "%s: connection shut down", t->base.desc);
     }
     x->t->buffer = x->buf;
     x->t->length = (int)len;
@@ -69,7 +69,7 @@ int usb_xfer_submit(usb_transport *t, usb_xfer *x, size_t len)
     if (lrc == LIBUSB_ERROR_NO_DEVICE)
         return usb_gone(t);
     if (lrc < 0)
-        return adbc_fail(lrc == LIBUSB_ERROR_NO_MEM ? ADBC_ENOMEM : ADBC_EIO,
+        return core_fail(lrc == LIBUSB_ERROR_NO_MEM ? ADBC_ENOMEM : ADBC_EIO,
                          "%s: cannot start a USB transfer: %s", t->base.desc,
                          libusb_strerror(lrc));
     return 0;
@@ -82,14 +82,14 @@ int usb_xfer_wait(usb_transport *t, usb_xfer *x, int64_t deadline)
             return ADBC_ECLOSED;
         if (atomic_load(&t->gone))
             return usb_gone(t);
-        int left = adbc_remaining(deadline);
+        int left = core_remaining(deadline);
         if (left == 0)
             return ADBC_ETIMEDOUT;
         int slice = left < 0 || left > 200 ? 200 : left;
         struct timeval tv = {.tv_sec = slice / 1000, .tv_usec = (slice % 1000) * 1000};
         int r = libusb_handle_events_timeout_completed(t->ctx, &tv, &x->done);
         if (r < 0 && r != LIBUSB_ERROR_INTERRUPTED && r != LIBUSB_ERROR_TIMEOUT)
-            return adbc_fail(ADBC_EIO, "%s: handling USB events failed: %s", t->base.desc,
+            return core_fail(ADBC_EIO, "%s: handling USB events failed: %s", t->base.desc,
                              libusb_strerror(r));
     }
     return 0;
@@ -101,8 +101,8 @@ void usb_xfer_cancel(usb_transport *t, usb_xfer *x, int ms)
     if (atomic_load(&x->busy))
         libusb_cancel_transfer(x->t);
     pthread_mutex_unlock(&t->mu);
-    int64_t deadline = adbc_deadline(ms);
-    while (atomic_load(&x->busy) && adbc_remaining(deadline) > 0) {
+    int64_t deadline = core_deadline(ms);
+    while (atomic_load(&x->busy) && core_remaining(deadline) > 0) {
         struct timeval tv = {.tv_sec = 0, .tv_usec = 50000};
         libusb_handle_events_timeout_completed(t->ctx, &tv, &x->done);
     }
@@ -111,7 +111,7 @@ void usb_xfer_cancel(usb_transport *t, usb_xfer *x, int ms)
 int usb_gone(usb_transport *t)
 {
     atomic_store(&t->gone, 1);
-    return adbc_fail(ADBC_EIO,
+    return core_fail(ADBC_EIO,
                      "%s: the device disconnected (unplugged, rebooting, or its USB mode "
                      "changed): reconnect it and retry",
                      t->base.desc);
@@ -126,22 +126,22 @@ int usb_xfer_status(usb_transport *t, const usb_xfer *x, const char *dir)
         return usb_gone(t);
     case LIBUSB_TRANSFER_CANCELLED:
         if (atomic_load(&t->down))
-            return adbc_fail(ADBC_ECLOSED, "%s: connection shut down", t->base.desc);
-        return adbc_fail(ADBC_EIO, "%s: the USB %s transfer was cancelled", t->base.desc, dir);
+            return core_fail(ADBC_ECLOSED, "%s: connection shut down", t->base.desc);
+        return core_fail(ADBC_EIO, "%s: the USB %s transfer was cancelled", t->base.desc, dir);
     case LIBUSB_TRANSFER_STALL:
-        return adbc_fail(ADBC_EIO,
+        return core_fail(ADBC_EIO,
                          "%s: the device stalled its %s endpoint (its ADB function was reset): "
                          "reconnect and retry",
                          t->base.desc, dir);
     case LIBUSB_TRANSFER_OVERFLOW:
-        return adbc_fail(ADBC_EPROTO,
+        return core_fail(ADBC_EPROTO,
                          "%s: the device sent more data than the USB read asked for (it does not "
                          "frame ADB packets as adbd does)",
                          t->base.desc);
     case LIBUSB_TRANSFER_TIMED_OUT:
-        return adbc_fail(ADBC_ETIMEDOUT, "%s: the USB %s transfer timed out", t->base.desc, dir);
+        return core_fail(ADBC_ETIMEDOUT, "%s: the USB %s transfer timed out", t->base.desc, dir);
     default:
-        return adbc_fail(ADBC_EIO,
+        return core_fail(ADBC_EIO,
                          "%s: the USB %s transfer failed (a cable, hub or port problem?): "
                          "reconnect and retry",
                          t->base.desc, dir);

@@ -238,15 +238,15 @@ int ui_decode_value(ui_doc *d, char *v, uint32_t n, int entities, ui_str *out)
     }
     size_t need = (size_t)n * 3 + 1;
     if (d->len + d->arena_len + need > UINT32_MAX)
-        return adbc_fail(ADBC_EFORMAT, "dump has too much invalid UTF-8 to repair: it is not a "
+        return core_fail(ADBC_EFORMAT, "dump has too much invalid UTF-8 to repair: it is not a "
                                        "uiautomator dump");
     if (d->arena_len + need > d->arena_cap) {
         size_t cap = d->arena_cap ? d->arena_cap : 4096;
         while (cap < d->arena_len + need)
             cap *= 2;
-        char *a = adbc_realloc(d->arena, cap);
+        char *a = core_realloc(d->arena, cap);
         if (!a)
-            return adbc_fail(ADBC_ENOMEM, "out of memory repairing a dump's text");
+            return core_fail(ADBC_ENOMEM, "out of memory repairing a dump's text");
         d->arena = a;
         d->arena_cap = cap;
     }

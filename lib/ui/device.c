@@ -40,7 +40,7 @@ void adbc_ui_opts_init_sized(adbc_ui_opts *out, size_t size)
     opts->attempts = 3;
     opts->always_compressed = 0;
     opts->poll_interval_ms = 250;
-    adbc_abi_give(out, size, &d, sizeof d);
+    core_abi_give(out, size, &d, sizeof d);
 }
 
 /* Options with defaults filled in and values clamped to their ranges. */
@@ -48,7 +48,7 @@ static int effective(adbc_ui_opts *out, const adbc_ui_opts *in)
 {
     adbc_ui_opts o;
     adbc_ui_opts_init(&o);
-    if (adbc_abi_take(&o, sizeof o, in, "adbc_ui_opts") < 0)
+    if (core_abi_take(&o, sizeof o, in, "adbc_ui_opts") < 0)
         return ADBC_EINVAL;
     if (o.attempts < 1)
         o.attempts = 1;
@@ -75,7 +75,7 @@ int ui_dump_command(char *cmd, size_t cap, const char *nonce, int attempts, int 
         "done; rm -f \"$f\"; echo \"" MARK "%s end\"",
         nonce, always_compressed ? "--compressed" : "", attempts, nonce, nonce, nonce);
     if (n < 0 || (size_t)n >= cap)
-        return adbc_fail(ADBC_EINVAL, "dump command does not fit");
+        return core_fail(ADBC_EINVAL, "dump command does not fit");
     return 0;
 }
 
@@ -168,7 +168,7 @@ static int fetch(char **mem, size_t *off, size_t *len, adbc_conn *c, const adbc_
      * stream, or not at all) keeps what adbc_run found. */
     if (rc == ADBC_ETIMEDOUT && strncmp(adbc_last_error(), "command \"", 9) == 0) {
         adbc_run_result_clear(&res);
-        return adbc_fail(ADBC_ETIMEDOUT,
+        return core_fail(ADBC_ETIMEDOUT,
                          "uiautomator dump did not finish within %d ms (a screen that never "
                          "settles, or a hung uiautomator): try again, or allow more time",
                          timeout_ms);
@@ -177,18 +177,18 @@ static int fetch(char **mem, size_t *off, size_t *len, adbc_conn *c, const adbc_
         adbc_run_result_clear(&res);
         char prev[768];
         snprintf(prev, sizeof prev, "%s", adbc_last_error());
-        return adbc_fail(ADBC_ETIMEDOUT, "uiautomator dump could not start: %s", prev);
+        return core_fail(ADBC_ETIMEDOUT, "uiautomator dump could not start: %s", prev);
     }
     if (rc < 0) {
         adbc_run_result_clear(&res);
-        return adbc_fail_keep(rc);
+        return core_fail_keep(rc);
     }
     size_t xo;
     if (!res.out || ui_dump_split(&xo, (const char *)res.out, res.out_len, nonce) < 0) {
         char said[400];
         device_said(said, sizeof said, res.out ? (const char *)res.out : "", res.out_len);
         adbc_run_result_clear(&res);
-        return adbc_fail(ADBC_EREMOTE,
+        return core_fail(ADBC_EREMOTE,
                          "uiautomator dump failed %d time%s; the device said: %s. Check that the "
                          "screen is on and unlocked, or retry",
                          o->attempts, o->attempts == 1 ? "" : "s", said[0] ? said : "(nothing)");
@@ -204,7 +204,7 @@ static int fetch(char **mem, size_t *off, size_t *len, adbc_conn *c, const adbc_
 int adbc_ui_dump(char **xml, size_t *len, adbc_conn *c, const adbc_ui_opts *opts)
 {
     if (!xml || !len || !c)
-        return adbc_fail(ADBC_EINVAL, "adbc_ui_dump: xml, len and c must not be NULL");
+        return core_fail(ADBC_EINVAL, "adbc_ui_dump: xml, len and c must not be NULL");
     *xml = NULL;
     *len = 0;
     adbc_ui_opts o;
@@ -225,17 +225,17 @@ int adbc_ui_dump(char **xml, size_t *len, adbc_conn *c, const adbc_ui_opts *opts
 int adbc_ui_snapshot(adbc_ui_snap **out, adbc_conn *c, const adbc_ui_opts *opts)
 {
     if (!out || !c)
-        return adbc_fail(ADBC_EINVAL, "adbc_ui_snapshot: out and c must not be NULL");
+        return core_fail(ADBC_EINVAL, "adbc_ui_snapshot: out and c must not be NULL");
     *out = NULL;
     adbc_ui_opts o;
     if (effective(&o, opts) < 0)
         return ADBC_EINVAL;
-    int64_t deadline = adbc_deadline(o.timeout_ms);
+    int64_t deadline = core_deadline(o.timeout_ms);
     char damage[200] = "";
     for (int round = 1;; round++) {
-        int left = adbc_remaining(deadline);
+        int left = core_remaining(deadline);
         if (left == 0)
-            return adbc_fail(ADBC_ETIMEDOUT, "no whole dump within %d ms: %s", o.timeout_ms,
+            return core_fail(ADBC_ETIMEDOUT, "no whole dump within %d ms: %s", o.timeout_ms,
                              damage[0] ? damage : "time ran out");
         char *mem;
         size_t off, n;
@@ -260,6 +260,6 @@ int adbc_ui_snapshot(adbc_ui_snap **out, adbc_conn *c, const adbc_ui_opts *opts)
         /* A dump cut short or unreadable: fetch it again, a bounded number
          * of times, rather than pass part of a screen off as all of it. */
         if (round >= o.attempts)
-            return adbc_fail(ADBC_EFORMAT, "no whole dump in %d tries; last time %s", round, damage);
+            return core_fail(ADBC_EFORMAT, "no whole dump in %d tries; last time %s", round, damage);
     }
 }

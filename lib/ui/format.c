@@ -167,12 +167,12 @@ int ui_format_text(char **out, size_t *len, const ui_doc *d)
     size_t limit = ui_output_limit(d);
     size_t n = walk(d, NULL, limit);
     if (n > limit)
-        return adbc_fail(ADBC_EFORMAT,
+        return core_fail(ADBC_EFORMAT,
                          "snapshot text would exceed %zu bytes: the dump nests elements too deeply "
                          "to be a real screen", limit);
-    char *s = adbc_malloc(n + 1);
+    char *s = core_malloc(n + 1);
     if (!s)
-        return adbc_fail(ADBC_ENOMEM, "out of memory for a snapshot text of %zu bytes", n);
+        return core_fail(ADBC_ENOMEM, "out of memory for a snapshot text of %zu bytes", n);
     size_t w = walk(d, s, 0);
     s[w] = '\0';
     *out = s;

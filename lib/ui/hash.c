@@ -32,7 +32,7 @@ uint64_t ui_hash(uint64_t h, const void *p, size_t n)
     const uint8_t *s = p;
     h = (h ^ (uint64_t)n) * K1;
     while (n >= 8) {
-        h ^= adbc_rd64(s) * K2;
+        h ^= core_rd64(s) * K2;
         h = rotl(h, 29) * K1;
         s += 8;
         n -= 8;
@@ -50,6 +50,6 @@ uint64_t ui_hash(uint64_t h, const void *p, size_t n)
 uint64_t ui_hash_u64(uint64_t h, uint64_t v)
 {
     uint8_t b[8];
-    adbc_wr64(b, v);
+    core_wr64(b, v);
     return ui_hash(h, b, 8);
 }

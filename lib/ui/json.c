@@ -26,16 +26,16 @@ static int reserve(sb *b, size_t more)
     if (b->n + more + 1 <= b->cap)
         return 0;
     if (b->n + more > b->limit) {
-        b->err = adbc_fail(ADBC_EFORMAT, "snapshot JSON would exceed %zu bytes: the dump is not "
+        b->err = core_fail(ADBC_EFORMAT, "snapshot JSON would exceed %zu bytes: the dump is not "
                                          "a real screen", b->limit);
         return -1;
     }
     size_t cap = b->cap ? b->cap : 4096;
     while (cap < b->n + more + 1)
         cap *= 2;
-    char *q = adbc_realloc(b->p, cap);
+    char *q = core_realloc(b->p, cap);
     if (!q) {
-        b->err = adbc_fail(ADBC_ENOMEM, "out of memory for the snapshot JSON");
+        b->err = core_fail(ADBC_ENOMEM, "out of memory for the snapshot JSON");
         return -1;
     }
     b->p = q;
@@ -169,7 +169,7 @@ int ui_format_json(char **out, size_t *len, const ui_doc *d, const char *id, int
     }
     puts_(&b, "]}");
     if (b.err) {
-        adbc_free(b.p);
+        core_free(b.p);
         return b.err;
     }
     b.p[b.n] = '\0';

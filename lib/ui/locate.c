@@ -18,7 +18,7 @@
 int adbc_ui_snap_locate(int *ref, const adbc_ui_snap *s, const adbc_ui_ref *old)
 {
     if (!ref || !s || !old)
-        return adbc_fail(ADBC_EINVAL, "adbc_ui_snap_locate: arguments must not be NULL");
+        return core_fail(ADBC_EINVAL, "adbc_ui_snap_locate: arguments must not be NULL");
     const adbc_ui_reftab *t = &s->refs;
     const adbc_ui_ref *exact = NULL, *ident = NULL, *place = NULL;
     size_t nident = 0, nplace = 0;
@@ -45,7 +45,7 @@ int adbc_ui_snap_locate(int *ref, const adbc_ui_snap *s, const adbc_ui_ref *old)
     const adbc_ui_ref *hit = exact ? exact : nident == 1 ? ident : nplace == 1 ? place : NULL;
     if (!hit) {
         const char *what = old->text[0] ? old->text : old->desc[0] ? old->desc : old->resource_id;
-        return adbc_fail(ADBC_ESTALE,
+        return core_fail(ADBC_ESTALE,
                          "ref %d (%s \"%.60s\") is not on the screen any more%s: take a new "
                          "snapshot and use its refs", old->ref, old->cls[0] ? old->cls : "View",
                          what, nident > 1 || nplace > 1 ? " (several elements look like it)" : "");

@@ -60,14 +60,14 @@ int ui_prune(ui_doc *d)
         if (nodes[i].text.len)
             ntext++;
     }
-    d->refnode = adbc_malloc(((size_t)nrefs + 1) * sizeof *d->refnode);
+    d->refnode = core_malloc(((size_t)nrefs + 1) * sizeof *d->refnode);
     uint32_t size = 16;
     while (size < 2 * (uint64_t)ntext)
         size *= 2;
-    slot *tab = adbc_calloc(size, sizeof *tab);
+    slot *tab = core_calloc(size, sizeof *tab);
     if (!d->refnode || !tab) {
-        adbc_free(tab);
-        return adbc_fail(ADBC_ENOMEM, "out of memory pruning a dump of %u nodes", d->n);
+        core_free(tab);
+        return core_fail(ADBC_ENOMEM, "out of memory pruning a dump of %u nodes", d->n);
     }
     d->refnode[0] = UI_NONE;
     for (uint32_t i = 0; i < d->n; i++) {
@@ -144,6 +144,6 @@ int ui_prune(ui_doc *d)
             nodes[r].pnext = UI_NONE;
         }
     }
-    adbc_free(tab);
+    core_free(tab);
     return 0;
 }

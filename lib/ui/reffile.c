@@ -47,7 +47,7 @@ static int sb_room(sb *b, size_t more)
     size_t cap = b->cap ? b->cap : 4096;
     while (cap < b->n + more + 1)
         cap *= 2;
-    char *q = adbc_realloc(b->p, cap);
+    char *q = core_realloc(b->p, cap);
     if (!q)
         return -1;
     b->p = q;
@@ -116,17 +116,17 @@ static int errno_code(int e)
 int adbc_ui_reftab_save(const adbc_ui_reftab *t, const char *path)
 {
     if (!t || !path)
-        return adbc_fail(ADBC_EINVAL, "adbc_ui_reftab_save: t and path must not be NULL");
+        return core_fail(ADBC_EINVAL, "adbc_ui_reftab_save: t and path must not be NULL");
     sb b = {0};
     if (serialize(&b, t) < 0) {
-        adbc_free(b.p);
-        return adbc_fail(ADBC_ENOMEM, "out of memory saving %zu refs", t->count);
+        core_free(b.p);
+        return core_fail(ADBC_ENOMEM, "out of memory saving %zu refs", t->count);
     }
     size_t plen = strlen(path);
-    char *tmp = adbc_malloc(plen + 16);
+    char *tmp = core_malloc(plen + 16);
     if (!tmp) {
-        adbc_free(b.p);
-        return adbc_fail(ADBC_ENOMEM, "out of memory saving refs");
+        core_free(b.p);
+        return core_fail(ADBC_ENOMEM, "out of memory saving refs");
     }
     memcpy(tmp, path, plen);
     memcpy(tmp + plen, ".tmp-XXXXXX", 12);
@@ -134,7 +134,7 @@ int adbc_ui_reftab_save(const adbc_ui_reftab *t, const char *path)
     int rc = 0;
     if (fd < 0) {
         int e = errno;
-        rc = adbc_fail(errno_code(e), "cannot create %s: %s (is the directory there and writable?)",
+        rc = core_fail(errno_code(e), "cannot create %s: %s (is the directory there and writable?)",
                        tmp, strerror(e));
         goto out;
     }
@@ -145,28 +145,28 @@ int adbc_ui_reftab_save(const adbc_ui_reftab *t, const char *path)
             continue;
         if (w <= 0) {
             int e = errno;
-            rc = adbc_fail(ADBC_EIO, "cannot write %s: %s", tmp, strerror(e));
+            rc = core_fail(ADBC_EIO, "cannot write %s: %s", tmp, strerror(e));
             break;
         }
         off += (size_t)w;
     }
     if (rc == 0 && fsync(fd) < 0) {
         int e = errno;
-        rc = adbc_fail(ADBC_EIO, "cannot write %s: %s", tmp, strerror(e));
+        rc = core_fail(ADBC_EIO, "cannot write %s: %s", tmp, strerror(e));
     }
     if (close(fd) < 0 && rc == 0) {
         int e = errno;
-        rc = adbc_fail(ADBC_EIO, "cannot write %s: %s", tmp, strerror(e));
+        rc = core_fail(ADBC_EIO, "cannot write %s: %s", tmp, strerror(e));
     }
     if (rc == 0 && rename(tmp, path) < 0) {
         int e = errno;
-        rc = adbc_fail(errno_code(e), "cannot replace %s: %s", path, strerror(e));
+        rc = core_fail(errno_code(e), "cannot replace %s: %s", path, strerror(e));
     }
     if (rc != 0)
         unlink(tmp);
 out:
-    adbc_free(tmp);
-    adbc_free(b.p);
+    core_free(tmp);
+    core_free(b.p);
     return rc;
 }
 
@@ -174,7 +174,7 @@ out:
 
 static int bad(const char *path, const char *why)
 {
-    return adbc_fail(ADBC_EFORMAT, "ref file %s is damaged (%s): take a new snapshot", path, why);
+    return core_fail(ADBC_EFORMAT, "ref file %s is damaged (%s): take a new snapshot", path, why);
 }
 
 /* Next field ending at sep; NUL-terminates it and advances *p. */
@@ -254,7 +254,7 @@ static int read_all(char **out, size_t *len, const char *path)
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         int e = errno;
-        return adbc_fail(errno_code(e), "cannot open ref file %s: %s%s", path, strerror(e),
+        return core_fail(errno_code(e), "cannot open ref file %s: %s%s", path, strerror(e),
                          e == ENOENT ? " (take a snapshot first)" : "");
     }
     struct stat st;
@@ -263,10 +263,10 @@ static int read_all(char **out, size_t *len, const char *path)
         return bad(path, "not a regular file of a plausible size");
     }
     size_t n = (size_t)st.st_size, got = 0;
-    char *b = adbc_malloc(n + 1);
+    char *b = core_malloc(n + 1);
     if (!b) {
         close(fd);
-        return adbc_fail(ADBC_ENOMEM, "out of memory reading %s", path);
+        return core_fail(ADBC_ENOMEM, "out of memory reading %s", path);
     }
     while (got < n) {
         ssize_t r = read(fd, b + got, n - got);
@@ -278,8 +278,8 @@ static int read_all(char **out, size_t *len, const char *path)
     }
     close(fd);
     if (got != n) {
-        adbc_free(b);
-        return adbc_fail(ADBC_EIO, "cannot read ref file %s: it changed while being read", path);
+        core_free(b);
+        return core_fail(ADBC_EIO, "cannot read ref file %s: it changed while being read", path);
     }
     b[n] = '\0';
     *out = b;
@@ -314,7 +314,7 @@ static int parse(adbc_ui_reftab *t, char *b, size_t n, const char *path)
     if (!ver || to_i64(ver, 0, 1000000, &v) < 0)
         return bad(path, "bad version line");
     if (v != ADBC_UI_REFTAB_VERSION)
-        return adbc_fail(ADBC_EFORMAT, "ref file %s has format %lld, this adbc reads %d: take a "
+        return core_fail(ADBC_EFORMAT, "ref file %s has format %lld, this adbc reads %d: take a "
                          "new snapshot", path, (long long)v, ADBC_UI_REFTAB_VERSION);
     char *id = NULL, *ts = NULL, *cnt = NULL;
     if (field(&p, end, ' ') == NULL || !(id = field(&p, end, '\n')) ||
@@ -327,9 +327,9 @@ static int parse(adbc_ui_reftab *t, char *b, size_t n, const char *path)
         to_i64(cnt, 0, (int64_t)(n / 16), &count) < 0)
         return bad(path, "bad header");
     memcpy(t->id, id, 17);
-    t->refs = adbc_calloc(count ? (size_t)count : 1, sizeof *t->refs);
+    t->refs = core_calloc(count ? (size_t)count : 1, sizeof *t->refs);
     if (!t->refs)
-        return adbc_fail(ADBC_ENOMEM, "out of memory loading %s", path);
+        return core_fail(ADBC_ENOMEM, "out of memory loading %s", path);
     t->count = (size_t)count;
     for (size_t i = 0; i < t->count; i++) {
         adbc_ui_ref *r = &t->refs[i];
@@ -375,17 +375,17 @@ static int parse(adbc_ui_reftab *t, char *b, size_t n, const char *path)
 int adbc_ui_reftab_load(adbc_ui_reftab **out, const char *path)
 {
     if (!out || !path)
-        return adbc_fail(ADBC_EINVAL, "adbc_ui_reftab_load: out and path must not be NULL");
+        return core_fail(ADBC_EINVAL, "adbc_ui_reftab_load: out and path must not be NULL");
     *out = NULL;
     char *b = NULL;
     size_t n = 0;
     int rc = read_all(&b, &n, path);
     if (rc < 0)
         return rc;
-    adbc_ui_reftab *t = adbc_calloc(1, sizeof *t);
+    adbc_ui_reftab *t = core_calloc(1, sizeof *t);
     if (!t) {
-        adbc_free(b);
-        return adbc_fail(ADBC_ENOMEM, "out of memory loading %s", path);
+        core_free(b);
+        return core_fail(ADBC_ENOMEM, "out of memory loading %s", path);
     }
     t->strings = b;
     t->owned = 1;
@@ -402,7 +402,7 @@ void adbc_ui_reftab_free(adbc_ui_reftab *t)
 {
     if (!t || !t->owned)
         return;
-    adbc_free(t->refs);
-    adbc_free(t->strings);
-    adbc_free(t);
+    core_free(t->refs);
+    core_free(t->strings);
+    core_free(t);
 }

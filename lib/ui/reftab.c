@@ -68,9 +68,9 @@ static int centre(int a, int b)
 int ui_reftab_build(adbc_ui_reftab *t, const ui_doc *d)
 {
     memset(t, 0, sizeof *t);
-    t->refs = adbc_calloc(d->nrefs ? d->nrefs : 1, sizeof *t->refs);
+    t->refs = core_calloc(d->nrefs ? d->nrefs : 1, sizeof *t->refs);
     if (!t->refs)
-        return adbc_fail(ADBC_ENOMEM, "out of memory for a table of %u refs", d->nrefs);
+        return core_fail(ADBC_ENOMEM, "out of memory for a table of %u refs", d->nrefs);
     t->count = d->nrefs;
     for (uint32_t k = 1; k <= d->nrefs; k++) {
         const ui_node *nd = &d->nodes[d->refnode[k]];
@@ -116,11 +116,11 @@ int64_t adbc_ui_reftab_timestamp(const adbc_ui_reftab *t)
 int adbc_ui_reftab_tsv(char **out, size_t *len, const adbc_ui_reftab *t)
 {
     if (!out || !t)
-        return adbc_fail(ADBC_EINVAL, "adbc_ui_reftab_tsv: out and t must not be NULL");
+        return core_fail(ADBC_EINVAL, "adbc_ui_reftab_tsv: out and t must not be NULL");
     size_t cap = t->count * 36 + 1, n = 0;
-    char *s = adbc_malloc(cap);
+    char *s = core_malloc(cap);
     if (!s)
-        return adbc_fail(ADBC_ENOMEM, "out of memory listing %zu refs", t->count);
+        return core_fail(ADBC_ENOMEM, "out of memory listing %zu refs", t->count);
     for (size_t i = 0; i < t->count; i++) {
         const adbc_ui_ref *r = &t->refs[i];
         n += (size_t)snprintf(s + n, cap - n, "%d\t%d\t%d\n", r->ref, r->x, r->y);

@@ -27,9 +27,9 @@ int ui_matcher_init(ui_matcher *m, const char *needle, unsigned flags)
     m->flags = flags;
     if (flags & ADBC_UI_MATCH_NOCASE) {
         m->cap = m->nn + 256;
-        m->fold = adbc_malloc(m->cap);
+        m->fold = core_malloc(m->cap);
         if (!m->fold)
-            return adbc_fail(ADBC_ENOMEM, "out of memory for a text match");
+            return core_fail(ADBC_ENOMEM, "out of memory for a text match");
         for (size_t i = 0; i < m->nn; i++)
             m->fold[i] = fold(needle[i]);
     }
@@ -38,7 +38,7 @@ int ui_matcher_init(ui_matcher *m, const char *needle, unsigned flags)
 
 void ui_matcher_free(ui_matcher *m)
 {
-    adbc_free(m->fold);
+    core_free(m->fold);
     m->fold = NULL;
 }
 
@@ -64,9 +64,9 @@ int ui_matcher_test(ui_matcher *m, const char *hay, size_t hn)
         return 0;
     if (m->nn + hn > m->cap) {
         size_t cap = m->nn + hn + 256;
-        char *f = adbc_realloc(m->fold, cap);
+        char *f = core_realloc(m->fold, cap);
         if (!f)
-            return adbc_fail(ADBC_ENOMEM, "out of memory for a text match");
+            return core_fail(ADBC_ENOMEM, "out of memory for a text match");
         m->fold = f;
         m->cap = cap;
     }
@@ -115,26 +115,26 @@ static void describe(char *out, size_t cap, const adbc_ui_selector *sel)
 int adbc_ui_find(int **refs, size_t *count, const adbc_ui_snap *s, const adbc_ui_selector *sel)
 {
     if (!refs || !count || !s || !sel)
-        return adbc_fail(ADBC_EINVAL, "adbc_ui_find: refs, count, s and sel must not be NULL");
+        return core_fail(ADBC_EINVAL, "adbc_ui_find: refs, count, s and sel must not be NULL");
     *refs = NULL;
     *count = 0;
     adbc_ui_selector own = {.size = sizeof own};
-    if (adbc_abi_take(&own, sizeof own, sel, "adbc_ui_selector") < 0)
+    if (core_abi_take(&own, sizeof own, sel, "adbc_ui_selector") < 0)
         return ADBC_EINVAL;
     sel = &own;
     if (!sel->resource_id && !sel->text && !sel->desc && !sel->cls)
-        return adbc_fail(ADBC_EINVAL, "empty selector: give a resource-id, text, desc or class");
+        return core_fail(ADBC_EINVAL, "empty selector: give a resource-id, text, desc or class");
     const ui_doc *d = &s->doc;
     ui_matcher mt, md;
     int rc = ui_matcher_init(&mt, sel->text ? sel->text : "", sel->flags);
     if (rc < 0)
         return rc;
     rc = ui_matcher_init(&md, sel->desc ? sel->desc : "", sel->flags);
-    uint8_t *hit = rc < 0 ? NULL : adbc_calloc((size_t)d->nrefs + 1, 1);
+    uint8_t *hit = rc < 0 ? NULL : core_calloc((size_t)d->nrefs + 1, 1);
     if (!hit) {
         ui_matcher_free(&mt);
         ui_matcher_free(&md);
-        return rc < 0 ? rc : adbc_fail(ADBC_ENOMEM, "out of memory matching a selector");
+        return rc < 0 ? rc : core_fail(ADBC_ENOMEM, "out of memory matching a selector");
     }
     size_t matched = 0, found = 0;
     for (uint32_t i = 0; i < d->n && rc >= 0; i++) {
@@ -156,30 +156,30 @@ int adbc_ui_find(int **refs, size_t *count, const adbc_ui_snap *s, const adbc_ui
     ui_matcher_free(&mt);
     ui_matcher_free(&md);
     if (rc < 0) {
-        adbc_free(hit);
+        core_free(hit);
         return rc;
     }
     char what[300];
     if (!found) {
-        adbc_free(hit);
+        core_free(hit);
         describe(what, sizeof what, sel);
         if (matched)
-            return adbc_fail(ADBC_ENOTFOUND,
+            return core_fail(ADBC_ENOTFOUND,
                              "%zu element(s) match %s, but neither they nor any element around "
                              "them can be tapped, typed into or scrolled", matched, what);
-        return adbc_fail(ADBC_ENOTFOUND, "no element matches %s on this screen: check the "
+        return core_fail(ADBC_ENOTFOUND, "no element matches %s on this screen: check the "
                          "snapshot text, or wait for it with wait-text", what);
     }
-    int *out = adbc_malloc(found * sizeof *out);
+    int *out = core_malloc(found * sizeof *out);
     if (!out) {
-        adbc_free(hit);
-        return adbc_fail(ADBC_ENOMEM, "out of memory listing %zu refs", found);
+        core_free(hit);
+        return core_fail(ADBC_ENOMEM, "out of memory listing %zu refs", found);
     }
     size_t k = 0;
     for (uint32_t r = 1; r <= d->nrefs; r++)
         if (hit[r])
             out[k++] = (int)r;
-    adbc_free(hit);
+    core_free(hit);
     *refs = out;
     *count = found;
     return 0;
@@ -189,7 +189,7 @@ int adbc_ui_snap_count_text(size_t *count, const adbc_ui_snap *s, const char *te
                             unsigned flags)
 {
     if (!count || !s || !text)
-        return adbc_fail(ADBC_EINVAL, "adbc_ui_snap_count_text: arguments must not be NULL");
+        return core_fail(ADBC_EINVAL, "adbc_ui_snap_count_text: arguments must not be NULL");
     const ui_doc *d = &s->doc;
     ui_matcher m;
     int rc = ui_matcher_init(&m, text, flags);

@@ -35,10 +35,10 @@ static void make_id(adbc_ui_snap *s)
 int ui_snap_from(adbc_ui_snap **out, char *mem, char *buf, size_t len)
 {
     *out = NULL;
-    adbc_ui_snap *s = adbc_calloc(1, sizeof *s);
+    adbc_ui_snap *s = core_calloc(1, sizeof *s);
     if (!s) {
-        adbc_free(mem);
-        return adbc_fail(ADBC_ENOMEM, "out of memory for a snapshot");
+        core_free(mem);
+        return core_fail(ADBC_ENOMEM, "out of memory for a snapshot");
     }
     s->doc.mem = mem;
     s->doc.buf = buf;
@@ -65,14 +65,14 @@ int ui_snap_from(adbc_ui_snap **out, char *mem, char *buf, size_t len)
 int adbc_ui_snap_parse(adbc_ui_snap **out, const void *xml, size_t len)
 {
     if (!out || (!xml && len))
-        return adbc_fail(ADBC_EINVAL, "adbc_ui_snap_parse: out and xml must not be NULL");
+        return core_fail(ADBC_EINVAL, "adbc_ui_snap_parse: out and xml must not be NULL");
     *out = NULL;
     if (len > UI_MAX_DUMP)
-        return adbc_fail(ADBC_EFORMAT, "dump of %zu bytes is larger than any screen (limit %zu)",
+        return core_fail(ADBC_EFORMAT, "dump of %zu bytes is larger than any screen (limit %zu)",
                          len, UI_MAX_DUMP);
-    char *mem = adbc_malloc(len + 1);
+    char *mem = core_malloc(len + 1);
     if (!mem)
-        return adbc_fail(ADBC_ENOMEM, "out of memory copying a dump of %zu bytes", len);
+        return core_fail(ADBC_ENOMEM, "out of memory copying a dump of %zu bytes", len);
     if (len)
         memcpy(mem, xml, len);
     mem[len] = '\0';
@@ -82,8 +82,8 @@ int adbc_ui_snap_parse(adbc_ui_snap **out, const void *xml, size_t len)
 int adbc_ui_snap_parse_owned(adbc_ui_snap **out, void *buf, size_t len)
 {
     if (!out || (!buf && len)) {
-        adbc_free(buf);
-        return adbc_fail(ADBC_EINVAL, "adbc_ui_snap_parse_owned: out and buf must not be NULL");
+        core_free(buf);
+        return core_fail(ADBC_EINVAL, "adbc_ui_snap_parse_owned: out and buf must not be NULL");
     }
     *out = NULL;
     return ui_snap_from(out, buf, buf, len);
@@ -92,12 +92,12 @@ int adbc_ui_snap_parse_owned(adbc_ui_snap **out, void *buf, size_t len)
 int adbc_ui_snap_load(adbc_ui_snap **out, const char *path)
 {
     if (!out || !path)
-        return adbc_fail(ADBC_EINVAL, "adbc_ui_snap_load: out and path must not be NULL");
+        return core_fail(ADBC_EINVAL, "adbc_ui_snap_load: out and path must not be NULL");
     *out = NULL;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         int e = errno;
-        return adbc_fail(e == ENOENT ? ADBC_ENOTFOUND : e == EACCES ? ADBC_EPERM : ADBC_EIO,
+        return core_fail(e == ENOENT ? ADBC_ENOTFOUND : e == EACCES ? ADBC_EPERM : ADBC_EIO,
                          "cannot open dump file %s: %s", path, strerror(e));
     }
     struct stat st;
@@ -105,16 +105,16 @@ int adbc_ui_snap_load(adbc_ui_snap **out, const char *path)
     if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
         if ((uint64_t)st.st_size > UI_MAX_DUMP) {
             close(fd);
-            return adbc_fail(ADBC_EFORMAT, "dump file %s is %lld bytes, more than any screen "
+            return core_fail(ADBC_EFORMAT, "dump file %s is %lld bytes, more than any screen "
                              "(limit %zu)", path, (long long)st.st_size, UI_MAX_DUMP);
         }
         cap = (size_t)st.st_size + 1;
     }
-    char *mem = adbc_malloc(cap);
+    char *mem = core_malloc(cap);
     size_t len = 0;
     if (!mem) {
         close(fd);
-        return adbc_fail(ADBC_ENOMEM, "out of memory reading %s", path);
+        return core_fail(ADBC_ENOMEM, "out of memory reading %s", path);
     }
     for (;;) {
         char *dst = mem + len;
@@ -129,21 +129,21 @@ int adbc_ui_snap_load(adbc_ui_snap **out, const char *path)
             continue;
         if (r < 0) {
             int e = errno;
-            adbc_free(mem);
+            core_free(mem);
             close(fd);
-            return adbc_fail(ADBC_EIO, "cannot read dump file %s: %s", path, strerror(e));
+            return core_fail(ADBC_EIO, "cannot read dump file %s: %s", path, strerror(e));
         }
         if (r == 0)
             break;
         if (dst == &probe) {
-            char *m = cap > UI_MAX_DUMP ? NULL : adbc_realloc(mem, cap * 2);
+            char *m = cap > UI_MAX_DUMP ? NULL : core_realloc(mem, cap * 2);
             if (!m) {
-                adbc_free(mem);
+                core_free(mem);
                 close(fd);
                 if (cap > UI_MAX_DUMP)
-                    return adbc_fail(ADBC_EFORMAT, "dump %s is larger than any screen (limit %zu)",
+                    return core_fail(ADBC_EFORMAT, "dump %s is larger than any screen (limit %zu)",
                                      path, UI_MAX_DUMP);
-                return adbc_fail(ADBC_ENOMEM, "out of memory reading %s", path);
+                return core_fail(ADBC_ENOMEM, "out of memory reading %s", path);
             }
             mem = m;
             cap *= 2;
@@ -160,14 +160,14 @@ void adbc_ui_snap_free(adbc_ui_snap *s)
 {
     if (!s)
         return;
-    adbc_free(s->doc.mem);
-    adbc_free(s->doc.arena);
-    adbc_free(s->doc.nodes);
-    adbc_free(s->doc.winroot);
-    adbc_free(s->doc.refnode);
-    adbc_free(s->text);
-    adbc_free(s->refs.refs);
-    adbc_free(s);
+    core_free(s->doc.mem);
+    core_free(s->doc.arena);
+    core_free(s->doc.nodes);
+    core_free(s->doc.winroot);
+    core_free(s->doc.refnode);
+    core_free(s->text);
+    core_free(s->refs.refs);
+    core_free(s);
 }
 
 const char *adbc_ui_snap_text(const adbc_ui_snap *s, size_t *len)
@@ -180,7 +180,7 @@ const char *adbc_ui_snap_text(const adbc_ui_snap *s, size_t *len)
 int adbc_ui_snap_json(char **out, size_t *len, const adbc_ui_snap *s)
 {
     if (!out || !s)
-        return adbc_fail(ADBC_EINVAL, "adbc_ui_snap_json: out and s must not be NULL");
+        return core_fail(ADBC_EINVAL, "adbc_ui_snap_json: out and s must not be NULL");
     size_t n;
     int rc = ui_format_json(out, &n, &s->doc, s->id, s->timestamp);
     if (rc == 0 && len)

@@ -101,7 +101,7 @@ int adbc_ui_cond_parse(adbc_ui_cond *out, const char *name)
             return 0;
         }
     }
-    return adbc_fail(ADBC_EINVAL, "unknown state \"%s\": use checked, unchecked, enabled, "
+    return core_fail(ADBC_EINVAL, "unknown state \"%s\": use checked, unchecked, enabled, "
                      "disabled, focused, unfocused, selected or unselected", name ? name : "");
 }
 
@@ -190,12 +190,12 @@ int ui_wait(adbc_ui_snap **out, ui_source_fn src, void *user, const ui_wait_spec
 {
     if (out)
         *out = NULL;
-    int64_t deadline = adbc_deadline(timeout_ms);
+    int64_t deadline = core_deadline(timeout_ms);
     adbc_ui_snap *prev = NULL;
     char seen[700] = "", failed[400] = "";
     int taken = 0, good = 0, failed_last = 0;
     for (;;) {
-        int left = adbc_remaining(deadline);
+        int left = core_remaining(deadline);
         if (taken && left == 0)
             break;
         /* Each snapshot gets what is left; the first always gets a full
@@ -238,9 +238,9 @@ int ui_wait(adbc_ui_snap **out, ui_source_fn src, void *user, const ui_wait_spec
             prev = NULL;
         } else {
             adbc_ui_snap_free(prev);
-            return adbc_fail_keep(rc);
+            return core_fail_keep(rc);
         }
-        left = adbc_remaining(deadline);
+        left = core_remaining(deadline);
         if (left == 0)
             break;
         sleep_ms(left < 0 || interval_ms < left ? interval_ms : left);
@@ -249,9 +249,9 @@ int ui_wait(adbc_ui_snap **out, ui_source_fn src, void *user, const ui_wait_spec
     char what[200];
     describe(what, sizeof what, w);
     if (!good)
-        return adbc_fail(ADBC_ETIMEDOUT, "%s within %d ms: no snapshot succeeded (%d tried); the "
+        return core_fail(ADBC_ETIMEDOUT, "%s within %d ms: no snapshot succeeded (%d tried); the "
                          "last one failed: %s", what, timeout_ms, taken, failed);
-    return adbc_fail(ADBC_ETIMEDOUT, "%s within %d ms (%d snapshot%s): %s%s%s", what, timeout_ms,
+    return core_fail(ADBC_ETIMEDOUT, "%s within %d ms (%d snapshot%s): %s%s%s", what, timeout_ms,
                      taken, taken == 1 ? "" : "s", seen,
                      failed_last ? "; then a snapshot failed: " : "", failed_last ? failed : "");
 }
@@ -276,7 +276,7 @@ static int run(adbc_ui_snap **out, adbc_conn *c, const ui_wait_spec *w, int time
 {
     dev_src d = {.c = c};
     adbc_ui_opts_init(&d.opts);
-    if (adbc_abi_take(&d.opts, sizeof d.opts, opts, "adbc_ui_opts") < 0)
+    if (core_abi_take(&d.opts, sizeof d.opts, opts, "adbc_ui_opts") < 0)
         return ADBC_EINVAL;
     int interval = d.opts.poll_interval_ms < 0 ? 0 : d.opts.poll_interval_ms > 10000 ? 10000
                                                                                      : d.opts.poll_interval_ms;
@@ -288,7 +288,7 @@ int adbc_ui_wait_text(adbc_ui_snap **out, adbc_conn *c, const char *text, unsign
                       int timeout_ms, const adbc_ui_opts *opts)
 {
     if (!c || !text)
-        return adbc_fail(ADBC_EINVAL, "adbc_ui_wait_text: c and text must not be NULL");
+        return core_fail(ADBC_EINVAL, "adbc_ui_wait_text: c and text must not be NULL");
     ui_wait_spec w = {.kind = UI_WAIT_TEXT, .text = text, .flags = flags};
     return run(out, c, &w, timeout_ms, opts);
 }
@@ -297,7 +297,7 @@ int adbc_ui_wait_state(adbc_ui_snap **out, adbc_conn *c, const adbc_ui_ref *ref,
                        adbc_ui_cond cond, int timeout_ms, const adbc_ui_opts *opts)
 {
     if (!c || !ref || (unsigned)cond >= 8)
-        return adbc_fail(ADBC_EINVAL, "adbc_ui_wait_state: c and ref must not be NULL, cond "
+        return core_fail(ADBC_EINVAL, "adbc_ui_wait_state: c and ref must not be NULL, cond "
                                       "must be an adbc_ui_cond");
     ui_wait_spec w = {.kind = UI_WAIT_STATE, .ref = ref, .cond = cond};
     return run(out, c, &w, timeout_ms, opts);
@@ -306,7 +306,7 @@ int adbc_ui_wait_state(adbc_ui_snap **out, adbc_conn *c, const adbc_ui_ref *ref,
 int adbc_ui_wait_stable(adbc_ui_snap **out, adbc_conn *c, int timeout_ms, const adbc_ui_opts *opts)
 {
     if (!c)
-        return adbc_fail(ADBC_EINVAL, "adbc_ui_wait_stable: c must not be NULL");
+        return core_fail(ADBC_EINVAL, "adbc_ui_wait_stable: c must not be NULL");
     ui_wait_spec w = {.kind = UI_WAIT_STABLE};
     return run(out, c, &w, timeout_ms, opts);
 }

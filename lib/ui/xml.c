@@ -245,9 +245,9 @@ static int grow(ui_doc *d)
 {
     /* Real dumps spend 300 to 450 bytes on a node. */
     uint32_t cap = d->cap ? d->cap + d->cap / 2 + 16 : (uint32_t)(d->len / 320 + 8);
-    ui_node *nn = adbc_realloc(d->nodes, (size_t)cap * sizeof *nn);
+    ui_node *nn = core_realloc(d->nodes, (size_t)cap * sizeof *nn);
     if (!nn)
-        return adbc_fail(ADBC_ENOMEM, "out of memory: a dump of %zu bytes", d->len);
+        return core_fail(ADBC_ENOMEM, "out of memory: a dump of %zu bytes", d->len);
     d->nodes = nn;
     d->cap = cap;
     return 0;
@@ -408,7 +408,7 @@ int ui_xml_parse(ui_doc *d)
     d->win_first = d->win_last = UI_NONE;
     d->damage[0] = '\0';
     if (d->len > UI_MAX_DUMP)
-        return adbc_fail(ADBC_EFORMAT, "dump of %zu bytes is larger than any screen (limit %zu)",
+        return core_fail(ADBC_EFORMAT, "dump of %zu bytes is larger than any screen (limit %zu)",
                          d->len, UI_MAX_DUMP);
 
     char *p = d->buf, *end = d->buf + d->len;
@@ -473,7 +473,7 @@ int ui_xml_parse(ui_doc *d)
     }
 
     if (d->n == 0)
-        return adbc_fail(ADBC_EFORMAT,
+        return core_fail(ADBC_EFORMAT,
                          "no <node> element in the %zu bytes received (they start \"%s\"): this is "
                          "not a uiautomator dump; if the device printed an error, retry or check "
                          "that the screen is on",
@@ -493,9 +493,9 @@ int ui_xml_parse(ui_doc *d)
     }
     d->complete = d->damage[0] == '\0';
 
-    d->winroot = adbc_malloc((size_t)d->nwin * sizeof *d->winroot);
+    d->winroot = core_malloc((size_t)d->nwin * sizeof *d->winroot);
     if (!d->winroot)
-        return adbc_fail(ADBC_ENOMEM, "out of memory: a dump of %zu bytes", d->len);
+        return core_fail(ADBC_ENOMEM, "out of memory: a dump of %zu bytes", d->len);
     uint32_t w = 0;
     for (uint32_t i = d->win_first; i != UI_NONE; i = d->nodes[i].next)
         d->winroot[w++] = i;

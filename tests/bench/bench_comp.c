@@ -51,10 +51,10 @@ int main(int argc, char **argv)
         }
         uint8_t *z = malloc(len + len / 8 + (1 << 20)), *back = malloc(len + 1);
         for (size_t a = 0; a < 3; a++) {
-            if (!(adbc_sync_comp_built() & algs[a]))
+            if (!(sync_comp_built() & algs[a]))
                 continue;
             adbc_sync_zenc *e;
-            adbc_sync_zenc_new(&e, algs[a]);
+            sync_zenc_new(&e, algs[a]);
             double t0 = now();
             size_t off = 0, zl = 0;
             int rc = 0;
@@ -63,14 +63,14 @@ int main(int argc, char **argv)
                 size_t l = len - off < 262144 ? len - off : 262144, l0 = l;
                 uint8_t *o = z + zl;
                 size_t room = 65536;
-                rc = adbc_sync_zenc_run(e, &p, &l, &o, &room, off + l0 == len);
+                rc = sync_zenc_run(e, &p, &l, &o, &room, off + l0 == len);
                 off += l0 - l;
                 zl += 65536 - room;
             }
             double tc = now() - t0;
-            adbc_sync_zenc_free(e);
+            sync_zenc_free(e);
             adbc_sync_zdec *d;
-            adbc_sync_zdec_new(&d, algs[a], len);
+            sync_zdec_new(&d, algs[a], len);
             t0 = now();
             size_t zo = 0, n = 0;
             rc = 0;
@@ -79,18 +79,18 @@ int main(int argc, char **argv)
                 size_t l = zl - zo < 65536 ? zl - zo : 65536, l0 = l;
                 uint8_t *o = back + n;
                 size_t room = len + 1 - n < 262144 ? len + 1 - n : 262144, r0 = room;
-                rc = adbc_sync_zdec_run(d, &p, &l, &o, &room);
+                rc = sync_zdec_run(d, &p, &l, &o, &room);
                 zo += l0 - l;
                 n += r0 - room;
             }
             double td = now() - t0;
-            adbc_sync_zdec_free(d);
+            sync_zdec_free(d);
             if (rc != 1 || n != len || memcmp(in, back, len) != 0) {
                 fprintf(stderr, "%s: %s round trip failed\n", argv[i],
-                        adbc_sync_comp_flag_name(algs[a]));
+                        sync_comp_flag_name(algs[a]));
                 return 1;
             }
-            printf("%-24s %-7s %9.1f%% %12.0f %12.0f\n", argv[i], adbc_sync_comp_flag_name(algs[a]),
+            printf("%-24s %-7s %9.1f%% %12.0f %12.0f\n", argv[i], sync_comp_flag_name(algs[a]),
                    100.0 * (double)zl / (double)len, (double)len / tc / 1048576,
                    (double)len / td / 1048576);
         }

@@ -6,6 +6,8 @@
 #    ("adbc/ui.h");
 #  - an internal header of another folder is included only where the list
 #    below allows it (a layer's declared interface to the ones above);
+#  - only public functions are named adbc_*: an internal one is named after
+#    its layer or its file (conn_kick, sync_enc_hdr, dns_parse, core_fail);
 #  - the tools (tools/) include no lib/ header and call no function libadbc
 #    does not export: they are front ends of the public API.
 . "$(dirname "$0")/lib.sh"
@@ -85,9 +87,14 @@ leaks=$(grep -rnE '^#include "(core|auth|session|transport|tls|conn|devices|mdns
 # says why), so it includes their headers as those sources do.
 
 if [ -e "$ADBC_BUILD_DIR/libadbc.so" ]; then
-    t_check "the tools call only functions libadbc.so exports"
+    t_check "only public functions are named adbc_* (internal ones: <layer or file>_*)"
     exported=$T_TMP/exported
     nm -D --defined-only "$ADBC_BUILD_DIR/libadbc.so" | awk '{print $3}' | sed 's/@.*//' | sort -u >"$exported"
+    named=$(nm --defined-only "$ADBC_BUILD_DIR/libadbc-internal.a" 2>/dev/null |
+            awk '$2 ~ /^[TDBR]$/ && $3 ~ /^adbc_/ {print $3}' | sort -u | comm -23 - "$exported")
+    [ -z "$named" ] || t_fail "internal functions named like public ones (rename to <layer>_...): $(echo $named)"
+
+    t_check "the tools call only functions libadbc.so exports"
     objs=$(find "$ADBC_BUILD_DIR/tools/CMakeFiles" -name '*.o' ! -path '*adbc-snap-front*' 2>/dev/null)
     [ -n "$objs" ] || t_fail "no tool objects under $ADBC_BUILD_DIR/tools: build the tools first"
     defined=$T_TMP/defined

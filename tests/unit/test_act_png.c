@@ -9,7 +9,7 @@
 #include "test_act_png.h"
 #include "act/act_internal.h"
 
-void adbc_test_fail_alloc_at(long n);
+void core_test_fail_alloc_at(long n);
 
 static void wr32(uint8_t *p, uint32_t v)
 {
@@ -253,9 +253,9 @@ TEST(png_allocation_failures)
     for (long k = 1; k < 100 && !done; k++) {
         uint8_t *png = NULL;
         size_t len = 0;
-        adbc_test_fail_alloc_at(k);
+        core_test_fail_alloc_at(k);
         int rc = adbc_frame_png(&png, &len, &f, 1);
-        adbc_test_fail_alloc_at(0);
+        core_test_fail_alloc_at(0);
         if (rc == 0) {
             done = 1;
             CHECK_EQ_INT(act_png_check(png, len, NULL, NULL), 0);

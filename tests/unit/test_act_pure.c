@@ -13,7 +13,7 @@
 #include "adbc/error.h"
 #include "act/act_internal.h"
 
-void adbc_test_fail_alloc_at(long n);
+void core_test_fail_alloc_at(long n);
 
 /* ---- keys and directions ---------------------------------------------------- */
 
@@ -478,7 +478,7 @@ TEST(allocation_failures)
         int done = 0;
         for (long n = 1; n < 400 && !done; n++) {
             char *out = NULL, *out2 = NULL;
-            adbc_test_fail_alloc_at(n);
+            core_test_fail_alloc_at(n);
             int rc;
             switch (which) {
             case 0: rc = act_type_command(&out, "a b%s 'c' $(d)\nline two", 35); break;
@@ -487,7 +487,7 @@ TEST(allocation_failures)
             case 3: rc = adbc_grid_legend(&out, &g); break;
             default: rc = act_top_parse(&out, &out2, top_text, strlen(top_text)); break;
             }
-            adbc_test_fail_alloc_at(0);
+            core_test_fail_alloc_at(0);
             if (rc == 0) {
                 CHECK(out != NULL);
                 done = 1;

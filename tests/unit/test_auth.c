@@ -21,7 +21,7 @@
 #include <openssl/pem.h>
 #include <openssl/rsa.h>
 
-void adbc_test_fail_alloc_at(long n);
+void core_test_fail_alloc_at(long n);
 
 /* ---- helpers ----------------------------------------------------------- */
 
@@ -141,7 +141,7 @@ static char *pub_line(const adbc_key *k, const char *comment)
 /* The 524-byte struct inside a public key line. */
 static int line_struct(const char *line, uint8_t out[ADBC_PUBKEY_SIZE])
 {
-    return adbc_b64_decode(line, ADBC_PUBKEY_B64_LEN, out, ADBC_PUBKEY_SIZE) == ADBC_PUBKEY_SIZE
+    return b64_decode(line, ADBC_PUBKEY_B64_LEN, out, ADBC_PUBKEY_SIZE) == ADBC_PUBKEY_SIZE
                ? 0
                : -1;
 }
@@ -269,10 +269,10 @@ TEST(base64_vectors)
     for (int i = 0; i < 7; i++) {
         char out[16];
         uint8_t back[16];
-        adbc_b64_encode((const uint8_t *)plain[i], strlen(plain[i]), out);
+        b64_encode((const uint8_t *)plain[i], strlen(plain[i]), out);
         CHECK_STR(out, enc[i]);
-        CHECK_EQ_INT(adbc_b64_encoded_len(strlen(plain[i])), strlen(enc[i]));
-        long n = adbc_b64_decode(enc[i], strlen(enc[i]), back, sizeof back);
+        CHECK_EQ_INT(b64_encoded_len(strlen(plain[i])), strlen(enc[i]));
+        long n = b64_decode(enc[i], strlen(enc[i]), back, sizeof back);
         CHECK_EQ_INT(n, (long)strlen(plain[i]));
         CHECK_MEM(back, plain[i], (size_t)n);
     }
@@ -280,13 +280,13 @@ TEST(base64_vectors)
                                 "====", "Zg==Zg==", "Zm-v", "Zm_v", "\xff\xfe\xfd\xfc"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         uint8_t back[16];
-        if (adbc_b64_decode(bad[i], strlen(bad[i]), back, sizeof back) != -1) {
+        if (b64_decode(bad[i], strlen(bad[i]), back, sizeof back) != -1) {
             fprintf(stderr, "  accepted bad base64 \"%s\"\n", bad[i]);
             CHECK(0);
         }
     }
     uint8_t small[2];
-    CHECK_EQ_INT(adbc_b64_decode("Zm9v", 4, small, sizeof small), -1);
+    CHECK_EQ_INT(b64_decode("Zm9v", 4, small, sizeof small), -1);
 }
 
 TEST(n0inv_matches_bignum_inverse)
@@ -302,7 +302,7 @@ TEST(n0inv_matches_bignum_inverse)
             n0 = 1;
         if (i == 1)
             n0 = 0xffffffffu;
-        uint32_t got = adbc_pubkey_n0inv(n0);
+        uint32_t got = pubkey_n0inv(n0);
         /* Definition: n0 * n0inv == -1 (mod 2^32). */
         CHECK_EQ_INT((uint32_t)(n0 * got), 0xffffffffu);
         /* And the way the struct was first defined: 2^32 - n0^-1. */
@@ -331,8 +331,8 @@ TEST(pubkey_struct_fields)
     CHECK(line_struct(line, s) == 0);
     /* Fixed layout: 4 + 4 + 256 + 256 + 4 = 524 bytes. */
     CHECK_EQ_INT(ADBC_PUBKEY_SIZE, 524);
-    CHECK_EQ_INT(adbc_rd32(s), 64);
-    CHECK_EQ_INT(adbc_rd32(s + 520), 65537);
+    CHECK_EQ_INT(core_rd32(s), 64);
+    CHECK_EQ_INT(core_rd32(s + 520), 65537);
 
     BIGNUM *n = NULL, *e = NULL;
     CHECK(EVP_PKEY_get_bn_param(k->pkey, OSSL_PKEY_PARAM_RSA_N, &n));
@@ -349,7 +349,7 @@ TEST(pubkey_struct_fields)
     BN_set_bit(r32, 32);
     BN_mod(low, n, r32, ctx);
     CHECK(BN_mod_inverse(inv, low, r32, ctx));
-    CHECK_EQ_INT(adbc_rd32(s + 4), (uint32_t)(0x100000000ull - BN_get_word(inv)));
+    CHECK_EQ_INT(core_rd32(s + 4), (uint32_t)(0x100000000ull - BN_get_word(inv)));
 
     /* rr = 2^4096 mod n, computed as a modular exponentiation of 2. */
     BIGNUM *two = BN_new(), *exp = BN_new(), *rr = BN_new();
@@ -358,11 +358,11 @@ TEST(pubkey_struct_fields)
     CHECK(BN_mod_exp(rr, two, exp, n, ctx));
     BIGNUM *got_rr = BN_lebin2bn(s + 264, 256, NULL);
     CHECK(BN_cmp(rr, got_rr) == 0);
-    CHECK_EQ_INT(BN_get_word(e), adbc_rd32(s + 520));
+    CHECK_EQ_INT(BN_get_word(e), core_rd32(s + 520));
 
     /* Decoding the struct gives back the same public key. */
     EVP_PKEY *back = NULL;
-    CHECK_EQ_INT(adbc_pubkey_decode(s, &back), 0);
+    CHECK_EQ_INT(pubkey_decode(s, &back), 0);
     CHECK(EVP_PKEY_eq(back, k->pkey) == 1);
 
     EVP_PKEY_free(back);
@@ -662,7 +662,7 @@ static int rejects(adbc_authorized_keys *set, const char *line, size_t len, cons
 /* Re-encode a struct with one field changed. */
 static void struct_line(const uint8_t s[ADBC_PUBKEY_SIZE], char out[ADBC_PUBKEY_B64_LEN + 1])
 {
-    adbc_b64_encode(s, ADBC_PUBKEY_SIZE, out);
+    b64_encode(s, ADBC_PUBKEY_SIZE, out);
 }
 
 TEST(authorized_line_malformed)
@@ -701,14 +701,14 @@ TEST(authorized_line_malformed)
     static const uint32_t bad_words[] = {0, 32, 63, 65, 128, 0xffffffffu};
     for (size_t i = 0; i < sizeof bad_words / sizeof *bad_words; i++) {
         memcpy(t, s, sizeof t);
-        adbc_wr32(t, bad_words[i]);
+        core_wr32(t, bad_words[i]);
         struct_line(t, enc);
         CHECK(rejects(set, enc, strlen(enc), "modulus size"));
     }
     static const uint32_t bad_e[] = {0, 1, 2, 65536};
     for (size_t i = 0; i < sizeof bad_e / sizeof *bad_e; i++) {
         memcpy(t, s, sizeof t);
-        adbc_wr32(t + ADBC_PUBKEY_OFF_EXPONENT, bad_e[i]);
+        core_wr32(t + ADBC_PUBKEY_OFF_EXPONENT, bad_e[i]);
         struct_line(t, enc);
         CHECK(rejects(set, enc, strlen(enc), "exponent"));
     }
@@ -722,7 +722,7 @@ TEST(authorized_line_malformed)
     CHECK(rejects(set, enc, strlen(enc), "short modulus"));
     /* 3 is a valid exponent; it must still decode (verify just fails). */
     memcpy(t, s, sizeof t);
-    adbc_wr32(t + ADBC_PUBKEY_OFF_EXPONENT, 3);
+    core_wr32(t + ADBC_PUBKEY_OFF_EXPONENT, 3);
     struct_line(t, enc);
     CHECK_EQ_INT(adbc_authorized_keys_add_line(set, enc, strlen(enc)), 0);
     CHECK_EQ_INT(adbc_authorized_keys_count(set), 1);
@@ -1267,7 +1267,7 @@ TEST(save_without_replace_keeps_existing)
     adbc_key *a = gen_saved(kp), *b = gen();
     CHECK(a && b);
     char *before = read_all(kp, NULL);
-    CHECK_EQ_INT(adbc_key_save_ex(b, kp, 0), ADBC_EBUSY);
+    CHECK_EQ_INT(key_save_ex(b, kp, 0), ADBC_EBUSY);
     char *after = read_all(kp, NULL);
     CHECK(before && after);
     CHECK_STR(after, before);
@@ -1365,7 +1365,7 @@ TEST(allocation_failures_are_clean)
 
     int saw_ok = 0;
     for (long n = 1; n < 60; n++) {
-        adbc_test_fail_alloc_at(n);
+        core_test_fail_alloc_at(n);
         adbc_authorized_keys *set = NULL;
         int rc = adbc_authorized_keys_new(&set);
         if (rc == 0)
@@ -1396,7 +1396,7 @@ TEST(allocation_failures_are_clean)
         CHECK(rc4 == 0 || rc4 == ADBC_ENOMEM);
         saw_ok += rc == 0 && rc2 == 0 && rc3 == 0 && rc4 == 0;
     }
-    adbc_test_fail_alloc_at(0);
+    core_test_fail_alloc_at(0);
     CHECK(saw_ok > 0);
     free(line);
     adbc_key_free(k);

@@ -381,9 +381,9 @@ TEST(bad_default_key_fails_after_cnxn)
     adbc_conn_opts o;
     adbc_conn_opts_init(&o);
     adbc_conn *c = NULL;
-    int64_t t0 = adbc_now_ms();
+    int64_t t0 = core_now_ms();
     int rc = adbc_conn_open(&c, t, &o);
-    int64_t took = adbc_now_ms() - t0;
+    int64_t took = core_now_ms() - t0;
     char msg[512];
     snprintf(msg, sizeof msg, "%s", adbc_last_error());
     pthread_join(th, NULL);
@@ -514,7 +514,7 @@ TEST(fd_read_alarm)
     CHECK_EQ_INT(adbc_transport_fd(&t, sv[0], 1), 0);
     uint8_t b[16];
     /* goes off while the read waits */
-    CHECK_EQ_INT(adbc_transport_fd_alarm(t, 20), 0);
+    CHECK_EQ_INT(transport_fd_alarm(t, 20), 0);
     int64_t t0 = now_ms();
     CHECK_EQ_INT(t->ops->read(t, b, sizeof b, 5000), ADBC_ETIMEDOUT);
     int64_t took = now_ms() - t0;
@@ -524,15 +524,15 @@ TEST(fd_read_alarm)
     CHECK_EQ_INT(t->ops->read(t, b, sizeof b, 50), ADBC_ETIMEDOUT);
     CHECK(strstr(adbc_last_error(), "nothing received") != NULL);
     /* data that is there comes before an alarm that went off */
-    CHECK_EQ_INT(adbc_transport_fd_alarm(t, 1), 0);
+    CHECK_EQ_INT(transport_fd_alarm(t, 1), 0);
     usleep(20000);
     CHECK_EQ_INT(write(sv[1], "hello", 5), 5);
     CHECK_EQ_INT(t->ops->read(t, b, sizeof b, 5000), 5);
     CHECK_EQ_INT(t->ops->read(t, b, sizeof b, 5000), ADBC_ETIMEDOUT);
     /* disarmed (also after going off unread): nothing fires */
-    CHECK_EQ_INT(adbc_transport_fd_alarm(t, 1), 0);
+    CHECK_EQ_INT(transport_fd_alarm(t, 1), 0);
     usleep(20000);
-    CHECK_EQ_INT(adbc_transport_fd_alarm(t, 0), 0);
+    CHECK_EQ_INT(transport_fd_alarm(t, 0), 0);
     CHECK_EQ_INT(write(sv[1], "x", 1), 1);
     CHECK_EQ_INT(t->ops->read(t, b, sizeof b, 5000), 1);
     CHECK_EQ_INT(t->ops->read(t, b, sizeof b, 50), ADBC_ETIMEDOUT);
@@ -582,7 +582,7 @@ TEST(source_reads_to_eof)
     stop_dev(&d);
 }
 
-/* adbc_stream_read_swap (what a pull reads with): every byte arrives once
+/* conn_stream_read_swap (what a pull reads with): every byte arrives once
  * and in order whether the buffers are traded or copied, the buffer that
  * comes back is the caller's to free, and the credit of what was taken is
  * returned (with a 64 KiB window the transfer would stall otherwise). */
@@ -594,14 +594,14 @@ static void swap_reads(uint32_t window, size_t first_cap, int *traded, int *copi
     adbc_stream *s;
     CHECK_EQ_INT(adbc_stream_open(&s, c, "source:3000000", 2000), 0);
     size_t cap = first_cap, got = 0;
-    uint8_t *buf = adbc_malloc(cap);
+    uint8_t *buf = core_malloc(cap);
     CHECK(buf != NULL);
     int bad = 0;
     *traded = *copied = 0;
     for (;;) {
         uint8_t *before = buf;
         size_t off = 12345;
-        ssize_t r = adbc_stream_read_swap(s, &buf, &cap, &off, 5000);
+        ssize_t r = conn_stream_read_swap(s, &buf, &cap, &off, 5000);
         CHECK(r >= 0);
         if (r == 0)
             break;
@@ -619,7 +619,7 @@ static void swap_reads(uint32_t window, size_t first_cap, int *traded, int *copi
     }
     CHECK_EQ_INT(got, 3000000);
     CHECK_EQ_INT(bad, 0);
-    adbc_free(buf);
+    core_free(buf);
     adbc_stream_close(s);
     adbc_conn_close(c);
     stop_dev(&d);
@@ -650,19 +650,19 @@ TEST(swap_read_reports_end_and_errors)
     adbc_stream *s;
     CHECK_EQ_INT(adbc_stream_open(&s, c, "sink:", 2000), 0);
     size_t cap = 4096, off = 7;
-    uint8_t *buf = adbc_malloc(cap);
+    uint8_t *buf = core_malloc(cap);
     CHECK(buf != NULL);
     /* nothing comes on a sink: the deadline passes with a message */
-    CHECK_EQ_INT(adbc_stream_read_swap(s, &buf, &cap, &off, 50), ADBC_ETIMEDOUT);
+    CHECK_EQ_INT(conn_stream_read_swap(s, &buf, &cap, &off, 50), ADBC_ETIMEDOUT);
     CHECK(strstr(adbc_last_error(), "no data from the device") != NULL);
     CHECK_EQ_INT(cap, 4096);
-    adbc_free(buf);
+    core_free(buf);
     adbc_stream_close(s);
     adbc_conn_close(c);
     stop_dev(&d);
 }
 
-/* adbc_stream_read_to (what a forward sends with): the sink sees the
+/* conn_stream_read_to (what a forward sends with): the sink sees the
  * stream's own buffer while data keeps arriving behind it, takes part of
  * it at a time, sometimes nothing, and slowly, so the buffer must grow
  * while lent (copied, the lent one kept until it comes back); every byte
@@ -708,7 +708,7 @@ TEST(lent_reads_deliver_every_byte)
     lent_state ls = {0};
     int ended = 0;
     for (;;) {
-        ssize_t r = adbc_stream_read_to(s, lent_sink, &ls, &ended, 5000);
+        ssize_t r = conn_stream_read_to(s, lent_sink, &ls, &ended, 5000);
         CHECK(r >= 0);
         if (r < 0 || ended)
             break;
@@ -719,7 +719,7 @@ TEST(lent_reads_deliver_every_byte)
     adbc_stream_close(s);
     /* a sink's error is the call's result; the stream stays usable */
     CHECK_EQ_INT(adbc_stream_open(&s, c, "source:100000", 2000), 0);
-    CHECK_EQ_INT(adbc_stream_read_to(s, failing_sink, NULL, &ended, 5000), ADBC_ECLOSED);
+    CHECK_EQ_INT(conn_stream_read_to(s, failing_sink, NULL, &ended, 5000), ADBC_ECLOSED);
     CHECK_EQ_INT(ended, 0);
     uint8_t buf[4096];
     CHECK(adbc_stream_read(s, buf, sizeof buf, 5000) > 0);
@@ -728,9 +728,9 @@ TEST(lent_reads_deliver_every_byte)
     stop_dev(&d);
 }
 
-/* adbc_stream_set_sink: the reader thread hands arriving data to the sink
+/* conn_stream_set_sink: the reader thread hands arriving data to the sink
  * while nothing is buffered; what the sink leaves (part, or all when it
- * says "full") is buffered and read with adbc_stream_read_to through the
+ * says "full") is buffered and read with conn_stream_read_to through the
  * same sink, every byte once and in order, and the window keeps moving
  * (3 MB through a 64 KiB window). After set_sink(NULL) it is not called. */
 TEST(sink_takes_arriving_data)
@@ -741,10 +741,10 @@ TEST(sink_takes_arriving_data)
     adbc_stream *s;
     CHECK_EQ_INT(adbc_stream_open(&s, c, "source:3000000", 2000), 0);
     lent_state ls = {0};
-    adbc_stream_set_sink(s, lent_sink, &ls);
+    conn_stream_set_sink(s, lent_sink, &ls);
     int ended = 0;
     for (;;) {
-        ssize_t r = adbc_stream_read_to(s, lent_sink, &ls, &ended, 5000);
+        ssize_t r = conn_stream_read_to(s, lent_sink, &ls, &ended, 5000);
         CHECK(r >= 0);
         if (r < 0 || ended)
             break;
@@ -752,7 +752,7 @@ TEST(sink_takes_arriving_data)
     CHECK_EQ_INT(ls.got, 3000000);
     CHECK_EQ_INT(ls.bad, 0);
     CHECK(ls.zero > 0);
-    adbc_stream_set_sink(s, NULL, NULL);
+    conn_stream_set_sink(s, NULL, NULL);
     adbc_stream_close(s);
     CHECK_EQ_INT(adbc_stream_open(&s, c, "source:100000", 2000), 0);
     int calls = ls.calls;

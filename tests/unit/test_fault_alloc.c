@@ -26,17 +26,17 @@ TEST(baseline_succeeds)
 TEST(every_allocation_fails_in_turn)
 {
     fault_result r;
-    adbc_test_fail_alloc_at(LONG_MAX);
+    core_test_fail_alloc_at(LONG_MAX);
     fault_run(&env, NULL, &r);
-    long total = adbc_test_alloc_count();
-    adbc_test_fail_alloc_at(0);
+    long total = core_test_alloc_count();
+    core_test_fail_alloc_at(0);
     CHECK_EQ_INT(r.rc, 0);
     CHECK(total > 10);
     int nomem = 0, other = 0, ok = 0;
     for (long n = 1; n <= total + 1; n++) {
-        adbc_test_fail_alloc_at(n);
+        core_test_fail_alloc_at(n);
         fault_run(&env, NULL, &r);
-        adbc_test_fail_alloc_at(0);
+        core_test_fail_alloc_at(0);
         if (r.rc == 0) {
             ok++;
             continue;

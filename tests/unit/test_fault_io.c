@@ -41,9 +41,9 @@ static int injected(wrap *w)
 {
     if (w->cut) {
         w->inner->ops->shutdown(w->inner);
-        return adbc_fail(ADBC_ECLOSED, "injected: the device hung up");
+        return core_fail(ADBC_ECLOSED, "injected: the device hung up");
     }
-    return adbc_fail(ADBC_EIO, "injected I/O error on %s", w->inner->desc);
+    return core_fail(ADBC_EIO, "injected I/O error on %s", w->inner->desc);
 }
 
 static int w_read(adbc_transport *t, void *buf, size_t len, int timeout_ms)
@@ -160,9 +160,9 @@ static void every_byte(int cut)
         step = 1;
     for (long n = 0; n <= total; n += step) {
         fault_result r;
-        int64_t t0 = adbc_now_ms();
+        int64_t t0 = core_now_ms();
         run_with(n, cut, &r);
-        int64_t took = adbc_now_ms() - t0;
+        int64_t took = core_now_ms() - t0;
         if (took > worst)
             worst = took;
         if (getenv("FAULT_VERBOSE"))

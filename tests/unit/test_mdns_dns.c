@@ -66,7 +66,7 @@ TEST(test_answer_with_compression)
     memcpy(m + n, "\x0a\x4d\x00\x02", 4);
     n += 4;
     adbc_dns_msg msg;
-    CHECK_EQ_INT(0, adbc_dns_parse(&msg, m, n, rrs, 64));
+    CHECK_EQ_INT(0, dns_parse(&msg, m, n, rrs, 64));
     CHECK_EQ_INT(msg.nrr, 3);
     CHECK_STR(rrs[0].name, "_adb-tls-connect._tcp.local");
     CHECK_STR(rrs[0].target, "adb-XY._adb-tls-connect._tcp.local");
@@ -81,7 +81,7 @@ TEST(test_answer_with_compression)
 static int refused(const uint8_t *m, size_t n, const char *what)
 {
     adbc_dns_msg msg;
-    int rc = adbc_dns_parse(&msg, m, n, rrs, 64);
+    int rc = dns_parse(&msg, m, n, rrs, 64);
     if (rc == ADBC_EFORMAT && msg.nrr == 0)
         return 1;
     fprintf(stderr, "  %s: parsed (rc %d, %zu records)\n", what, rc, msg.nrr);
@@ -179,7 +179,7 @@ TEST(test_cap_and_skip)
         n += 4;
     }
     adbc_dns_msg msg;
-    CHECK_EQ_INT(0, adbc_dns_parse(&msg, m, n, rrs, 64));
+    CHECK_EQ_INT(0, dns_parse(&msg, m, n, rrs, 64));
     CHECK_EQ_INT(msg.nrr, 64);
     CHECK_EQ_INT(msg.dropped, 136); /* 100 NSEC + 36 A past the array */
 }
@@ -189,21 +189,21 @@ TEST(test_query_and_names)
     uint8_t q[512];
     adbc_dns_question qs[] = {{"_adb._tcp.local", ADBC_DNS_PTR},
                               {"my\\.phone._adb._tcp.local", ADBC_DNS_SRV}};
-    int n = adbc_dns_query(q, sizeof q, 0x1234, qs, 2);
+    int n = dns_query(q, sizeof q, 0x1234, qs, 2);
     CHECK(n > 12);
     CHECK_EQ_INT(q[5], 2);
     CHECK(memcmp(q + 12, "\x04_adb\x04_tcp\x05local\0\0\x0c\0\x01", 21) == 0);
     CHECK(memcmp(q + 33, "\x08my.phone", 9) == 0);
     adbc_dns_question bad[] = {{"a..b", 1}};
-    CHECK_EQ_INT(adbc_dns_query(q, sizeof q, 0, bad, 1), ADBC_EINVAL);
-    CHECK_EQ_INT(adbc_dns_query(q, 20, 0, qs, 2), ADBC_EINVAL);
+    CHECK_EQ_INT(dns_query(q, sizeof q, 0, bad, 1), ADBC_EINVAL);
+    CHECK_EQ_INT(dns_query(q, 20, 0, qs, 2), ADBC_EINVAL);
     char label[64];
     const char *rest;
-    CHECK_EQ_INT(0, adbc_dns_first_label(label, sizeof label, &rest, "my\\.phone\\032x._adb._tcp.local"));
+    CHECK_EQ_INT(0, dns_first_label(label, sizeof label, &rest, "my\\.phone\\032x._adb._tcp.local"));
     CHECK_STR(label, "my.phone x");
     CHECK_STR(rest, "_adb._tcp.local");
-    CHECK(adbc_dns_name_eq("Phone.LOCAL.", "phone.local"));
-    CHECK(!adbc_dns_name_eq("phone.local", "phone.locals"));
+    CHECK(dns_name_eq("Phone.LOCAL.", "phone.local"));
+    CHECK(!dns_name_eq("phone.local", "phone.locals"));
 }
 
 int main(void)

@@ -16,7 +16,7 @@
 #include "adbc/tls.h"
 #include "core/internal.h"
 
-void adbc_test_fail_alloc_at(long n);
+void core_test_fail_alloc_at(long n);
 
 static adbc_key *key;
 static char *key_line;
@@ -172,19 +172,19 @@ TEST(nothing_listening_or_silent_peer)
     /* A listener that accepts and says nothing: the TLS handshake times out. */
     CHECK_EQ_INT(adbc_pair_server_new(&srv, "127.0.0.1:0", "1", "g"), 0);
     snprintf(addr, sizeof addr, "127.0.0.1:%u", adbc_pair_server_port(srv));
-    int64_t t0 = adbc_now_ms();
+    int64_t t0 = core_now_ms();
     rc = adbc_pair(NULL, addr, "123456", key, 400);
     CHECK_EQ_INT(rc, ADBC_ETIMEDOUT);
-    CHECK(adbc_now_ms() - t0 < 3000);
+    CHECK(core_now_ms() - t0 < 3000);
 
     adbc_pair_server_free(srv);
 
     /* And a server nobody connects to. */
     CHECK_EQ_INT(adbc_pair_server_new(&srv, "127.0.0.1:0", "1", "g"), 0);
     char *line = NULL;
-    t0 = adbc_now_ms();
+    t0 = core_now_ms();
     CHECK_EQ_INT(adbc_pair_server_accept(srv, &line, 300), ADBC_ETIMEDOUT);
-    CHECK(adbc_now_ms() - t0 >= 250);
+    CHECK(core_now_ms() - t0 >= 250);
     adbc_pair_server_free(srv);
 }
 
@@ -268,12 +268,12 @@ TEST(allocation_failures)
         CHECK_EQ_INT(socket_pair(&c, &s), 0);
         accept_job j = {.t = s, .code = "424242", .timeout_ms = 1500};
         pthread_t th;
-        adbc_test_fail_alloc_at(n);
+        core_test_fail_alloc_at(n);
         pthread_create(&th, NULL, accept_main, &j);
         char *guid = NULL;
         int rc = adbc_pair_transport(&guid, c, "424242", key_line, 1500);
         pthread_join(th, NULL);
-        adbc_test_fail_alloc_at(0);
+        core_test_fail_alloc_at(0);
         if (rc == 0 && j.rc == 0) {
             CHECK_STR(guid, "adb-LOCAL-1");
             CHECK_STR(j.line, key_line);

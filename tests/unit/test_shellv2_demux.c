@@ -18,10 +18,10 @@ TEST(strict_refuses_unknown_id)
     size_t used, dlen;
     int id, last;
     const uint8_t *data;
-    CHECK_EQ_INT(adbc_shellv2_next(&d, WIRE, sizeof WIRE, &used, &id, &data, &dlen, &last), 1);
+    CHECK_EQ_INT(shellv2_next(&d, WIRE, sizeof WIRE, &used, &id, &data, &dlen, &last), 1);
     CHECK_EQ_INT(id, ADBC_SHELL_STDIN);
     CHECK_EQ_INT(dlen, 3);
-    CHECK_EQ_INT(adbc_shellv2_next(&d, WIRE + used, sizeof WIRE - used, &used, &id, &data, &dlen,
+    CHECK_EQ_INT(shellv2_next(&d, WIRE + used, sizeof WIRE - used, &used, &id, &data, &dlen,
                                    &last),
                  ADBC_EPROTO);
 }
@@ -35,7 +35,7 @@ TEST(lenient_skips_unknown_id_byte_by_byte)
         size_t used, dlen;
         int id, last;
         const uint8_t *data;
-        int r = adbc_shellv2_next(&d, WIRE + i, 1, &used, &id, &data, &dlen, &last);
+        int r = shellv2_next(&d, WIRE + i, 1, &used, &id, &data, &dlen, &last);
         CHECK(r >= 0);
         CHECK_EQ_INT(used, 1);
         if (r == 1 && dlen)
@@ -54,22 +54,22 @@ TEST(unread_hands_the_rest_out_again)
     const uint8_t *data;
     const uint8_t *p = WIRE;
     size_t left = sizeof WIRE;
-    CHECK_EQ_INT(adbc_shellv2_next(&d, p, left, &used, &id, &data, &dlen, &last), 1);
+    CHECK_EQ_INT(shellv2_next(&d, p, left, &used, &id, &data, &dlen, &last), 1);
     CHECK_EQ_INT(dlen, 3);
     CHECK_EQ_INT(last, 1);
     /* the consumer took one byte of "abc" */
-    adbc_shellv2_unread(&d, 2);
+    shellv2_unread(&d, 2);
     used -= 2;
     p += used;
     left -= used;
-    CHECK_EQ_INT(adbc_shellv2_next(&d, p, left, &used, &id, &data, &dlen, &last), 1);
+    CHECK_EQ_INT(shellv2_next(&d, p, left, &used, &id, &data, &dlen, &last), 1);
     CHECK_EQ_INT(id, ADBC_SHELL_STDIN);
     CHECK_EQ_INT(dlen, 2);
     CHECK_MEM(data, "bc", 2);
     CHECK_EQ_INT(last, 1);
     p += used;
     left -= used;
-    CHECK_EQ_INT(adbc_shellv2_next(&d, p, left, &used, &id, &data, &dlen, &last), 1);
+    CHECK_EQ_INT(shellv2_next(&d, p, left, &used, &id, &data, &dlen, &last), 1);
     CHECK_EQ_INT(id, 9); /* the unknown packet follows, not a misread header */
 }
 

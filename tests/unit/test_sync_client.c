@@ -19,8 +19,8 @@
 #define TMO 5000
 
 /* lib/core/alloc.c: make the Nth allocation fail (0: none). */
-void adbc_test_fail_alloc_at(long n);
-long adbc_test_alloc_count(void);
+void core_test_fail_alloc_at(long n);
+long core_test_alloc_count(void);
 
 static int write_file(const char *path, const void *data, size_t n, mode_t mode, time_t mtime)
 {
@@ -197,11 +197,11 @@ static int parse_send(const uint8_t *p, size_t n, size_t *off, wire *w)
     memset(w, 0, sizeof *w);
     if (*off + 8 > n || memcmp(p + *off, "SEND", 4) != 0)
         return 0;
-    uint32_t l = adbc_rd32(p + *off + 4);
+    uint32_t l = core_rd32(p + *off + 4);
     snprintf(w->spec, sizeof w->spec, "%.*s", (int)l, (const char *)p + *off + 8);
     *off += 8 + l;
     while (*off + 8 <= n) {
-        uint32_t id = adbc_rd32(p + *off), len = adbc_rd32(p + *off + 4);
+        uint32_t id = core_rd32(p + *off), len = core_rd32(p + *off + 4);
         *off += 8;
         if (id == ADBC_SYNC_DONE) {
             w->mtime = len;
@@ -395,7 +395,7 @@ static int no_links_hook(fdev *d, const adbc_sync_event *ev)
     size_t plen;
     uint32_t mode;
     if (ev->id != ADBC_SYNC_SEND ||
-        adbc_sync_parse_send_spec(ev->text, ev->text_len, &plen, &mode) != 0 || !S_ISLNK(mode))
+        sync_parse_send_spec(ev->text, ev->text_len, &plen, &mode) != 0 || !S_ISLNK(mode))
         return 0;
     d->sending = 1;
     d->send_failed = 1;
@@ -737,9 +737,9 @@ static int evil_list_hook(fdev *d, const adbc_sync_event *ev)
         return 0;
     uint8_t b[80];
     adbc_sync_statbuf st = {.mode = S_IFREG | 0644, .size = 1, .v2 = 1};
-    fd_out(d, b, adbc_sync_put_dent_v2(b, 0, &st, 9));
+    fd_out(d, b, sync_enc_dent_v2(b, 0, &st, 9));
     fd_out(d, "../escape", 9);
-    fd_out(d, b, adbc_sync_put_list_end(b, 1));
+    fd_out(d, b, sync_enc_list_end(b, 1));
     return 1;
 }
 
@@ -780,9 +780,9 @@ TEST(timeout_then_recovery)
     adbc_sync *s;
     CHECK_EQ_INT(adbc_sync_open(&s, c, TMO), 0);
     adbc_sync_statbuf st;
-    int64_t t0 = adbc_now_ms();
+    int64_t t0 = core_now_ms();
     CHECK_EQ_INT(adbc_sync_stat(s, "/data/f", &st, 300), ADBC_ETIMEDOUT);
-    int64_t el = adbc_now_ms() - t0;
+    int64_t el = core_now_ms() - t0;
     CHECK(el >= 250 && el < 3000);
     CHECK(strstr(adbc_last_error(), "300 ms") != NULL);
     /* the session was abandoned; the next call uses a new one */
@@ -928,11 +928,11 @@ TEST(allocation_failures)
         fd_put(&d, "/data/t/sub/y", S_IFREG | 0644, "y", 1, 4);
         adbc_sync *s;
         CHECK_EQ_INT(adbc_sync_open(&s, c, TMO), 0);
-        adbc_test_fail_alloc_at(k);
+        core_test_fail_alloc_at(k);
         /* short timeouts: a lost packet (the device engine failed) stalls */
         int rc1 = adbc_sync_push(s, test_tmp_path("src"), "/data/p", NULL, NULL, 700);
         int rc2 = adbc_sync_pull(s, "/data/t", test_tmp_path("out"), NULL, NULL, 700);
-        adbc_test_fail_alloc_at(0);
+        core_test_fail_alloc_at(0);
         if ((rc1 == ADBC_ETIMEDOUT || rc2 == ADBC_ETIMEDOUT) && getenv("SYNC_TEST_VERBOSE"))
             fprintf(stderr, "  alloc %ld: %d %d %s\n", k, rc1, rc2, adbc_last_error());
         if (rc1 < 0 || rc2 < 0) {

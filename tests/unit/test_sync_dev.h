@@ -200,7 +200,7 @@ static void fd_out(fdev *d, const void *p, size_t n)
 static void fd_hdr(fdev *d, uint32_t id, uint32_t len)
 {
     uint8_t h[8];
-    adbc_sync_put_hdr(h, id, len);
+    sync_enc_hdr(h, id, len);
     fd_out(d, h, 8);
 }
 
@@ -236,8 +236,8 @@ static void fd_list(fdev *d, const char *path, int v2)
         adbc_sync_statbuf st = fd_st(dir);
         static const char *const dots[] = {".", ".."};
         for (int i = 0; i < 2; i++) {
-            fd_out(d, b, v2 ? adbc_sync_put_dent_v2(b, 0, &st, (uint32_t)strlen(dots[i]))
-                            : adbc_sync_put_dent_v1(b, &st, (uint32_t)strlen(dots[i])));
+            fd_out(d, b, v2 ? sync_enc_dent_v2(b, 0, &st, (uint32_t)strlen(dots[i]))
+                            : sync_enc_dent_v1(b, &st, (uint32_t)strlen(dots[i])));
             fd_out(d, dots[i], strlen(dots[i]));
         }
         for (int i = 0; i < d->nf; i++) {
@@ -245,12 +245,12 @@ static void fd_list(fdev *d, const char *path, int v2)
                 continue;
             const char *name = strrchr(d->f[i].path, '/') + 1;
             adbc_sync_statbuf fst = fd_st(&d->f[i]);
-            fd_out(d, b, v2 ? adbc_sync_put_dent_v2(b, 0, &fst, (uint32_t)strlen(name))
-                            : adbc_sync_put_dent_v1(b, &fst, (uint32_t)strlen(name)));
+            fd_out(d, b, v2 ? sync_enc_dent_v2(b, 0, &fst, (uint32_t)strlen(name))
+                            : sync_enc_dent_v1(b, &fst, (uint32_t)strlen(name)));
             fd_out(d, name, strlen(name));
         }
     }
-    fd_out(d, b, adbc_sync_put_list_end(b, v2));
+    fd_out(d, b, sync_enc_list_end(b, v2));
 }
 
 static void fd_request(fdev *d, const adbc_sync_event *ev)
@@ -279,14 +279,14 @@ static void fd_request(fdev *d, const adbc_sync_event *ev)
             if (t && S_ISDIR(t->mode))
                 st = fd_st(t);
         }
-        fd_out(d, b, adbc_sync_put_stat_v1(b, &st));
+        fd_out(d, b, sync_enc_stat_v1(b, &st));
         break;
     }
     case ADBC_SYNC_STA2:
     case ADBC_SYNC_LST2: {
         const mfile *m = ev->id == ADBC_SYNC_STA2 ? fd_follow(d, path) : fd_find(d, path);
         adbc_sync_statbuf st = m ? fd_st(m) : (adbc_sync_statbuf){0};
-        fd_out(d, b, adbc_sync_put_stat_v2(b, ev->id, m ? 0 : 2, &st));
+        fd_out(d, b, sync_enc_stat_v2(b, ev->id, m ? 0 : 2, &st));
         break;
     }
     case ADBC_SYNC_LIST:
@@ -313,7 +313,7 @@ static void fd_request(fdev *d, const adbc_sync_event *ev)
         d->sending = 1;
         d->send_failed = 0;
         memset(&d->pend, 0, sizeof d->pend);
-        if (adbc_sync_parse_send_spec(path, ev->text_len, &plen, &mode) != 0) {
+        if (sync_parse_send_spec(path, ev->text_len, &plen, &mode) != 0) {
             fd_fail(d, "bad mode");
             d->send_failed = 1;
             break;
@@ -386,7 +386,7 @@ static int fd_on_open(void *u, uint32_t id, const char *svc)
         d->olen = d->ooff = 0;
         d->end_after_out = 0;
         d->sending = 0;
-        adbc_sync_qdec_init(&d->q);
+        sync_qdec_init(&d->q);
         pthread_mutex_lock(&d->mu);
         d->sync_opens++;
         pthread_mutex_unlock(&d->mu);
@@ -428,7 +428,7 @@ static void fd_on_data(void *u, uint32_t id, const uint8_t *data, size_t len)
     while (off < len && !d->end_after_out) {
         adbc_sync_event ev;
         size_t used = 0;
-        int rc = adbc_sync_qdec_next(&d->q, data + off, len - off, &used, &ev);
+        int rc = sync_qdec_next(&d->q, data + off, len - off, &used, &ev);
         off += used;
         if (rc < 0) {
             fd_fail(d, adbc_last_error());

@@ -33,7 +33,7 @@ static void feed_r(adbc_sync_rdec *d, const uint8_t *in, size_t len, size_t step
         while (off < n) {
             size_t used = 0;
             adbc_sync_event ev;
-            int rc = adbc_sync_rdec_next(d, in + pos + off, n - off, &used, &ev);
+            int rc = sync_rdec_next(d, in + pos + off, n - off, &used, &ev);
             off += used;
             log->rc = rc;
             if (rc < 0)
@@ -73,7 +73,7 @@ static void feed_q(adbc_sync_qdec *d, const uint8_t *in, size_t len, size_t step
         while (off < n) {
             size_t used = 0;
             adbc_sync_event ev;
-            int rc = adbc_sync_qdec_next(d, in + pos + off, n - off, &used, &ev);
+            int rc = sync_qdec_next(d, in + pos + off, n - off, &used, &ev);
             off += used;
             log->rc = rc;
             if (rc < 0)
@@ -145,17 +145,17 @@ TEST(request_vectors)
         {ADBC_SYNC_SEND, "SEND"},
     };
     for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
-        long n = adbc_sync_put_req(out, sizeof out, ids[i].id, "/sdcard/a b", 11);
+        long n = sync_enc_req(out, sizeof out, ids[i].id, "/sdcard/a b", 11);
         CHECK_EQ_INT(n, 19);
         CHECK_MEM(out, ids[i].name, 4);
         CHECK_MEM(out + 4, "\x0b\x00\x00\x00/sdcard/a b", 15);
     }
-    CHECK_EQ_INT(adbc_sync_put_req(out, sizeof out, ADBC_SYNC_QUIT, "", 0), 8);
+    CHECK_EQ_INT(sync_enc_req(out, sizeof out, ADBC_SYNC_QUIT, "", 0), 8);
     CHECK_MEM(out, "QUIT\0\0\0\0", 8);
     /* DATA and DONE headers: DONE carries the mtime in its length field. */
-    adbc_sync_put_hdr(out, ADBC_SYNC_DATA, 65536);
+    sync_enc_hdr(out, ADBC_SYNC_DATA, 65536);
     CHECK_MEM(out, "DATA\x00\x00\x01\x00", 8);
-    adbc_sync_put_hdr(out, ADBC_SYNC_DONE, 1700000000u);
+    sync_enc_hdr(out, ADBC_SYNC_DONE, 1700000000u);
     CHECK_MEM(out, "DONE\x00\xf1\x53\x65", 8);
 }
 
@@ -164,43 +164,43 @@ TEST(request_path_limit)
     static char path[1100];
     static uint8_t out[1200];
     memset(path, 'a', sizeof path);
-    CHECK_EQ_INT(adbc_sync_put_req(out, sizeof out, ADBC_SYNC_RECV, path, 1024), 1032);
-    CHECK_EQ_INT(adbc_sync_put_req(out, sizeof out, ADBC_SYNC_RECV, path, 1025), ADBC_EINVAL);
+    CHECK_EQ_INT(sync_enc_req(out, sizeof out, ADBC_SYNC_RECV, path, 1024), 1032);
+    CHECK_EQ_INT(sync_enc_req(out, sizeof out, ADBC_SYNC_RECV, path, 1025), ADBC_EINVAL);
     CHECK(strstr(adbc_last_error(), "1025") != NULL);
     /* too small an output buffer is a clean error too */
-    CHECK_EQ_INT(adbc_sync_put_req(out, 10, ADBC_SYNC_RECV, path, 5), ADBC_EINVAL);
+    CHECK_EQ_INT(sync_enc_req(out, 10, ADBC_SYNC_RECV, path, 5), ADBC_EINVAL);
 }
 
 TEST(send_spec)
 {
     char spec[1100];
-    CHECK_EQ_INT(adbc_sync_send_spec(spec, sizeof spec, "/data/local/tmp/f", S_IFREG | 0644),
+    CHECK_EQ_INT(sync_send_spec(spec, sizeof spec, "/data/local/tmp/f", S_IFREG | 0644),
                  strlen("/data/local/tmp/f,33188"));
     CHECK_STR(spec, "/data/local/tmp/f,33188");
-    adbc_sync_send_spec(spec, sizeof spec, "/sdcard/l", S_IFLNK | 0777);
+    sync_send_spec(spec, sizeof spec, "/sdcard/l", S_IFLNK | 0777);
     CHECK_STR(spec, "/sdcard/l,41471");
     static char longp[1030];
     memset(longp, 'x', 1020);
     longp[1020] = '\0'; /* 1020 + ",33188" = 1026 > 1024 */
-    CHECK_EQ_INT(adbc_sync_send_spec(spec, sizeof spec, longp, 33188), ADBC_EINVAL);
+    CHECK_EQ_INT(sync_send_spec(spec, sizeof spec, longp, 33188), ADBC_EINVAL);
 
     size_t plen;
     uint32_t mode;
     const char *s1 = "/a,b/c,33188";
-    CHECK_EQ_INT(adbc_sync_parse_send_spec(s1, strlen(s1), &plen, &mode), 0);
+    CHECK_EQ_INT(sync_parse_send_spec(s1, strlen(s1), &plen, &mode), 0);
     CHECK_EQ_INT(plen, 6); /* the last comma splits, as adbd does */
     CHECK_EQ_INT(mode, 33188);
-    CHECK_EQ_INT(adbc_sync_parse_send_spec("/x,0644", 7, &plen, &mode), 0);
+    CHECK_EQ_INT(sync_parse_send_spec("/x,0644", 7, &plen, &mode), 0);
     CHECK_EQ_INT(mode, 0644); /* strtoul(.., 0): a leading 0 is octal */
-    CHECK_EQ_INT(adbc_sync_parse_send_spec("/x,0x1ff", 8, &plen, &mode), 0);
+    CHECK_EQ_INT(sync_parse_send_spec("/x,0x1ff", 8, &plen, &mode), 0);
     CHECK_EQ_INT(mode, 0x1ff);
-    CHECK_EQ_INT(adbc_sync_parse_send_spec("/x", 2, &plen, &mode), ADBC_EPROTO);
+    CHECK_EQ_INT(sync_parse_send_spec("/x", 2, &plen, &mode), ADBC_EPROTO);
     CHECK_STR(adbc_last_error(), "missing , in ID_SEND");
-    CHECK_EQ_INT(adbc_sync_parse_send_spec("/x,", 3, &plen, &mode), ADBC_EPROTO);
+    CHECK_EQ_INT(sync_parse_send_spec("/x,", 3, &plen, &mode), ADBC_EPROTO);
     CHECK_STR(adbc_last_error(), "bad mode");
-    CHECK_EQ_INT(adbc_sync_parse_send_spec("/x,12z", 6, &plen, &mode), ADBC_EPROTO);
-    CHECK_EQ_INT(adbc_sync_parse_send_spec("/x,099", 6, &plen, &mode), ADBC_EPROTO);
-    CHECK_EQ_INT(adbc_sync_parse_send_spec("/x,99999999999", 14, &plen, &mode), ADBC_EPROTO);
+    CHECK_EQ_INT(sync_parse_send_spec("/x,12z", 6, &plen, &mode), ADBC_EPROTO);
+    CHECK_EQ_INT(sync_parse_send_spec("/x,099", 6, &plen, &mode), ADBC_EPROTO);
+    CHECK_EQ_INT(sync_parse_send_spec("/x,99999999999", 14, &plen, &mode), ADBC_EPROTO);
 }
 
 /* ---- replies: encoders ---- */
@@ -247,14 +247,14 @@ TEST(reply_encoders)
     v_u32(&V, st.mode);
     v_u32(&V, 0x3456789a); /* v1: the low 32 bits */
     v_u32(&V, 1700000001);
-    CHECK_EQ_INT(adbc_sync_put_stat_v1(out, &st), 16);
+    CHECK_EQ_INT(sync_enc_stat_v1(out, &st), 16);
     CHECK_MEM(out, V.b, 16);
 
     V.n = 0;
     v_str(&V, "STA2");
     v2_fields(&V, 0, &st);
     CHECK_EQ_INT(V.n, 72);
-    CHECK_EQ_INT(adbc_sync_put_stat_v2(out, ADBC_SYNC_STA2, 0, &st), 72);
+    CHECK_EQ_INT(sync_enc_stat_v2(out, ADBC_SYNC_STA2, 0, &st), 72);
     CHECK_MEM(out, V.b, 72);
 
     /* an error zeroes every field, as adbd sends it */
@@ -262,7 +262,7 @@ TEST(reply_encoders)
     V.n = 0;
     v_str(&V, "LST2");
     v2_fields(&V, 2, &zero);
-    CHECK_EQ_INT(adbc_sync_put_stat_v2(out, ADBC_SYNC_LST2, 2, &st), 72);
+    CHECK_EQ_INT(sync_enc_stat_v2(out, ADBC_SYNC_LST2, 2, &st), 72);
     CHECK_MEM(out, V.b, 72);
 
     V.n = 0;
@@ -271,21 +271,21 @@ TEST(reply_encoders)
     v_u32(&V, 0x3456789a);
     v_u32(&V, 1700000001);
     v_u32(&V, 5);
-    CHECK_EQ_INT(adbc_sync_put_dent_v1(out, &st, 5), 20);
+    CHECK_EQ_INT(sync_enc_dent_v1(out, &st, 5), 20);
     CHECK_MEM(out, V.b, 20);
 
     V.n = 0;
     v_str(&V, "DNT2");
     v2_fields(&V, 0, &st);
     v_u32(&V, 9);
-    CHECK_EQ_INT(adbc_sync_put_dent_v2(out, 0, &st, 9), 76);
+    CHECK_EQ_INT(sync_enc_dent_v2(out, 0, &st, 9), 76);
     CHECK_MEM(out, V.b, 76);
 
     /* the end of a listing is a whole entry-sized record */
     uint8_t end[76];
-    CHECK_EQ_INT(adbc_sync_put_list_end(end, 0), 20);
+    CHECK_EQ_INT(sync_enc_list_end(end, 0), 20);
     CHECK_MEM(end, "DONE\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0", 20);
-    CHECK_EQ_INT(adbc_sync_put_list_end(end, 1), 76);
+    CHECK_EQ_INT(sync_enc_list_end(end, 1), 76);
     CHECK_MEM(end, "DONE", 4);
     for (int i = 4; i < 76; i++)
         CHECK_EQ_INT(end[i], 0);
@@ -300,10 +300,10 @@ TEST(decode_stat_v1)
 {
     adbc_sync_statbuf st = sample();
     uint8_t b[16];
-    adbc_sync_put_stat_v1(b, &st);
+    sync_enc_stat_v1(b, &st);
     for (size_t k = 0; k < NSTEPS; k++) {
         adbc_sync_rdec d;
-        adbc_sync_rdec_expect(&d, ADBC_SYNC_X_STAT_V1, ADBC_SYNC_STAT);
+        sync_rdec_expect(&d, ADBC_SYNC_X_STAT_V1, ADBC_SYNC_STAT);
         feed_r(&d, b, 16, steps[k], &L);
         CHECK_EQ_INT(L.rc, 1);
         CHECK_EQ_INT(L.n, 1);
@@ -322,10 +322,10 @@ TEST(decode_stat_v2)
     uint8_t b[72];
     for (int which = 0; which < 2; which++) {
         uint32_t id = which ? ADBC_SYNC_LST2 : ADBC_SYNC_STA2;
-        adbc_sync_put_stat_v2(b, id, 0, &st);
+        sync_enc_stat_v2(b, id, 0, &st);
         for (size_t k = 0; k < NSTEPS; k++) {
             adbc_sync_rdec d;
-            adbc_sync_rdec_expect(&d, ADBC_SYNC_X_STAT_V2, ADBC_SYNC_STA2);
+            sync_rdec_expect(&d, ADBC_SYNC_X_STAT_V2, ADBC_SYNC_STA2);
             feed_r(&d, b, 72, steps[k], &L);
             CHECK_EQ_INT(L.n, 1);
             const adbc_sync_statbuf *g = &L.ev[0].st;
@@ -344,9 +344,9 @@ TEST(decode_stat_v2)
         }
     }
     /* how v2 reports an error: the errno field, everything else zero */
-    adbc_sync_put_stat_v2(b, ADBC_SYNC_STA2, 13, &st);
+    sync_enc_stat_v2(b, ADBC_SYNC_STA2, 13, &st);
     adbc_sync_rdec d;
-    adbc_sync_rdec_expect(&d, ADBC_SYNC_X_STAT_V2, ADBC_SYNC_STA2);
+    sync_rdec_expect(&d, ADBC_SYNC_X_STAT_V2, ADBC_SYNC_STA2);
     feed_r(&d, b, 72, 0, &L);
     CHECK_EQ_INT(L.n, 1);
     CHECK_EQ_INT(L.ev[0].error, 13);
@@ -359,21 +359,21 @@ TEST(decode_list_v1_and_v2)
     for (int v2 = 0; v2 < 2; v2++) {
         V.n = 0;
         uint8_t h[76];
-        V.n += v2 ? adbc_sync_put_dent_v2(V.b + V.n, 0, &st, 1)
-                  : adbc_sync_put_dent_v1(V.b + V.n, &st, 1);
+        V.n += v2 ? sync_enc_dent_v2(V.b + V.n, 0, &st, 1)
+                  : sync_enc_dent_v1(V.b + V.n, &st, 1);
         v_str(&V, ".");
-        V.n += v2 ? adbc_sync_put_dent_v2(V.b + V.n, 0, &st, 9)
-                  : adbc_sync_put_dent_v1(V.b + V.n, &st, 9);
+        V.n += v2 ? sync_enc_dent_v2(V.b + V.n, 0, &st, 9)
+                  : sync_enc_dent_v1(V.b + V.n, &st, 9);
         v_str(&V, "file name");
         if (v2) { /* an entry the device could not lstat */
-            V.n += adbc_sync_put_dent_v2(V.b + V.n, 13, &st, 3);
+            V.n += sync_enc_dent_v2(V.b + V.n, 13, &st, 3);
             v_str(&V, "bad");
         }
-        size_t e = adbc_sync_put_list_end(h, v2);
+        size_t e = sync_enc_list_end(h, v2);
         v_bytes(&V, h, e);
         for (size_t k = 0; k < NSTEPS; k++) {
             adbc_sync_rdec d;
-            adbc_sync_rdec_expect(&d, v2 ? ADBC_SYNC_X_LIST_V2 : ADBC_SYNC_X_LIST_V1, 0);
+            sync_rdec_expect(&d, v2 ? ADBC_SYNC_X_LIST_V2 : ADBC_SYNC_X_LIST_V1, 0);
             feed_r(&d, V.b, V.n, steps[k], &L);
             CHECK_EQ_INT(L.rc, 1);
             CHECK_EQ_INT(L.n, v2 ? 4 : 3);
@@ -409,7 +409,7 @@ TEST(decode_recv)
     v_u32(&V, 0);
     for (size_t k = 0; k < NSTEPS; k++) {
         adbc_sync_rdec d;
-        adbc_sync_rdec_expect(&d, ADBC_SYNC_X_RECV, ADBC_SYNC_RECV);
+        sync_rdec_expect(&d, ADBC_SYNC_X_RECV, ADBC_SYNC_RECV);
         feed_r(&d, V.b, V.n, steps[k], &L);
         CHECK_EQ_INT(L.rc, 1);
         CHECK_EQ_INT(L.dlen, 3 + 65536);
@@ -427,7 +427,7 @@ TEST(decode_recv)
 TEST(decode_status_and_fail)
 {
     adbc_sync_rdec d;
-    adbc_sync_rdec_expect(&d, ADBC_SYNC_X_STATUS, ADBC_SYNC_SEND);
+    sync_rdec_expect(&d, ADBC_SYNC_X_STATUS, ADBC_SYNC_SEND);
     feed_r(&d, (const uint8_t *)"OKAY\0\0\0\0", 8, 1, &L);
     CHECK_EQ_INT(L.n, 1);
     CHECK_EQ_INT(L.ev[0].type, ADBC_SYNC_EV_OKAY);
@@ -442,7 +442,7 @@ TEST(decode_status_and_fail)
     v_str(&V, "couldn't create file: Is a directory\n\x01");
     for (size_t x = 0; x < 6; x++)
         for (size_t k = 0; k < NSTEPS; k++) {
-            adbc_sync_rdec_expect(&d, xs[x], ADBC_SYNC_STA2);
+            sync_rdec_expect(&d, xs[x], ADBC_SYNC_STA2);
             feed_r(&d, V.b, V.n, steps[k], &L);
             CHECK_EQ_INT(L.n, 1);
             CHECK_EQ_INT(L.ev[0].type, ADBC_SYNC_EV_FAIL);
@@ -450,7 +450,7 @@ TEST(decode_status_and_fail)
             CHECK_STR(L.text[0], "couldn't create file: Is a directory??");
         }
     /* an empty FAIL completes at once, with nothing after it */
-    adbc_sync_rdec_expect(&d, ADBC_SYNC_X_RECV, 0);
+    sync_rdec_expect(&d, ADBC_SYNC_X_RECV, 0);
     feed_r(&d, (const uint8_t *)"FAIL\0\0\0\0", 8, 0, &L);
     CHECK_EQ_INT(L.n, 1);
     CHECK_EQ_INT(L.ev[0].type, ADBC_SYNC_EV_FAIL);
@@ -463,7 +463,7 @@ static int bad(adbc_sync_expect x, uint32_t want, const vec *v, const char *need
 {
     for (size_t k = 0; k < NSTEPS; k++) {
         adbc_sync_rdec d;
-        adbc_sync_rdec_expect(&d, x, want);
+        sync_rdec_expect(&d, x, want);
         feed_r(&d, v->b, v->n, steps[k], &L);
         if (L.rc != ADBC_EPROTO) {
             fprintf(stderr, "    step %zu: rc %d, wanted EPROTO (%s)\n", steps[k], L.rc, needle);
@@ -513,31 +513,31 @@ TEST(malformed_replies)
     v_u32(&V, 1);
     CHECK(bad(ADBC_SYNC_X_STAT_V2, ADBC_SYNC_STA2, &V, "'DATA'"));
     V.n = 0;
-    V.n += adbc_sync_put_dent_v1(V.b, &st, 1);
+    V.n += sync_enc_dent_v1(V.b, &st, 1);
     v_str(&V, "a");
     CHECK(bad(ADBC_SYNC_X_LIST_V2, 0, &V, "'DENT'"));
     V.n = 0;
-    V.n += adbc_sync_put_stat_v1(V.b, &st);
+    V.n += sync_enc_stat_v1(V.b, &st);
     CHECK(bad(ADBC_SYNC_X_STAT_V2, ADBC_SYNC_STA2, &V, "'STAT'"));
     V.n = 0;
-    V.n += adbc_sync_put_stat_v2(V.b, ADBC_SYNC_STA2, 0, &st);
+    V.n += sync_enc_stat_v2(V.b, ADBC_SYNC_STA2, 0, &st);
     CHECK(bad(ADBC_SYNC_X_STAT_V1, 0, &V, "'STA2'"));
     /* directory entry names: oversize, empty, with a slash or NUL */
     V.n = 0;
-    V.n += adbc_sync_put_dent_v2(V.b, 0, &st, 256);
+    V.n += sync_enc_dent_v2(V.b, 0, &st, 256);
     CHECK(bad(ADBC_SYNC_X_LIST_V2, 0, &V, "oversize name"));
     V.n = 0;
-    V.n += adbc_sync_put_dent_v1(V.b, &st, 0x7fffffff);
+    V.n += sync_enc_dent_v1(V.b, &st, 0x7fffffff);
     CHECK(bad(ADBC_SYNC_X_LIST_V1, 0, &V, "oversize name"));
     V.n = 0;
-    V.n += adbc_sync_put_dent_v1(V.b, &st, 0);
+    V.n += sync_enc_dent_v1(V.b, &st, 0);
     CHECK(bad(ADBC_SYNC_X_LIST_V1, 0, &V, "empty name"));
     V.n = 0;
-    V.n += adbc_sync_put_dent_v1(V.b, &st, 5);
+    V.n += sync_enc_dent_v1(V.b, &st, 5);
     v_str(&V, "../up");
     CHECK(bad(ADBC_SYNC_X_LIST_V1, 0, &V, "containing '/'"));
     V.n = 0;
-    V.n += adbc_sync_put_dent_v1(V.b, &st, 3);
+    V.n += sync_enc_dent_v1(V.b, &st, 3);
     v_bytes(&V, "a\0b", 3);
     CHECK(bad(ADBC_SYNC_X_LIST_V1, 0, &V, "NUL"));
     /* anything when no reply is due */
@@ -551,7 +551,7 @@ TEST(malformed_replies)
     v_str(&V, "OKAY");
     v_u32(&V, 0);
     adbc_sync_rdec d;
-    adbc_sync_rdec_expect(&d, ADBC_SYNC_X_STATUS, 0);
+    sync_rdec_expect(&d, ADBC_SYNC_X_STATUS, 0);
     feed_r(&d, V.b, V.n, 0, &L);
     CHECK_EQ_INT(L.rc, ADBC_EPROTO);
     CHECK_EQ_INT(L.n, 1);
@@ -567,7 +567,7 @@ TEST(truncated_data_waits_for_more)
     for (int i = 0; i < 50; i++)
         V.b[V.n++] = (uint8_t)i;
     adbc_sync_rdec d;
-    adbc_sync_rdec_expect(&d, ADBC_SYNC_X_RECV, 0);
+    sync_rdec_expect(&d, ADBC_SYNC_X_RECV, 0);
     feed_r(&d, V.b, V.n, 7, &L);
     CHECK_EQ_INT(L.dlen, 50);
     CHECK_EQ_INT(L.n, 0);             /* the chunk never completed */
@@ -579,8 +579,8 @@ TEST(truncated_data_waits_for_more)
 TEST(decode_requests)
 {
     V.n = 0;
-    V.n += (size_t)adbc_sync_put_req(V.b + V.n, 100, ADBC_SYNC_LST2, "/sdcard", 7);
-    V.n += (size_t)adbc_sync_put_req(V.b + V.n, 100, ADBC_SYNC_SEND, "/data/f,33188", 13);
+    V.n += (size_t)sync_enc_req(V.b + V.n, 100, ADBC_SYNC_LST2, "/sdcard", 7);
+    V.n += (size_t)sync_enc_req(V.b + V.n, 100, ADBC_SYNC_SEND, "/data/f,33188", 13);
     v_str(&V, "DATA");
     v_u32(&V, 5);
     v_str(&V, "hello");
@@ -592,10 +592,10 @@ TEST(decode_requests)
     V.n += 65536;
     v_str(&V, "DONE");
     v_u32(&V, 1234567);
-    V.n += (size_t)adbc_sync_put_req(V.b + V.n, 100, ADBC_SYNC_QUIT, "", 0);
+    V.n += (size_t)sync_enc_req(V.b + V.n, 100, ADBC_SYNC_QUIT, "", 0);
     for (size_t k = 0; k < NSTEPS; k++) {
         adbc_sync_qdec d;
-        adbc_sync_qdec_init(&d);
+        sync_qdec_init(&d);
         feed_q(&d, V.b, V.n, steps[k], &L);
         CHECK_EQ_INT(L.rc, 1);
         CHECK_EQ_INT(L.n, 6); /* LST2, SEND, DATA end x2, DONE, QUIT */
@@ -616,7 +616,7 @@ static int qbad(const vec *v, const char *msg)
 {
     for (size_t k = 0; k < NSTEPS; k++) {
         adbc_sync_qdec d;
-        adbc_sync_qdec_init(&d);
+        sync_qdec_init(&d);
         feed_q(&d, v->b, v->n, steps[k], &L);
         if (L.rc != ADBC_EPROTO || strcmp(adbc_last_error(), msg) != 0) {
             fprintf(stderr, "    step %zu: rc %d \"%s\", wanted \"%s\"\n", steps[k], L.rc,
@@ -634,12 +634,12 @@ TEST(malformed_requests)
     v_u32(&V, 1025);
     CHECK(qbad(&V, "path too long"));
     V.n = 0;
-    V.n += (size_t)adbc_sync_put_req(V.b, 100, ADBC_SYNC_SEND, "/f,33188", 8);
+    V.n += (size_t)sync_enc_req(V.b, 100, ADBC_SYNC_SEND, "/f,33188", 8);
     v_str(&V, "DATA");
     v_u32(&V, 65537);
     CHECK(qbad(&V, "oversize data message"));
     V.n = 0;
-    V.n += (size_t)adbc_sync_put_req(V.b, 100, ADBC_SYNC_SEND, "/f,33188", 8);
+    V.n += (size_t)sync_enc_req(V.b, 100, ADBC_SYNC_SEND, "/f,33188", 8);
     v_str(&V, "STAT");
     v_u32(&V, 0);
     CHECK(qbad(&V, "invalid data message"));
@@ -651,20 +651,20 @@ TEST(errno_table)
     CHECK_STR(adbc_sync_errno_text(2), "No such file or directory");
     CHECK_STR(adbc_sync_errno_name(75), "EOVERFLOW");
     CHECK_STR(adbc_sync_errno_name(9999), "E?");
-    CHECK_EQ_INT(adbc_sync_errno_code(2), ADBC_ENOTFOUND);
-    CHECK_EQ_INT(adbc_sync_errno_code(13), ADBC_EPERM);
-    CHECK_EQ_INT(adbc_sync_errno_code(1), ADBC_EPERM);
-    CHECK_EQ_INT(adbc_sync_errno_code(28), ADBC_EREMOTE);
-    CHECK_EQ_INT(adbc_sync_errno_to_wire(ENOENT), 2);
-    CHECK_EQ_INT(adbc_sync_errno_to_wire(ENOTDIR), 20);
-    CHECK_EQ_INT(adbc_sync_errno_to_wire(ELOOP), 40);
+    CHECK_EQ_INT(sync_errno_code(2), ADBC_ENOTFOUND);
+    CHECK_EQ_INT(sync_errno_code(13), ADBC_EPERM);
+    CHECK_EQ_INT(sync_errno_code(1), ADBC_EPERM);
+    CHECK_EQ_INT(sync_errno_code(28), ADBC_EREMOTE);
+    CHECK_EQ_INT(sync_errno_to_wire(ENOENT), 2);
+    CHECK_EQ_INT(sync_errno_to_wire(ENOTDIR), 20);
+    CHECK_EQ_INT(sync_errno_to_wire(ELOOP), 40);
 }
 
 TEST(id_names)
 {
     char b[16];
-    CHECK_STR(adbc_sync_id_name(ADBC_SYNC_DNT2, b), "DNT2");
-    CHECK_STR(adbc_sync_id_name(0x00000001u, b), "0x00000001");
+    CHECK_STR(sync_id_name(ADBC_SYNC_DNT2, b), "DNT2");
+    CHECK_STR(sync_id_name(0x00000001u, b), "0x00000001");
 }
 
 /* Random bytes in every expectation: no crash, and either events, a need
@@ -685,11 +685,11 @@ TEST(random_input_is_total)
                        n - i >= 4 ? 4 : n - i);
         }
         adbc_sync_rdec d;
-        adbc_sync_rdec_expect(&d, (adbc_sync_expect)(1 + round % 6), ADBC_SYNC_STA2);
+        sync_rdec_expect(&d, (adbc_sync_expect)(1 + round % 6), ADBC_SYNC_STA2);
         feed_r(&d, buf, n, (size_t)(round % 7), &L);
         CHECK(L.rc == 0 || L.rc == 1 || L.rc == ADBC_EPROTO);
         adbc_sync_qdec q;
-        adbc_sync_qdec_init(&q);
+        sync_qdec_init(&q);
         feed_q(&q, buf, n, (size_t)(round % 5), &L);
         CHECK(L.rc == 0 || L.rc == 1 || L.rc == ADBC_EPROTO);
     }

@@ -35,7 +35,7 @@ TEST(send2_recv2_bytes_match_aosp_layout)
                                    'r', 'd', '/', 'x', 'S', 'N', 'D', '2', 0xa4, 0x81, 0, 0,
                                    4, 0, 0, 0x80};
     uint8_t b[64];
-    long n = adbc_sync_put_send2(b, sizeof b, "/sdcard/x", 9, 0100644,
+    long n = sync_enc_send2(b, sizeof b, "/sdcard/x", 9, 0100644,
                                  ADBC_SYNC_FLAG_ZSTD | ADBC_SYNC_FLAG_DRY_RUN);
     CHECK_EQ_INT(n, (long)sizeof snd2);
     CHECK(memcmp(b, snd2, sizeof snd2) == 0);
@@ -43,15 +43,15 @@ TEST(send2_recv2_bytes_match_aosp_layout)
     static const uint8_t rcv2[] = {'R', 'C', 'V', '2', 9, 0,   0,   0,   '/', 's', 'd',
                                    'c', 'a', 'r', 'd', '/', 'x', 'R', 'C', 'V', '2', 2,
                                    0,   0,   0};
-    n = adbc_sync_put_recv2(b, sizeof b, "/sdcard/x", 9, ADBC_SYNC_FLAG_LZ4);
+    n = sync_enc_recv2(b, sizeof b, "/sdcard/x", 9, ADBC_SYNC_FLAG_LZ4);
     CHECK_EQ_INT(n, (long)sizeof rcv2);
     CHECK(memcmp(b, rcv2, sizeof rcv2) == 0);
     /* too small a buffer, too long a path */
-    CHECK_EQ_INT(adbc_sync_put_recv2(b, 20, "/sdcard/x", 9, 0), ADBC_EINVAL);
+    CHECK_EQ_INT(sync_enc_recv2(b, 20, "/sdcard/x", 9, 0), ADBC_EINVAL);
     char longp[1030];
     memset(longp, 'a', sizeof longp);
     uint8_t big[1100];
-    CHECK_EQ_INT(adbc_sync_put_send2(big, sizeof big, longp, 1025, 0, 0), ADBC_EINVAL);
+    CHECK_EQ_INT(sync_enc_send2(big, sizeof big, longp, 1025, 0, 0), ADBC_EINVAL);
 }
 
 /* SND2 + DATA "abc" + DONE 1234, then RCV2, in every split into two. */
@@ -59,15 +59,15 @@ TEST(device_decoder_reads_v2_setups_in_every_split)
 {
     uint8_t in[128];
     size_t len = 0;
-    len += (size_t)adbc_sync_put_send2(in, sizeof in, "/data/f", 7, 0100600, ADBC_SYNC_FLAG_BROTLI);
-    len += adbc_sync_put_hdr(in + len, ADBC_SYNC_DATA, 3);
+    len += (size_t)sync_enc_send2(in, sizeof in, "/data/f", 7, 0100600, ADBC_SYNC_FLAG_BROTLI);
+    len += sync_enc_hdr(in + len, ADBC_SYNC_DATA, 3);
     memcpy(in + len, "abc", 3);
     len += 3;
-    len += adbc_sync_put_hdr(in + len, ADBC_SYNC_DONE, 1234);
-    len += (size_t)adbc_sync_put_recv2(in + len, sizeof in - len, "/data/g", 7, ADBC_SYNC_FLAG_ZSTD);
+    len += sync_enc_hdr(in + len, ADBC_SYNC_DONE, 1234);
+    len += (size_t)sync_enc_recv2(in + len, sizeof in - len, "/data/g", 7, ADBC_SYNC_FLAG_ZSTD);
     for (size_t cut = 0; cut <= len; cut++) {
         adbc_sync_qdec q;
-        adbc_sync_qdec_init(&q);
+        sync_qdec_init(&q);
         int step = 0;
         char data[8];
         size_t dlen = 0;
@@ -78,7 +78,7 @@ TEST(device_decoder_reads_v2_setups_in_every_split)
             while (off < plen[p]) {
                 adbc_sync_event ev;
                 size_t used = 0;
-                int rc = adbc_sync_qdec_next(&q, parts[p] + off, plen[p] - off, &used, &ev);
+                int rc = sync_qdec_next(&q, parts[p] + off, plen[p] - off, &used, &ev);
                 CHECK(rc >= 0);
                 off += used;
                 if (rc == 0)
@@ -120,7 +120,7 @@ static uint8_t *zip(uint32_t alg, const uint8_t *in, size_t len, size_t inmax, s
                     size_t *zlen)
 {
     adbc_sync_zenc *e;
-    if (adbc_sync_zenc_new(&e, alg) != 0)
+    if (sync_zenc_new(&e, alg) != 0)
         return NULL;
     size_t cap = len + len / 2 + 4096, n = 0;
     uint8_t *z = malloc(cap);
@@ -133,7 +133,7 @@ static uint8_t *zip(uint32_t alg, const uint8_t *in, size_t len, size_t inmax, s
         uint8_t *o = z + n;
         size_t room = cap - n < outmax ? cap - n : outmax;
         size_t r0 = room;
-        rc = adbc_sync_zenc_run(e, &p, &l, &o, &room, off + l0 == len);
+        rc = sync_zenc_run(e, &p, &l, &o, &room, off + l0 == len);
         off += l0 - l;
         n += r0 - room;
         if (cap - n < 64) {
@@ -141,7 +141,7 @@ static uint8_t *zip(uint32_t alg, const uint8_t *in, size_t len, size_t inmax, s
             z = realloc(z, cap);
         }
     }
-    adbc_sync_zenc_free(e);
+    sync_zenc_free(e);
     if (rc < 0) {
         free(z);
         return NULL;
@@ -156,7 +156,7 @@ static int unzip_eq(uint32_t alg, const uint8_t *z, size_t zlen, size_t inmax, s
                     const uint8_t *want, size_t wlen)
 {
     adbc_sync_zdec *d;
-    if (adbc_sync_zdec_new(&d, alg, wlen) != 0)
+    if (sync_zdec_new(&d, alg, wlen) != 0)
         return -1;
     uint8_t *out = malloc(wlen + 1);
     size_t n = 0, off = 0;
@@ -166,7 +166,7 @@ static int unzip_eq(uint32_t alg, const uint8_t *z, size_t zlen, size_t inmax, s
         size_t l = zlen - off < inmax ? zlen - off : inmax, l0 = l;
         uint8_t *o = out + n;
         size_t room = wlen + 1 - n < outmax ? wlen + 1 - n : outmax, r0 = room;
-        rc = adbc_sync_zdec_run(d, &p, &l, &o, &room);
+        rc = sync_zdec_run(d, &p, &l, &o, &room);
         if (rc < 0)
             break;
         off += l0 - l;
@@ -174,15 +174,15 @@ static int unzip_eq(uint32_t alg, const uint8_t *z, size_t zlen, size_t inmax, s
         if (rc == 0 && l0 == 0 && room == r0)
             break; /* wants input there is none of */
     }
-    int ok = rc == 1 && adbc_sync_zdec_finish(d) == 0 && n == wlen && memcmp(out, want, wlen) == 0;
-    adbc_sync_zdec_free(d);
+    int ok = rc == 1 && sync_zdec_finish(d) == 0 && n == wlen && memcmp(out, want, wlen) == 0;
+    sync_zdec_free(d);
     free(out);
     return ok ? 0 : -1;
 }
 
 TEST(round_trips_through_tiny_and_large_buffers)
 {
-    uint32_t built = adbc_sync_comp_built();
+    uint32_t built = sync_comp_built();
     size_t big = 300000;
     uint8_t *text = malloc(big), *rnd = malloc(big);
     CHECK(text && rnd);
@@ -193,7 +193,7 @@ TEST(round_trips_through_tiny_and_large_buffers)
     for (size_t a = 0; a < 3; a++) {
         if (!(built & algs[a])) {
             adbc_sync_zenc *e;
-            CHECK_EQ_INT(adbc_sync_zenc_new(&e, algs[a]), ADBC_EUNSUPPORTED);
+            CHECK_EQ_INT(sync_zenc_new(&e, algs[a]), ADBC_EUNSUPPORTED);
             continue;
         }
         static const size_t sizes[] = {0, 1, 65535, 65536, 65537, 300000};
@@ -235,7 +235,7 @@ TEST(decodes_frames_made_by_the_reference_tools)
                                   0x00, 0x80, 0x61, 0x64, 0x62, 0x63, 0x20, 0x73, 0x79,
                                   0x6e, 0x63, 0x20, 0x76, 0x32, 0x0a, 0x00, 0x00, 0x00,
                                   0x00, 0x9c, 0xb4, 0x19, 0x6b};
-    uint32_t built = adbc_sync_comp_built();
+    uint32_t built = sync_comp_built();
     if (built & ADBC_SYNC_FLAG_ZSTD) {
         CHECK_EQ_INT(unzip_eq(ADBC_SYNC_FLAG_ZSTD, zst, sizeof zst, 64, 64, want, 13), 0);
         CHECK_EQ_INT(unzip_eq(ADBC_SYNC_FLAG_ZSTD, zst, sizeof zst, 1, 1, want, 13), 0);
@@ -248,7 +248,7 @@ TEST(decodes_frames_made_by_the_reference_tools)
 
 TEST(corrupt_truncated_and_trailing_data_are_errors)
 {
-    uint32_t built = adbc_sync_comp_built();
+    uint32_t built = sync_comp_built();
     static const uint8_t text[] = "a line of text, a line of text, a line of text\n";
     for (size_t a = 0; a < 3; a++) {
         if (!(built & algs[a]))
@@ -259,41 +259,41 @@ TEST(corrupt_truncated_and_trailing_data_are_errors)
         uint8_t out[256];
         /* truncated: DONE before the stream ended */
         adbc_sync_zdec *d;
-        CHECK_EQ_INT(adbc_sync_zdec_new(&d, algs[a], 0), 0);
+        CHECK_EQ_INT(sync_zdec_new(&d, algs[a], 0), 0);
         const uint8_t *p = z;
         size_t l = zl - 3, room = sizeof out;
         uint8_t *o = out;
-        CHECK_EQ_INT(adbc_sync_zdec_run(d, &p, &l, &o, &room), 0);
-        CHECK_EQ_INT(adbc_sync_zdec_finish(d), ADBC_EPROTO);
+        CHECK_EQ_INT(sync_zdec_run(d, &p, &l, &o, &room), 0);
+        CHECK_EQ_INT(sync_zdec_finish(d), ADBC_EPROTO);
         CHECK(strstr(adbc_last_error(), "ended early") != NULL);
-        adbc_sync_zdec_free(d);
+        sync_zdec_free(d);
         /* trailing bytes after the end */
         uint8_t *zz = malloc(zl + 1);
         memcpy(zz, z, zl);
         zz[zl] = 0x55;
-        CHECK_EQ_INT(adbc_sync_zdec_new(&d, algs[a], 0), 0);
+        CHECK_EQ_INT(sync_zdec_new(&d, algs[a], 0), 0);
         p = zz;
         l = zl + 1;
         room = sizeof out;
         o = out;
-        CHECK_EQ_INT(adbc_sync_zdec_run(d, &p, &l, &o, &room), ADBC_EPROTO);
+        CHECK_EQ_INT(sync_zdec_run(d, &p, &l, &o, &room), ADBC_EPROTO);
         CHECK(strstr(adbc_last_error(), "follow the end") != NULL);
-        adbc_sync_zdec_free(d);
+        sync_zdec_free(d);
         free(zz);
         /* garbage from the start */
         uint8_t junk[64];
         memset(junk, 0xff, sizeof junk);
-        CHECK_EQ_INT(adbc_sync_zdec_new(&d, algs[a], 0), 0);
+        CHECK_EQ_INT(sync_zdec_new(&d, algs[a], 0), 0);
         int rc = 0;
         p = junk;
         l = sizeof junk;
         while (rc == 0 && l > 0) {
             room = sizeof out;
             o = out;
-            rc = adbc_sync_zdec_run(d, &p, &l, &o, &room);
+            rc = sync_zdec_run(d, &p, &l, &o, &room);
         }
         CHECK_EQ_INT(rc, ADBC_EPROTO);
-        adbc_sync_zdec_free(d);
+        sync_zdec_free(d);
         free(z);
     }
 }
@@ -304,7 +304,7 @@ TEST(corrupt_truncated_and_trailing_data_are_errors)
 static uint8_t *zero_stream(uint32_t alg, size_t total, size_t *zlen)
 {
     adbc_sync_zenc *e;
-    if (adbc_sync_zenc_new(&e, alg) != 0)
+    if (sync_zenc_new(&e, alg) != 0)
         return NULL;
     static uint8_t zeros[1 << 20];
     size_t cap = 1 << 20, n = 0, fed = 0;
@@ -315,11 +315,11 @@ static uint8_t *zero_stream(uint32_t alg, size_t total, size_t *zlen)
         size_t l = total - fed < sizeof zeros ? total - fed : sizeof zeros, l0 = l;
         uint8_t *o = z + n;
         size_t room = cap - n, r0 = room;
-        rc = adbc_sync_zenc_run(e, &p, &l, &o, &room, fed + l0 == total);
+        rc = sync_zenc_run(e, &p, &l, &o, &room, fed + l0 == total);
         fed += l0 - l;
         n += r0 - room;
     }
-    adbc_sync_zenc_free(e);
+    sync_zenc_free(e);
     *zlen = n;
     return rc == 1 ? z : (free(z), NULL);
 }
@@ -328,7 +328,7 @@ static int inflate_all(uint32_t alg, const uint8_t *z, size_t zlen, uint64_t exp
                        uint64_t *out_total)
 {
     adbc_sync_zdec *d;
-    if (adbc_sync_zdec_new(&d, alg, expected) != 0)
+    if (sync_zdec_new(&d, alg, expected) != 0)
         return -100;
     static uint8_t out[1 << 18];
     int rc = 0;
@@ -338,19 +338,19 @@ static int inflate_all(uint32_t alg, const uint8_t *z, size_t zlen, uint64_t exp
         size_t l = zlen - off < 65536 ? zlen - off : 65536, l0 = l;
         uint8_t *o = out;
         size_t room = sizeof out;
-        rc = adbc_sync_zdec_run(d, &p, &l, &o, &room);
+        rc = sync_zdec_run(d, &p, &l, &o, &room);
         off += l0 - l;
         if (rc == 0 && l0 == 0 && room == sizeof out)
             break;
     }
-    *out_total = adbc_sync_zdec_out(d);
-    adbc_sync_zdec_free(d);
+    *out_total = sync_zdec_out(d);
+    sync_zdec_free(d);
     return rc;
 }
 
 TEST(decompression_bombs_are_refused)
 {
-    uint32_t built = adbc_sync_comp_built();
+    uint32_t built = sync_comp_built();
     const size_t total = 256u << 20;
     for (size_t a = 0; a < 3; a++) {
         if (!(built & algs[a]) || algs[a] == ADBC_SYNC_FLAG_LZ4)
@@ -358,7 +358,7 @@ TEST(decompression_bombs_are_refused)
         size_t zl;
         uint8_t *z = zero_stream(algs[a], total, &zl);
         CHECK(z != NULL);
-        fprintf(stderr, "  %s: 256 MiB of zeros in %zu bytes\n", adbc_sync_comp_flag_name(algs[a]), zl);
+        fprintf(stderr, "  %s: 256 MiB of zeros in %zu bytes\n", sync_comp_flag_name(algs[a]), zl);
         CHECK(zl < 65536);
         uint64_t out = 0;
         CHECK_EQ_INT(inflate_all(algs[a], z, zl, 1024, &out), ADBC_EPROTO);
@@ -393,7 +393,7 @@ static int bomb_hook(fdev *d, const adbc_sync_event *ev)
 
 TEST(pull_refuses_a_bomb_and_leaves_no_file)
 {
-    if (!(adbc_sync_comp_built() & ADBC_SYNC_FLAG_ZSTD))
+    if (!(sync_comp_built() & ADBC_SYNC_FLAG_ZSTD))
         return;
     CHECK(mkdtemp(tmpdir) != NULL);
     bomb = zero_stream(ADBC_SYNC_FLAG_ZSTD, 256u << 20, &bomb_len);

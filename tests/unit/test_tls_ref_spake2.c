@@ -35,14 +35,14 @@ static int exchange(refproc *rp, adbc_spake2_role ours, const uint8_t *pw_ours, 
         return -1;
     }
     if (ours == ADBC_SPAKE2_ALICE)
-        ok = adbc_spake2_new(&s, ours, kClient, sizeof kClient, kServer, sizeof kServer);
+        ok = spake2_new(&s, ours, kClient, sizeof kClient, kServer, sizeof kServer);
     else
-        ok = adbc_spake2_new(&s, ours, kServer, sizeof kServer, kClient, sizeof kClient);
+        ok = spake2_new(&s, ours, kServer, sizeof kServer, kClient, sizeof kClient);
     if (!ok)
-        ok = adbc_spake2_generate_msg(s, msg, pw_ours, lo);
+        ok = spake2_generate_msg(s, msg, pw_ours, lo);
     if (!ok)
-        ok = adbc_spake2_process_msg(s, k_ours, their, sizeof their);
-    adbc_spake2_free(s);
+        ok = spake2_process_msg(s, k_ours, their, sizeof their);
+    spake2_free(s);
     if (ok) {
         fprintf(stderr, "  adbc SPAKE2 failed: %s\n", adbc_last_error());
         return -1;
@@ -114,7 +114,7 @@ TEST(without_libsodium_spake2_says_so)
 {
     CHECK(ref_available());
     adbc_spake2 *s = NULL;
-    CHECK_EQ_INT(adbc_spake2_new(&s, ADBC_SPAKE2_BOB, kServer, sizeof kServer, kClient,
+    CHECK_EQ_INT(spake2_new(&s, ADBC_SPAKE2_BOB, kServer, sizeof kServer, kClient,
                                  sizeof kClient), ADBC_EUNSUPPORTED);
     CHECK(strstr(adbc_last_error(), "built without libsodium") != NULL);
 }
@@ -123,13 +123,13 @@ int main(void)
 {
     srand((unsigned)time(NULL));
     adbc_spake2 *probe = NULL;
-    if (adbc_spake2_new(&probe, ADBC_SPAKE2_ALICE, kClient, sizeof kClient, kServer,
+    if (spake2_new(&probe, ADBC_SPAKE2_ALICE, kClient, sizeof kClient, kServer,
                         sizeof kServer) == ADBC_EUNSUPPORTED) {
         printf("built without libsodium: SPAKE2 interoperability NOT tested\n");
         RUN(without_libsodium_spake2_says_so);
         return T_DONE();
     }
-    adbc_spake2_free(probe);
+    spake2_free(probe);
     RUN(adbc_alice_ref_bob_same_code);
     RUN(adbc_bob_ref_alice_same_code);
     RUN(adbc_alice_ref_bob_wrong_code);

@@ -20,19 +20,19 @@ static int run_pair(const uint8_t *pw_a, size_t la, const uint8_t *pw_b, size_t 
 {
     adbc_spake2 *a = NULL, *b = NULL;
     uint8_t ma[32], mb[32];
-    int rc = adbc_spake2_new(&a, ADBC_SPAKE2_ALICE, kClient, sizeof kClient, kServer, sizeof kServer);
+    int rc = spake2_new(&a, ADBC_SPAKE2_ALICE, kClient, sizeof kClient, kServer, sizeof kServer);
     if (!rc)
-        rc = adbc_spake2_new(&b, ADBC_SPAKE2_BOB, kServer, sizeof kServer, kClient, sizeof kClient);
+        rc = spake2_new(&b, ADBC_SPAKE2_BOB, kServer, sizeof kServer, kClient, sizeof kClient);
     if (!rc)
-        rc = adbc_spake2_generate_msg(a, ma, pw_a, la);
+        rc = spake2_generate_msg(a, ma, pw_a, la);
     if (!rc)
-        rc = adbc_spake2_generate_msg(b, mb, pw_b, lb);
+        rc = spake2_generate_msg(b, mb, pw_b, lb);
     if (!rc)
-        rc = adbc_spake2_process_msg(a, ka, mb, sizeof mb);
+        rc = spake2_process_msg(a, ka, mb, sizeof mb);
     if (!rc)
-        rc = adbc_spake2_process_msg(b, kb, ma, sizeof ma);
-    adbc_spake2_free(a);
-    adbc_spake2_free(b);
+        rc = spake2_process_msg(b, kb, ma, sizeof ma);
+    spake2_free(a);
+    spake2_free(b);
     return rc;
 }
 
@@ -63,38 +63,38 @@ TEST(messages_are_random_and_seeded_ones_repeat)
 {
     adbc_spake2 *a = NULL, *b = NULL;
     uint8_t m1[32], m2[32], seed[64] = {1, 2, 3};
-    CHECK_EQ_INT(adbc_spake2_new(&a, ADBC_SPAKE2_ALICE, kClient, sizeof kClient, kServer, sizeof kServer), 0);
-    CHECK_EQ_INT(adbc_spake2_new(&b, ADBC_SPAKE2_ALICE, kClient, sizeof kClient, kServer, sizeof kServer), 0);
-    CHECK_EQ_INT(adbc_spake2_generate_msg_seeded(a, m1, (const uint8_t *)"pw", 2, seed), 0);
-    CHECK_EQ_INT(adbc_spake2_generate_msg_seeded(b, m2, (const uint8_t *)"pw", 2, seed), 0);
+    CHECK_EQ_INT(spake2_new(&a, ADBC_SPAKE2_ALICE, kClient, sizeof kClient, kServer, sizeof kServer), 0);
+    CHECK_EQ_INT(spake2_new(&b, ADBC_SPAKE2_ALICE, kClient, sizeof kClient, kServer, sizeof kServer), 0);
+    CHECK_EQ_INT(spake2_generate_msg_seeded(a, m1, (const uint8_t *)"pw", 2, seed), 0);
+    CHECK_EQ_INT(spake2_generate_msg_seeded(b, m2, (const uint8_t *)"pw", 2, seed), 0);
     CHECK_MEM(m1, m2, 32);
-    adbc_spake2_free(a);
-    adbc_spake2_free(b);
+    spake2_free(a);
+    spake2_free(b);
 
-    CHECK_EQ_INT(adbc_spake2_new(&a, ADBC_SPAKE2_ALICE, kClient, sizeof kClient, kServer, sizeof kServer), 0);
-    CHECK_EQ_INT(adbc_spake2_new(&b, ADBC_SPAKE2_ALICE, kClient, sizeof kClient, kServer, sizeof kServer), 0);
-    CHECK_EQ_INT(adbc_spake2_generate_msg(a, m1, (const uint8_t *)"pw", 2), 0);
-    CHECK_EQ_INT(adbc_spake2_generate_msg(b, m2, (const uint8_t *)"pw", 2), 0);
+    CHECK_EQ_INT(spake2_new(&a, ADBC_SPAKE2_ALICE, kClient, sizeof kClient, kServer, sizeof kServer), 0);
+    CHECK_EQ_INT(spake2_new(&b, ADBC_SPAKE2_ALICE, kClient, sizeof kClient, kServer, sizeof kServer), 0);
+    CHECK_EQ_INT(spake2_generate_msg(a, m1, (const uint8_t *)"pw", 2), 0);
+    CHECK_EQ_INT(spake2_generate_msg(b, m2, (const uint8_t *)"pw", 2), 0);
     CHECK(memcmp(m1, m2, 32) != 0);
-    adbc_spake2_free(a);
-    adbc_spake2_free(b);
+    spake2_free(a);
+    spake2_free(b);
 }
 
 TEST(misuse_is_refused)
 {
     adbc_spake2 *a = NULL;
     uint8_t m[32], k[64];
-    CHECK_EQ_INT(adbc_spake2_new(&a, ADBC_SPAKE2_ALICE, kClient, 200, kServer, sizeof kServer), ADBC_EINVAL);
+    CHECK_EQ_INT(spake2_new(&a, ADBC_SPAKE2_ALICE, kClient, 200, kServer, sizeof kServer), ADBC_EINVAL);
     CHECK(a == NULL);
-    CHECK_EQ_INT(adbc_spake2_new(&a, ADBC_SPAKE2_ALICE, kClient, sizeof kClient, kServer, sizeof kServer), 0);
-    CHECK_EQ_INT(adbc_spake2_process_msg(a, k, m, sizeof m), ADBC_EINVAL); /* no message yet */
-    CHECK_EQ_INT(adbc_spake2_generate_msg(a, m, (const uint8_t *)"1", 1), 0);
-    CHECK_EQ_INT(adbc_spake2_generate_msg(a, m, (const uint8_t *)"1", 1), ADBC_EINVAL); /* twice */
-    CHECK_EQ_INT(adbc_spake2_process_msg(a, k, m, 31), ADBC_EPROTO);
-    CHECK_EQ_INT(adbc_spake2_process_msg(a, k, m, 33), ADBC_EPROTO);
+    CHECK_EQ_INT(spake2_new(&a, ADBC_SPAKE2_ALICE, kClient, sizeof kClient, kServer, sizeof kServer), 0);
+    CHECK_EQ_INT(spake2_process_msg(a, k, m, sizeof m), ADBC_EINVAL); /* no message yet */
+    CHECK_EQ_INT(spake2_generate_msg(a, m, (const uint8_t *)"1", 1), 0);
+    CHECK_EQ_INT(spake2_generate_msg(a, m, (const uint8_t *)"1", 1), ADBC_EINVAL); /* twice */
+    CHECK_EQ_INT(spake2_process_msg(a, k, m, 31), ADBC_EPROTO);
+    CHECK_EQ_INT(spake2_process_msg(a, k, m, 33), ADBC_EPROTO);
     CHECK(strstr(adbc_last_error(), "32") != NULL);
-    adbc_spake2_free(a);
-    adbc_spake2_free(NULL);
+    spake2_free(a);
+    spake2_free(NULL);
 }
 
 /* Encodings whose y has no x on the curve must be refused, never crash. */
@@ -105,15 +105,15 @@ TEST(points_off_the_curve_are_refused)
         adbc_spake2 *a = NULL;
         uint8_t m[32], k[64], bad[32] = {0};
         bad[0] = (uint8_t)y;
-        CHECK_EQ_INT(adbc_spake2_new(&a, ADBC_SPAKE2_BOB, kServer, sizeof kServer, kClient, sizeof kClient), 0);
-        CHECK_EQ_INT(adbc_spake2_generate_msg(a, m, (const uint8_t *)"9", 1), 0);
-        int rc = adbc_spake2_process_msg(a, k, bad, sizeof bad);
+        CHECK_EQ_INT(spake2_new(&a, ADBC_SPAKE2_BOB, kServer, sizeof kServer, kClient, sizeof kClient), 0);
+        CHECK_EQ_INT(spake2_generate_msg(a, m, (const uint8_t *)"9", 1), 0);
+        int rc = spake2_process_msg(a, k, bad, sizeof bad);
         CHECK(rc == 0 || rc == ADBC_EPROTO);
         if (rc)
             refused++;
         else
             accepted++;
-        adbc_spake2_free(a);
+        spake2_free(a);
     }
     CHECK(refused > 0);
     CHECK(accepted > 0);
@@ -122,7 +122,7 @@ TEST(points_off_the_curve_are_refused)
 TEST(without_sodium_it_says_so)
 {
     adbc_spake2 *a = NULL;
-    int rc = adbc_spake2_new(&a, ADBC_SPAKE2_ALICE, kClient, sizeof kClient, kServer, sizeof kServer);
+    int rc = spake2_new(&a, ADBC_SPAKE2_ALICE, kClient, sizeof kClient, kServer, sizeof kServer);
     CHECK_EQ_INT(rc, ADBC_EUNSUPPORTED);
     CHECK(strstr(adbc_last_error(), "libsodium") != NULL);
 }
@@ -130,8 +130,8 @@ TEST(without_sodium_it_says_so)
 int main(void)
 {
     adbc_spake2 *probe = NULL;
-    int rc = adbc_spake2_new(&probe, ADBC_SPAKE2_ALICE, kClient, sizeof kClient, kServer, sizeof kServer);
-    adbc_spake2_free(probe);
+    int rc = spake2_new(&probe, ADBC_SPAKE2_ALICE, kClient, sizeof kClient, kServer, sizeof kServer);
+    spake2_free(probe);
     have_sodium = rc == 0;
     if (have_sodium) {
         RUN(same_password_same_key);

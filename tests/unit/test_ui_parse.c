@@ -12,7 +12,7 @@
 #define TV "android.widget.TextView"
 #define LL "android.widget.LinearLayout"
 
-void adbc_test_fail_alloc_at(long n);
+void core_test_fail_alloc_at(long n);
 
 static int parse_rc(const void *x, size_t n, adbc_ui_snap **out)
 {
@@ -383,12 +383,12 @@ TEST(every_allocation_failure_is_clean)
                     "<node class=\"T\" text=\"a\"/><node class=\"T\" text=\"a\"/></node></hierarchy>";
     int ok_seen = 0;
     for (long k = 1; k < 200 && !ok_seen; k++) {
-        adbc_test_fail_alloc_at(k);
+        core_test_fail_alloc_at(k);
         adbc_ui_snap *s = NULL;
         int rc = adbc_ui_snap_parse(&s, x, strlen(x));
         char *j = NULL;
         int jrc = rc == 0 ? adbc_ui_snap_json(&j, NULL, s) : 0;
-        adbc_test_fail_alloc_at(0);
+        core_test_fail_alloc_at(0);
         CHECK(rc == 0 || rc == ADBC_ENOMEM);
         CHECK((rc == 0) == (s != NULL));
         CHECK(jrc == 0 || jrc == ADBC_ENOMEM);
@@ -411,7 +411,7 @@ TEST(every_allocation_failure_is_clean)
     close(fd);
     ok_seen = 0;
     for (long k = 1; k < 400 && !ok_seen; k++) {
-        adbc_test_fail_alloc_at(k);
+        core_test_fail_alloc_at(k);
         adbc_ui_snap *s = NULL;
         adbc_ui_reftab *t = NULL;
         char *j = NULL, *tsv = NULL;
@@ -429,7 +429,7 @@ TEST(every_allocation_failure_is_clean)
             rc = adbc_ui_reftab_save(adbc_ui_snap_refs(s), refs);
         if (rc == 0)
             rc = adbc_ui_reftab_load(&t, refs);
-        adbc_test_fail_alloc_at(0);
+        core_test_fail_alloc_at(0);
         CHECK(rc == 0 || rc == ADBC_ENOMEM);
         if (rc == ADBC_ENOMEM)
             CHECK(strstr(adbc_last_error(), "out of memory") != NULL);

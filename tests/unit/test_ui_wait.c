@@ -25,7 +25,7 @@ static int from_script(adbc_ui_snap **out, void *user, int timeout_ms)
     if (sc->next < sc->n)
         sc->next++;
     if (!x)
-        return adbc_fail(sc->fail_code, "scripted failure");
+        return core_fail(sc->fail_code, "scripted failure");
     return adbc_ui_snap_parse(out, x, strlen(x));
 }
 

@@ -116,7 +116,7 @@ static void cb_data(void *user, uint32_t id, const uint8_t *data, size_t len)
         size_t used, dlen;
         int pid, last;
         const uint8_t *d;
-        int r = adbc_shellv2_next(&f->dx, data, len, &used, &pid, &d, &dlen, &last);
+        int r = shellv2_next(&f->dx, data, len, &used, &pid, &d, &dlen, &last);
         if (r < 0) {
             f->bad = 1;
             break;
@@ -291,7 +291,7 @@ static int run_shell(front *f, const snap_globals *g, const char *cmd, int forwa
     uint8_t inbuf[ADBC_SHELLV2_HEADER + 16384];
     size_t in_len = 0, in_off = 0;
     if (in_fd < 0) {
-        adbc_shellv2_header(inbuf, ADBC_SHELL_CLOSE_STDIN, 0);
+        shellv2_header(inbuf, ADBC_SHELL_CLOSE_STDIN, 0);
         in_len = ADBC_SHELLV2_HEADER;
     }
     int64_t last_rx = now_ms();
@@ -374,7 +374,7 @@ static int run_shell(front *f, const snap_globals *g, const char *cmd, int forwa
                 continue;
             if (n <= 0) /* its end (or an error, as the full tool takes it) */
                 in_fd = -1;
-            adbc_shellv2_header(inbuf, n > 0 ? ADBC_SHELL_STDIN : ADBC_SHELL_CLOSE_STDIN,
+            shellv2_header(inbuf, n > 0 ? ADBC_SHELL_STDIN : ADBC_SHELL_CLOSE_STDIN,
                                 n > 0 ? (uint32_t)n : 0);
             in_len = ADBC_SHELLV2_HEADER + (n > 0 ? (size_t)n : 0);
         }
