@@ -2,7 +2,11 @@
 /* A tiny test harness: each tests/unit/test_*.c is one executable with
  * TEST(name) functions registered in main via RUN(name). A failed CHECK
  * prints the file, line and expression, marks the test failed and returns
- * from it; the exit status is nonzero when any test failed. */
+ * from it; the exit status is nonzero when any test failed.
+ *
+ * T_RUN=name[,name...] in the environment runs only the named tests (the
+ * names RUN prints), e.g. T_RUN=echo_legacy_flow_control build/test_conn;
+ * a name that matches no test fails the run, so a typo is never a pass. */
 #ifndef ADBC_TEST_T_H
 #define ADBC_TEST_T_H
 
@@ -14,6 +18,28 @@
 static int t_failed_total;
 static int t_passed_total;
 static int t_cur_failed;
+static int t_selected_total;
+
+/* Whether T_RUN (unset: every test) names this test. */
+static inline int t_wanted(const char *name)
+{
+    const char *list = getenv("T_RUN");
+    if (!list || !*list)
+        return 1;
+    size_t n = strlen(name);
+    for (const char *p = list; *p;) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len == n && memcmp(p, name, n) == 0) {
+            t_selected_total++;
+            return 1;
+        }
+        if (!end)
+            break;
+        p = end + 1;
+    }
+    return 0;
+}
 
 #define TEST(name) static void name(void)
 
@@ -54,6 +80,8 @@ static int t_cur_failed;
 
 #define RUN(name)                                                              \
     do {                                                                       \
+        if (!t_wanted(#name))                                                  \
+            break;                                                             \
         t_cur_failed = 0;                                                      \
         name();                                                                \
         if (t_cur_failed) {                                                    \
@@ -67,7 +95,24 @@ static int t_cur_failed;
     } while (0)
 
 #define T_DONE()                                                               \
-    (printf("%d passed, %d failed\n", t_passed_total, t_failed_total),         \
-     t_failed_total ? 1 : 0)
+    (t_run_unmatched() ? 1 :                                                   \
+     (printf("%d passed, %d failed\n", t_passed_total, t_failed_total),        \
+      t_failed_total ? 1 : 0))
+
+/* T_RUN named tests, and fewer of them ran than it names. */
+static inline int t_run_unmatched(void)
+{
+    const char *list = getenv("T_RUN");
+    if (!list || !*list)
+        return 0;
+    int names = 1;
+    for (const char *p = list; *p; p++)
+        names += *p == ',';
+    if (t_selected_total >= names)
+        return 0;
+    fprintf(stderr, "T_RUN=%s: %d of its %d names match no test in this program "
+            "(the names are those RUN prints)\n", list, names - t_selected_total, names);
+    return 1;
+}
 
 #endif
