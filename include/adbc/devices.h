@@ -97,6 +97,13 @@ ADBC_API const char *adbc_device_state_text(const adbc_device_entry *e);
  * else $ANDROID_SERIAL when set and not "", else NULL (the only device). */
 ADBC_API const char *adbc_device_serial(const char *given);
 
+/* 1 when serial names a TCP device by its address (adb's rule: it has a
+ * colon, and is not adbc's "usb:PATH" or "fd:N"), else 0 (also for NULL).
+ * "emulator-N" and mDNS instances are reached over TCP too but are names,
+ * not addresses: 0. The one place this is decided, for listings that take
+ * TCP targets apart from USB serials. */
+ADBC_API int adbc_device_is_tcp(const char *serial);
+
 /* Find the device the rule selects (serial as above; NULL: the rule's
  * default) and fill *out as a listing would (probed when opts->probe).
  * opts may be NULL. ADBC_ENOTFOUND: no such device; ADBC_EINVAL: several. */

@@ -25,9 +25,9 @@ const char *adbc_device_serial(const char *given)
 
 /* adb's rule: a serial with a colon is a TCP address, except adbc's
  * "usb:PATH" and "fd:N". */
-static int is_tcp(const char *serial)
+int adbc_device_is_tcp(const char *serial)
 {
-    return strncmp(serial, "usb:", 4) != 0 && strncmp(serial, "fd:", 3) != 0 &&
+    return serial && strncmp(serial, "usb:", 4) != 0 && strncmp(serial, "fd:", 3) != 0 &&
            strchr(serial, ':') != NULL;
 }
 
@@ -253,7 +253,7 @@ int adbc_device_find(adbc_device_entry *out, const char *serial, const adbc_devi
     opts = &def;
     serial = adbc_device_serial(serial);
     char addr[128];
-    if (serial && is_tcp(serial))
+    if (serial && adbc_device_is_tcp(serial))
         return tcp_entry(out, serial, serial, "tcp", opts);
     if (serial && emu_addr(addr, sizeof addr, serial))
         return tcp_entry(out, serial, addr, "local", opts);
@@ -309,7 +309,7 @@ int adbc_device_connect(adbc_conn **out, const char *serial, const adbc_conn_opt
     *out = NULL;
     serial = adbc_device_serial(serial);
     char addr[128];
-    if (serial && is_tcp(serial))
+    if (serial && adbc_device_is_tcp(serial))
         return adbc_connect(out, serial, opts);
     if (serial && emu_addr(addr, sizeof addr, serial))
         return adbc_connect(out, addr, opts);

@@ -82,11 +82,6 @@ static void print_text(const adbc_device_entry *l, size_t n, int lng)
     printf("\n");
 }
 
-static int looks_tcp(const char *s)
-{
-    return s && strncmp(s, "usb:", 4) != 0 && strncmp(s, "fd:", 3) != 0 && strchr(s, ':') != NULL;
-}
-
 static int cmd_devices(snap_ctx *ctx, int argc, char **argv)
 {
     int lng = 0, json = 0;
@@ -99,14 +94,14 @@ static int cmd_devices(snap_ctx *ctx, int argc, char **argv)
             lng = 1;
         else if (strcmp(argv[i], "--json") == 0)
             json = 1;
-        else if (argv[i][0] != '-' && looks_tcp(argv[i]))
+        else if (argv[i][0] != '-' && adbc_device_is_tcp(argv[i]))
             tcp[ntcp++] = argv[i];
         else {
             free(tcp);
             return snap_usage(&snap_cmds_devices[0], "unknown argument (TCP targets are HOST:PORT)");
         }
     }
-    const char *extra[2] = {ctx->target, looks_tcp(ctx->serial) ? ctx->serial : NULL};
+    const char *extra[2] = {ctx->target, adbc_device_is_tcp(ctx->serial) ? ctx->serial : NULL};
     for (int k = 0; k < 2; k++) {
         int dup = !extra[k];
         for (size_t i = 0; i < ntcp && !dup; i++)
