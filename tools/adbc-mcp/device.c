@@ -27,41 +27,36 @@
 #include "adbc/error.h"
 #include "adbc/mdns.h"
 
-const char *device_kind_name(int kind)
+int devices_init(mcp_server *s)
 {
-    return kind == DEV_KIND_EMULATOR ? "emulator" : kind == DEV_KIND_PHYSICAL ? "physical"
-                                                                              : "not connected";
-}
-
-static mcp_dev *dev_find(mcp_server *s, const char *serial)
-{
-    pthread_mutex_lock(&s->state_lock);
-    mcp_dev *d = s->devs;
-    while (d && strcmp(d->serial, serial) != 0)
-        d = d->next;
-    if (!d && strlen(serial) < sizeof(d->serial) && (d = calloc(1, sizeof(*d)))) {
-        strcpy(d->serial, serial);
-        pthread_mutex_init(&d->lock, NULL);
-        d->next = s->devs;
-        s->devs = d;
+    ops_pool_opts o;
+    ops_pool_opts_init(&o);
+    o.name = MCP_NAME;
+    o.connect_ms = s->cfg.connect_ms;
+    o.io_ms = s->cfg.call_ms;
+    o.check_kind = 1;
+    o.busy_hint = " (the call's timeout, [timeouts] call_ms)";
+    ops_err e;
+    if (ops_pool_init(&s->pool, &o, &e) != 0) {
+        mcp_log("%s", e.msg);
+        return -1;
     }
-    pthread_mutex_unlock(&s->state_lock);
-    return d;
+    return 0;
 }
 
 void devices_free(mcp_server *s)
 {
-    mcp_dev *d = s->devs;
-    while (d) {
-        mcp_dev *next = d->next;
-        if (d->conn)
-            adbc_conn_close(d->conn);
-        adbc_ui_snap_free(d->last);
-        pthread_mutex_destroy(&d->lock);
-        free(d);
-        d = next;
-    }
-    s->devs = s->active = NULL;
+    ops_pool_free(&s->pool);
+    s->active = NULL;
+}
+
+static ops_dev *dev_find(mcp_call *c, const char *serial)
+{
+    ops_err e;
+    ops_dev *d = ops_pool_dev(&c->srv->pool, serial, &e);
+    if (!d)
+        call_fail(c, "%s", e.msg);
+    return d;
 }
 
 /* The phones announced by mDNS ([device] mdns = true): each connect
@@ -199,98 +194,19 @@ static int listed(const mcp_server *s, const char *serial)
            (mdns_instance(inst, sizeof inst, serial) && mcp_config_allowed(&s->cfg, inst));
 }
 
-static int allowed(const mcp_server *s, const mcp_dev *d)
+static int allowed(const mcp_server *s, const ops_dev *d)
 {
-    return d->kind == DEV_KIND_EMULATOR || listed(s, d->serial) ||
+    return d->kind == OPS_KIND_EMULATOR || listed(s, d->serial) ||
            mcp_config_allowed(&s->cfg, d->serialno);
 }
 
-static void drop_conn(mcp_dev *d)
-{
-    if (d->conn)
-        adbc_conn_close(d->conn);
-    d->conn = NULL;
-    d->kind = DEV_KIND_UNKNOWN;
-    d->serialno[0] = 0;
-}
-
-/* Connect (the device lock held) and decide what the device is. */
-static int dev_connect(mcp_call *c, mcp_dev *d)
-{
-    mcp_server *s = c->srv;
-    adbc_conn_opts o;
-    adbc_conn_opts_init(&o);
-    int left = call_remaining(c);
-    o.connect_timeout_ms = s->cfg.connect_ms < left ? s->cfg.connect_ms : left;
-    o.auth_timeout_ms = o.connect_timeout_ms;
-    o.io_timeout_ms = s->cfg.call_ms;
-    char what[640];
-    snprintf(what, sizeof(what), "connecting to %s", d->serial);
-    int rc = adbc_device_connect(&d->conn, d->serial, &o);
-    if (rc < 0) {
-        d->conn = NULL;
-        return call_fail_adbc(c, rc, what);
-    }
-    d->kind = DEV_KIND_PHYSICAL;
-    if (strncmp(d->serial, "emulator-", 9) == 0)
-        d->kind = DEV_KIND_EMULATOR;
-    static const char *const qemu[] = {"ro.kernel.qemu", "ro.boot.qemu"};
-    for (int i = 0; i < 2 && d->kind != DEV_KIND_EMULATOR; i++) {
-        char *v = NULL;
-        rc = adbc_getprop(&v, d->conn, qemu[i], call_remaining(c));
-        if (rc < 0) {
-            snprintf(what, sizeof(what),
-                     "reading %s from %s (needed to tell an emulator from a physical device; "
-                     "the device is refused until it can be read)", qemu[i], d->serial);
-            drop_conn(d);
-            return call_fail_adbc(c, rc, what);
-        }
-        if (strcmp(v, "1") == 0)
-            d->kind = DEV_KIND_EMULATOR;
-        free(v);
-    }
-    char *sn = NULL;
-    if (adbc_getprop(&sn, d->conn, "ro.serialno", call_remaining(c)) == 0) {
-        snprintf(d->serialno, sizeof(d->serialno), "%s", sn);
-        free(sn);
-    }
-    mcp_log("connected to %s: %s%s%s", d->serial, device_kind_name(d->kind),
-            d->serialno[0] ? ", ro.serialno " : "", d->serialno);
-    return 0;
-}
-
-static int lock_dev(mcp_call *c, mcp_dev *d)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    int64_t ms = call_remaining(c);
-    ts.tv_sec += ms / 1000;
-    ts.tv_nsec += (ms % 1000) * 1000000;
-    if (ts.tv_nsec >= 1000000000) {
-        ts.tv_sec++;
-        ts.tv_nsec -= 1000000000;
-    }
-    int rc = pthread_mutex_timedlock(&d->lock, &ts);
-    if (rc != 0)
-        return call_fail(c, "device %s is busy: another call held it until this call's "
-                            "timeout; retry when that call has finished", d->serial);
-    return 0;
-}
-
 /* Lock d, connect if needed, apply the safety rules. */
-static int take(mcp_call *c, mcp_dev *d)
+static int take(mcp_call *c, ops_dev *d)
 {
     mcp_server *s = c->srv;
-    if (lock_dev(c, d) != 0)
-        return -1;
-    if (d->conn && adbc_conn_status(d->conn) != 0) {
-        mcp_log("%s: connection lost earlier; reconnecting", d->serial);
-        drop_conn(d);
-    }
-    if (!d->conn && dev_connect(c, d) != 0) {
-        pthread_mutex_unlock(&d->lock);
-        return -1;
-    }
+    ops_err e;
+    if (ops_dev_take(&s->pool, d, call_remaining(c), c->deadline, &e) != 0)
+        return call_fail(c, "%s", e.msg);
     if (!allowed(s, d)) {
         mcp_log("refused %s: physical device not on the allowlist", d->serial);
         char serials[512];
@@ -304,8 +220,8 @@ static int take(mcp_call *c, mcp_dev *d)
                      "name: a person must add %s to allowlist under [device] in %s and restart "
                      "adbc-mcp. Until then use an emulator.",
                   d->serial, serials, s->config_path ? s->config_path : "the config file");
-        drop_conn(d);
-        pthread_mutex_unlock(&d->lock);
+        ops_dev_drop(d);
+        ops_dev_give(&s->pool, d, OPS_OK);
         return -1;
     }
     c->dev = d;
@@ -316,12 +232,12 @@ int call_device(mcp_call *c)
 {
     mcp_server *s = c->srv;
     pthread_mutex_lock(&s->state_lock);
-    mcp_dev *d = s->active;
+    ops_dev *d = s->active;
     pthread_mutex_unlock(&s->state_lock);
     if (d)
         return take(c, d);
     if (s->cfg.default_serial) {
-        d = dev_find(s, s->cfg.default_serial);
+        d = dev_find(c, s->cfg.default_serial);
     } else {
         adbc_device_entry *l = NULL;
         size_t n = 0, k = 0;
@@ -352,11 +268,11 @@ int call_device(mcp_call *c)
             return rc;
         }
         size_t pick = 0;
-        d = dev_find(s, l[pick].serial);
+        d = dev_find(c, l[pick].serial);
         adbc_devices_free(l);
     }
     if (!d)
-        return call_fail(c, "out of memory");
+        return -1;
     if (take(c, d) != 0)
         return -1;
     pthread_mutex_lock(&s->state_lock);
@@ -368,16 +284,11 @@ int call_device(mcp_call *c)
 
 void call_device_done(mcp_call *c)
 {
-    mcp_dev *d = c->dev;
+    ops_dev *d = c->dev;
     if (!d)
         return;
-    if (d->conn && adbc_conn_status(d->conn) != 0) {
-        mcp_log("%s: connection lost (%s); will reconnect on the next call", d->serial,
-                adbc_strerror(adbc_conn_status(d->conn)));
-        drop_conn(d);
-    }
     c->dev = NULL;
-    pthread_mutex_unlock(&d->lock);
+    ops_dev_give(&c->srv->pool, d, OPS_OK);
 }
 
 int device_select(mcp_call *c, const char *serial)
@@ -413,16 +324,16 @@ int device_select(mcp_call *c, const char *serial)
         return rc;
     }
     adbc_devices_free(l);
-    mcp_dev *d = dev_find(s, serial);
+    ops_dev *d = dev_find(c, serial);
     if (!d)
-        return call_fail(c, "out of memory");
+        return -1;
     if (take(c, d) != 0)
         return -1;
     pthread_mutex_lock(&s->state_lock);
     s->active = d;
     pthread_mutex_unlock(&s->state_lock);
-    call_text(c, "selected %s (%s%s%s)", d->serial, device_kind_name(d->kind),
-              d->kind == DEV_KIND_PHYSICAL ? ", on the allowlist" : "",
+    call_text(c, "selected %s (%s%s%s)", d->serial, ops_kind_name(d->kind),
+              d->kind == OPS_KIND_PHYSICAL ? ", on the allowlist" : "",
               "");
     call_device_done(c);
     return 0;
@@ -436,7 +347,7 @@ int device_list_text(mcp_call *c)
     if (list_all(c, &l, &n, 1) != 0)
         return -1;
     pthread_mutex_lock(&s->state_lock);
-    mcp_dev *active = s->active;
+    ops_dev *active = s->active;
     pthread_mutex_unlock(&s->state_lock);
     char *out = NULL;
     size_t cap = 0;

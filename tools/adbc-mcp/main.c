@@ -223,6 +223,8 @@ int main(int argc, char **argv)
     }
     pthread_mutex_init(&s.out_lock, NULL);
     pthread_mutex_init(&s.state_lock, NULL);
+    if (devices_init(&s) != 0)
+        goto out;
     pthread_mutex_init(&s.flight_lock, NULL);
     pthread_cond_init(&s.flight_cond, NULL);
     mcp_log("serving on stdio (%s; config %s; shell %s)", MCP_VERSION,

@@ -18,24 +18,11 @@
 #include "adbc/conn.h"
 #include "adbc/ui.h"
 #include "config.h"
+#include "ops_pool.h"
 
 #define MCP_NAME "adbc-mcp"
 #define MCP_VERSION "0.1.0"
 #define MCP_MAX_INFLIGHT 16
-
-enum { DEV_KIND_UNKNOWN = 0, DEV_KIND_EMULATOR, DEV_KIND_PHYSICAL };
-
-/* A device the server has touched. Never freed before exit, so its lock
- * stays valid for any thread that found it. */
-typedef struct mcp_dev {
-    char serial[256];
-    pthread_mutex_t lock;     /* held for the whole of a call on this device */
-    adbc_conn *conn;          /* NULL until connected, or after it broke */
-    int kind;                 /* DEV_KIND_*, decided on connecting */
-    char serialno[128];       /* ro.serialno, for the allowlist */
-    adbc_ui_snap *last;       /* the latest snapshot: the refs tools act on */
-    struct mcp_dev *next;
-} mcp_dev;
 
 typedef struct mcp_server {
     mcp_config cfg;
@@ -43,9 +30,9 @@ typedef struct mcp_server {
     int allow_shell;
     int out_fd;               /* the protocol stream (stdout's original descriptor) */
     pthread_mutex_t out_lock;
-    pthread_mutex_t state_lock; /* devs, active */
-    mcp_dev *devs;
-    mcp_dev *active;
+    pthread_mutex_t state_lock; /* active */
+    ops_pool pool;            /* the devices touched, reconnected on the next call */
+    ops_dev *active;
     pthread_mutex_t flight_lock;
     pthread_cond_t flight_cond;
     int inflight;
@@ -62,7 +49,7 @@ typedef struct mcp_call {
     cJSON *content;           /* the result's content array */
     int is_error;
     int64_t deadline;         /* monotonic ms */
-    mcp_dev *dev;             /* the device, locked, once call_device succeeded */
+    ops_dev *dev;             /* the device, locked, once call_device succeeded */
 } mcp_call;
 
 /* ---- log.c ---- */
@@ -105,7 +92,9 @@ void call_device_done(mcp_call *c);
 int device_select(mcp_call *c, const char *serial);
 /* Text listing for list_devices. */
 int device_list_text(mcp_call *c);
-const char *device_kind_name(int kind);
+/* The device pool (connect within connect_ms, I/O bound call_ms, the
+ * emulator check on connecting). */
+int devices_init(mcp_server *s);
 void devices_free(mcp_server *s);
 
 /* ---- tools.c ---- */

@@ -16,7 +16,7 @@
 /* Add the device's latest snapshot to the result. */
 static int present(mcp_call *c, int json, const char *heading)
 {
-    mcp_dev *d = c->dev;
+    ops_dev *d = c->dev;
     const adbc_ui_snap *snap = d->last;
     size_t nrefs = adbc_ui_reftab_count(adbc_ui_snap_refs(snap));
     if (json) {
@@ -33,7 +33,7 @@ static int present(mcp_call *c, int json, const char *heading)
     }
     const char *text = adbc_ui_snap_text(snap, NULL);
     call_text(c, "%s%sscreen %s on %s (%s), %zu refs%s\n%s", heading ? heading : "",
-              heading ? "\n" : "", adbc_ui_snap_id(snap), d->serial, device_kind_name(d->kind),
+              heading ? "\n" : "", adbc_ui_snap_id(snap), d->serial, ops_kind_name(d->kind),
               nrefs, nrefs ? "; act on them with {\"ref\": N}" : "",
               *text ? text : "(nothing on screen to show)");
     return 0;

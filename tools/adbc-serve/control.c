@@ -40,7 +40,7 @@ typedef struct pstream {
 
 typedef struct pclient {
     serve *srv;
-    serve_dev *dev;
+    ops_dev *dev;
     int fd;
     pthread_mutex_t wlock;
     uint32_t maxp;
@@ -297,10 +297,11 @@ static void *client_thread(void *arg)
 {
     pclient *c = arg;
     ops_err e;
-    if (serve_dev_acquire(c->srv, c->dev, c->srv->busy_ms, &e) == 0) {
+    if (ops_dev_take(&c->srv->pool, c->dev, c->srv->busy_ms,
+                     ops_now_ms() + c->srv->connect_ms, &e) == 0) {
         serve_client(c);
-        serve_dev_release(c->srv, c->dev,
-                          adbc_conn_status(c->dev->conn) < 0 ? OPS_EDEVICE : OPS_OK);
+        ops_dev_give(&c->srv->pool, c->dev,
+                     adbc_conn_status(c->dev->conn) < 0 ? OPS_EDEVICE : OPS_OK);
     } else {
         fprintf(stderr, SERVE_NAME ": control client refused: %s\n", e.msg);
     }
@@ -340,7 +341,7 @@ static void *accept_loop(void *arg)
             continue;
         }
         c->srv = s;
-        c->dev = &s->devs[0];
+        c->dev = s->devs[0];
         c->fd = fd;
         c->maxp = ADBC_MAX_PAYLOAD_V1;
         pthread_mutex_init(&c->wlock, NULL);

@@ -37,22 +37,25 @@ static int num(const char *opt, const char *v, long lo, long hi, long *out)
     return 0;
 }
 
-static int add_dev(serve *s, const char *name)
+static const char *names[SERVE_MAX_DEVICES];
+static int nnames;
+
+static int add_dev(const char *name)
 {
-    if (s->ndevs == SERVE_MAX_DEVICES) {
+    if (nnames == SERVE_MAX_DEVICES) {
         fprintf(stderr, SERVE_NAME ": at most %d devices\n", SERVE_MAX_DEVICES);
         return -1;
     }
-    if (strlen(name) >= sizeof s->devs[0].name) {
+    if (strlen(name) >= sizeof ((ops_dev *)0)->serial) {
         fprintf(stderr, SERVE_NAME ": device name too long\n");
         return -1;
     }
-    for (int i = 0; i < s->ndevs; i++)
-        if (strcmp(s->devs[i].name, name) == 0) {
+    for (int i = 0; i < nnames; i++)
+        if (strcmp(names[i], name) == 0) {
             fprintf(stderr, SERVE_NAME ": %s named twice\n", name);
             return -1;
         }
-    snprintf(s->devs[s->ndevs++].name, sizeof s->devs[0].name, "%s", name);
+    names[nnames++] = name;
     return 0;
 }
 
@@ -83,7 +86,7 @@ int main(int argc, char **argv)
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         long n;
         if ((strcmp(a, "-s") == 0 || strcmp(a, "-t") == 0) && v) {
-            if (add_dev(&s, v) != 0)
+            if (add_dev(v) != 0)
                 return 2;
             i++;
         } else if (strcmp(a, "--listen") == 0 && v) {
@@ -147,16 +150,16 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    if (s.ndevs == 0) {
+    if (nnames == 0) {
         const char *env = getenv("ANDROID_SERIAL");
-        if (add_dev(&s, env && *env ? env : "") != 0)
+        if (add_dev(env && *env ? env : "") != 0)
             return 2;
     }
     if (!http && !control) {
         fprintf(stderr, SERVE_NAME ": --no-http leaves nothing to serve without --control\n");
         return 2;
     }
-    if (control && s.ndevs != 1) {
+    if (control && nnames != 1) {
         fprintf(stderr, SERVE_NAME ": --control serves one device (start one server per "
                         "device)\n");
         return 2;
@@ -184,11 +187,8 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
 
     s.last_client_ms = ops_now_ms();
-    serve_devs_init(&s);
-    if (serve_reconnector_start(&s) != 0) {
-        fprintf(stderr, SERVE_NAME ": cannot start a thread\n");
+    if (serve_devs_init(&s, names, nnames) != 0)
         return 1;
-    }
     int status = 0;
     if ((control && serve_control_start(&s, control) != 0) ||
         (http && serve_http_start(&s, listen, explicit_token, http ? ready : NULL) != 0)) {
@@ -221,7 +221,8 @@ int main(int argc, char **argv)
         }
     }
     serve_http_stop();
-    serve_reconnector_stop(&s); /* sets s.stopping: the control clients end too */
+    s.stopping = 1; /* the control clients end too */
+    ops_pool_stop(&s.pool);
     if (control)
         serve_control_stop(&s, control);
     if (pid_file)

@@ -82,7 +82,7 @@ static int flag(serve_req *r, const char *name)
 
 /* A call on the request's device: find, lock (busy-wait), connected. */
 typedef struct call {
-    serve_dev *dev;
+    ops_dev *dev;
     ops_ctx ctx;
 } call;
 
@@ -101,7 +101,8 @@ static int begin(serve_req *r, call *c, const char *device)
         wait = (int)v;
     }
     c->dev = serve_dev_find(r->srv, device ? device : r->arg(r->conn, "device"), &e);
-    if (!c->dev || serve_dev_acquire(r->srv, c->dev, wait, &e) != 0) {
+    if (!c->dev || ops_dev_take(&r->srv->pool, c->dev, wait, ops_now_ms() + r->srv->call_ms,
+                                &e) != 0) {
         c->ctx.err = e;
         return -1;
     }
@@ -111,7 +112,7 @@ static int begin(serve_req *r, call *c, const char *device)
 
 static void end(serve_req *r, call *c, int failed)
 {
-    serve_dev_release(r->srv, c->dev, failed ? c->ctx.err.code : OPS_OK);
+    ops_dev_give(&r->srv->pool, c->dev, failed ? c->ctx.err.code : OPS_OK);
 }
 
 static int screenshot_b64(call *c, cJSON *into)
@@ -349,9 +350,9 @@ static int r_devices(serve_req *r, char **body, size_t *len)
 {
     cJSON *arr = cJSON_CreateArray();
     for (int i = 0; i < r->srv->ndevs; i++) {
-        serve_dev *d = &r->srv->devs[i];
+        ops_dev *d = r->srv->devs[i];
         cJSON *o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "device", d->name);
+        cJSON_AddStringToObject(o, "device", d->serial);
         int st = d->state;
         int busy = pthread_mutex_trylock(&d->lock) != 0;
         char why[512] = "";
@@ -359,11 +360,11 @@ static int r_devices(serve_req *r, char **body, size_t *len)
             snprintf(why, sizeof why, "%s", d->error);
             pthread_mutex_unlock(&d->lock);
         }
-        cJSON_AddStringToObject(o, "state", st == DEV_CONNECTED ? "connected"
-                                            : st == DEV_GONE     ? "gone"
+        cJSON_AddStringToObject(o, "state", st == OPS_DEV_CONNECTED ? "connected"
+                                            : st == OPS_DEV_GONE     ? "gone"
                                                                  : "connecting");
         cJSON_AddBoolToObject(o, "busy", busy);
-        if (st == DEV_GONE && why[0])
+        if (st == OPS_DEV_GONE && why[0])
             cJSON_AddStringToObject(o, "error", why);
         cJSON_AddItemToArray(arr, o);
     }

@@ -16,27 +16,15 @@
 
 #include "adbc/adbc.h"
 #include "ops.h"
+#include "ops_pool.h"
 
 #define SERVE_NAME "adbc-serve"
 #define SERVE_MAX_DEVICES 16
 #define SERVE_TOKEN_BYTES 32
 
-enum { DEV_CONNECTING = 0, DEV_CONNECTED, DEV_GONE };
-
-typedef struct serve_dev {
-    char name[256];          /* as selected: HOST:PORT or a USB serial */
-    pthread_mutex_t lock;    /* held for the whole of a call */
-    adbc_conn *conn;         /* NULL while the device is gone */
-    adbc_ui_snap *last;      /* the latest snapshot: the refs acts take */
-    int64_t next_try;        /* monotonic ms: the next reconnect attempt */
-    int backoff_ms;          /* 0 while connected */
-    char error[512];         /* why the last connect failed */
-    _Atomic int state;       /* DEV_CONNECTING, DEV_CONNECTED, DEV_GONE: read without the lock */
-    unsigned long calls;     /* calls served */
-} serve_dev;
-
 typedef struct serve {
-    serve_dev devs[SERVE_MAX_DEVICES];
+    ops_pool pool;           /* the devices, reconnected in the background */
+    ops_dev *devs[SERVE_MAX_DEVICES]; /* in the order given */
     int ndevs;
     char token[2 * SERVE_TOKEN_BYTES + 1];
     size_t token_len;        /* kept apart: the compare never scans the token for its end */
@@ -49,25 +37,14 @@ typedef struct serve {
     _Atomic int stopping;
     int idle_exit_s;         /* --idle-exit: 0 never */
     _Atomic int64_t last_client_ms; /* monotonic ms of the latest client activity */
-    _Atomic int64_t gone_since; /* monotonic ms since every device is gone; 0 while one is held */
-    pthread_t reconnector;
-    pthread_mutex_t wake_lock;
-    pthread_cond_t wake;
 } serve;
 
-/* ---- dev.c ---- */
-void serve_devs_init(serve *s);
+/* ---- dev.c: the devices, in tools/ops' pool ---- */
+/* The pool (reconnecting in the background) and each device named. */
+int serve_devs_init(serve *s, const char *const *names, int n);
 void serve_devs_free(serve *s);
 /* The device a request names (device=NAME), or the only one; NULL with e set. */
-serve_dev *serve_dev_find(serve *s, const char *name, ops_err *e);
-/* Lock dev within wait_ms (OPS_EBUSY past it) and make sure it is
- * connected (OPS_EDEVICE when it is gone). */
-int serve_dev_acquire(serve *s, serve_dev *d, int wait_ms, ops_err *e);
-/* Unlock; after a device error the connection is dropped and the
- * reconnector takes over. */
-void serve_dev_release(serve *s, serve_dev *d, ops_code code);
-int serve_reconnector_start(serve *s);
-void serve_reconnector_stop(serve *s);
+ops_dev *serve_dev_find(serve *s, const char *name, ops_err *e);
 /* Whether --idle-exit's bound is reached: every device gone for idle_exit_s
  * and no client for as long (none connected to the control socket either). */
 int serve_idle_expired(serve *s);

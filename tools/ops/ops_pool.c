@@ -1,0 +1,383 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The device pool (ops_pool.h): connect, the timed lock, the emulator check
+ * and reconnecting, once for every front end. */
+#include "ops_pool.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "adbc/act.h"
+#include "adbc/devices.h"
+#include "adbc/error.h"
+
+#define BACKOFF_MIN 100
+#define BACKOFF_MAX 5000
+#define TICK_MS 100
+
+const char *ops_kind_name(ops_kind kind)
+{
+    return kind == OPS_KIND_EMULATOR ? "emulator" : kind == OPS_KIND_PHYSICAL ? "physical"
+                                                                              : "not connected";
+}
+
+static void plog(const ops_pool *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void plog(const ops_pool *p, const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "%s: %s\n", p->o.name ? p->o.name : "adbc", buf);
+}
+
+/* ms from now on clock, as the absolute time the timed waits take. */
+static struct timespec time_after(clockid_t clock, int ms)
+{
+    struct timespec ts;
+    clock_gettime(clock, &ts);
+    ts.tv_sec += ms / 1000;
+    ts.tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (ts.tv_nsec >= 1000000000L) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000L;
+    }
+    return ts;
+}
+
+int ops_lock_within(pthread_mutex_t *m, int ms)
+{
+    if (ms < 0)
+        ms = 0;
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 30))
+    struct timespec ts = time_after(CLOCK_MONOTONIC, ms);
+    return pthread_mutex_clocklock(m, CLOCK_MONOTONIC, &ts);
+#else
+    /* No clocklock: the wait is on CLOCK_REALTIME, which a clock step may
+     * stretch or cut. */
+    struct timespec ts = time_after(CLOCK_REALTIME, ms);
+    return pthread_mutex_timedlock(m, &ts);
+#endif
+}
+
+void ops_pool_opts_init(ops_pool_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->name = "adbc";
+    o->connect_ms = 10000;
+}
+
+/* Background: the device went away; try again after the backoff. */
+static void lost(ops_pool *p, ops_dev *d, const char *why)
+{
+    if (d->conn)
+        adbc_conn_close(d->conn);
+    d->conn = NULL;
+    d->kind = OPS_KIND_UNKNOWN;
+    d->serialno[0] = 0;
+    d->state = OPS_DEV_GONE;
+    snprintf(d->error, sizeof d->error, "%s", why);
+    plog(p, "lost %s (%s); %s", *d->serial ? d->serial : "the device", why,
+         p->o.background ? "reconnecting in the background" : "reconnecting on the next call");
+    if (p->o.background) {
+        d->backoff_ms = BACKOFF_MIN;
+        d->next_try = ops_now_ms() + BACKOFF_MIN;
+        pthread_mutex_lock(&p->wake_lock);
+        pthread_cond_signal(&p->wake);
+        pthread_mutex_unlock(&p->wake_lock);
+    }
+}
+
+void ops_dev_drop(ops_dev *d)
+{
+    if (d->conn)
+        adbc_conn_close(d->conn);
+    d->conn = NULL;
+    d->kind = OPS_KIND_UNKNOWN;
+    d->serialno[0] = 0;
+    d->state = OPS_DEV_CONNECTING;
+}
+
+/* Emulator or physical, by facts only (see ops_pool.h); the lock held and
+ * d connected. -1 with e set (and the connection dropped) when the facts
+ * cannot be read. */
+static int decide_kind(ops_pool *p, ops_dev *d, int64_t deadline, ops_err *e)
+{
+    (void)p;
+    d->kind = strncmp(d->serial, "emulator-", 9) == 0 ? OPS_KIND_EMULATOR : OPS_KIND_PHYSICAL;
+    static const char *const qemu[] = {"ro.kernel.qemu", "ro.boot.qemu"};
+    for (int i = 0; i < 2 && d->kind != OPS_KIND_EMULATOR; i++) {
+        char *v = NULL;
+        int64_t left = deadline - ops_now_ms();
+        int rc = adbc_getprop(&v, d->conn, qemu[i], left < 1 ? 1 : left > 600000 ? 600000
+                                                                                 : (int)left);
+        if (rc < 0) {
+            char what[640];
+            snprintf(what, sizeof what,
+                     "reading %s from %s (needed to tell an emulator from a physical device; "
+                     "the device is refused until it can be read)", qemu[i], d->serial);
+            ops_fail_adbc(e, rc, what);
+            ops_dev_drop(d);
+            return -1;
+        }
+        if (strcmp(v, "1") == 0)
+            d->kind = OPS_KIND_EMULATOR;
+        free(v);
+    }
+    char *sn = NULL;
+    int64_t left = deadline - ops_now_ms();
+    if (adbc_getprop(&sn, d->conn, "ro.serialno", left < 1 ? 1 : left > 600000 ? 600000
+                                                                               : (int)left) == 0) {
+        snprintf(d->serialno, sizeof d->serialno, "%s", sn);
+        free(sn);
+    }
+    return 0;
+}
+
+/* Connect d (its lock held) within the pool's bound and deadline. */
+static int connect_dev(ops_pool *p, ops_dev *d, int64_t deadline, ops_err *e)
+{
+    adbc_conn_opts o;
+    adbc_conn_opts_init(&o);
+    int64_t left = deadline - ops_now_ms();
+    int bound = p->o.connect_ms;
+    if (left < bound)
+        bound = left < 1 ? 1 : (int)left;
+    o.connect_timeout_ms = bound;
+    if (o.auth_timeout_ms > bound)
+        o.auth_timeout_ms = bound;
+    if (p->o.io_ms > 0)
+        o.io_timeout_ms = p->o.io_ms;
+    int back = d->backoff_ms != 0;
+    /* The selection rule decides what the name is (devices.h): a TCP
+     * address, an emulator, a USB serial or port, an mDNS instance. */
+    int rc = adbc_device_connect(&d->conn, *d->serial ? d->serial : NULL, &o);
+    if (rc < 0) {
+        d->conn = NULL;
+        char what[320];
+        snprintf(what, sizeof what, "connecting to %s", *d->serial ? d->serial : "the device");
+        ops_fail_adbc(e, rc, what);
+        e->code = OPS_EDEVICE; /* whatever the cause, the device cannot be used now */
+        snprintf(d->error, sizeof d->error, "%s", adbc_last_error());
+        d->state = OPS_DEV_GONE;
+        if (p->o.background) {
+            d->backoff_ms = d->backoff_ms ? d->backoff_ms * 2 : BACKOFF_MIN;
+            if (d->backoff_ms > BACKOFF_MAX)
+                d->backoff_ms = BACKOFF_MAX;
+            d->next_try = ops_now_ms() + d->backoff_ms;
+        }
+        return -1;
+    }
+    if (p->o.check_kind && decide_kind(p, d, deadline, e) != 0) {
+        d->state = OPS_DEV_GONE;
+        snprintf(d->error, sizeof d->error, "%.500s", e->msg);
+        return -1;
+    }
+    d->state = OPS_DEV_CONNECTED;
+    d->backoff_ms = 0;
+    d->error[0] = 0;
+    if (p->o.check_kind)
+        plog(p, "connected to %s: %s%s%s", d->serial, ops_kind_name(d->kind),
+             d->serialno[0] ? ", ro.serialno " : "", d->serialno);
+    else
+        plog(p, "connected to %s%s", *d->serial ? d->serial : "the device",
+             back ? " again" : "");
+    return 0;
+}
+
+int ops_dev_take(ops_pool *p, ops_dev *d, int wait_ms, int64_t deadline, ops_err *e)
+{
+    if (!p || !d || !e)
+        return e ? ops_fail(e, OPS_EARG, "no device given") : -1;
+    int rc = ops_lock_within(&d->lock, wait_ms);
+    const char *name = *d->serial ? d->serial : "the device";
+    if (rc == ETIMEDOUT)
+        return ops_fail(e, OPS_EBUSY, "%s stayed busy with another call for %d ms%s: retry "
+                        "when that call has finished", name, wait_ms,
+                        p->o.busy_hint ? p->o.busy_hint : "");
+    if (rc != 0)
+        return ops_fail(e, OPS_EFAIL, "locking %s: %s", name, strerror(rc));
+    if (d->conn && adbc_conn_status(d->conn) != 0)
+        lost(p, d, adbc_strerror(adbc_conn_status(d->conn)));
+    if (!d->conn) {
+        int64_t now = ops_now_ms();
+        if (p->o.background && now < d->next_try) {
+            ops_fail(e, OPS_EDEVICE, "%s is not connected (%s); reconnecting on its own "
+                     "(next try in %lld ms)", name, d->error[0] ? d->error : "not yet tried",
+                     (long long)(d->next_try - now));
+            pthread_mutex_unlock(&d->lock);
+            return -1;
+        }
+        if (connect_dev(p, d, deadline, e) != 0) {
+            pthread_mutex_unlock(&d->lock);
+            return -1;
+        }
+    }
+    d->calls++;
+    return 0;
+}
+
+void ops_dev_give(ops_pool *p, ops_dev *d, ops_code code)
+{
+    if (!p || !d)
+        return;
+    if (d->conn && adbc_conn_status(d->conn) != 0)
+        lost(p, d, adbc_strerror(adbc_conn_status(d->conn)));
+    else if (d->conn && code == OPS_EDEVICE)
+        lost(p, d, "the connection was lost");
+    pthread_mutex_unlock(&d->lock);
+}
+
+ops_dev *ops_pool_find(ops_pool *p, const char *serial)
+{
+    pthread_mutex_lock(&p->lock);
+    ops_dev *d = p->devs;
+    while (d && strcmp(d->serial, serial) != 0)
+        d = d->next;
+    pthread_mutex_unlock(&p->lock);
+    return d;
+}
+
+ops_dev *ops_pool_dev(ops_pool *p, const char *serial, ops_err *e)
+{
+    if (!serial)
+        serial = "";
+    if (strlen(serial) >= sizeof ((ops_dev *)0)->serial) {
+        ops_fail(e, OPS_EARG, "device name too long (at most %zu bytes)",
+                 sizeof ((ops_dev *)0)->serial - 1);
+        return NULL;
+    }
+    pthread_mutex_lock(&p->lock);
+    ops_dev *d = p->devs;
+    while (d && strcmp(d->serial, serial) != 0)
+        d = d->next;
+    if (!d && (d = calloc(1, sizeof *d))) {
+        strcpy(d->serial, serial);
+        pthread_mutex_init(&d->lock, NULL);
+        *p->tail = d;
+        p->tail = &d->next;
+        p->ndevs++;
+    }
+    pthread_mutex_unlock(&p->lock);
+    if (!d)
+        ops_fail(e, OPS_EFAIL, "out of memory");
+    return d;
+}
+
+int ops_pool_list(ops_pool *p, ops_dev **out, int max)
+{
+    int n = 0;
+    pthread_mutex_lock(&p->lock);
+    for (ops_dev *d = p->devs; d && n < max; d = d->next)
+        out[n++] = d;
+    pthread_mutex_unlock(&p->lock);
+    return n;
+}
+
+int64_t ops_pool_gone_since(const ops_pool *p)
+{
+    return p->gone_since;
+}
+
+static void *reconnector(void *arg)
+{
+    ops_pool *p = arg;
+    while (!p->stopping) {
+        int held = 0;
+        pthread_mutex_lock(&p->lock);
+        ops_dev *d = p->devs;
+        pthread_mutex_unlock(&p->lock);
+        /* Devices are appended, never removed while the thread runs. */
+        for (; d && !p->stopping; ) {
+            if (pthread_mutex_trylock(&d->lock) != 0) {
+                held = 1; /* in use: it is connected, or the call will connect */
+            } else {
+                if (d->conn && adbc_conn_status(d->conn) != 0)
+                    lost(p, d, adbc_strerror(adbc_conn_status(d->conn)));
+                if (!d->conn && ops_now_ms() >= d->next_try) {
+                    ops_err e;
+                    connect_dev(p, d, ops_now_ms() + p->o.connect_ms, &e);
+                }
+                held |= d->conn != NULL;
+                pthread_mutex_unlock(&d->lock);
+            }
+            pthread_mutex_lock(&p->lock);
+            d = d->next;
+            pthread_mutex_unlock(&p->lock);
+        }
+        if (held)
+            p->gone_since = 0;
+        else if (!p->gone_since)
+            p->gone_since = ops_now_ms();
+        pthread_mutex_lock(&p->wake_lock);
+        if (!p->stopping) {
+            struct timespec ts = time_after(CLOCK_MONOTONIC, TICK_MS);
+            pthread_cond_timedwait(&p->wake, &p->wake_lock, &ts);
+        }
+        pthread_mutex_unlock(&p->wake_lock);
+    }
+    return NULL;
+}
+
+int ops_pool_init(ops_pool *p, const ops_pool_opts *o, ops_err *e)
+{
+    memset(p, 0, sizeof *p);
+    ops_pool_opts_init(&p->o);
+    if (o)
+        p->o = *o;
+    if (p->o.connect_ms <= 0)
+        p->o.connect_ms = 10000;
+    p->tail = &p->devs;
+    pthread_mutex_init(&p->lock, NULL);
+    pthread_mutex_init(&p->wake_lock, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&p->wake, &ca);
+    pthread_condattr_destroy(&ca);
+    if (p->o.background) {
+        if (pthread_create(&p->reconnector, NULL, reconnector, p) != 0) {
+            ops_fail(e, OPS_EFAIL, "cannot start the reconnecting thread: %s", strerror(errno));
+            return -1;
+        }
+        p->thread_started = 1;
+    }
+    return 0;
+}
+
+void ops_pool_stop(ops_pool *p)
+{
+    pthread_mutex_lock(&p->wake_lock);
+    p->stopping = 1;
+    pthread_cond_broadcast(&p->wake);
+    pthread_mutex_unlock(&p->wake_lock);
+    if (p->thread_started) {
+        pthread_join(p->reconnector, NULL);
+        p->thread_started = 0;
+    }
+}
+
+void ops_pool_free(ops_pool *p)
+{
+    ops_pool_stop(p);
+    ops_dev *d = p->devs;
+    while (d) {
+        ops_dev *next = d->next;
+        if (d->conn)
+            adbc_conn_close(d->conn);
+        adbc_ui_snap_free(d->last);
+        pthread_mutex_destroy(&d->lock);
+        free(d);
+        d = next;
+    }
+    p->devs = NULL;
+    p->tail = &p->devs;
+    p->ndevs = 0;
+    pthread_mutex_destroy(&p->lock);
+    pthread_mutex_destroy(&p->wake_lock);
+    pthread_cond_destroy(&p->wake);
+}

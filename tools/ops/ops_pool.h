@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The device pool every front end holds its devices in (ops_pool.c): each
+ * device's connection, its lock (held for the whole of a call, taken within
+ * a bound, else OPS_EBUSY), its latest snapshot, what kind of device it is,
+ * and reconnecting after the connection is lost.
+ *
+ * Two ways to reconnect, chosen per pool:
+ *  - on the next call (adbc-mcp): a call finding the device gone connects
+ *    within its own deadline and fails with the connect's error;
+ *  - in the background (adbc-serve): a thread retries with a backoff that
+ *    doubles from 100 ms to 5 s, so a device that comes back is in use again
+ *    within a few seconds; a call while it is away fails at once
+ *    (OPS_EDEVICE) saying when the next try is.
+ *
+ * The emulator check (check_kind): an emulator is told from a physical
+ * device by facts only, an "emulator-" serial or ro.kernel.qemu /
+ * ro.boot.qemu = 1 read from the device itself; when those cannot be read
+ * the connection is dropped and the call fails (a policy that refuses
+ * physical devices must never take an unknown one for an emulator).
+ *
+ * No JSON, no printing except the pool's log lines on stderr ("NAME: ...").
+ * Devices are added, never removed before ops_pool_free: a device pointer
+ * stays valid for any thread that found it. */
+#ifndef ADBC_OPS_POOL_H
+#define ADBC_OPS_POOL_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "adbc/conn.h"
+#include "adbc/ui.h"
+#include "ops_base.h"
+
+typedef enum ops_kind { OPS_KIND_UNKNOWN = 0, OPS_KIND_EMULATOR, OPS_KIND_PHYSICAL } ops_kind;
+
+/* "emulator", "physical", "not connected". */
+const char *ops_kind_name(ops_kind kind);
+
+typedef enum ops_dev_state { OPS_DEV_CONNECTING = 0, OPS_DEV_CONNECTED, OPS_DEV_GONE } ops_dev_state;
+
+typedef struct ops_dev {
+    char serial[256];        /* as named: what -s takes ("" the selection rule's default) */
+    pthread_mutex_t lock;    /* held for the whole of a call (ops_dev_take .. ops_dev_give) */
+    /* The fields below are the lock holder's. */
+    adbc_conn *conn;         /* NULL until connected, or while gone */
+    adbc_ui_snap *last;      /* the latest snapshot: the refs acts take */
+    ops_kind kind;           /* decided on connecting (OPS_KIND_UNKNOWN without check_kind) */
+    char serialno[128];      /* ro.serialno, read with the kind; "" when unknown */
+    char error[512];         /* why the last connect failed, or the connection was lost */
+    int64_t next_try;        /* background: monotonic ms of the next connect attempt */
+    int backoff_ms;          /* background: 0 while connected */
+    /* Read without the lock. */
+    _Atomic int state;       /* ops_dev_state */
+    _Atomic unsigned long calls; /* calls served */
+    struct ops_dev *next;    /* the pool's order: the order devices were added */
+} ops_dev;
+
+typedef struct ops_pool_opts {
+    const char *name;        /* the program, in log lines ("adbc-serve") */
+    int connect_ms;          /* bound of one connect with its handshake; default 10000 */
+    int io_ms;               /* the connections' io_timeout_ms; 0: adbc's default */
+    int check_kind;          /* 1: decide emulator or physical on connecting */
+    int background;          /* 1: reconnect in a background thread (see above) */
+    const char *busy_hint;   /* how the caller sets the busy bound, in the busy error
+                                (" (?wait=MS)"); NULL: none */
+} ops_pool_opts;
+
+typedef struct ops_pool {
+    ops_pool_opts o;
+    pthread_mutex_t lock;    /* the list */
+    ops_dev *devs, **tail;
+    int ndevs;
+    _Atomic int stopping;
+    _Atomic int64_t gone_since; /* background: monotonic ms since no device is connected
+                                   or in use; 0 while one is */
+    int thread_started;
+    pthread_t reconnector;
+    pthread_mutex_t wake_lock;
+    pthread_cond_t wake;     /* on CLOCK_MONOTONIC */
+} ops_pool;
+
+void ops_pool_opts_init(ops_pool_opts *o);
+/* 0, or -1 with e set (the background thread could not start). */
+int ops_pool_init(ops_pool *p, const ops_pool_opts *o, ops_err *e);
+/* Stop the background thread, close every connection, free every device.
+ * No call may hold a device. */
+void ops_pool_free(ops_pool *p);
+/* Stop the background thread only (the devices stay). Idempotent. */
+void ops_pool_stop(ops_pool *p);
+
+/* The device named serial, added when the pool does not have it yet (not
+ * connected: the first ops_dev_take does that). NULL with e set when the
+ * name is too long or memory ran out. */
+ops_dev *ops_pool_dev(ops_pool *p, const char *serial, ops_err *e);
+/* The device named serial, or NULL: nothing is added. */
+ops_dev *ops_pool_find(ops_pool *p, const char *serial);
+/* Up to max devices, in the order they were added; returns how many. */
+int ops_pool_list(ops_pool *p, ops_dev **out, int max);
+
+/* Take d for one call: lock it within wait_ms (OPS_EBUSY past it, naming the
+ * bound), drop a connection that failed meanwhile, connect when it has none
+ * (within the pool's connect_ms and what is left to deadline, monotonic ms)
+ * and, with check_kind, decide its kind. On failure nothing is held. */
+int ops_dev_take(ops_pool *p, ops_dev *d, int wait_ms, int64_t deadline, ops_err *e);
+/* End the call: a connection that failed (or code OPS_EDEVICE) is dropped
+ * and reconnected as the pool does; then the lock is released. */
+void ops_dev_give(ops_pool *p, ops_dev *d, ops_code code);
+/* Close d's connection (its lock held), e.g. a device a policy refuses. */
+void ops_dev_drop(ops_dev *d);
+
+/* Background: monotonic ms since no device was connected or in use; 0 while
+ * one is (or before the thread first looked). */
+int64_t ops_pool_gone_since(const ops_pool *p);
+
+/* Lock m within ms milliseconds: 0, ETIMEDOUT, or another errno. */
+int ops_lock_within(pthread_mutex_t *m, int ms);
+
+#endif
