@@ -28,7 +28,7 @@ static int on_sign(void *user, unsigned index, const uint8_t *token, size_t len,
     app *a = user;
     if (index >= adbc_keyring_count(a->keys))
         return ADBC_ENOTFOUND;
-    return adbc_key_sign_token(adbc_keyring_get(a->keys, index), token, len, sig, sig_len);
+    return adbc_key_sign_token(sig, sig_len, adbc_keyring_get(a->keys, index), token, len);
 }
 
 static void on_online(void *user)
@@ -36,7 +36,7 @@ static void on_online(void *user)
     app *a = user;
     char svc[4096];
     snprintf(svc, sizeof svc, "exec:%s", a->command);
-    if (adbc_session_open(a->s, svc, &a->id) < 0) {
+    if (adbc_session_open(&a->id, a->s, svc) < 0) {
         a->done = 1;
         a->status = 1;
     }
@@ -63,7 +63,7 @@ static int dial(const char *addr)
 {
     char host[256];
     unsigned port;
-    if (adbc_parse_hostport(addr, host, sizeof host, &port, 5555) < 0)
+    if (adbc_parse_hostport(host, sizeof host, &port, addr, 5555) < 0)
         return -1;
     char ps[16];
     snprintf(ps, sizeof ps, "%u", port);
@@ -110,7 +110,7 @@ int main(int argc, char **argv)
             break;
         if (p.revents & POLLOUT) {
             const uint8_t *data;
-            size_t len = adbc_session_next_send(a.s, &data);
+            size_t len = adbc_session_next_send(&data, a.s);
             ssize_t w = len ? send(fd, data, len, MSG_NOSIGNAL) : 0;
             if (w > 0)
                 adbc_session_sent(a.s, (size_t)w);

@@ -39,11 +39,11 @@ int main(int argc, char **argv)
     adbc_sync_result res;
     if (rc == 0) {
         o.user = "push";
-        rc = adbc_sync_push(s, argv[i], argv[i + 1], &o, &res, 30000);
+        rc = adbc_sync_push(&res, s, argv[i], argv[i + 1], &o, 30000);
     }
     if (rc == 0) {
         o.user = "pull";
-        rc = adbc_sync_pull(s, argv[i + 1], argv[i + 2], &o, &res, 30000);
+        rc = adbc_sync_pull(&res, s, argv[i + 1], argv[i + 2], &o, 30000);
     }
     if (rc < 0)
         fprintf(stderr, "error: %s\n", adbc_last_error());

@@ -26,7 +26,7 @@ int main(int argc, char **argv)
         return 1;
     }
     adbc_run_result r;
-    int rc = adbc_run(c, ADBC_SHELL_AUTO, argv[i], NULL, 0, 0, &r, 10000);
+    int rc = adbc_run(&r, c, ADBC_SHELL_AUTO, argv[i], NULL, 0, 0, 10000);
     if (rc < 0) {
         fprintf(stderr, "shell: %s\n", adbc_last_error());
         adbc_conn_close(c);

@@ -46,7 +46,7 @@ int main(int argc, char **argv)
     }
     if (rc < 0 && rc != -1)
         fprintf(stderr, "error: %s\n", adbc_last_error());
-    free(refs);
+    adbc_free(refs);
     adbc_ui_snap_free(snap);
     adbc_conn_close(c);
     return rc < 0 ? 1 : 0;

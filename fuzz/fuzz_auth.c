@@ -99,7 +99,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     while (in.len > 0 && !failed) {
         const uint8_t *d;
         size_t sn;
-        while ((sn = adbc_session_next_send(st.s, &d)) > 0)
+        while ((sn = adbc_session_next_send(&d, st.s)) > 0)
             adbc_session_sent(st.s, sn);
         uint8_t kind = fuzz_u8(&in);
         size_t n = fuzz_u8(&in);

@@ -13,13 +13,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     adbc_http_response r;
     for (int eof = 0; eof < 2; eof++) {
-        int rc = adbc_http_parse(data, size, eof, &r);
+        int rc = adbc_http_parse(&r, data, size, eof);
         FUZZ_ASSERT(rc <= 1);
         if (rc == 1) {
             FUZZ_ASSERT(r.body != NULL && r.body[r.body_len] == '\0');
             FUZZ_ASSERT(r.status >= 0 && r.status <= 999);
             adbc_devtools_page *pages;
-            int n = adbc_devtools_parse_pages(r.body, r.body_len, &pages);
+            int n = adbc_devtools_parse_pages(&pages, r.body, r.body_len);
             for (int i = 0; i < n; i++)
                 FUZZ_ASSERT(pages[i].id && pages[i].type && pages[i].title && pages[i].url &&
                             pages[i].ws_url);
@@ -30,21 +30,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     /* A shorter prefix never completes what the whole did not. */
     if (size > 1) {
-        int rc = adbc_http_parse(data, size / 2, 0, &r);
+        int rc = adbc_http_parse(&r, data, size / 2, 0);
         if (rc == 1)
             adbc_http_response_free(&r);
     }
     adbc_devtools_page *pages;
-    int n = adbc_devtools_parse_pages((const char *)data, size, &pages);
+    int n = adbc_devtools_parse_pages(&pages, (const char *)data, size);
     if (n >= 0)
         adbc_devtools_pages_free(pages, (size_t)n);
     char **names;
-    n = adbc_devtools_scan_unix((const char *)data, size, &names);
+    n = adbc_devtools_scan_unix(&names, (const char *)data, size);
     for (int i = 0; i < n; i++) {
         FUZZ_ASSERT(strstr(names[i], "devtools_remote") != NULL);
-        free(names[i]);
+        adbc_free(names[i]);
     }
     if (n >= 0)
-        free(names);
+        adbc_free(names);
     return 0;
 }

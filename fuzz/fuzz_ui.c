@@ -24,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_ASSERT(strlen(json) == jlen);
         FUZZ_ASSERT(memchr(json, '\n', jlen) == NULL);
         FUZZ_ASSERT(jlen >= 2 && json[0] == '{' && json[jlen - 1] == '}');
-        free(json);
+        adbc_free(json);
     }
     const adbc_ui_reftab *t = adbc_ui_snap_refs(s);
     size_t nrefs = adbc_ui_reftab_count(t);
@@ -38,7 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char *tsv = NULL;
     size_t tsvlen = 0;
     if (adbc_ui_reftab_tsv(&tsv, &tsvlen, t) == 0)
-        free(tsv);
+        adbc_free(tsv);
     for (size_t w = 0; w < adbc_ui_snap_windows(s); w++)
         FUZZ_ASSERT(adbc_ui_snap_window_package(s, w) != NULL);
     adbc_ui_snap_id(s);
@@ -47,7 +47,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int *refs = NULL;
     size_t count = 0;
     if (adbc_ui_find(&refs, &count, s, &sel) == 0)
-        free(refs);
+        adbc_free(refs);
     adbc_ui_snap_count_text(&count, s, "a", ADBC_UI_MATCH_CONTAINS);
     adbc_ui_snap_free(s);
     return 0;

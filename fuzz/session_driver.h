@@ -75,7 +75,7 @@ static void sd_on_ready(void *u, uint32_t id)
     sd_state *st = u;
     st->last_id = id;
     static const uint8_t hello[64] = "hello";
-    long n = adbc_session_write(st->s, id, hello, sizeof hello);
+    ssize_t n = adbc_session_write(st->s, id, hello, sizeof hello);
     FUZZ_ASSERT(n >= 0 || n == ADBC_ECLOSED || n < 0);
 }
 
@@ -114,7 +114,7 @@ static void sd_drain(adbc_session *s)
     const uint8_t *d;
     size_t n;
     int guard = 0;
-    while ((n = adbc_session_next_send(s, &d)) > 0 && guard++ < 100000) {
+    while ((n = adbc_session_next_send(&d, s)) > 0 && guard++ < 100000) {
         volatile uint8_t x = d[0] ^ d[n - 1];
         (void)x;
         adbc_session_sent(s, n);
@@ -188,7 +188,7 @@ static void sd_run(adbc_role role, const uint8_t *data, size_t size)
             FUZZ_ASSERT(adbc_session_max_payload(st.s) >= 1);
             if (role == ADBC_ROLE_HOST && st.opens < 3) {
                 uint32_t id;
-                if (adbc_session_open(st.s, st.opens == 1 ? "xrefuse:" : "shell,v2,raw:ls", &id) == 0)
+                if (adbc_session_open(&id, st.s, st.opens == 1 ? "xrefuse:" : "shell,v2,raw:ls") == 0)
                     st.opens++;
             }
             if (st.last_id && (st.flags & 0x40) && split > 200)

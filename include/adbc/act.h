@@ -22,6 +22,7 @@
 #define ADBC_ACT_H
 
 #include "adbc/version.h"
+#include "adbc/alloc.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -77,7 +78,7 @@ ADBC_API int adbc_act_match(const adbc_ui_ref **found, adbc_act_how *how, const 
                    const adbc_ui_ref *old);
 
 /* Take a fresh snapshot and find old in it (adbc_act_match). *snap gets the
- * snapshot (free it; *found points into it), also on ADBC_ESTALE, NULL on
+ * snapshot (free it with adbc_ui_snap_free; *found points into it), also on ADBC_ESTALE, NULL on
  * other errors. */
 ADBC_API int adbc_act_locate(adbc_ui_snap **snap, const adbc_ui_ref **found, adbc_act_how *how,
                     adbc_conn *c, const adbc_ui_ref *old, const adbc_act_opts *opts);
@@ -170,12 +171,12 @@ ADBC_API int adbc_grid_make(adbc_grid *g, int width, int height);
 ADBC_API int adbc_grid_cell(int *x, int *y, const adbc_grid *g, const char *cell);
 
 /* A text legend: the layout, then the pixel span and centre of every column
- * and every row, one a line. *out malloc'd, NUL-terminated; free(). */
+ * and every row, one a line. *out is NUL-terminated; free it with adbc_free(). */
 ADBC_API int adbc_grid_legend(char **out, const adbc_grid *g);
 
 /* Parse `wm size` output: the override size when present, else the physical
  * size. ADBC_EFORMAT when neither is there. */
-ADBC_API int adbc_wm_size_parse(int *width, int *height, const char *out, size_t len);
+ADBC_API int adbc_wm_size_parse(int *width, int *height, const char *text, size_t len);
 
 /* The device's screen size (`wm size`, override honoured). */
 ADBC_API int adbc_screen_size(int *width, int *height, adbc_conn *c, int timeout_ms);
@@ -216,10 +217,10 @@ typedef struct adbc_frame {
 ADBC_API int adbc_frame_parse(adbc_frame *f, const void *data, size_t len);
 
 /* Encode a frame to PNG (8-bit RGB, or RGBA when some pixel is not opaque).
- * level: zlib level 0..9 (1 is fast and what screenshots use). *png malloc'd. */
+ * level: zlib level 0..9 (1 is fast and what screenshots use). Free *png with adbc_free(). */
 ADBC_API int adbc_frame_png(uint8_t **png, size_t *len, const adbc_frame *f, int level);
 
-/* Take a screenshot as PNG bytes. *png malloc'd. A device PNG is checked
+/* Take a screenshot as PNG bytes. Free *png with adbc_free(). A device PNG is checked
  * (signature and header chunk) before it is returned. */
 ADBC_API int adbc_screenshot(uint8_t **png, size_t *len, adbc_conn *c, adbc_shot_mode mode,
                     int timeout_ms);
@@ -259,7 +260,7 @@ ADBC_API int adbc_app_stop(adbc_conn *c, const char *package, int timeout_ms);
 
 /* The resumed activity ("pkg/.Activity" as the device prints it) and the
  * package of the focused window. Either out may be NULL; an out gets ""
- * when the device shows none. Strings malloc'd. */
+ * when the device shows none. Free the strings with adbc_free(). */
 ADBC_API int adbc_app_top(char **activity, char **package, adbc_conn *c, int timeout_ms);
 
 /* Install an APK: streamed to `cmd package install -S SIZE` when the device
@@ -272,13 +273,13 @@ ADBC_API int adbc_app_install(adbc_conn *c, const char *apk_path, int timeout_ms
 ADBC_API int adbc_app_uninstall(adbc_conn *c, const char *package, int timeout_ms);
 
 /* One system property (`getprop NAME`), "" when unset; with name NULL the
- * whole `getprop` listing. *value malloc'd. */
+ * whole `getprop` listing. Free *value with adbc_free(). */
 ADBC_API int adbc_getprop(char **value, adbc_conn *c, const char *name, int timeout_ms);
 
 /* Bounded logcat, never open-ended: lines > 0 gives the last lines lines
  * (`logcat -d -t N`); seconds_ms > 0 follows the log for that long (from
  * the last lines lines when both are set) and then stops. At least one must
- * be set. *out malloc'd, NUL-terminated; at most 16 MiB (then ADBC_EIO). */
+ * be set. *out is NUL-terminated (free it with adbc_free()); at most 16 MiB (then ADBC_EIO). */
 ADBC_API int adbc_logcat(char **out, size_t *len, adbc_conn *c, int lines, int seconds_ms,
                 int timeout_ms);
 

@@ -2,15 +2,21 @@
 /* adbc — a native C implementation of the Android Debug Bridge protocol.
  *
  * Include this header for the whole public API. Conventions (as libgit2):
- * functions return 0 or a negative adbc_err; out-parameters come first; types
- * are opaque; every _new/_open has a _free/_close; adbc_last_error() gives
- * the calling thread's message for the last failure.
+ * functions return 0 or a negative adbc_err; out-parameters come first
+ * (what a call fills in, then the object it works on, then its inputs;
+ * read-style calls that return a byte count, adbc_stream_read and
+ * adbc_shell_read, keep read(2)'s order); byte counts that may be negative
+ * errors are ssize_t; types are opaque; every _new/_open has a _free/_close,
+ * and buffers and strings adbc hands out are freed with adbc_free()
+ * (adbc/alloc.h); adbc_last_error() gives the calling thread's message for
+ * the last failure.
  */
 #ifndef ADBC_ADBC_H
 #define ADBC_ADBC_H
 
 #include "adbc/version.h"
 #include "adbc/error.h"
+#include "adbc/alloc.h"
 #include "adbc/auth.h"
 #include "adbc/banner.h"
 #include "adbc/session.h"

@@ -15,6 +15,7 @@
 #define ADBC_AUTH_H
 
 #include "adbc/version.h"
+#include "adbc/alloc.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -53,14 +54,14 @@ ADBC_API int adbc_key_save(const adbc_key *key, const char *path);
  * user@host as adb writes it ($LOGNAME or the login name, $HOSTNAME or
  * gethostname()); "" gives the base64 alone. An explicit comment must be
  * printable (no newline) and at most 1024 bytes. 2048-bit keys only
- * (ADBC_EUNSUPPORTED). *out is malloc'd; the caller frees it with free(). */
-ADBC_API int adbc_key_public_line(const adbc_key *key, const char *comment, char **out);
+ * (ADBC_EUNSUPPORTED). The caller frees *out with adbc_free(). */
+ADBC_API int adbc_key_public_line(char **out, const adbc_key *key, const char *comment);
 
 /* Sign a 20-byte AUTH token the way adbd expects: the token is taken as an
  * already-computed SHA-1 digest and signed with PKCS#1 v1.5 (not hashed
  * again). sig must hold ADBC_AUTH_MAX_SIG bytes; *sig_len gets the length. */
-ADBC_API int adbc_key_sign_token(const adbc_key *key, const uint8_t *token, size_t token_len,
-                        uint8_t *sig, size_t *sig_len);
+ADBC_API int adbc_key_sign_token(uint8_t *sig, size_t *sig_len, const adbc_key *key,
+                        const uint8_t *token, size_t token_len);
 
 /* The file the key was loaded from, or NULL for a generated key. Valid as
  * long as the key. */

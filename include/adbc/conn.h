@@ -130,7 +130,7 @@ ADBC_API int adbc_stream_flush(adbc_stream *s, int timeout_ms);
  * connection's error when it ended. The stream is used like one from
  * adbc_stream_open; adbc_stream_destination() says where the device wants
  * it to go. */
-ADBC_API int adbc_conn_accept(adbc_conn *c, adbc_stream **out, int timeout_ms);
+ADBC_API int adbc_conn_accept(adbc_stream **out, adbc_conn *c, int timeout_ms);
 
 /* The service a stream was opened for: what adbc_stream_open was given, or
  * the destination the device asked for on an accepted stream. */

@@ -32,6 +32,7 @@
 #define ADBC_FORWARD_H
 
 #include "adbc/version.h"
+#include "adbc/alloc.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -124,7 +125,7 @@ ADBC_API void adbc_forward_free(adbc_forward *f);
  * only for destinations of rules added here, every other one is refused.
  * Relays run until adbc_reverse_free (before adbc_conn_close). */
 ADBC_API int adbc_reverse_new(adbc_reverse **out, const adbc_forward_opts *opts);
-ADBC_API void adbc_reverse_conn_opts(adbc_reverse *r, adbc_conn_opts *o);
+ADBC_API void adbc_reverse_conn_opts(adbc_conn_opts *o, adbc_reverse *r);
 /* Start relaying on the connected connection. */
 ADBC_API int adbc_reverse_start(adbc_reverse *r, adbc_conn *c);
 
@@ -134,8 +135,8 @@ ADBC_API int adbc_reverse_start(adbc_reverse *r, adbc_conn *c);
  * "localfilesystem:PATH"). norebind: fail if the device has the rule
  * already. resolved (may be NULL, size len) gets the device's listen spec
  * with a chosen port resolved. Errors carry the device's message. */
-ADBC_API int adbc_reverse_add(adbc_reverse *r, const char *remote, const char *local, int norebind,
-                     char *resolved, size_t len);
+ADBC_API int adbc_reverse_add(char *resolved, size_t len, adbc_reverse *r, const char *remote,
+                     const char *local, int norebind);
 /* reverse:killforward / reverse:killforward-all. */
 ADBC_API int adbc_reverse_remove(adbc_reverse *r, const char *remote);
 ADBC_API int adbc_reverse_remove_all(adbc_reverse *r);
@@ -148,10 +149,10 @@ ADBC_API size_t adbc_reverse_active(adbc_reverse *r);
 ADBC_API void adbc_reverse_free(adbc_reverse *r);
 
 /* Requests that need no adbc_reverse (any connection): the device's rules
- * as adb lists them ("SERIAL REMOTE LOCAL\n" lines; *out is malloc'd),
+ * as adb lists them ("SERIAL REMOTE LOCAL\n" lines; free *out with adbc_free()),
  * removing one, removing all. */
-ADBC_API int adbc_reverse_list(adbc_conn *c, char **out);
-ADBC_API int adbc_reverse_request(adbc_conn *c, const char *request, char *reply, size_t len);
+ADBC_API int adbc_reverse_list(char **out, adbc_conn *c);
+ADBC_API int adbc_reverse_request(char *reply, size_t len, adbc_conn *c, const char *request);
 
 #ifdef __cplusplus
 }

@@ -18,6 +18,7 @@
 #define ADBC_PAIR_H
 
 #include "adbc/version.h"
+#include "adbc/alloc.h"
 
 #include "adbc/auth.h"
 #include "adbc/transport.h"
@@ -29,7 +30,7 @@ extern "C" {
 /* Pair with the device at addr ("host:port", "[v6]:port": the pairing
  * port) using code. key is the key to pair (its public line is sent); NULL
  * uses the user key of adbc_keyring_load_default(.., 1), as adb does. On
- * success *out_guid (malloc'd, free(); out_guid may be NULL) is the device's
+ * success *out_guid (free with adbc_free(); out_guid may be NULL) is the device's
  * GUID. timeout_ms bounds the whole operation (connect, TLS, exchange).
  * Errors: ADBC_EPAIRCODE (wrong code), ADBC_ETIMEDOUT, ADBC_EREFUSED /
  * ADBC_ECLOSED (nothing listening: the pairing dialog is closed), ADBC_EPROTO,
@@ -54,11 +55,11 @@ ADBC_API int adbc_pair_server_new(adbc_pair_server **out, const char *addr, cons
 ADBC_API unsigned adbc_pair_server_port(const adbc_pair_server *s);
 
 /* Accept one connection and run pairing on it. On success *out_pubkey_line
- * (malloc'd, free()) is the host's adbkey.pub line, checked to be a valid
+ * (free with adbc_free()) is the host's adbkey.pub line, checked to be a valid
  * adb key: add it to the authorized keys. ADBC_EPAIRCODE when the host used
  * another code (the server stays usable: accept again), ADBC_ETIMEDOUT when
  * nobody finished pairing within timeout_ms. */
-ADBC_API int adbc_pair_server_accept(adbc_pair_server *s, char **out_pubkey_line, int timeout_ms);
+ADBC_API int adbc_pair_server_accept(char **out_pubkey_line, adbc_pair_server *s, int timeout_ms);
 
 /* Close the port and free. NULL is fine. */
 ADBC_API void adbc_pair_server_free(adbc_pair_server *s);

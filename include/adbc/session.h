@@ -23,6 +23,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <sys/uio.h>
 
 #include "adbc/banner.h"
@@ -176,7 +177,7 @@ ADBC_API int adbc_session_recv(adbc_session *s, const uint8_t *data, size_t len)
 
 /* The next segment to send, or 0 when nothing is queued. The pointer stays
  * valid until the next call into the session. */
-ADBC_API size_t adbc_session_next_send(adbc_session *s, const uint8_t **data);
+ADBC_API size_t adbc_session_next_send(const uint8_t **data, adbc_session *s);
 
 /* Up to max queued segments from the current position, in order (for a
  * writev on a byte-stream transport). Returns how many were filled. */
@@ -200,7 +201,7 @@ ADBC_API uint32_t adbc_session_max_payload(const adbc_session *s);
 ADBC_API int adbc_session_delayed_ack(const adbc_session *s);
 
 /* Host: open a stream to `service`. *id gets the local id. */
-ADBC_API int adbc_session_open(adbc_session *s, const char *service, uint32_t *id);
+ADBC_API int adbc_session_open(uint32_t *id, adbc_session *s, const char *service);
 
 /* Bytes stream `id` may send now without exceeding flow control. */
 ADBC_API size_t adbc_session_writable(const adbc_session *s, uint32_t id);
@@ -208,7 +209,7 @@ ADBC_API size_t adbc_session_writable(const adbc_session *s, uint32_t id);
 /* Queue up to len bytes on stream id, split into WRTE packets. Returns the
  * number of bytes accepted (possibly 0 when the window is closed), or a
  * negative error (unknown or closed stream). */
-ADBC_API long adbc_session_write(adbc_session *s, uint32_t id, const uint8_t *data, size_t len);
+ADBC_API ssize_t adbc_session_write(adbc_session *s, uint32_t id, const uint8_t *data, size_t len);
 
 /* The receiver used n bytes of stream id: return credit to the peer (OKAY). */
 ADBC_API int adbc_session_consume(adbc_session *s, uint32_t id, size_t n);

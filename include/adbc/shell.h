@@ -9,6 +9,7 @@
 #define ADBC_SHELL_H
 
 #include "adbc/version.h"
+#include "adbc/alloc.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -39,9 +40,9 @@ typedef enum adbc_shell_mode {
 
 /* abi: out — filled in by adbc; the caller only reads it */
 typedef struct adbc_run_result {
-    uint8_t *out;    /* stdout (NUL-terminated for convenience), malloc'd */
+    uint8_t *out;    /* stdout (NUL-terminated for convenience) */
     size_t out_len;
-    uint8_t *err;    /* stderr (v2 only; empty otherwise), malloc'd */
+    uint8_t *err;    /* stderr (v2 only; empty otherwise) */
     size_t err_len;
     int exit_code;   /* v2: the command's status; v1/exec: -1 (unknown) */
 } adbc_run_result;
@@ -49,8 +50,8 @@ typedef struct adbc_run_result {
 /* Run a command and collect its output. stdin_data may be NULL. With v1 or
  * exec, stdin data is written and the stream is left open until the command
  * ends. max_output bounds stdout+stderr (0 = 64 MiB); past it ADBC_EIO. */
-ADBC_API int adbc_run(adbc_conn *c, adbc_shell_mode mode, const char *command, const void *stdin_data,
-             size_t stdin_len, size_t max_output, adbc_run_result *res, int timeout_ms);
+ADBC_API int adbc_run(adbc_run_result *res, adbc_conn *c, adbc_shell_mode mode, const char *command,
+             const void *stdin_data, size_t stdin_len, size_t max_output, int timeout_ms);
 
 /* Free the buffers of a result. */
 ADBC_API void adbc_run_result_clear(adbc_run_result *res);
@@ -96,8 +97,8 @@ ADBC_API int adbc_shell_is_v2(const adbc_shell *sh);
 ADBC_API void adbc_shell_close(adbc_shell *sh);
 
 /* Quote a string for the device's /system/bin/sh so it is one literal word:
- * wrapped in single quotes, with ' written as '\''. *out is malloc'd. */
-ADBC_API int adbc_shell_quote(const char *s, char **out);
+ * wrapped in single quotes, with ' written as '\''. Free *out with adbc_free(). */
+ADBC_API int adbc_shell_quote(char **out, const char *s);
 
 #ifdef __cplusplus
 }

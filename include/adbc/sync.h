@@ -82,10 +82,10 @@ ADBC_API int adbc_sync_has_ls_v2(const adbc_sync *s);
  * from a file (its size is then 0). ADBC_ENOTFOUND when it does not exist,
  * ADBC_EPERM when the device may not look, ADBC_EREMOTE for other errors
  * (the message names the device's errno). */
-ADBC_API int adbc_sync_stat(adbc_sync *s, const char *path, adbc_sync_statbuf *st, int timeout_ms);
+ADBC_API int adbc_sync_stat(adbc_sync_statbuf *st, adbc_sync *s, const char *path, int timeout_ms);
 
 /* Stat a path without following a final symlink. */
-ADBC_API int adbc_sync_lstat(adbc_sync *s, const char *path, adbc_sync_statbuf *st, int timeout_ms);
+ADBC_API int adbc_sync_lstat(adbc_sync_statbuf *st, adbc_sync *s, const char *path, int timeout_ms);
 
 /* Called once per directory entry ("." and ".." included, as the device
  * sends them). Return 0 to go on, nonzero to skip the rest. */
@@ -195,20 +195,20 @@ ADBC_API void adbc_sync_opts_init_sized(adbc_sync_opts *o, size_t size);
  * without that feature, are made with `mkdir -p` over exec:. A tree push
  * stops at the first file the device rejects; the error names that file and
  * carries the device's message. opts and res may be NULL. */
-ADBC_API int adbc_sync_push(adbc_sync *s, const char *local, const char *remote,
-                   const adbc_sync_opts *opts, adbc_sync_result *res, int timeout_ms);
+ADBC_API int adbc_sync_push(adbc_sync_result *res, adbc_sync *s, const char *local,
+                   const char *remote, const adbc_sync_opts *opts, int timeout_ms);
 
 /* Copy remote (a file, or a directory tree; symlinks are followed) to exactly
  * the local path. Each file is received into a temporary file beside its
  * target and renamed over it only when complete: on any failure (device gone,
  * FAIL, local disk full) the temporary is removed and no partial file is left
  * under the target name. Missing local parent directories are created. */
-ADBC_API int adbc_sync_pull(adbc_sync *s, const char *remote, const char *local,
-                   const adbc_sync_opts *opts, adbc_sync_result *res, int timeout_ms);
+ADBC_API int adbc_sync_pull(adbc_sync_result *res, adbc_sync *s, const char *remote,
+                   const char *local, const adbc_sync_opts *opts, int timeout_ms);
 
 /* "any", "none", "brotli", "lz4", "zstd" (adb's spellings for -z) into *out;
  * ADBC_EINVAL, with the accepted names in the message, otherwise. */
-ADBC_API int adbc_sync_compression_parse(const char *name, adbc_sync_compression *out);
+ADBC_API int adbc_sync_compression_parse(adbc_sync_compression *out, const char *name);
 
 /* The name of c ("auto" for ADBC_SYNC_COMPRESS_AUTO). */
 ADBC_API const char *adbc_sync_compression_name(adbc_sync_compression c);

@@ -17,6 +17,7 @@
 #define ADBC_TLS_H
 
 #include "adbc/version.h"
+#include "adbc/alloc.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -43,7 +44,7 @@ ADBC_API int adbc_tls_pubkey_line_fingerprint(char out[ADBC_TLS_FINGERPRINT_SIZE
  * valid from now for 10*365 days, subject = issuer = "C=US, O=Android,
  * CN=Adb", basicConstraints critical CA:TRUE, keyUsage critical
  * keyCertSign/cRLSign/digitalSignature, subjectKeyIdentifier, self-signed
- * with SHA-256. *der is malloc'd (free()). */
+ * with SHA-256. Free *der with adbc_free(). */
 ADBC_API int adbc_tls_key_certificate(uint8_t **der, size_t *der_len, const adbc_key *key);
 
 /* Choose the key to present given the device's hints (the CN values of its

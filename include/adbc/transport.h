@@ -60,7 +60,7 @@ ADBC_API int adbc_transport_fd(adbc_transport **out, int fd, int own);
 
 /* Split "host:port" / "[v6]:port" / "host" into parts (default_port when
  * absent). host must hold 256 bytes. */
-ADBC_API int adbc_parse_hostport(const char *addr, char *host, size_t hostlen, unsigned *port,
+ADBC_API int adbc_parse_hostport(char *host, size_t hostlen, unsigned *port, const char *addr,
                         unsigned default_port);
 
 ADBC_API void adbc_transport_free(adbc_transport *t);

@@ -15,6 +15,7 @@
 #define ADBC_UI_H
 
 #include "adbc/version.h"
+#include "adbc/alloc.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -75,7 +76,8 @@ typedef struct adbc_ui_ref {
 ADBC_API int adbc_ui_snap_parse(adbc_ui_snap **out, const void *xml, size_t len);
 
 /* As adbc_ui_snap_parse, without the copy: takes ownership of buf (from
- * malloc), also on failure, and rewrites it in place. */
+ * malloc() or adbc_ui_dump(); adbc frees it), also on failure, and rewrites
+ * it in place. */
 ADBC_API int adbc_ui_snap_parse_owned(adbc_ui_snap **out, void *buf, size_t len);
 
 /* Read a saved dump file and parse it. ADBC_ENOTFOUND / ADBC_EIO when the
@@ -90,7 +92,7 @@ ADBC_API void adbc_ui_snap_free(adbc_ui_snap *s);
 ADBC_API const char *adbc_ui_snap_text(const adbc_ui_snap *s, size_t *len);
 
 /* The same pruned tree as JSON (schema ADBC_UI_JSON_SCHEMA, one line, no
- * trailing newline). *out is malloc'd, NUL-terminated; free() it. */
+ * trailing newline). *out is NUL-terminated; free it with adbc_free(). */
 ADBC_API int adbc_ui_snap_json(char **out, size_t *len, const adbc_ui_snap *s);
 
 /* The ref table; owned by the snapshot. */
@@ -126,7 +128,7 @@ ADBC_API const adbc_ui_ref *adbc_ui_reftab_get(const adbc_ui_reftab *t, int ref)
 ADBC_API const char *adbc_ui_reftab_snapshot_id(const adbc_ui_reftab *t);
 ADBC_API int64_t adbc_ui_reftab_timestamp(const adbc_ui_reftab *t);
 
-/* "ref<TAB>x<TAB>y\n" for every ref ("" when none). *out is malloc'd. */
+/* "ref<TAB>x<TAB>y\n" for every ref ("" when none). Free *out with adbc_free(). */
 ADBC_API int adbc_ui_reftab_tsv(char **out, size_t *len, const adbc_ui_reftab *t);
 
 /* Save to a file, atomically (written beside it, then renamed), so a later
@@ -165,7 +167,7 @@ typedef struct adbc_ui_selector {
 
 /* Refs of the elements matching sel, in document order, without
  * duplicates. A matched element without a ref stands for its nearest
- * ancestor with one. *refs is malloc'd (free()). ADBC_ENOTFOUND when
+ * ancestor with one. Free *refs with adbc_free(). ADBC_ENOTFOUND when
  * nothing actionable matches (the message says whether anything matched at
  * all); ADBC_EINVAL when sel sets no field. */
 ADBC_API int adbc_ui_find(int **refs, size_t *count, const adbc_ui_snap *s, const adbc_ui_selector *sel);
@@ -199,7 +201,7 @@ ADBC_API void adbc_ui_opts_init_sized(adbc_ui_opts *opts, size_t size);
 #define adbc_ui_opts_init(o) adbc_ui_opts_init_sized((o), sizeof *(o))
 
 /* Fetch the raw dump XML in one exec round trip (see docs/snapshot.md).
- * *xml is malloc'd and NUL-terminated. ADBC_EREMOTE when uiautomator kept
+ * *xml is NUL-terminated; free it with adbc_free(). ADBC_EREMOTE when uiautomator kept
  * failing (the message quotes what the device printed), ADBC_ETIMEDOUT past
  * opts->timeout_ms. opts may be NULL. */
 ADBC_API int adbc_ui_dump(char **xml, size_t *len, adbc_conn *c, const adbc_ui_opts *opts);

@@ -73,7 +73,7 @@ ADBC_API int adbc_transport_usb(adbc_transport **out, const char *serial);
 ADBC_API int adbc_transport_usb_fd(adbc_transport **out, int fd, int own);
 
 /* The device behind a USB transport. ADBC_EINVAL when t is not one. */
-ADBC_API int adbc_transport_usb_info(const adbc_transport *t, adbc_usb_device *out);
+ADBC_API int adbc_transport_usb_info(adbc_usb_device *out, const adbc_transport *t);
 
 #ifdef __cplusplus
 }

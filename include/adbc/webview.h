@@ -14,6 +14,7 @@
 #define ADBC_WEBVIEW_H
 
 #include "adbc/version.h"
+#include "adbc/alloc.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -29,7 +30,7 @@ extern "C" {
 /* abi: out — filled in by adbc; the caller only reads it */
 typedef struct adbc_http_response {
     int status;       /* 200 */
-    char *body;       /* NUL-terminated copy (malloc'd) */
+    char *body;       /* NUL-terminated copy */
     size_t body_len;
 } adbc_http_response;
 
@@ -38,12 +39,12 @@ typedef struct adbc_http_response {
  * when eof says the peer closed. 1: complete (out filled; free it with
  * adbc_http_response_free), 0: more bytes are needed, < 0: malformed
  * (ADBC_EPROTO, message says how). */
-ADBC_API int adbc_http_parse(const uint8_t *buf, size_t len, int eof, adbc_http_response *out);
+ADBC_API int adbc_http_parse(adbc_http_response *out, const uint8_t *buf, size_t len, int eof);
 
 /* GET path over a new stream to `service` ("localabstract:NAME"), reading
  * at most max_bytes of response (0: 4 MiB) within timeout_ms. */
-ADBC_API int adbc_http_get(adbc_conn *c, const char *service, const char *path, size_t max_bytes,
-                  int timeout_ms, adbc_http_response *out);
+ADBC_API int adbc_http_get(adbc_http_response *out, adbc_conn *c, const char *service, const char *path,
+                  size_t max_bytes, int timeout_ms);
 ADBC_API void adbc_http_response_free(adbc_http_response *r);
 
 /* ---- DevTools sockets ---- */
@@ -55,8 +56,8 @@ typedef struct adbc_devtools_page {
 
 /* The pages of a /json/list body (a JSON array of objects; fields other
  * than id, type, title, url and webSocketDebuggerUrl are skipped). Returns
- * the count (>= 0) with *out malloc'd, or ADBC_EPROTO for anything else. */
-ADBC_API int adbc_devtools_parse_pages(const char *json, size_t len, adbc_devtools_page **out);
+ * the count (>= 0) with *out (free it with adbc_devtools_pages_free), or ADBC_EPROTO for anything else. */
+ADBC_API int adbc_devtools_parse_pages(adbc_devtools_page **out, const char *json, size_t len);
 ADBC_API void adbc_devtools_pages_free(adbc_devtools_page *p, size_t n);
 
 /* abi: out — filled in by adbc; the caller only reads it */
@@ -72,13 +73,13 @@ typedef struct adbc_devtools_socket {
 
 /* Every DevTools socket of the device with its pages. timeout_ms bounds
  * each request. */
-ADBC_API int adbc_devtools_list(adbc_conn *c, int timeout_ms, adbc_devtools_socket **out, size_t *n);
+ADBC_API int adbc_devtools_list(adbc_devtools_socket **out, size_t *n, adbc_conn *c, int timeout_ms);
 ADBC_API void adbc_devtools_free(adbc_devtools_socket *s, size_t n);
 
 /* The DevTools socket names in a /proc/net/unix text (abstract names that
  * contain "devtools_remote"), each once. Returns the count with *out
- * malloc'd (free each name, then the array). */
-ADBC_API int adbc_devtools_scan_unix(const char *text, size_t len, char ***out);
+ * allocated: free each name, then the array, with adbc_free(). */
+ADBC_API int adbc_devtools_scan_unix(char ***out, const char *text, size_t len);
 
 #ifdef __cplusplus
 }

@@ -132,19 +132,19 @@ static int size_after(int *w, int *h, const char *s, size_t len, const char *lab
     return 0;
 }
 
-int adbc_wm_size_parse(int *width, int *height, const char *out, size_t len)
+int adbc_wm_size_parse(int *width, int *height, const char *text, size_t len)
 {
-    if (!width || !height || (!out && len))
+    if (!width || !height || (!text && len))
         return core_fail(ADBC_EINVAL, "adbc_wm_size_parse: arguments must not be NULL");
     int w, h;
-    if (size_after(&w, &h, out, len, "Override size:") ||
-        size_after(&w, &h, out, len, "Physical size:")) {
+    if (size_after(&w, &h, text, len, "Override size:") ||
+        size_after(&w, &h, text, len, "Physical size:")) {
         *width = w;
         *height = h;
         return 0;
     }
     return core_fail(ADBC_EFORMAT, "`wm size` printed no screen size: \"%.100s\"",
-                     out ? out : "");
+                     text ? text : "");
 }
 
 int adbc_screen_size(int *width, int *height, adbc_conn *c, int timeout_ms)

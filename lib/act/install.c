@@ -125,7 +125,7 @@ static int install_pushed(adbc_conn *c, const char *path, int64_t deadline)
     adbc_sync_opts so;
     adbc_sync_opts_init(&so);
     so.flags |= ADBC_SYNC_FOLLOW_LINKS;
-    rc = adbc_sync_push(s, path, remote, &so, NULL, act_left(deadline));
+    rc = adbc_sync_push(NULL, s, path, remote, &so, act_left(deadline));
     adbc_sync_close(s);
     if (rc < 0)
         return rc;

@@ -78,7 +78,7 @@ void act_buf_printf(act_buf *b, const char *fmt, ...)
 void act_buf_quote(act_buf *b, const char *s)
 {
     char *q;
-    if (adbc_shell_quote(s, &q) < 0) {
+    if (adbc_shell_quote(&q, s) < 0) {
         b->failed = 1;
         return;
     }
@@ -169,10 +169,10 @@ int act_run(act_out *o, adbc_conn *c, const char *cmd, size_t max_out, int timeo
         return rc;
     adbc_run_result r;
     if (via_stdin)
-        rc = adbc_run(c, ADBC_SHELL_EXEC, "sh", line, strlen(line), max_out + 64, &r,
+        rc = adbc_run(&r, c, ADBC_SHELL_EXEC, "sh", line, strlen(line), max_out + 64,
                       timeout_ms);
     else
-        rc = adbc_run(c, ADBC_SHELL_EXEC, line, NULL, 0, max_out + 64, &r, timeout_ms);
+        rc = adbc_run(&r, c, ADBC_SHELL_EXEC, line, NULL, 0, max_out + 64, timeout_ms);
     core_free(line);
     if (rc < 0) {
         adbc_run_result_clear(&r);

@@ -199,7 +199,7 @@ int key_save_ex(const adbc_key *key, const char *path, int replace)
     /* The public line first: it fails for keys adb cannot use, before any
      * file is touched. */
     char *line;
-    int rc = adbc_key_public_line(key, NULL, &line);
+    int rc = adbc_key_public_line(&line, key, NULL);
     if (rc)
         return rc;
 
@@ -233,8 +233,8 @@ out:
     return rc;
 }
 
-int adbc_key_sign_token(const adbc_key *key, const uint8_t *token, size_t token_len,
-                        uint8_t *sig, size_t *sig_len)
+int adbc_key_sign_token(uint8_t *sig, size_t *sig_len, const adbc_key *key,
+                        const uint8_t *token, size_t token_len)
 {
     if (!key || !key->pkey || !token || !sig || !sig_len)
         return core_fail(ADBC_EINVAL, "adbc_key_sign_token: NULL argument");

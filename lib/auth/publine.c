@@ -56,7 +56,7 @@ void auth_user_host(char *buf, size_t size)
             *p = '_';
 }
 
-int adbc_key_public_line(const adbc_key *key, const char *comment, char **out)
+int adbc_key_public_line(char **out, const adbc_key *key, const char *comment)
 {
     if (!out)
         return core_fail(ADBC_EINVAL, "adbc_key_public_line: out is NULL");

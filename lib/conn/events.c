@@ -25,14 +25,14 @@ static int cb_sign(void *user, unsigned index, const uint8_t *token, size_t toke
     adbc_conn *c = user;
     if (!c->keys || index >= adbc_keyring_count(c->keys))
         return ADBC_ENOTFOUND;
-    return adbc_key_sign_token(adbc_keyring_get(c->keys, index), token, token_len, sig, sig_len);
+    return adbc_key_sign_token(sig, sig_len, adbc_keyring_get(c->keys, index), token, token_len);
 }
 
 static const char *cb_pubkey(void *user)
 {
     adbc_conn *c = user;
     if (!c->pubkey && c->keys && adbc_keyring_count(c->keys) > 0)
-        adbc_key_public_line(adbc_keyring_get(c->keys, 0), NULL, &c->pubkey);
+        adbc_key_public_line(&c->pubkey, adbc_keyring_get(c->keys, 0), NULL);
     return c->pubkey;
 }
 

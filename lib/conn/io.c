@@ -172,7 +172,7 @@ void *conn_writer_main(void *arg)
         } else {
             /* One segment per transfer (USB), or no writev. */
             const uint8_t *seg;
-            iov[0].iov_len = adbc_session_next_send(c->s, &seg);
+            iov[0].iov_len = adbc_session_next_send(&seg, c->s);
             iov[0].iov_base = (void *)seg;
             n = 1;
         }

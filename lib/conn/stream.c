@@ -31,7 +31,7 @@ int adbc_stream_open(adbc_stream **out, adbc_conn *c, const char *service, int t
         rc = core_fail(ADBC_ENOMEM, "out of memory opening a stream");
         goto out;
     }
-    rc = adbc_session_open(c->s, service, &st->id);
+    rc = adbc_session_open(&st->id, c->s, service);
     if (rc < 0)
         goto out;
     c->streams[c->nstreams++] = st;
@@ -75,7 +75,7 @@ out:
     return rc;
 }
 
-int adbc_conn_accept(adbc_conn *c, adbc_stream **out, int timeout_ms)
+int adbc_conn_accept(adbc_stream **out, adbc_conn *c, int timeout_ms)
 {
     *out = NULL;
     if (!c)

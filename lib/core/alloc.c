@@ -5,6 +5,8 @@
  * fail (core_test_fail_alloc_at) and check that every caller copes. */
 #include "core/internal.h"
 
+#include "adbc/alloc.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -72,4 +74,9 @@ char *core_strdup(const char *s)
 void core_free(void *p)
 {
     free(p);
+}
+
+void adbc_free(void *p)
+{
+    core_free(p);
 }

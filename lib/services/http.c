@@ -92,7 +92,7 @@ static int dechunk(const uint8_t *p, const uint8_t *end, int eof, adbc_http_resp
     return core_fail(ADBC_EPROTO, "HTTP: chunked body");
 }
 
-int adbc_http_parse(const uint8_t *buf, size_t len, int eof, adbc_http_response *out)
+int adbc_http_parse(adbc_http_response *out, const uint8_t *buf, size_t len, int eof)
 {
     memset(out, 0, sizeof *out);
     const uint8_t *end = buf + len;
@@ -174,8 +174,8 @@ int adbc_http_parse(const uint8_t *buf, size_t len, int eof, adbc_http_response 
     return 1;
 }
 
-int adbc_http_get(adbc_conn *c, const char *service, const char *path, size_t max_bytes,
-                  int timeout_ms, adbc_http_response *out)
+int adbc_http_get(adbc_http_response *out, adbc_conn *c, const char *service, const char *path,
+                  size_t max_bytes, int timeout_ms)
 {
     memset(out, 0, sizeof *out);
     if (!max_bytes)
@@ -223,7 +223,7 @@ int adbc_http_get(adbc_conn *c, const char *service, const char *path, size_t ma
             break;
         }
         len += (size_t)k;
-        int pr = adbc_http_parse(buf, len, k == 0, out);
+        int pr = adbc_http_parse(out, buf, len, k == 0);
         if (pr == 1)
             break;
         if (pr < 0) {

@@ -60,7 +60,7 @@ static ssize_t read_rest(adbc_stream *st, char *buf, size_t cap)
     return (ssize_t)got;
 }
 
-int adbc_reverse_request(adbc_conn *c, const char *request, char *reply, size_t len)
+int adbc_reverse_request(char *reply, size_t len, adbc_conn *c, const char *request)
 {
     if (reply && len)
         reply[0] = '\0';
@@ -103,7 +103,7 @@ int adbc_reverse_request(adbc_conn *c, const char *request, char *reply, size_t 
     return rc;
 }
 
-int adbc_reverse_list(adbc_conn *c, char **out)
+int adbc_reverse_list(char **out, adbc_conn *c)
 {
     *out = NULL;
     adbc_stream *st;
@@ -161,7 +161,7 @@ int adbc_reverse_new(adbc_reverse **out, const adbc_forward_opts *opts)
     return 0;
 }
 
-void adbc_reverse_conn_opts(adbc_reverse *r, adbc_conn_opts *o)
+void adbc_reverse_conn_opts(adbc_conn_opts *o, adbc_reverse *r)
 {
     o->on_device_open = allow;
     o->device_open_user = r;
@@ -174,7 +174,7 @@ static void *accept_main(void *arg)
     while (!r->stop) {
         relays_reap(&r->relays);
         adbc_stream *st;
-        int rc = adbc_conn_accept(r->c, &st, 200);
+        int rc = adbc_conn_accept(&st, r->c, 200);
         if (rc == ADBC_ETIMEDOUT)
             continue;
         if (rc < 0)
@@ -213,8 +213,8 @@ int adbc_reverse_start(adbc_reverse *r, adbc_conn *c)
     return 0;
 }
 
-int adbc_reverse_add(adbc_reverse *r, const char *remote, const char *local, int norebind,
-                     char *resolved, size_t len)
+int adbc_reverse_add(char *resolved, size_t len, adbc_reverse *r, const char *remote,
+                     const char *local, int norebind)
 {
     if (!r->c)
         return core_fail(ADBC_EINVAL, "adbc_reverse_add: call adbc_reverse_start first");
@@ -251,7 +251,7 @@ int adbc_reverse_add(adbc_reverse *r, const char *remote, const char *local, int
 
     char req[600], port[32];
     snprintf(req, sizeof req, "forward:%s%s;%s", norebind ? "norebind:" : "", remote, local);
-    rc = adbc_reverse_request(r->c, req, port, sizeof port);
+    rc = adbc_reverse_request(port, sizeof port, r->c, req);
     pthread_mutex_lock(&r->mu);
     for (i = 0; i < r->nrules; i++)
         if (strcmp(r->rules[i].remote, remote) == 0)
@@ -280,7 +280,7 @@ int adbc_reverse_remove(adbc_reverse *r, const char *remote)
         return core_fail(ADBC_EINVAL, "adbc_reverse_remove: call adbc_reverse_start first");
     char req[300];
     snprintf(req, sizeof req, "killforward:%s", remote);
-    int rc = adbc_reverse_request(r->c, req, NULL, 0);
+    int rc = adbc_reverse_request(NULL, 0, r->c, req);
     pthread_mutex_lock(&r->mu);
     for (size_t i = 0; i < r->nrules; i++)
         if (strcmp(r->rules[i].remote, remote) == 0) {
@@ -295,7 +295,7 @@ int adbc_reverse_remove_all(adbc_reverse *r)
 {
     if (!r->c)
         return core_fail(ADBC_EINVAL, "adbc_reverse_remove_all: call adbc_reverse_start first");
-    int rc = adbc_reverse_request(r->c, "killforward-all", NULL, 0);
+    int rc = adbc_reverse_request(NULL, 0, r->c, "killforward-all");
     pthread_mutex_lock(&r->mu);
     r->nrules = 0;
     pthread_mutex_unlock(&r->mu);

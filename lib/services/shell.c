@@ -22,7 +22,7 @@ struct adbc_shell {
     char exit_byte_pending;
 };
 
-int adbc_shell_quote(const char *s, char **out)
+int adbc_shell_quote(char **out, const char *s)
 {
     *out = NULL;
     if (!s)
@@ -274,8 +274,8 @@ static int append(uint8_t **buf, size_t *len, size_t *cap, const void *data, siz
     return 0;
 }
 
-int adbc_run(adbc_conn *c, adbc_shell_mode mode, const char *command, const void *stdin_data,
-             size_t stdin_len, size_t max_output, adbc_run_result *res, int timeout_ms)
+int adbc_run(adbc_run_result *res, adbc_conn *c, adbc_shell_mode mode, const char *command,
+             const void *stdin_data, size_t stdin_len, size_t max_output, int timeout_ms)
 {
     memset(res, 0, sizeof *res);
     res->exit_code = -1;

@@ -237,7 +237,7 @@ static int page_object(jr *j, adbc_devtools_page *pg)
     }
 }
 
-int adbc_devtools_parse_pages(const char *json, size_t len, adbc_devtools_page **out)
+int adbc_devtools_parse_pages(adbc_devtools_page **out, const char *json, size_t len)
 {
     *out = NULL;
     jr j = {json, json + len};
@@ -289,7 +289,7 @@ bad:
                      (size_t)(j.p - json));
 }
 
-int adbc_devtools_scan_unix(const char *text, size_t len, char ***out)
+int adbc_devtools_scan_unix(char ***out, const char *text, size_t len)
 {
     *out = NULL;
     char **names = NULL;
@@ -410,7 +410,7 @@ void adbc_devtools_free(adbc_devtools_socket *s, size_t n)
     core_free(s);
 }
 
-int adbc_devtools_list(adbc_conn *c, int timeout_ms, adbc_devtools_socket **out, size_t *nout)
+int adbc_devtools_list(adbc_devtools_socket **out, size_t *nout, adbc_conn *c, int timeout_ms)
 {
     *out = NULL;
     *nout = 0;
@@ -420,7 +420,7 @@ int adbc_devtools_list(adbc_conn *c, int timeout_ms, adbc_devtools_socket **out,
     if (rc < 0)
         return rc;
     char **names;
-    int n = adbc_devtools_scan_unix(text, len, &names);
+    int n = adbc_devtools_scan_unix(&names, text, len);
     core_free(text);
     if (n < 0)
         return n;
@@ -449,12 +449,12 @@ int adbc_devtools_list(adbc_conn *c, int timeout_ms, adbc_devtools_socket **out,
         char svc[300];
         snprintf(svc, sizeof svc, "localabstract:%s", names[i]);
         adbc_http_response r;
-        int hr = adbc_http_get(c, svc, "/json/list", 0, timeout_ms, &r);
+        int hr = adbc_http_get(&r, c, svc, "/json/list", 0, timeout_ms);
         if (hr == 0 && r.status != 200)
             hr = core_fail(ADBC_EREMOTE, "GET /json/list answered HTTP %d", r.status);
         if (hr == 0) {
             adbc_devtools_page *pages;
-            int np = adbc_devtools_parse_pages(r.body, r.body_len, &pages);
+            int np = adbc_devtools_parse_pages(&pages, r.body, r.body_len);
             if (np >= 0) {
                 s[i].pages = pages;
                 s[i].npages = (size_t)np;

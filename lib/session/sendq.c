@@ -52,7 +52,7 @@ int sq_push(adbc_session *s, uint32_t cmd, uint32_t arg0, uint32_t arg1,
     return 0;
 }
 
-size_t adbc_session_next_send(adbc_session *s, const uint8_t **data)
+size_t adbc_session_next_send(const uint8_t **data, adbc_session *s)
 {
     adbc_pkt *p = s->qhead;
     if (!p) {

@@ -248,7 +248,7 @@ int session_handle_clse(adbc_session *s, const adbc_header *h)
     return 0;
 }
 
-int adbc_session_open(adbc_session *s, const char *service, uint32_t *id)
+int adbc_session_open(uint32_t *id, adbc_session *s, const char *service)
 {
     if (s->state != ADBC_SESSION_ONLINE)
         return core_fail(ADBC_EOFFLINE, "cannot open \"%s\": the session is not online", service);
@@ -285,7 +285,7 @@ size_t adbc_session_writable(const adbc_session *s, uint32_t id)
     return st->ready ? s->max_payload : 0;
 }
 
-long adbc_session_write(adbc_session *s, uint32_t id, const uint8_t *data, size_t len)
+ssize_t adbc_session_write(adbc_session *s, uint32_t id, const uint8_t *data, size_t len)
 {
     adbc_sstream *st = session_stream_find(s, id);
     if (!st)
@@ -302,7 +302,7 @@ long adbc_session_write(adbc_session *s, uint32_t id, const uint8_t *data, size_
             chunk = s->max_payload;
         int rc = sq_push(s, ADBC_A_WRTE, st->local, st->remote, data + done, chunk);
         if (rc < 0)
-            return done ? (long)done : rc;
+            return done ? (ssize_t)done : rc;
         done += chunk;
         if (s->delayed_ack) {
             st->credit -= (int64_t)chunk;
@@ -310,7 +310,7 @@ long adbc_session_write(adbc_session *s, uint32_t id, const uint8_t *data, size_
         } else
             st->ready = 0;
     }
-    return (long)done;
+    return (ssize_t)done;
 }
 
 int adbc_session_consume(adbc_session *s, uint32_t id, size_t n)

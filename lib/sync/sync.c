@@ -366,7 +366,7 @@ static int v1_missing(const char *path)
                      path);
 }
 
-int adbc_sync_lstat(adbc_sync *s, const char *path, adbc_sync_statbuf *st, int timeout_ms)
+int adbc_sync_lstat(adbc_sync_statbuf *st, adbc_sync *s, const char *path, int timeout_ms)
 {
     if (!s || !path || !st)
         return core_fail(ADBC_EINVAL, "adbc_sync_lstat: NULL argument");
@@ -378,7 +378,7 @@ int adbc_sync_lstat(adbc_sync *s, const char *path, adbc_sync_statbuf *st, int t
     return rc;
 }
 
-int adbc_sync_stat(adbc_sync *s, const char *path, adbc_sync_statbuf *st, int timeout_ms)
+int adbc_sync_stat(adbc_sync_statbuf *st, adbc_sync *s, const char *path, int timeout_ms)
 {
     if (!s || !path || !st)
         return core_fail(ADBC_EINVAL, "adbc_sync_stat: NULL argument");
@@ -460,7 +460,7 @@ int adbc_sync_list(adbc_sync *s, const char *path, adbc_sync_list_fn fn, void *u
     /* The device lists a path it cannot open as empty: stat first so a
      * missing or wrong path is an error, not an empty directory. */
     adbc_sync_statbuf st;
-    int rc = adbc_sync_stat(s, path, &st, timeout_ms);
+    int rc = adbc_sync_stat(&st, s, path, timeout_ms);
     if (rc < 0)
         return rc;
     if (!S_ISDIR(st.mode))

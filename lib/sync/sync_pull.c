@@ -509,8 +509,8 @@ static int file_target(const char *remote, const char *local, char **out)
     return 0;
 }
 
-int adbc_sync_pull(adbc_sync *s, const char *remote, const char *local,
-                   const adbc_sync_opts *opts, adbc_sync_result *res, int timeout_ms)
+int adbc_sync_pull(adbc_sync_result *res, adbc_sync *s, const char *remote,
+                   const char *local, const adbc_sync_opts *opts, int timeout_ms)
 {
     if (res)
         memset(res, 0, sizeof *res);
@@ -525,7 +525,7 @@ int adbc_sync_pull(adbc_sync *s, const char *remote, const char *local,
     adbc_sync_statbuf st;
     int rc = sync_job_setup(s, &j, 0);
     if (rc == 0)
-        rc = adbc_sync_stat(s, remote, &st, sync_job_wait(&j));
+        rc = adbc_sync_stat(&st, s, remote, sync_job_wait(&j));
     if (rc == 0) {
         if (S_ISDIR(st.mode)) {
             rc = sync_pull_tree(s, &j, remote, local, &st);

@@ -362,7 +362,7 @@ static int resolve_links(walk *w, size_t from, size_t to, const dirpos *d)
         char *src = sync_join(d->src, name);
         if (!src)
             return core_fail(ADBC_ENOMEM, "out of memory");
-        int rc = adbc_sync_stat(w->ls, src, &st, sync_job_wait(j));
+        int rc = adbc_sync_stat(&st, w->ls, src, sync_job_wait(j));
         if (rc < 0) {
             core_free(src);
             if (!w->ls->st) /* the session failed, not just the stat */

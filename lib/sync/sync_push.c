@@ -414,8 +414,8 @@ int sync_same_on_device(adbc_sync *s, sync_job *j, const char *const *remote,
     return 0;
 }
 
-int adbc_sync_push(adbc_sync *s, const char *local, const char *remote,
-                   const adbc_sync_opts *opts, adbc_sync_result *res, int timeout_ms)
+int adbc_sync_push(adbc_sync_result *res, adbc_sync *s, const char *local,
+                   const char *remote, const adbc_sync_opts *opts, int timeout_ms)
 {
     if (res)
         memset(res, 0, sizeof *res);

@@ -243,7 +243,7 @@ static int make_remote_dirs(adbc_sync *s, sync_job *j, tree *t)
         if (s->mkdir_fixed && (it->filled || it->has_subdir))
             continue;
         char *q;
-        if ((rc = adbc_shell_quote(it->dst, &q)) < 0)
+        if ((rc = adbc_shell_quote(&q, it->dst)) < 0)
             break;
         size_t ql = strlen(q);
         if (len > 0 && len + ql + 1 > MKDIR_CMD_MAX) {

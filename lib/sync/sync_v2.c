@@ -24,7 +24,7 @@ static const struct {
 };
 #define NNAMES (sizeof names / sizeof names[0])
 
-int adbc_sync_compression_parse(const char *name, adbc_sync_compression *out)
+int adbc_sync_compression_parse(adbc_sync_compression *out, const char *name)
 {
     /* "auto" is adbc's default, not a name adb takes: it is not parsed. */
     for (size_t i = 1; name && i < NNAMES; i++)

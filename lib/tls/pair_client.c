@@ -53,7 +53,7 @@ int adbc_pair(char **out_guid, const char *addr, const char *code, const adbc_ke
         }
     }
     char *line = NULL;
-    rc = adbc_key_public_line(key, NULL, &line);
+    rc = adbc_key_public_line(&line, key, NULL);
     adbc_keyring_free(ring);
     if (rc)
         return rc;

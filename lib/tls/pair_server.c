@@ -72,7 +72,7 @@ int adbc_pair_server_new(adbc_pair_server **out, const char *addr, const char *c
         if (spec[0] != '[' && strchr(spec, ':')) /* was a bare IPv6 address */
             spec[speclen - 2] = ':';
     }
-    rc = adbc_parse_hostport(spec, host, sizeof host, &port, 0);
+    rc = adbc_parse_hostport(host, sizeof host, &port, spec, 0);
     if (rc)
         return rc;
     snprintf(portstr, sizeof portstr, "%u", port);
@@ -125,7 +125,7 @@ unsigned adbc_pair_server_port(const adbc_pair_server *s)
     return s ? s->port : 0;
 }
 
-int adbc_pair_server_accept(adbc_pair_server *s, char **out_pubkey_line, int timeout_ms)
+int adbc_pair_server_accept(char **out_pubkey_line, adbc_pair_server *s, int timeout_ms)
 {
     if (!s || !out_pubkey_line)
         return core_fail(ADBC_EINVAL, "adbc_pair_server_accept: NULL argument");

@@ -15,7 +15,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-int adbc_parse_hostport(const char *addr, char *host, size_t hostlen, unsigned *port,
+int adbc_parse_hostport(char *host, size_t hostlen, unsigned *port, const char *addr,
                         unsigned default_port)
 {
     if (!addr || !*addr)
@@ -102,7 +102,7 @@ int adbc_transport_tcp(adbc_transport **out, const char *addr, int timeout_ms)
     *out = NULL;
     char host[256];
     unsigned port;
-    int rc = adbc_parse_hostport(addr, host, sizeof host, &port, 5555);
+    int rc = adbc_parse_hostport(host, sizeof host, &port, addr, 5555);
     if (rc < 0)
         return rc;
     char portstr[8];

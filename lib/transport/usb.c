@@ -386,7 +386,7 @@ fail:
     return core_fail_keep(rc);
 }
 
-int adbc_transport_usb_info(const adbc_transport *t, adbc_usb_device *out)
+int adbc_transport_usb_info(adbc_usb_device *out, const adbc_transport *t)
 {
     if (!t || t->ops != &usb_ops)
         return core_fail(ADBC_EINVAL, "not a USB transport");

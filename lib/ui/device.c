@@ -161,7 +161,7 @@ static int fetch(char **mem, size_t *off, size_t *len, adbc_conn *c, const adbc_
         return rc;
     adbc_run_result res;
     memset(&res, 0, sizeof res);
-    rc = adbc_run(c, ADBC_SHELL_EXEC, cmd, NULL, 0, UI_MAX_DUMP + ((size_t)1 << 20), &res,
+    rc = adbc_run(&res, c, ADBC_SHELL_EXEC, cmd, NULL, 0, UI_MAX_DUMP + ((size_t)1 << 20),
                   timeout_ms);
     /* Only a dump that started and ran out of time says so: a stream the
      * device never opened (it answered with an OKAY naming an earlier

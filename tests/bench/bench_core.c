@@ -180,7 +180,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < n; i++) {
         adbc_run_result r;
         double t0 = now_ms();
-        if (adbc_run(c, ADBC_SHELL_AUTO, "true", NULL, 0, 0, &r, 10000) < 0) {
+        if (adbc_run(&r, c, ADBC_SHELL_AUTO, "true", NULL, 0, 0, 10000) < 0) {
             fprintf(stderr, "adbc shell true: %s\n", adbc_last_error());
             return 1;
         }

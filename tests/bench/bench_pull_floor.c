@@ -59,14 +59,14 @@ static int cb_sign(void *user, unsigned index, const uint8_t *token, size_t toke
     floor_state *f = user;
     if (index >= adbc_keyring_count(f->keys))
         return ADBC_ENOTFOUND;
-    return adbc_key_sign_token(adbc_keyring_get(f->keys, index), token, token_len, sig, sig_len);
+    return adbc_key_sign_token(sig, sig_len, adbc_keyring_get(f->keys, index), token, token_len);
 }
 
 static const char *cb_pubkey(void *user)
 {
     floor_state *f = user;
     if (!f->pubkey && adbc_keyring_count(f->keys) > 0)
-        adbc_key_public_line(adbc_keyring_get(f->keys, 0), NULL, &f->pubkey);
+        adbc_key_public_line(&f->pubkey, adbc_keyring_get(f->keys, 0), NULL);
     return f->pubkey;
 }
 
@@ -159,7 +159,7 @@ static int flush_out(adbc_session *s, int fd)
 {
     const uint8_t *p;
     size_t n;
-    while ((n = adbc_session_next_send(s, &p)) > 0) {
+    while ((n = adbc_session_next_send(&p, s)) > 0) {
         ssize_t w = write(fd, p, n);
         if (w < 0 && errno == EINTR)
             continue;
@@ -261,7 +261,7 @@ int main(int argc, char **argv)
     double t0 = 0, c0 = 0;
     while (!f.done) {
         if (adbc_session_state_get(s) == ADBC_SESSION_ONLINE && !opened) {
-            if (adbc_session_open(s, "sync:", &f.id) < 0)
+            if (adbc_session_open(&f.id, s, "sync:") < 0)
                 return die("open sync:");
             opened = 1;
         }
@@ -316,7 +316,7 @@ int main(int argc, char **argv)
     adbc_session_free(s);
     close(fd);
     free(buf);
-    free(f.pubkey);
+    adbc_free(f.pubkey);
     adbc_keyring_free(f.keys);
     return 0;
 }

@@ -51,14 +51,14 @@ static int cb_sign(void *user, unsigned index, const uint8_t *token, size_t toke
     floor_state *f = user;
     if (index >= adbc_keyring_count(f->keys))
         return ADBC_ENOTFOUND;
-    return adbc_key_sign_token(adbc_keyring_get(f->keys, index), token, token_len, sig, sig_len);
+    return adbc_key_sign_token(sig, sig_len, adbc_keyring_get(f->keys, index), token, token_len);
 }
 
 static const char *cb_pubkey(void *user)
 {
     floor_state *f = user;
     if (!f->pubkey && adbc_keyring_count(f->keys) > 0)
-        adbc_key_public_line(adbc_keyring_get(f->keys, 0), NULL, &f->pubkey);
+        adbc_key_public_line(&f->pubkey, adbc_keyring_get(f->keys, 0), NULL);
     return f->pubkey;
 }
 
@@ -260,7 +260,7 @@ int main(int argc, char **argv)
     double t0 = 0, c0 = 0;
     while (!f.replied) {
         if (adbc_session_state_get(s) == ADBC_SESSION_ONLINE && !opened) {
-            if (adbc_session_open(s, "sync:", &f.id) < 0)
+            if (adbc_session_open(&f.id, s, "sync:") < 0)
                 return die("open sync:");
             opened = 1;
         }
@@ -313,7 +313,7 @@ int main(int argc, char **argv)
     close(fd);
     free(buf);
     free(stream);
-    free(f.pubkey);
+    adbc_free(f.pubkey);
     adbc_keyring_free(f.keys);
     return 0;
 }

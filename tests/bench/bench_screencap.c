@@ -148,7 +148,7 @@ int main(int argc, char **argv)
         }
         t_raw[i] = now_ms() - t0;
         png_host = len;
-        free(png);
+        adbc_free(png);
         t0 = now_ms();
         if (adbc_screenshot(&png, &len, dev.conn, ADBC_SHOT_DEVICE_PNG, 60000) != 0) {
             failed = 1;
@@ -156,11 +156,11 @@ int main(int argc, char **argv)
         }
         t_dev[i] = now_ms() - t0;
         png_dev = len;
-        free(png);
+        adbc_free(png);
         /* the parts: raw bytes over the stream; encoding on each side */
         adbc_run_result r;
         t0 = now_ms();
-        if (adbc_run(dev.conn, ADBC_SHELL_EXEC, "screencap", NULL, 0, 64u << 20, &r, 60000) != 0 ||
+        if (adbc_run(&r, dev.conn, ADBC_SHELL_EXEC, "screencap", NULL, 0, 64u << 20, 60000) != 0 ||
             r.out_len != rawlen) {
             failed = 1;
             break;
@@ -170,14 +170,14 @@ int main(int argc, char **argv)
         t0 = now_ms();
         adbc_frame_png(&png, &len, &f, 1);
         t_enc[i] = now_ms() - t0;
-        free(png);
+        adbc_free(png);
         t0 = now_ms();
         adbc_frame_png(&png, &len, &f, 6);
         t_enc6[i] = now_ms() - t0;
         png6 = len;
-        free(png);
+        adbc_free(png);
         t0 = now_ms();
-        if (adbc_run(dev.conn, ADBC_SHELL_EXEC, "screencap -p > /dev/null", NULL, 0, 0, &r,
+        if (adbc_run(&r, dev.conn, ADBC_SHELL_EXEC, "screencap -p > /dev/null", NULL, 0, 0,
                      60000) != 0) {
             failed = 1;
             break;

@@ -56,4 +56,30 @@ out=$(perl -0ne '
         if ($tag !~ /^(in|out|fixed)$/) { print "$ARGV: $name: unknown abi tag $tag\n" }
     }' "$src"/include/adbc/*.h)
 [ -z "$out" ] || t_fail "$out"
+t_check "out-parameters come first in every public function (adbc.h's convention)"
+# An out-parameter is one named out/out_*/inout or a T ** that is not an
+# input array (const char *const *); once a parameter that is not one has
+# been seen, none may follow. A read-style call (adbc_stream_read) fills a
+# void * buffer and is not caught by this.
+out=$(perl -0ne 'while (/ADBC_API[^;{(]*?\b(adbc_\w+)\s*\(([^)]*)\)/g) {
+        my ($fn, $p) = ($1, $2); $p =~ s/\s+/ /g; my $in = 0;
+        for my $x (split /,/, $p) {
+            my $o = ($x =~ /\*\*\s*\w+\s*$/ && $x !~ /const\s*\*\s*const/)
+                    || $x =~ /\b(out\w*|inout)\s*(\[[^]]*\])?\s*$/;
+            if ($o && $in) { print "$ARGV: $fn($p)\n"; last }
+            $in = 1 unless $o;
+        } }' "$src"/include/adbc/*.h)
+[ -z "$out" ] || t_fail "an out-parameter after an input: $out"
+
+t_check "byte counts that may carry an error are ssize_t, never long"
+out=$(grep -n 'ADBC_API \(unsigned \)\?long\b' "$src"/include/adbc/*.h)
+[ -z "$out" ] || t_fail "a public function returns long: $out"
+
+t_check "every header names adbc_free or a specific free for what it hands out"
+# Results are freed through adbc's allocator: a header that tells callers
+# to use free() or calls a result malloc'd is out of date.
+out=$(grep -n "malloc'd\|[^_]free()\|with free\b" "$src"/include/adbc/*.h)
+[ -z "$out" ] || t_fail "a header still says malloc'd / free(): $out"
+grep -q 'ADBC_API void adbc_free(void \*p)' "$src"/include/adbc/alloc.h ||
+    t_fail "include/adbc/alloc.h does not declare adbc_free"
 echo "abi: $n functions declared; 0 leaks"

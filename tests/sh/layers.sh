@@ -18,7 +18,7 @@ src=$ADBC_SOURCE_DIR
 declare -A RANK=([core]=0 [auth]=1 [session]=1 [transport]=2 [tls]=3 [conn]=4
                  [devices]=5 [mdns]=5 [services]=6 [sync]=6 [ui]=7 [act]=8)
 # Which layer each public header belongs to.
-declare -A PUB=([error.h]=core [version.h]=core [auth.h]=auth [session.h]=session
+declare -A PUB=([error.h]=core [version.h]=core [alloc.h]=core [auth.h]=auth [session.h]=session
                 [banner.h]=session [transport.h]=transport [usb.h]=transport
                 [tls.h]=tls [pair.h]=tls [conn.h]=conn [devices.h]=devices
                 [mdns.h]=mdns [shell.h]=services [forward.h]=services

@@ -109,7 +109,7 @@ static void fault_run(fault_env *e, adbc_transport *t, fault_result *r)
         FAULT_STEP("connect", adbc_connect(&c, e->dev.addr, &o));
     adbc_run_result res;
     memset(&res, 0, sizeof res);
-    FAULT_STEP("shell", adbc_run(c, ADBC_SHELL_V2, "echo hello; echo err >&2", NULL, 0, 0, &res,
+    FAULT_STEP("shell", adbc_run(&res, c, ADBC_SHELL_V2, "echo hello; echo err >&2", NULL, 0, 0,
                                  5000));
     if (r->rc == 0 && (res.out_len != 6 || memcmp(res.out, "hello\n", 6) != 0 || res.exit_code != 0)) {
         r->rc = -999;
@@ -118,9 +118,9 @@ static void fault_run(fault_env *e, adbc_transport *t, fault_result *r)
     adbc_run_result_clear(&res);
     adbc_sync *s = NULL;
     FAULT_STEP("sync open", adbc_sync_open(&s, c, 5000));
-    FAULT_STEP("push", adbc_sync_push(s, e->src, "/data/local/tmp/f.bin", NULL, NULL, 5000));
+    FAULT_STEP("push", adbc_sync_push(NULL, s, e->src, "/data/local/tmp/f.bin", NULL, 5000));
     int before_pull = r->rc;
-    FAULT_STEP("pull", adbc_sync_pull(s, "/data/local/tmp/f.bin", e->dst, NULL, NULL, 5000));
+    FAULT_STEP("pull", adbc_sync_pull(NULL, s, "/data/local/tmp/f.bin", e->dst, NULL, 5000));
     if (before_pull == 0 && r->rc != 0) {
         struct stat st;
         int n = fault_count_files(pulled_dir);

@@ -167,7 +167,7 @@ static inline size_t h_take(adbc_session *s, hbuf *out)
     size_t total = 0;
     const uint8_t *d;
     size_t n;
-    while ((n = adbc_session_next_send(s, &d)) > 0) {
+    while ((n = adbc_session_next_send(&d, s)) > 0) {
         hbuf_put(out, d, n);
         adbc_session_sent(s, n);
         total += n;
@@ -228,9 +228,9 @@ typedef struct hpeer {
     int refuse_open;                 /* on_open result */
     int close_in_open;               /* on_open closes the stream itself */
     const char *write_in_open;       /* on_open writes this right away */
-    long write_in_open_rc;
+    ssize_t write_in_open_rc;
     const char *write_on_writable;   /* the first on_writable writes this */
-    long write_on_writable_rc;
+    ssize_t write_on_writable_rc;
     int auto_consume;                /* consume data as it arrives */
     hbuf rx[H_MAX_STREAMS];          /* data received, by stream id */
     int closed_reason[H_MAX_STREAMS];

@@ -313,7 +313,7 @@ static int shot_matches(uint32_t w, uint32_t h, size_t header)
         fprintf(stderr, "  %s\n", adbc_last_error());
     }
     free(raw);
-    free(png);
+    adbc_free(png);
     free(pix);
     return ok;
 }
@@ -350,7 +350,7 @@ TEST(screenshot_device_png_and_fallback)
     td_reset(&dev);
     CHECK_EQ_INT(adbc_screenshot(&png, &plen, dev.conn, ADBC_SHOT_DEVICE_PNG, 15000), 0);
     CHECK(plen == slen && memcmp(png, served, slen) == 0);
-    free(png);
+    adbc_free(png);
     CHECK(td_calls_are(&dev, "screencap -p\n"));
     /* auto: a raw pixel format adbc does not read -> the device's PNG */
     uint8_t odd[16 + 4 * 8] = {2, 0, 0, 0, 2, 0, 0, 0, 22, 0, 0, 0};
@@ -358,21 +358,21 @@ TEST(screenshot_device_png_and_fallback)
     td_reset(&dev);
     CHECK_EQ_INT(adbc_screenshot(&png, &plen, dev.conn, ADBC_SHOT_AUTO, 15000), 0);
     CHECK(plen == slen && memcmp(png, served, slen) == 0);
-    free(png);
+    adbc_free(png);
     CHECK(td_calls_are(&dev, "screencap\nscreencap -p\n"));
     /* auto with a good raw frame stays raw */
     CHECK_EQ_INT(td_put(&dev, "screencap.raw", raw, n), 0);
     td_reset(&dev);
     CHECK_EQ_INT(adbc_screenshot(&png, &plen, dev.conn, ADBC_SHOT_AUTO, 15000), 0);
     CHECK_EQ_INT(act_png_check(png, plen, NULL, NULL), 0);
-    free(png);
+    adbc_free(png);
     CHECK(td_calls_are(&dev, "screencap\n"));
     /* -p output that is not a PNG */
     CHECK_EQ_INT(td_puts(&dev, "screencap.png", "Error: capture failed\n"), 0);
     CHECK_EQ_INT(adbc_screenshot(&png, &plen, dev.conn, ADBC_SHOT_DEVICE_PNG, 15000),
                  ADBC_EFORMAT);
     CHECK(strstr(adbc_last_error(), "capture failed"));
-    free(served);
+    adbc_free(served);
     free(raw);
     td_drop(&dev, "screencap.png");
     td_drop(&dev, "screencap.raw");
@@ -409,14 +409,14 @@ TEST(launch_stop_top)
     CHECK_EQ_INT(adbc_app_top(&act, &pkg, dev.conn, 15000), 0);
     CHECK_STR(act, "com.example.app/.MainActivity");
     CHECK_STR(pkg, "com.example.app");
-    free(act);
-    free(pkg);
+    adbc_free(act);
+    adbc_free(pkg);
     CHECK(td_calls_are(&dev, "dumpsys activity activities\ndumpsys window\n"));
     td_drop(&dev, "dumpsys-activity-activities");
     td_drop(&dev, "dumpsys-window");
     CHECK_EQ_INT(adbc_app_top(&act, NULL, dev.conn, 15000), 0);
     CHECK_STR(act, "");
-    free(act);
+    adbc_free(act);
 }
 
 TEST(intents)
@@ -570,16 +570,16 @@ TEST(getprop_and_logcat)
     char *v = NULL;
     CHECK_EQ_INT(adbc_getprop(&v, dev.conn, "ro.product.brand", 15000), 0);
     CHECK_STR(v, "adbc");
-    free(v);
+    adbc_free(v);
     CHECK_EQ_INT(adbc_getprop(&v, dev.conn, "no.such.prop", 15000), 0);
     CHECK_STR(v, "");
-    free(v);
+    adbc_free(v);
     CHECK_EQ_INT(adbc_getprop(&v, dev.conn, "$(touch /data/local/tmp/canary)", 15000), 0);
-    free(v);
+    adbc_free(v);
     CHECK(!td_exists(&dev, "data/local/tmp/canary"));
     CHECK_EQ_INT(adbc_getprop(&v, dev.conn, NULL, 15000), 0);
     CHECK(strstr(v, "[ro.product.brand]: [adbc]\n"));
-    free(v);
+    adbc_free(v);
     CHECK_EQ_INT(adbc_getprop(&v, dev.conn, "", 15000), ADBC_EINVAL);
 
     CHECK_EQ_INT(td_puts(&dev, "logcat.txt", "l1\nl2\nl3\nl4\nl5\n"), 0);
@@ -590,17 +590,17 @@ TEST(getprop_and_logcat)
     CHECK_EQ_INT(adbc_logcat(&out, &len, dev.conn, 3, 0, 15000), 0);
     CHECK_STR(out, "l3\nl4\nl5\n");
     CHECK_EQ_INT(len, 9);
-    free(out);
+    adbc_free(out);
     /* following is bounded by the time asked for, though logcat never ends */
     int64_t t0 = core_now_ms();
     CHECK_EQ_INT(adbc_logcat(&out, &len, dev.conn, 2, 700, 15000), 0);
     int64_t took = core_now_ms() - t0;
     CHECK_STR(out, "l4\nl5\nnew1\n");
     CHECK(took >= 650 && took < 5000);
-    free(out);
+    adbc_free(out);
     CHECK_EQ_INT(adbc_logcat(&out, &len, dev.conn, 0, 300, 15000), 0);
     CHECK_STR(out, "l1\nl2\nl3\nl4\nl5\nnew1\n");
-    free(out);
+    adbc_free(out);
     CHECK(td_calls_are(&dev, "logcat -d -t 3\nlogcat -T 2\nlogcat\n"));
     CHECK_EQ_INT(adbc_logcat(&out, &len, dev.conn, 0, 0, 15000), ADBC_EINVAL);
     CHECK(strstr(adbc_last_error(), "never follows the log open-ended"));

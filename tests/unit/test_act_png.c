@@ -178,7 +178,7 @@ static int round_trip(uint32_t w, uint32_t h, uint32_t fmt, size_t header, int o
     }
 out:
     free(d);
-    free(png);
+    adbc_free(png);
     free(pix);
     return bad;
 }
@@ -238,7 +238,7 @@ TEST(png_check_catches_damage)
     const char *txt = "Error: permission denied";
     CHECK_EQ_INT(act_png_check((const uint8_t *)txt, strlen(txt), NULL, NULL), ADBC_EFORMAT);
     CHECK(strstr(adbc_last_error(), "permission denied"));
-    free(png);
+    adbc_free(png);
     free(d);
 }
 
@@ -263,7 +263,7 @@ TEST(png_allocation_failures)
             CHECK_EQ_INT(rc, ADBC_ENOMEM);
             CHECK(png == NULL);
         }
-        free(png);
+        adbc_free(png);
     }
     free(d);
     CHECK(done);

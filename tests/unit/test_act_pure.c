@@ -140,7 +140,7 @@ TEST(grid_legend)
     for (const char *p = leg; *p; p++)
         lines += *p == '\n';
     CHECK_EQ_INT(lines, 1 + 10 + 22);
-    free(leg);
+    adbc_free(leg);
 }
 
 TEST(wm_size)
@@ -299,7 +299,7 @@ TEST(type_hostile_text_runs_nothing)
                 fprintf(stderr, "  text %zu sdk %d: got %s  want %s", i, sdk, out, want);
                 CHECK(0);
             }
-            free(out);
+            adbc_free(out);
             free(cmd);
         }
     }
@@ -495,7 +495,7 @@ TEST(allocation_failures)
                 CHECK_EQ_INT(rc, ADBC_ENOMEM);
                 CHECK(out == NULL && out2 == NULL);
             }
-            free(out);
+            adbc_free(out);
             free(out2);
         }
         CHECK(done);

@@ -133,7 +133,7 @@ static int write_pem(const char *path, EVP_PKEY *pkey, int traditional, int encr
 static char *pub_line(const adbc_key *k, const char *comment)
 {
     char *line = NULL;
-    if (adbc_key_public_line(k, comment, &line) != 0)
+    if (adbc_key_public_line(&line, k, comment) != 0)
         return NULL;
     return line;
 }
@@ -377,7 +377,7 @@ TEST(pubkey_struct_fields)
     BN_free(mod);
     BN_free(n);
     BN_free(e);
-    free(line);
+    adbc_free(line);
     adbc_key_free(k);
 }
 
@@ -392,14 +392,14 @@ TEST(known_answer_from_adb)
     set_comment_env();
     char *line = pub_line(k, NULL);
     CHECK_STR(line, kat_pub);
-    free(line);
+    adbc_free(line);
     line = pub_line(k, "adbc-test@kat.example");
     CHECK_STR(line, kat_pub);
-    free(line);
+    adbc_free(line);
     line = pub_line(k, "");
     CHECK(line && strlen(line) == ADBC_PUBKEY_B64_LEN);
     CHECK(strncmp(line, kat_pub, ADBC_PUBKEY_B64_LEN) == 0);
-    free(line);
+    adbc_free(line);
     adbc_key_free(k);
 }
 
@@ -442,7 +442,7 @@ TEST(adb_keygen_pub_is_byte_identical)
         free(adb_pem);
         free(my_pem);
         free(my_pub);
-        free(line);
+        adbc_free(line);
         free(adb_pub);
         adbc_key_free(k);
     }
@@ -491,7 +491,7 @@ TEST(signature_is_pkcs1_over_token_as_sha1_digest)
     uint8_t token[20], sig[ADBC_AUTH_MAX_SIG], m[ADBC_AUTH_MAX_SIG];
     random_bytes(token, sizeof token);
     size_t sig_len = 0;
-    CHECK_EQ_INT(adbc_key_sign_token(k, token, sizeof token, sig, &sig_len), 0);
+    CHECK_EQ_INT(adbc_key_sign_token(sig, &sig_len, k, token, sizeof token), 0);
     CHECK_EQ_INT(sig_len, 256);
 
     /* Undo the RSA operation with no padding and check the encoded message
@@ -515,9 +515,9 @@ TEST(signature_is_pkcs1_over_token_as_sha1_digest)
     CHECK_MEM(m + 3 + ps + sizeof sha1_prefix, token, 20);
 
     /* Wrong token sizes are refused. */
-    CHECK_EQ_INT(adbc_key_sign_token(k, token, 19, sig, &sig_len), ADBC_EINVAL);
-    CHECK_EQ_INT(adbc_key_sign_token(k, token, 32, sig, &sig_len), ADBC_EINVAL);
-    CHECK_EQ_INT(adbc_key_sign_token(NULL, token, 20, sig, &sig_len), ADBC_EINVAL);
+    CHECK_EQ_INT(adbc_key_sign_token(sig, &sig_len, k, token, 19), ADBC_EINVAL);
+    CHECK_EQ_INT(adbc_key_sign_token(sig, &sig_len, k, token, 32), ADBC_EINVAL);
+    CHECK_EQ_INT(adbc_key_sign_token(sig, &sig_len, NULL, token, 20), ADBC_EINVAL);
     adbc_key_free(k);
 }
 
@@ -540,7 +540,7 @@ TEST(sign_verify_round_trip_and_failures)
         uint8_t token[20], sig[ADBC_AUTH_MAX_SIG];
         size_t len;
         random_bytes(token, sizeof token);
-        CHECK_EQ_INT(adbc_key_sign_token(a, token, 20, sig, &len), 0);
+        CHECK_EQ_INT(adbc_key_sign_token(sig, &len, a, token, 20), 0);
         CHECK_EQ_INT(adbc_authorized_keys_verify(both, token, 20, sig, len), 0);
         /* The wrong key does not verify. */
         CHECK_EQ_INT(adbc_authorized_keys_verify(only_b, token, 20, sig, len),
@@ -566,7 +566,7 @@ TEST(sign_verify_round_trip_and_failures)
     /* B's own signature verifies against the set that holds only B. */
     uint8_t token[20] = {1, 2, 3}, sig[ADBC_AUTH_MAX_SIG];
     size_t len;
-    CHECK_EQ_INT(adbc_key_sign_token(b, token, 20, sig, &len), 0);
+    CHECK_EQ_INT(adbc_key_sign_token(sig, &len, b, token, 20), 0);
     CHECK_EQ_INT(adbc_authorized_keys_verify(only_b, token, 20, sig, len), 0);
     CHECK_EQ_INT(adbc_authorized_keys_verify(only_b, token, 16, sig, len), ADBC_EINVAL);
     /* An empty set authorizes nobody. */
@@ -590,10 +590,10 @@ TEST(large_key_signs_but_has_no_adb_public_key)
     CHECK_EQ_INT(adbc_key_generate(&k, 4096), 0);
     uint8_t token[20] = {9}, sig[ADBC_AUTH_MAX_SIG];
     size_t len;
-    CHECK_EQ_INT(adbc_key_sign_token(k, token, 20, sig, &len), 0);
+    CHECK_EQ_INT(adbc_key_sign_token(sig, &len, k, token, 20), 0);
     CHECK_EQ_INT(len, 512);
     char *line = NULL;
-    CHECK_EQ_INT(adbc_key_public_line(k, NULL, &line), ADBC_EUNSUPPORTED);
+    CHECK_EQ_INT(adbc_key_public_line(&line, k, NULL), ADBC_EUNSUPPORTED);
     CHECK(line == NULL);
     CHECK(msg_has("2048"));
     const char *dir = fresh_dir("big");
@@ -617,7 +617,7 @@ TEST(authorized_line_forms)
     char buf[1024];
     uint8_t token[20] = {7}, sig[ADBC_AUTH_MAX_SIG];
     size_t sig_len;
-    CHECK_EQ_INT(adbc_key_sign_token(k, token, 20, sig, &sig_len), 0);
+    CHECK_EQ_INT(adbc_key_sign_token(sig, &sig_len, k, token, 20), 0);
 
     const char *forms[] = {"%s", "%s\n", "%s\r\n", "%.700s", "%.700s\n", "%.700s\tcomment"};
     for (size_t i = 0; i < sizeof forms / sizeof *forms; i++) {
@@ -641,7 +641,7 @@ TEST(authorized_line_forms)
     CHECK_EQ_INT(adbc_authorized_keys_count(set), 1);
     CHECK_EQ_INT(adbc_authorized_keys_verify(set, token, 20, sig, sig_len), 0);
     adbc_authorized_keys_free(set);
-    free(line);
+    adbc_free(line);
     adbc_key_free(k);
 }
 
@@ -740,7 +740,7 @@ TEST(authorized_line_malformed)
 
     CHECK_EQ_INT(adbc_authorized_keys_count(set), 1);
     adbc_authorized_keys_free(set);
-    free(line);
+    adbc_free(line);
     adbc_key_free(k);
 }
 
@@ -781,7 +781,7 @@ TEST(authorized_line_fuzz)
     CHECK(accepted > 0);
     CHECK(adbc_authorized_keys_count(set) >= 1);
     adbc_authorized_keys_free(set);
-    free(line);
+    adbc_free(line);
     adbc_key_free(k);
 }
 
@@ -801,7 +801,7 @@ TEST(authorized_keys_file)
     CHECK_EQ_INT(adbc_authorized_keys_count(set), 2);
     uint8_t token[20] = {5}, sig[ADBC_AUTH_MAX_SIG];
     size_t len;
-    CHECK_EQ_INT(adbc_key_sign_token(b, token, 20, sig, &len), 0);
+    CHECK_EQ_INT(adbc_key_sign_token(sig, &len, b, token, 20), 0);
     CHECK_EQ_INT(adbc_authorized_keys_verify(set, token, 20, sig, len), 0);
     adbc_authorized_keys_free(set);
 
@@ -879,7 +879,7 @@ TEST(save_and_reload)
     CHECK_EQ_INT(adbc_key_save(k, path_in(dir, "no/such/adbkey")), ADBC_ENOTFOUND);
 
     free(pub);
-    free(line);
+    adbc_free(line);
     free(pem);
     adbc_key_free(k);
     adbc_key_free(k2);
@@ -993,10 +993,10 @@ TEST(load_errors_name_the_file)
     CHECK_EQ_INT(adbc_key_load(&k, sp, 0), 0);
     uint8_t token[20] = {1}, sig[ADBC_AUTH_MAX_SIG];
     size_t len;
-    CHECK_EQ_INT(adbc_key_sign_token(k, token, 20, sig, &len), 0);
+    CHECK_EQ_INT(adbc_key_sign_token(sig, &len, k, token, 20), 0);
     CHECK_EQ_INT(len, 128);
     char *line = NULL;
-    CHECK_EQ_INT(adbc_key_public_line(k, NULL, &line), ADBC_EUNSUPPORTED);
+    CHECK_EQ_INT(adbc_key_public_line(&line, k, NULL), ADBC_EUNSUPPORTED);
     adbc_key_free(k);
 
     EVP_PKEY_free(small);
@@ -1012,14 +1012,14 @@ TEST(public_line_comments)
     CHECK(write_file(kp, kat_pem, strlen(kat_pem), 0600) == 0);
     CHECK_EQ_INT(adbc_key_load(&k, kp, 0), 0);
     char *line = NULL;
-    CHECK_EQ_INT(adbc_key_public_line(k, "two\nlines", &line), ADBC_EINVAL);
+    CHECK_EQ_INT(adbc_key_public_line(&line, k, "two\nlines"), ADBC_EINVAL);
     CHECK(line == NULL);
     char longc[1100];
     memset(longc, 'c', sizeof longc - 1);
     longc[sizeof longc - 1] = '\0';
-    CHECK_EQ_INT(adbc_key_public_line(k, longc, &line), ADBC_EINVAL);
-    CHECK_EQ_INT(adbc_key_public_line(k, NULL, NULL), ADBC_EINVAL);
-    CHECK_EQ_INT(adbc_key_public_line(NULL, NULL, &line), ADBC_EINVAL);
+    CHECK_EQ_INT(adbc_key_public_line(&line, k, longc), ADBC_EINVAL);
+    CHECK_EQ_INT(adbc_key_public_line(NULL, k, NULL), ADBC_EINVAL);
+    CHECK_EQ_INT(adbc_key_public_line(&line, NULL, NULL), ADBC_EINVAL);
 
     /* Environment-derived comments: LOGNAME and HOSTNAME first, and control
      * characters never reach the line. */
@@ -1028,7 +1028,7 @@ TEST(public_line_comments)
     line = pub_line(k, NULL);
     CHECK(line);
     CHECK_STR(line + ADBC_PUBKEY_B64_LEN + 1, "evil_user@h_1");
-    free(line);
+    adbc_free(line);
     /* Empty variables fall back to the system's names, never to "". */
     setenv("LOGNAME", "", 1);
     setenv("HOSTNAME", "", 1);
@@ -1040,7 +1040,7 @@ TEST(public_line_comments)
     char host[256] = "";
     if (gethostname(host, sizeof host - 1) == 0 && host[0])
         CHECK_STR(at + 1, host);
-    free(line);
+    adbc_free(line);
     set_comment_env();
     adbc_key_free(k);
 }
@@ -1168,7 +1168,7 @@ TEST(load_default_generates_in_home)
     CHECK(EVP_PKEY_eq(adbc_keyring_get(again, 0)->pkey, k->pkey) == 1);
 
     free(pub);
-    free(line);
+    adbc_free(line);
     adbc_keyring_free(again);
     adbc_keyring_free(ring);
 }
@@ -1305,12 +1305,12 @@ TEST(load_default_concurrent_first_use)
                 _exit(1);
             }
             char *line = NULL;
-            if (adbc_key_public_line(adbc_keyring_get(ring, 0), NULL, &line) != 0)
+            if (adbc_key_public_line(&line, adbc_keyring_get(ring, 0), NULL) != 0)
                 _exit(1);
             char out[64];
             snprintf(out, sizeof out, "child%d", i);
             int rc = write_file(path_in(home, out), line, strlen(line), 0600);
-            free(line);
+            adbc_free(line);
             adbc_keyring_free(ring);
             _exit(rc == 0 ? 0 : 1);
         }
@@ -1336,7 +1336,7 @@ TEST(load_default_concurrent_first_use)
         CHECK_STR(got, pub);
         free(got);
     }
-    free(line);
+    adbc_free(line);
     free(pub);
     adbc_key_free(k);
 }
@@ -1359,7 +1359,7 @@ TEST(allocation_failures_are_clean)
     CHECK(line);
     uint8_t token[20] = {3}, sig[ADBC_AUTH_MAX_SIG];
     size_t len;
-    CHECK_EQ_INT(adbc_key_sign_token(k, token, 20, sig, &len), 0);
+    CHECK_EQ_INT(adbc_key_sign_token(sig, &len, k, token, 20), 0);
     char spec[1400];
     snprintf(spec, sizeof spec, "%s:%s", kp, vdir);
 
@@ -1387,10 +1387,10 @@ TEST(allocation_failures_are_clean)
         adbc_keyring_free(ring);
 
         char *l = NULL;
-        int rc3 = adbc_key_public_line(k, NULL, &l);
+        int rc3 = adbc_key_public_line(&l, k, NULL);
         CHECK(rc3 == 0 || rc3 == ADBC_ENOMEM);
         CHECK((rc3 == 0) == (l != NULL));
-        free(l);
+        adbc_free(l);
 
         int rc4 = adbc_key_save(k, path_in(dir, "saved"));
         CHECK(rc4 == 0 || rc4 == ADBC_ENOMEM);
@@ -1398,7 +1398,7 @@ TEST(allocation_failures_are_clean)
     }
     core_test_fail_alloc_at(0);
     CHECK(saw_ok > 0);
-    free(line);
+    adbc_free(line);
     adbc_key_free(k);
     adbc_key_free(v);
 }

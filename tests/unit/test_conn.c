@@ -64,7 +64,7 @@ static void dpump_stream(dev *d, dev_stream *ds)
                 n = w;
             for (size_t i = 0; i < n; i++)
                 buf[i] = (uint8_t)((ds->sent + i) * 7 + 3);
-            long k = adbc_session_write(d->s, ds->id, buf, n);
+            ssize_t k = adbc_session_write(d->s, ds->id, buf, n);
             if (k <= 0)
                 return;
             ds->sent += (size_t)k;
@@ -73,7 +73,7 @@ static void dpump_stream(dev *d, dev_stream *ds)
         adbc_session_close_stream(d->s, ds->id);
         ds->id = 0;
     } else if (ds->kind == 1 && ds->plen > 0) {
-        long k = adbc_session_write(d->s, ds->id, ds->pending, ds->plen);
+        ssize_t k = adbc_session_write(d->s, ds->id, ds->pending, ds->plen);
         if (k > 0) {
             memmove(ds->pending, ds->pending + k, ds->plen - (size_t)k);
             ds->plen -= (size_t)k;
@@ -159,13 +159,13 @@ static void *dev_main(void *arg)
                 dev_stream *ds = &d->st[d->n];
                 memset(ds, 0, sizeof *ds);
                 ds->kind = 1; /* echo once the host accepts */
-                if (adbc_session_open(d->s, d->rev[i], &ds->id) == 0)
+                if (adbc_session_open(&ds->id, d->s, d->rev[i]) == 0)
                     d->n++;
             }
         }
         const uint8_t *seg;
         size_t n;
-        while ((n = adbc_session_next_send(d->s, &seg)) > 0) {
+        while ((n = adbc_session_next_send(&seg, d->s)) > 0) {
             ssize_t w = send(d->fd, seg, n, MSG_NOSIGNAL);
             if (w <= 0)
                 goto out;
@@ -875,7 +875,7 @@ TEST(device_opened_streams_accept_and_refuse)
     adbc_conn *c = NULL;
     CHECK_EQ_INT(connect_opts(&d, &c, 0, accept_only_9090), 0);
     adbc_stream *s = NULL;
-    CHECK_EQ_INT(adbc_conn_accept(c, &s, 5000), 0);
+    CHECK_EQ_INT(adbc_conn_accept(&s, c, 5000), 0);
     CHECK(s != NULL);
     CHECK_STR(adbc_stream_destination(s), "tcp:9090");
     CHECK_EQ_INT(adbc_stream_write(s, "ping", 4, 2000), 0);
@@ -888,7 +888,7 @@ TEST(device_opened_streams_accept_and_refuse)
     CHECK_EQ_INT(d.rev_ready, 1);
     /* nothing else waits */
     adbc_stream *none = NULL;
-    CHECK_EQ_INT(adbc_conn_accept(c, &none, 50), ADBC_ETIMEDOUT);
+    CHECK_EQ_INT(adbc_conn_accept(&none, c, 50), ADBC_ETIMEDOUT);
     CHECK(none == NULL);
     adbc_stream_close(s);
     adbc_conn_close(c);
@@ -900,7 +900,7 @@ TEST(device_opened_streams_accept_and_refuse)
     for (int i = 0; i < 200 && d2.refused < 1; i++)
         usleep(10000);
     CHECK_EQ_INT(d2.refused, 1);
-    CHECK_EQ_INT(adbc_conn_accept(c, &none, 10), ADBC_EINVAL);
+    CHECK_EQ_INT(adbc_conn_accept(&none, c, 10), ADBC_EINVAL);
     adbc_conn_close(c);
     stop_dev(&d2);
 

@@ -30,7 +30,7 @@ static uint32_t open_bound(hpeer *h, const char *service, uint32_t remote, int d
                            uint32_t window)
 {
     uint32_t id = 0;
-    if (adbc_session_open(h->s, service, &id) < 0)
+    if (adbc_session_open(&id, h->s, service) < 0)
         return 0;
     hbuf out = {0}, in = {0};
     h_take(h->s, &out);
@@ -51,7 +51,7 @@ TEST(open_delayed_ack_exact_bytes)
     hpeer *h = host(1, 0x100000u, NULL);
     CHECK(h != NULL);
     uint32_t id = 0;
-    CHECK_EQ_INT(adbc_session_open(h->s, "shell:ls", &id), 0);
+    CHECK_EQ_INT(adbc_session_open(&id, h->s, "shell:ls"), 0);
     CHECK_EQ_INT(id, 1);
     CHECK_EQ_INT(adbc_session_stream_count(h->s), 1);
     CHECK_EQ_INT(adbc_session_writable(h->s, id), 0); /* not before OKAY */
@@ -68,7 +68,7 @@ TEST(open_delayed_ack_exact_bytes)
 
     /* the second stream gets the next id */
     uint32_t id2 = 0;
-    CHECK_EQ_INT(adbc_session_open(h->s, "sync:", &id2), 0);
+    CHECK_EQ_INT(adbc_session_open(&id2, h->s, "sync:"), 0);
     CHECK_EQ_INT(id2, 2);
     h_peer_free(h);
 }
@@ -78,7 +78,7 @@ TEST(open_legacy_exact_bytes)
     hpeer *h = host(0, 0x100000u, NULL);
     CHECK(h != NULL);
     uint32_t id = 0;
-    CHECK_EQ_INT(adbc_session_open(h->s, "shell:ls", &id), 0);
+    CHECK_EQ_INT(adbc_session_open(&id, h->s, "shell:ls"), 0);
     hbuf out = {0};
     h_take(h->s, &out);
     hpkt p;
@@ -98,20 +98,20 @@ TEST(open_refused_when_not_online_or_bad_name)
     hpeer *h = h_peer_new(ADBC_ROLE_HOST, NULL);
     CHECK(h != NULL);
     uint32_t id = 0;
-    CHECK_EQ_INT(adbc_session_open(h->s, "shell:", &id), ADBC_EOFFLINE);
+    CHECK_EQ_INT(adbc_session_open(&id, h->s, "shell:"), ADBC_EOFFLINE);
     CHECK(adbc_last_error()[0] != '\0');
     h_peer_free(h);
 
     h = host(1, 4096, NULL);
     CHECK(h != NULL);
-    CHECK_EQ_INT(adbc_session_open(h->s, "", &id), ADBC_EINVAL);
+    CHECK_EQ_INT(adbc_session_open(&id, h->s, ""), ADBC_EINVAL);
     char *big = malloc(4097);
     CHECK(big != NULL);
     memset(big, 'a', 4096);
     big[4096] = '\0';
-    CHECK_EQ_INT(adbc_session_open(h->s, big, &id), ADBC_EINVAL); /* 4097 with its NUL */
+    CHECK_EQ_INT(adbc_session_open(&id, h->s, big), ADBC_EINVAL); /* 4097 with its NUL */
     big[4095] = '\0';
-    CHECK_EQ_INT(adbc_session_open(h->s, big, &id), 0); /* exactly 4096 */
+    CHECK_EQ_INT(adbc_session_open(&id, h->s, big), 0); /* exactly 4096 */
     free(big);
     CHECK_EQ_INT(adbc_session_stream_count(h->s), 1);
     h_peer_free(h);
@@ -122,7 +122,7 @@ TEST(okay_binds_ids_and_grants_window)
     hpeer *h = host(1, 0x100000u, NULL);
     CHECK(h != NULL);
     uint32_t id = 0;
-    CHECK_EQ_INT(adbc_session_open(h->s, "shell:", &id), 0);
+    CHECK_EQ_INT(adbc_session_open(&id, h->s, "shell:"), 0);
     hbuf out = {0}, in = {0};
     h_take(h->s, &out);
     hbuf_free(&out);
@@ -220,7 +220,7 @@ TEST(clse_zero_refuses_open)
     hpeer *h = host(1, 0x100000u, NULL);
     CHECK(h != NULL);
     uint32_t id = 0;
-    CHECK_EQ_INT(adbc_session_open(h->s, "nosuchservice:", &id), 0);
+    CHECK_EQ_INT(adbc_session_open(&id, h->s, "nosuchservice:"), 0);
     hbuf out = {0}, in = {0};
     h_take(h->s, &out);
     hbuf_free(&out);
@@ -265,7 +265,7 @@ TEST(okay_after_local_close_gets_clse)
     hpeer *h = host(1, 0x100000u, NULL);
     CHECK(h != NULL);
     uint32_t id = 0;
-    CHECK_EQ_INT(adbc_session_open(h->s, "shell:", &id), 0);
+    CHECK_EQ_INT(adbc_session_open(&id, h->s, "shell:"), 0);
     CHECK_EQ_INT(adbc_session_close_stream(h->s, id), 0);
     hbuf out = {0}, in = {0};
     h_take(h->s, &out);
@@ -778,7 +778,7 @@ TEST(delayed_receiver_okay_when_all_consumed_or_quarter_window)
     CHECK(h != NULL);
     h->auto_consume = 0;
     uint32_t id = 0;
-    CHECK_EQ_INT(adbc_session_open(h->s, "shell:", &id), 0);
+    CHECK_EQ_INT(adbc_session_open(&id, h->s, "shell:"), 0);
     hbuf out = {0}, in = {0}, want = {0};
     h_take(h->s, &out);
     hpkt p;
@@ -932,7 +932,7 @@ TEST(many_concurrent_streams)
         for (int i = 0; i < N; i++) {
             char svc[32];
             snprintf(svc, sizeof svc, "shell:echo %d", i);
-            CHECK_EQ_INT(adbc_session_open(h->s, svc, &ids[i]), 0);
+            CHECK_EQ_INT(adbc_session_open(&ids[i], h->s, svc), 0);
         }
         CHECK_EQ_INT(h_pump(h, d, 7), 0);
         CHECK_EQ_INT(adbc_session_stream_count(h->s), N);
@@ -981,16 +981,16 @@ TEST(stalled_stream_does_not_block_others)
         CHECK_EQ_INT(pair(&h, &d, delayed, 65536), 0);
         h->auto_consume = 0;
         uint32_t a, b;
-        CHECK_EQ_INT(adbc_session_open(h->s, "shell:a", &a), 0);
-        CHECK_EQ_INT(adbc_session_open(h->s, "shell:b", &b), 0);
+        CHECK_EQ_INT(adbc_session_open(&a, h->s, "shell:a"), 0);
+        CHECK_EQ_INT(adbc_session_open(&b, h->s, "shell:b"), 0);
         CHECK_EQ_INT(h_pump(h, d, 0), 0);
         /* device ids 1 and 2 in the same order */
         static uint8_t chunk[8192];
         memset(chunk, 'z', sizeof chunk);
         size_t total_b = 0, a_sent = 0;
         for (int round = 0; round < 200; round++) {
-            long wa = adbc_session_write(d->s, 1, chunk, sizeof chunk);
-            long wb = adbc_session_write(d->s, 2, chunk, sizeof chunk);
+            ssize_t wa = adbc_session_write(d->s, 1, chunk, sizeof chunk);
+            ssize_t wb = adbc_session_write(d->s, 2, chunk, sizeof chunk);
             CHECK(wa >= 0 && wb >= 0);
             a_sent += (size_t)wa;
             CHECK_EQ_INT(h_pump(h, d, 0), 0);
@@ -1032,11 +1032,11 @@ TEST(bulk_transfer_both_modes_every_chunking)
             hpeer *h, *d;
             CHECK_EQ_INT(pair(&h, &d, delayed, 65536), 0);
             uint32_t id;
-            CHECK_EQ_INT(adbc_session_open(h->s, "sync:", &id), 0);
+            CHECK_EQ_INT(adbc_session_open(&id, h->s, "sync:"), 0);
             CHECK_EQ_INT(h_pump(h, d, chunks[c]), 0);
             size_t sent = 0;
             for (int guard = 0; sent < sizeof blob && guard < 100000; guard++) {
-                long w = adbc_session_write(h->s, id, blob + sent, sizeof blob - sent);
+                ssize_t w = adbc_session_write(h->s, id, blob + sent, sizeof blob - sent);
                 CHECK(w >= 0);
                 sent += (size_t)w;
                 CHECK_EQ_INT(h_pump(h, d, chunks[c]), 0);
@@ -1104,7 +1104,7 @@ TEST(wrte_before_okay_is_eproto)
     hpeer *h = host(1, 4096, NULL);
     CHECK(h != NULL);
     uint32_t id = 0;
-    CHECK_EQ_INT(adbc_session_open(h->s, "shell:", &id), 0);
+    CHECK_EQ_INT(adbc_session_open(&id, h->s, "shell:"), 0);
     hbuf in = {0};
     h_pkt0(&in, ADBC_A_WRTE, 9, id, "early", 5);
     adbc_clear_error();

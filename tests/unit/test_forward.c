@@ -79,7 +79,7 @@ static void *h_main(void *arg)
             adbc_session_close_stream(d->s, id);
             for (int i = 0; i < d->nopen; i++) {
                 uint32_t sid;
-                if (adbc_session_open(d->s, d->opens[i], &sid) == 0)
+                if (adbc_session_open(&sid, d->s, d->opens[i]) == 0)
                     d->opened++;
             }
         }
@@ -88,13 +88,13 @@ static void *h_main(void *arg)
             for (int k = 0; k < d->repeat; k++)
                 for (int i = 0; i < d->nopen; i++) {
                     uint32_t sid;
-                    if (adbc_session_open(d->s, d->opens[i], &sid) == 0)
+                    if (adbc_session_open(&sid, d->s, d->opens[i]) == 0)
                         d->opened++;
                 }
         }
         const uint8_t *seg;
         size_t n;
-        while ((n = adbc_session_next_send(d->s, &seg)) > 0) {
+        while ((n = adbc_session_next_send(&seg, d->s)) > 0) {
             ssize_t w = send(d->fd, seg, n, MSG_NOSIGNAL);
             if (w <= 0)
                 return NULL;
@@ -145,7 +145,7 @@ static int h_start(hdev *d, adbc_conn **c, adbc_reverse *r)
     adbc_conn_opts_init(&o);
     o.keys = keys();
     if (r)
-        adbc_reverse_conn_opts(r, &o);
+        adbc_reverse_conn_opts(&o, r);
     return adbc_conn_open(c, t, &o);
 }
 
@@ -210,7 +210,7 @@ TEST(reverse_relays_only_configured_destinations)
     CHECK_EQ_INT(h_start(&d, &c, r), 0);
     CHECK_EQ_INT(adbc_reverse_start(r, c), 0);
     char resolved[64];
-    CHECK_EQ_INT(adbc_reverse_add(r, "tcp:7000", dest, 0, resolved, sizeof resolved), 0);
+    CHECK_EQ_INT(adbc_reverse_add(resolved, sizeof resolved, r, "tcp:7000", dest, 0), 0);
     CHECK_STR(resolved, "tcp:7000");
     for (int i = 0; i < 300 && (d.refused < 3 || d.ngot < 4); i++)
         usleep(10000);

@@ -408,7 +408,7 @@ TEST(shell_v2_unknown_packet_id)
     adbc_run_result res;
     memset(&res, 0, sizeof res);
     int64_t t0 = hp_now_ms();
-    int rc = adbc_run(c, ADBC_SHELL_V2, "echo", NULL, 0, 0, &res, IO_MS);
+    int rc = adbc_run(&res, c, ADBC_SHELL_V2, "echo", NULL, 0, 0, IO_MS);
     int64_t took = hp_now_ms() - t0;
     printf("  %-28s %5lld ms  %s\n", "shell v2 unknown id", (long long)took, adbc_last_error());
     adbc_run_result_clear(&res);
@@ -483,9 +483,9 @@ static int sync_case(int which, const char *local_path)
     if (rc == 0) {
         if (which == 1) {
             adbc_sync_statbuf st;
-            rc = adbc_sync_stat(s, "/sdcard/x", &st, IO_MS);
+            rc = adbc_sync_stat(&st, s, "/sdcard/x", IO_MS);
         } else {
-            rc = adbc_sync_pull(s, "/sdcard/x", local_path, NULL, NULL, IO_MS);
+            rc = adbc_sync_pull(NULL, s, "/sdcard/x", local_path, NULL, IO_MS);
         }
     }
     elapsed = hp_now_ms() - t0;

@@ -268,7 +268,7 @@ static int pull_endless(watch *w, int64_t *took_after)
         o.user = w;
         char path[512];
         snprintf(path, sizeof path, "%s/big", w->dir);
-        rc = adbc_sync_pull(s, "/sdcard/big", path, &o, NULL, -1 /* no timeout at all */);
+        rc = adbc_sync_pull(NULL, s, "/sdcard/big", path, &o, -1 /* no timeout at all */);
         *took_after = w->interrupted_at ? hp_now_ms() - w->interrupted_at : 0;
         printf("  pull: %d (%s)\n", rc, adbc_last_error());
     }

@@ -109,7 +109,7 @@ TEST(stale_okay_during_a_dump_is_not_a_screen_that_never_settles)
     int64_t took = hp_now_ms() - t0;
     char msg[512];
     snprintf(msg, sizeof msg, "%s", adbc_last_error());
-    free(xml);
+    adbc_free(xml);
     h.stop = 1;
     adbc_conn_close(c);
     hp_stop(&h);

@@ -135,7 +135,7 @@ static int pull_to(const char *local)
     run r;
     int rc = run_start(&r, s_pull_file, 0);
     if (rc == 0)
-        rc = adbc_sync_pull(r.s, "/sdcard/file.bin", local, NULL, NULL, IO_MS);
+        rc = adbc_sync_pull(NULL, r.s, "/sdcard/file.bin", local, NULL, IO_MS);
     printf("  pull -> %s: %d %s\n", local, rc, rc ? adbc_last_error() : "");
     run_end(&r);
     return rc;
@@ -387,7 +387,7 @@ TEST(push_fail_mid_file_keeps_the_device_reason)
         run r;
         int rc = run_start(&r, s_push, 1 << 20);
         if (rc == 0)
-            rc = adbc_sync_push(r.s, at("big"), "/sdcard/big", NULL, NULL, IO_MS);
+            rc = adbc_sync_push(NULL, r.s, at("big"), "/sdcard/big", NULL, IO_MS);
         const char *msg = adbc_last_error();
         if (i == 0)
             printf("  push, FAIL after 1 MiB then close: %d %s\n", rc, msg);
@@ -429,7 +429,7 @@ TEST(push_of_a_file_that_shrinks_fails)
     run r;
     int rc = run_start(&r, s_push, 0);
     if (rc == 0)
-        rc = adbc_sync_push(r.s, at("shrinks"), "/sdcard/shrinks", &o, &res, IO_MS);
+        rc = adbc_sync_push(&res, r.s, at("shrinks"), "/sdcard/shrinks", &o, IO_MS);
     printf("  push of a file cut to 2 MiB midway: %d %s\n", rc, adbc_last_error());
     int says = strstr(adbc_last_error(), "shrank") != NULL;
     run_end(&r);

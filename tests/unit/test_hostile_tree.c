@@ -138,7 +138,7 @@ static void pull_tree(result *out, uint64_t max_entries, int deadline_ms)
 #endif
         long before = rss_reset();
         int64_t t0 = hp_now_ms();
-        out->rc = adbc_sync_pull(s, "/d", local, &so, &out->res, IO_MS);
+        out->rc = adbc_sync_pull(&out->res, s, "/d", local, &so, IO_MS);
         out->ms = hp_now_ms() - t0;
         out->grew_kib = status_kib("VmHWM:") - before;
         snprintf(out->msg, sizeof out->msg, "%s", out->rc ? adbc_last_error() : "");

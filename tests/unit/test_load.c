@@ -57,7 +57,7 @@ static int echo(adbc_conn *c, int i)
     snprintf(want, sizeof want, "%d\n", i);
     adbc_run_result r;
     memset(&r, 0, sizeof r);
-    int rc = adbc_run(c, ADBC_SHELL_V2, cmd, NULL, 0, 0, &r, 20000);
+    int rc = adbc_run(&r, c, ADBC_SHELL_V2, cmd, NULL, 0, 0, 20000);
     if (rc == 0 && (r.out_len != strlen(want) || memcmp(r.out, want, r.out_len) != 0))
         rc = -100;
     if (rc != 0)
@@ -135,7 +135,7 @@ static void *stream_thread(void *arg)
     if (adbc_sync_open(&s, shared, 20000) != 0)
         return (void *)1;
     adbc_sync_statbuf st;
-    int rc = adbc_sync_stat(s, "/data/local/tmp/load.txt", &st, 20000);
+    int rc = adbc_sync_stat(&st, s, "/data/local/tmp/load.txt", 20000);
     adbc_sync_close(s);
     return (void *)(long)(rc != 0 || st.size != 5);
 }

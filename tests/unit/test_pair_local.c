@@ -37,7 +37,7 @@ static void *accept_main(void *arg)
     if (j->t)
         j->rc = adbc_pair_server_transport(&j->line, j->t, j->code, "adb-LOCAL-1", ms);
     else
-        j->rc = adbc_pair_server_accept(j->srv, &j->line, ms);
+        j->rc = adbc_pair_server_accept(&j->line, j->srv, ms);
     return NULL;
 }
 
@@ -59,8 +59,8 @@ TEST(pair_over_tcp)
     CHECK_EQ_INT(j.rc, 0);
     CHECK_STR(guid, "adb-EMU5554-QwErTy");
     CHECK_STR(j.line, key_line);
-    free(guid);
-    free(j.line);
+    adbc_free(guid);
+    adbc_free(j.line);
 
     /* Wrong code: both sides say so; the server accepts the next try. */
     j.line = NULL;
@@ -77,7 +77,7 @@ TEST(pair_over_tcp)
     pthread_join(th, NULL);
     CHECK_EQ_INT(rc, 0);
     CHECK_EQ_INT(j.rc, 0);
-    free(j.line);
+    adbc_free(j.line);
     adbc_pair_server_free(srv);
 }
 
@@ -108,7 +108,7 @@ TEST(default_key_is_the_user_key)
     fclose(f);
     CHECK(n > 700);
     CHECK(strncmp(j.line, pub, 700) == 0);
-    free(j.line);
+    adbc_free(j.line);
     snprintf(path, sizeof path, "rm -rf '%s'", dir);
     CHECK(system(path) == 0);
     unsetenv("ANDROID_USER_HOME");
@@ -137,8 +137,8 @@ TEST(pair_over_transports)
     CHECK_EQ_INT(j.rc, 0);
     CHECK_STR(guid, "adb-LOCAL-1");
     CHECK_STR(j.line, key_line);
-    free(guid);
-    free(j.line);
+    adbc_free(guid);
+    adbc_free(j.line);
     /* The caller's transports are not freed by pairing. */
     CHECK_STR(c->ops->name, "fd");
     adbc_transport_free(c);
@@ -183,7 +183,7 @@ TEST(nothing_listening_or_silent_peer)
     CHECK_EQ_INT(adbc_pair_server_new(&srv, "127.0.0.1:0", "1", "g"), 0);
     char *line = NULL;
     t0 = core_now_ms();
-    CHECK_EQ_INT(adbc_pair_server_accept(srv, &line, 300), ADBC_ETIMEDOUT);
+    CHECK_EQ_INT(adbc_pair_server_accept(&line, srv, 300), ADBC_ETIMEDOUT);
     CHECK(core_now_ms() - t0 >= 250);
     adbc_pair_server_free(srv);
 }
@@ -282,8 +282,8 @@ TEST(allocation_failures)
             failed_runs++;
             CHECK(rc != 0 || j.rc != 0);
         }
-        free(guid);
-        free(j.line);
+        adbc_free(guid);
+        adbc_free(j.line);
         adbc_transport_free(c);
         adbc_transport_free(s);
     }
@@ -308,7 +308,7 @@ TEST(without_libsodium_every_call_says_so)
 
 int main(void)
 {
-    if (adbc_key_generate(&key, 2048) || adbc_key_public_line(key, NULL, &key_line)) {
+    if (adbc_key_generate(&key, 2048) || adbc_key_public_line(&key_line, key, NULL)) {
         printf("cannot set up a key: %s\n", adbc_last_error());
         return 1;
     }
@@ -326,6 +326,6 @@ int main(void)
         RUN(allocation_failures);
     }
     adbc_key_free(key);
-    free(key_line);
+    adbc_free(key_line);
     return T_DONE();
 }

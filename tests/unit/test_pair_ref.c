@@ -42,7 +42,7 @@ TEST(adbc_host_pairs_with_reference_device)
             fprintf(stderr, "  adbc_pair: %s\n", adbc_last_error());
         CHECK_EQ_INT(rc, 0);
         CHECK_STR(guid, "adb-R5CT1234567-aBcDeF");
-        free(guid);
+        adbc_free(guid);
         CHECK_EQ_INT(refproc_line(&rp, line, sizeof line, 10000), 0);
         snprintf(want, sizeof want, "pubkey %s", key_line);
         CHECK_STR(line, want);
@@ -74,7 +74,7 @@ typedef struct accept_job {
 static void *accept_main(void *arg)
 {
     accept_job *j = arg;
-    j->rc = adbc_pair_server_accept(j->srv, &j->line, 10000);
+    j->rc = adbc_pair_server_accept(&j->line, j->srv, 10000);
     return NULL;
 }
 
@@ -111,7 +111,7 @@ TEST(reference_host_pairs_with_adbc_device)
     pthread_join(th, NULL);
     CHECK_EQ_INT(j.rc, 0);
     CHECK_STR(j.line, key_line);
-    free(j.line);
+    adbc_free(j.line);
     adbc_pair_server_free(srv);
 }
 
@@ -127,13 +127,13 @@ TEST(without_libsodium_pairing_says_so)
 
 int main(void)
 {
-    if (adbc_key_generate(&key, 2048) || adbc_key_public_line(key, "tester@adbc", &key_line)) {
+    if (adbc_key_generate(&key, 2048) || adbc_key_public_line(&key_line, key, "tester@adbc")) {
         printf("cannot set up a key: %s\n", adbc_last_error());
         return 1;
     }
     /* The key line the host sends is the default user@host one. */
-    free(key_line);
-    if (adbc_key_public_line(key, NULL, &key_line))
+    adbc_free(key_line);
+    if (adbc_key_public_line(&key_line, key, NULL))
         return 1;
     char *guid = NULL;
     if (adbc_pair(&guid, "127.0.0.1:1", "1", key, 1000) == ADBC_EUNSUPPORTED) {
@@ -147,6 +147,6 @@ int main(void)
         RUN(reference_host_pairs_with_adbc_device);
     }
     adbc_key_free(key);
-    free(key_line);
+    adbc_free(key_line);
     return T_DONE();
 }

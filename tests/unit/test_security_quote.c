@@ -44,13 +44,13 @@ TEST(quoted_strings_stay_literal)
 {
     for (size_t i = 0; i < sizeof hostile / sizeof *hostile; i++) {
         char *q = NULL;
-        CHECK_EQ_INT(adbc_shell_quote(hostile[i], &q), 0);
+        CHECK_EQ_INT(adbc_shell_quote(&q, hostile[i]), 0);
         char cmd[2048];
         snprintf(cmd, sizeof cmd, "printf '%%s' %s", q);
-        free(q);
+        adbc_free(q);
         adbc_run_result res;
         memset(&res, 0, sizeof res);
-        int rc = adbc_run(dev.conn, ADBC_SHELL_V2, cmd, NULL, 0, 0, &res, 10000);
+        int rc = adbc_run(&res, dev.conn, ADBC_SHELL_V2, cmd, NULL, 0, 0, 10000);
         if (rc != 0 || res.out_len != strlen(hostile[i]) ||
             memcmp(res.out, hostile[i], res.out_len) != 0)
             fprintf(stderr, "  string %zu: rc %d, got \"%.*s\"\n", i, rc, (int)res.out_len,
@@ -79,7 +79,7 @@ TEST(sync_paths_stay_literal)
             continue; /* a name, not a path */
         char remote[1024];
         snprintf(remote, sizeof remote, "/data/local/tmp/%s", hostile[i]);
-        int rc = adbc_sync_push(s, local, remote, NULL, NULL, 10000);
+        int rc = adbc_sync_push(NULL, s, local, remote, NULL, 10000);
         if (rc != 0)
             fprintf(stderr, "  push \"%s\": %s\n", remote, adbc_last_error());
         CHECK_EQ_INT(rc, 0);
@@ -88,7 +88,7 @@ TEST(sync_paths_stay_literal)
         snprintf(onhost, sizeof onhost, "%s%s", dev.dir, remote);
         CHECK(access(onhost, F_OK) == 0);
         adbc_sync_statbuf st;
-        CHECK_EQ_INT(adbc_sync_stat(s, remote, &st, 10000), 0);
+        CHECK_EQ_INT(adbc_sync_stat(&st, s, remote, 10000), 0);
         CHECK_EQ_INT(st.size, 4);
         CHECK(!pwned());
     }

@@ -26,7 +26,7 @@ TEST(host_cnxn_exact_bytes)
 
     /* Header and payload come out as two segments. */
     const uint8_t *d;
-    size_t n = adbc_session_next_send(h->s, &d);
+    size_t n = adbc_session_next_send(&d, h->s);
     static const uint8_t want[24] = {0x43, 0x4e, 0x58, 0x4e, 0x01, 0x00, 0x00, 0x01,
                                      0x00, 0x00, 0x10, 0x00, 0x46, 0x00, 0x00, 0x00,
                                      0xb1, 0x1a, 0x00, 0x00, 0xbc, 0xb1, 0xa7, 0xb1};
@@ -34,15 +34,15 @@ TEST(host_cnxn_exact_bytes)
     CHECK_MEM(d, want, 24);
     /* partial send: the rest of the header comes next */
     adbc_session_sent(h->s, 10);
-    n = adbc_session_next_send(h->s, &d);
+    n = adbc_session_next_send(&d, h->s);
     CHECK_EQ_INT(n, 14);
     CHECK_MEM(d, want + 10, 14);
     adbc_session_sent(h->s, 14);
-    n = adbc_session_next_send(h->s, &d);
+    n = adbc_session_next_send(&d, h->s);
     CHECK_EQ_INT(n, 70);
     CHECK_MEM(d, H_HOST_BANNER, 70);
     adbc_session_sent(h->s, 70);
-    CHECK_EQ_INT(adbc_session_next_send(h->s, &d), 0);
+    CHECK_EQ_INT(adbc_session_next_send(&d, h->s), 0);
     CHECK_EQ_INT(adbc_session_send_queued(h->s), 0);
     h_peer_free(h);
 }
@@ -868,7 +868,7 @@ TEST(legacy_peer_bad_sum_after_handshake_is_eproto)
     hpeer *h = h_host_online(0x01000000u, 4096, H_DEVICE_BANNER, NULL, NULL);
     CHECK(h != NULL);
     uint32_t id = 0;
-    CHECK_EQ_INT(adbc_session_open(h->s, "shell:ls", &id), 0);
+    CHECK_EQ_INT(adbc_session_open(&id, h->s, "shell:ls"), 0);
     hbuf out = {0}, in = {0};
     h_take(h->s, &out);
     hpkt p;
@@ -899,7 +899,7 @@ TEST(skip_checksum_peer_sum_is_ignored)
     hpeer *h = h_host_online(0x01000001u, 0x100000u, H_DEVICE_BANNER, NULL, NULL);
     CHECK(h != NULL);
     uint32_t id = 0;
-    CHECK_EQ_INT(adbc_session_open(h->s, "shell:ls", &id), 0);
+    CHECK_EQ_INT(adbc_session_open(&id, h->s, "shell:ls"), 0);
     hbuf out = {0}, in = {0};
     h_take(h->s, &out);
     hpkt p;
@@ -1302,7 +1302,7 @@ static void fuzz_one(adbc_role role, int structured, int online_first)
     if (online_first && role == ADBC_ROLE_HOST) {
         uint32_t id;
         for (int i = 0; i < 3; i++)
-            adbc_session_open(p->s, "shell:", &id);
+            adbc_session_open(&id, p->s, "shell:");
     }
     hbuf in = {0};
     int npk = 1 + (int)(rnd() % 12);
@@ -1395,7 +1395,7 @@ TEST(mutated_exchange_never_crashes)
             hbuf_free(&a);
             if (adbc_session_state_get(h->s) == ADBC_SESSION_ONLINE && round == 8) {
                 uint32_t id;
-                adbc_session_open(h->s, "shell:id", &id);
+                adbc_session_open(&id, h->s, "shell:id");
             }
         }
         h_peer_free(h);

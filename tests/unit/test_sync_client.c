@@ -51,15 +51,15 @@ TEST(stat_and_lstat_v2)
     CHECK_EQ_INT(adbc_sync_open(&s, c, TMO), 0);
     CHECK_EQ_INT(adbc_sync_has_stat_v2(s), 1);
     adbc_sync_statbuf st;
-    CHECK_EQ_INT(adbc_sync_stat(s, "/data/l", &st, TMO), 0);
+    CHECK_EQ_INT(adbc_sync_stat(&st, s, "/data/l", TMO), 0);
     CHECK_EQ_INT(st.mode, S_IFREG | 0640);
     CHECK_EQ_INT(st.size, 5);
     CHECK_EQ_INT(st.mtime, 1234);
     CHECK_EQ_INT(st.uid, 2000);
     CHECK_EQ_INT(st.v2, 1);
-    CHECK_EQ_INT(adbc_sync_lstat(s, "/data/l", &st, TMO), 0);
+    CHECK_EQ_INT(adbc_sync_lstat(&st, s, "/data/l", TMO), 0);
     CHECK(S_ISLNK(st.mode));
-    CHECK_EQ_INT(adbc_sync_stat(s, "/data/none", &st, TMO), ADBC_ENOTFOUND);
+    CHECK_EQ_INT(adbc_sync_stat(&st, s, "/data/none", TMO), ADBC_ENOTFOUND);
     CHECK(strstr(adbc_last_error(), "/data/none") != NULL);
     CHECK(strstr(adbc_last_error(), "No such file or directory") != NULL);
     pthread_mutex_lock(&d.mu);
@@ -88,19 +88,19 @@ TEST(stat_v1_emulation)
     CHECK_EQ_INT(adbc_sync_open(&s, c, TMO), 0);
     CHECK_EQ_INT(adbc_sync_has_stat_v2(s), 0);
     adbc_sync_statbuf st;
-    CHECK_EQ_INT(adbc_sync_stat(s, "/data/dir/x", &st, TMO), 0);
+    CHECK_EQ_INT(adbc_sync_stat(&st, s, "/data/dir/x", TMO), 0);
     CHECK_EQ_INT(st.mode, S_IFREG | 0600);
     CHECK_EQ_INT(st.size, 1);
     CHECK_EQ_INT(st.v2, 0);
     /* a link is told apart by probing "link/" */
-    CHECK_EQ_INT(adbc_sync_stat(s, "/data/ld", &st, TMO), 0);
+    CHECK_EQ_INT(adbc_sync_stat(&st, s, "/data/ld", TMO), 0);
     CHECK(S_ISDIR(st.mode));
-    CHECK_EQ_INT(adbc_sync_stat(s, "/data/lf", &st, TMO), 0);
+    CHECK_EQ_INT(adbc_sync_stat(&st, s, "/data/lf", TMO), 0);
     CHECK(S_ISREG(st.mode));
     CHECK_EQ_INT(st.size, 0);
-    CHECK_EQ_INT(adbc_sync_lstat(s, "/data/lf", &st, TMO), 0);
+    CHECK_EQ_INT(adbc_sync_lstat(&st, s, "/data/lf", TMO), 0);
     CHECK(S_ISLNK(st.mode));
-    CHECK_EQ_INT(adbc_sync_stat(s, "/nope", &st, TMO), ADBC_ENOTFOUND);
+    CHECK_EQ_INT(adbc_sync_stat(&st, s, "/nope", TMO), ADBC_ENOTFOUND);
     CHECK(strstr(adbc_last_error(), "v1 stat") != NULL);
     pthread_mutex_lock(&d.mu);
     for (int i = 0; i < d.nreq; i++)
@@ -166,7 +166,7 @@ TEST(list_v1_and_v2)
         CHECK_EQ_INT(adbc_sync_list(s, "/data/d", collect, &m, TMO), 0);
         CHECK_EQ_INT(m.count, 1);
         adbc_sync_statbuf st;
-        CHECK_EQ_INT(adbc_sync_stat(s, "/data/d/b", &st, TMO), 0);
+        CHECK_EQ_INT(adbc_sync_stat(&st, s, "/data/d/b", TMO), 0);
         CHECK_EQ_INT(st.size, 1);
         pthread_mutex_lock(&d.mu);
         int saw = 0;
@@ -234,7 +234,7 @@ TEST(push_bytes_on_the_wire)
         size_t start = d.rlen;
         pthread_mutex_unlock(&d.mu);
         adbc_sync_result r;
-        CHECK_EQ_INT(adbc_sync_push(s, test_tmp_path("src"), "/data/local/tmp/x", NULL, &r, TMO), 0);
+        CHECK_EQ_INT(adbc_sync_push(&r, s, test_tmp_path("src"), "/data/local/tmp/x", NULL, TMO), 0);
         CHECK_EQ_INT(r.files, 1);
         CHECK_EQ_INT(r.bytes, sizes[k]);
         pthread_mutex_lock(&d.mu);
@@ -284,21 +284,21 @@ TEST(push_fail_names_path_and_device_message)
     CHECK_EQ_INT(write_file(test_tmp_path("big"), data, 300000, 0644, 1000), 0);
     adbc_sync *s;
     CHECK_EQ_INT(adbc_sync_open(&s, c, TMO), 0);
-    int rc = adbc_sync_push(s, test_tmp_path("big"), "/ro/x", NULL, NULL, TMO);
+    int rc = adbc_sync_push(NULL, s, test_tmp_path("big"), "/ro/x", NULL, TMO);
     CHECK_EQ_INT(rc, ADBC_EREMOTE);
     const char *e = adbc_last_error();
     CHECK(strstr(e, "Read-only file system") != NULL);
     CHECK(strstr(e, "/ro/x") != NULL);
     CHECK(strstr(e, test_tmp_path("big")) != NULL);
     /* the device ended that session; the handle opens a new one */
-    CHECK_EQ_INT(adbc_sync_push(s, test_tmp_path("big"), "/data/ok", NULL, NULL, TMO), 0);
+    CHECK_EQ_INT(adbc_sync_push(NULL, s, test_tmp_path("big"), "/data/ok", NULL, TMO), 0);
     pthread_mutex_lock(&d.mu);
     CHECK_EQ_INT(d.sync_opens, 2);
     const mfile *m = fd_find(&d, "/data/ok");
     CHECK(m && m->len == 300000 && memcmp(m->data, data, 300000) == 0);
     pthread_mutex_unlock(&d.mu);
     /* a missing local file is a local error */
-    CHECK_EQ_INT(adbc_sync_push(s, test_tmp_path("none"), "/data/n", NULL, NULL, TMO), ADBC_ENOTFOUND);
+    CHECK_EQ_INT(adbc_sync_push(NULL, s, test_tmp_path("none"), "/data/n", NULL, TMO), ADBC_ENOTFOUND);
     free(data);
     adbc_sync_close(s);
     fd_stop(&d, c);
@@ -358,7 +358,7 @@ TEST(push_tree_is_pipelined)
     o.progress = on_prog;
     o.user = &g;
     adbc_sync_result r;
-    int prc = adbc_sync_push(s, test_tmp_path("t"), "/data/t", &o, &r, 2000);
+    int prc = adbc_sync_push(&r, s, test_tmp_path("t"), "/data/t", &o, 2000);
     if (prc)
         fprintf(stderr, "  %s\n", adbc_last_error());
     CHECK_EQ_INT(prc, 0);
@@ -418,7 +418,7 @@ TEST(links_as_contents_where_the_device_has_none)
     adbc_sync *s;
     CHECK_EQ_INT(adbc_sync_open(&s, c, TMO), 0);
     adbc_sync_result r;
-    CHECK_EQ_INT(adbc_sync_push(s, test_tmp_path("t"), "/sdcard/t", NULL, &r, TMO), 0);
+    CHECK_EQ_INT(adbc_sync_push(&r, s, test_tmp_path("t"), "/sdcard/t", NULL, TMO), 0);
     CHECK_EQ_INT(r.files, 3);
     pthread_mutex_lock(&d.mu);
     const mfile *l = fd_find(&d, "/sdcard/t/link");
@@ -432,14 +432,14 @@ TEST(links_as_contents_where_the_device_has_none)
     adbc_sync_opts o;
     adbc_sync_opts_init(&o);
     o.flags = ADBC_SYNC_FOLLOW_LINKS;
-    CHECK_EQ_INT(adbc_sync_push(s, test_tmp_path("t/link"), "/data/l2", &o, &r, TMO), 0);
+    CHECK_EQ_INT(adbc_sync_push(&r, s, test_tmp_path("t/link"), "/data/l2", &o, TMO), 0);
     pthread_mutex_lock(&d.mu);
     const mfile *l2 = fd_find(&d, "/data/l2");
     CHECK(l2 && S_ISREG(l2->mode) && l2->len == 7);
     CHECK_EQ_INT(d.sync_opens, 2);
     pthread_mutex_unlock(&d.mu);
     /* without it, a single link goes as a link */
-    CHECK_EQ_INT(adbc_sync_push(s, test_tmp_path("t/link"), "/data/l3", NULL, &r, TMO), 0);
+    CHECK_EQ_INT(adbc_sync_push(&r, s, test_tmp_path("t/link"), "/data/l3", NULL, TMO), 0);
     pthread_mutex_lock(&d.mu);
     const mfile *l3 = fd_find(&d, "/data/l3");
     CHECK(l3 && S_ISLNK(l3->mode));
@@ -462,7 +462,7 @@ TEST(push_tree_without_fixed_push_mkdir)
     CHECK_EQ_INT(write_file(test_tmp_path("t/a/f"), "z", 1, 0644, 1), 0);
     adbc_sync *s;
     CHECK_EQ_INT(adbc_sync_open(&s, c, TMO), 0);
-    CHECK_EQ_INT(adbc_sync_push(s, test_tmp_path("t"), "/sdcard/t", NULL, NULL, TMO), 0);
+    CHECK_EQ_INT(adbc_sync_push(NULL, s, test_tmp_path("t"), "/sdcard/t", NULL, TMO), 0);
     pthread_mutex_lock(&d.mu);
     CHECK_EQ_INT(d.nservices, 1);
     CHECK(strstr(d.services[0], "mkdir -p '/sdcard/t' '/sdcard/t/a'") != NULL);
@@ -491,7 +491,7 @@ TEST(pull_file_atomic_with_attrs)
     o.progress = on_prog;
     o.user = &g;
     adbc_sync_result r;
-    CHECK_EQ_INT(adbc_sync_pull(s, "/sdcard/p.bin", test_tmp_path("deep/er/p.bin"), &o, &r, TMO), 0);
+    CHECK_EQ_INT(adbc_sync_pull(&r, s, "/sdcard/p.bin", test_tmp_path("deep/er/p.bin"), &o, TMO), 0);
     CHECK_EQ_INT(r.files, 1);
     CHECK_EQ_INT(r.bytes, 200000);
     CHECK(g.monotonic && g.last_bytes == 200000 && g.file_done_seen == 1);
@@ -508,13 +508,13 @@ TEST(pull_file_atomic_with_attrs)
     CHECK_EQ_INT(count_entries(test_tmp_path("deep/er")), 1); /* no temporary left */
     /* without attributes: a new file's mode, the current time */
     o.flags = ADBC_SYNC_NO_ATTRS;
-    CHECK_EQ_INT(adbc_sync_pull(s, "/sdcard/p.bin", test_tmp_path("q.bin"), &o, NULL, TMO), 0);
+    CHECK_EQ_INT(adbc_sync_pull(NULL, s, "/sdcard/p.bin", test_tmp_path("q.bin"), &o, TMO), 0);
     CHECK_EQ_INT(stat(test_tmp_path("q.bin"), &st), 0);
     CHECK_EQ_INT(st.st_mode & 0777, 0666 & ~um);
     CHECK(st.st_mtime > 1500000000);
     /* a FAIL from RECV: the device's message, nothing left behind */
     fd_put(&d, "/sdcard/dir/x", S_IFREG | 0644, "x", 1, 1);
-    CHECK_EQ_INT(adbc_sync_pull(s, "/sdcard/missing", test_tmp_path("m"), NULL, NULL, TMO),
+    CHECK_EQ_INT(adbc_sync_pull(NULL, s, "/sdcard/missing", test_tmp_path("m"), NULL, TMO),
                  ADBC_ENOTFOUND);
     free(data);
     adbc_sync_close(s);
@@ -544,7 +544,7 @@ TEST(pull_reservation_follows_the_bytes_received)
     for (int i = 0; i < 2; i++) {
         char remote[64];
         snprintf(remote, sizeof remote, "/sdcard/%s", names[i]);
-        CHECK_EQ_INT(adbc_sync_pull(s, remote, test_tmp_path(names[i]), NULL, NULL, TMO), 0);
+        CHECK_EQ_INT(adbc_sync_pull(NULL, s, remote, test_tmp_path(names[i]), NULL, TMO), 0);
         size_t n;
         uint8_t *got = test_read_file(test_tmp_path(names[i]), &n);
         CHECK(got && n == 5000 && memcmp(got, data, n) == 0);
@@ -579,7 +579,7 @@ TEST(pull_tree_follows_links_and_stops_loops)
     adbc_sync *s;
     CHECK_EQ_INT(adbc_sync_open(&s, c, TMO), 0);
     adbc_sync_result r;
-    CHECK_EQ_INT(adbc_sync_pull(s, "/data/t", test_tmp_path("out"), NULL, &r, TMO), 0);
+    CHECK_EQ_INT(adbc_sync_pull(&r, s, "/data/t", test_tmp_path("out"), NULL, TMO), 0);
     CHECK_EQ_INT(r.files, 5); /* a, la, b, c, .x */
     CHECK_EQ_INT(r.skipped, 3);
     CHECK_EQ_INT(r.bytes, 1 + 1 + 2 + 3);
@@ -646,7 +646,7 @@ TEST(pull_tree_is_pipelined)
     adbc_sync *s;
     CHECK_EQ_INT(adbc_sync_open(&s, c, TMO), 0);
     adbc_sync_result r;
-    int rc = adbc_sync_pull(s, "/data/many", test_tmp_path("many"), NULL, &r, 2000);
+    int rc = adbc_sync_pull(&r, s, "/data/many", test_tmp_path("many"), NULL, 2000);
     if (rc)
         fprintf(stderr, "  %s\n", adbc_last_error());
     CHECK_EQ_INT(rc, 0);
@@ -688,11 +688,11 @@ static int pull_with_reply(const char *reply, size_t len, int *code, char *msg, 
     adbc_sync *s;
     if (adbc_sync_open(&s, c, TMO) != 0)
         return -1;
-    *code = adbc_sync_pull(s, "/data/f", test_tmp_path("f"), NULL, NULL, TMO);
+    *code = adbc_sync_pull(NULL, s, "/data/f", test_tmp_path("f"), NULL, TMO);
     snprintf(msg, msglen, "%s", adbc_last_error());
     /* the handle recovers: a new session, a good pull */
     d.hook = NULL;
-    int again = adbc_sync_pull(s, "/data/f", test_tmp_path("g"), NULL, NULL, TMO);
+    int again = adbc_sync_pull(NULL, s, "/data/f", test_tmp_path("g"), NULL, TMO);
     adbc_sync_close(s);
     fd_stop(&d, c);
     unlink(test_tmp_path("g"));
@@ -755,7 +755,7 @@ TEST(hostile_entry_name_cannot_escape_a_tree_pull)
     adbc_sync *s;
     CHECK_EQ_INT(adbc_sync_open(&s, c, TMO), 0);
     mkdir(test_tmp_path("in"), 0755);
-    CHECK_EQ_INT(adbc_sync_pull(s, "/data/t", test_tmp_path("in/t"), NULL, NULL, TMO), ADBC_EPROTO);
+    CHECK_EQ_INT(adbc_sync_pull(NULL, s, "/data/t", test_tmp_path("in/t"), NULL, TMO), ADBC_EPROTO);
     CHECK(strstr(adbc_last_error(), "'/'") != NULL);
     CHECK_EQ_INT(count_entries(test_tmp()), 1);  /* only in/ */
     adbc_sync_close(s);
@@ -781,7 +781,7 @@ TEST(timeout_then_recovery)
     CHECK_EQ_INT(adbc_sync_open(&s, c, TMO), 0);
     adbc_sync_statbuf st;
     int64_t t0 = core_now_ms();
-    CHECK_EQ_INT(adbc_sync_stat(s, "/data/f", &st, 300), ADBC_ETIMEDOUT);
+    CHECK_EQ_INT(adbc_sync_stat(&st, s, "/data/f", 300), ADBC_ETIMEDOUT);
     int64_t el = core_now_ms() - t0;
     CHECK(el >= 250 && el < 3000);
     CHECK(strstr(adbc_last_error(), "300 ms") != NULL);
@@ -790,7 +790,7 @@ TEST(timeout_then_recovery)
     usleep(50000);
     pthread_mutex_lock(&d.mu);
     pthread_mutex_unlock(&d.mu);
-    CHECK_EQ_INT(adbc_sync_stat(s, "/data/f", &st, TMO), 0);
+    CHECK_EQ_INT(adbc_sync_stat(&st, s, "/data/f", TMO), 0);
     CHECK_EQ_INT(st.size, 1);
     adbc_sync_close(s);
     fd_stop(&d, c);
@@ -815,14 +815,14 @@ TEST(local_disk_full_removes_the_temporary)
     lim.rlim_cur = 100000;
     signal(SIGXFSZ, SIG_IGN);
     CHECK_EQ_INT(setrlimit(RLIMIT_FSIZE, &lim), 0);
-    int rc = adbc_sync_pull(s, "/data/big", test_tmp_path("big"), NULL, NULL, TMO);
+    int rc = adbc_sync_pull(NULL, s, "/data/big", test_tmp_path("big"), NULL, TMO);
     setrlimit(RLIMIT_FSIZE, &old);
     CHECK_EQ_INT(rc, ADBC_EIO);
     CHECK(strstr(adbc_last_error(), "cannot write") != NULL);
     CHECK(strstr(adbc_last_error(), test_tmp_path("big")) != NULL);
     CHECK_EQ_INT(count_entries(test_tmp()), 0);
     /* and the handle still works */
-    CHECK_EQ_INT(adbc_sync_pull(s, "/data/big", test_tmp_path("big"), NULL, NULL, TMO), 0);
+    CHECK_EQ_INT(adbc_sync_pull(NULL, s, "/data/big", test_tmp_path("big"), NULL, TMO), 0);
     free(data);
     adbc_sync_close(s);
     fd_stop(&d, c);
@@ -844,7 +844,7 @@ static int pull_cut_at(long cut, const uint8_t *data, size_t len, char *msg, siz
     adbc_sync *s;
     int rc = adbc_sync_open(&s, c, TMO);
     if (rc == 0) {
-        rc = adbc_sync_pull(s, "/data/f", test_tmp_path("f"), NULL, NULL, TMO);
+        rc = adbc_sync_pull(NULL, s, "/data/f", test_tmp_path("f"), NULL, TMO);
         snprintf(msg, msglen, "%s", adbc_last_error());
         adbc_sync_close(s);
     }
@@ -930,8 +930,8 @@ TEST(allocation_failures)
         CHECK_EQ_INT(adbc_sync_open(&s, c, TMO), 0);
         core_test_fail_alloc_at(k);
         /* short timeouts: a lost packet (the device engine failed) stalls */
-        int rc1 = adbc_sync_push(s, test_tmp_path("src"), "/data/p", NULL, NULL, 700);
-        int rc2 = adbc_sync_pull(s, "/data/t", test_tmp_path("out"), NULL, NULL, 700);
+        int rc1 = adbc_sync_push(NULL, s, test_tmp_path("src"), "/data/p", NULL, 700);
+        int rc2 = adbc_sync_pull(NULL, s, "/data/t", test_tmp_path("out"), NULL, 700);
         core_test_fail_alloc_at(0);
         if ((rc1 == ADBC_ETIMEDOUT || rc2 == ADBC_ETIMEDOUT) && getenv("SYNC_TEST_VERBOSE"))
             fprintf(stderr, "  alloc %ld: %d %d %s\n", k, rc1, rc2, adbc_last_error());

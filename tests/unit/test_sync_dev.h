@@ -472,7 +472,7 @@ static void fd_pump(fdev *d)
             break;
         if (d->wrte_max && n > d->wrte_max)
             n = d->wrte_max;
-        long k = adbc_session_write(d->s, d->sid, d->out + d->ooff, n);
+        ssize_t k = adbc_session_write(d->s, d->sid, d->out + d->ooff, n);
         if (k <= 0)
             return;
         d->ooff += (size_t)k;
@@ -500,7 +500,7 @@ static void *fd_main(void *arg)
         const uint8_t *seg;
         size_t n;
         fd_pump(d);
-        while ((n = adbc_session_next_send(d->s, &seg)) > 0) {
+        while ((n = adbc_session_next_send(&seg, d->s)) > 0) {
             ssize_t w = send(d->fd, seg, n, MSG_NOSIGNAL);
             if (w <= 0)
                 goto out;

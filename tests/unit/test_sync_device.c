@@ -186,16 +186,16 @@ TEST(round_trips_at_chunk_boundaries)
         snprintf(remote, sizeof remote, "/data/local/tmp/%s", name);
         CHECK_EQ_INT(write_file(P("%s/src", tmp), data, n, 0644, 1000000), 0);
         adbc_sync_result r;
-        CHECK_EQ_INT(adbc_sync_push(s, P("%s/src", tmp), remote, NULL, &r, TMO), 0);
+        CHECK_EQ_INT(adbc_sync_push(&r, s, P("%s/src", tmp), remote, NULL, TMO), 0);
         CHECK_EQ_INT(r.bytes, n);
         char host[700];
         snprintf(host, sizeof host, "%s/data/local/tmp/%s", dev.sandbox, name);
         CHECK(same_file(host, data, n));
         adbc_sync_statbuf st;
-        CHECK_EQ_INT(adbc_sync_stat(s, remote, &st, TMO), 0);
+        CHECK_EQ_INT(adbc_sync_stat(&st, s, remote, TMO), 0);
         CHECK_EQ_INT(st.size, n);
         CHECK(S_ISREG(st.mode));
-        CHECK_EQ_INT(adbc_sync_pull(s, remote, P("%s/back", tmp), NULL, &r, TMO), 0);
+        CHECK_EQ_INT(adbc_sync_pull(&r, s, remote, P("%s/back", tmp), NULL, TMO), 0);
         CHECK_EQ_INT(r.bytes, n);
         CHECK(same_file(P("%s/back", tmp), data, n));
         free(data);
@@ -217,17 +217,17 @@ TEST(modes_and_mtimes_as_adbd_sets_them)
     for (size_t i = 0; i < sizeof m / sizeof m[0]; i++) {
         CHECK_EQ_INT(write_file(P("%s/m", tmp), "mode", 4, m[i].local, 1234567890 + (time_t)i),
                      0);
-        CHECK_EQ_INT(adbc_sync_push(s, P("%s/m", tmp), "/data/local/tmp/m", NULL, NULL, TMO), 0);
+        CHECK_EQ_INT(adbc_sync_push(NULL, s, P("%s/m", tmp), "/data/local/tmp/m", NULL, TMO), 0);
         struct stat st;
         CHECK_EQ_INT(stat(P("%s/data/local/tmp/m", dev.sandbox), &st), 0);
         CHECK_EQ_INT(st.st_mode & 07777, m[i].device);
         CHECK_EQ_INT(st.st_mtime, 1234567890 + (time_t)i);
         adbc_sync_statbuf sb;
-        CHECK_EQ_INT(adbc_sync_stat(s, "/data/local/tmp/m", &sb, TMO), 0);
+        CHECK_EQ_INT(adbc_sync_stat(&sb, s, "/data/local/tmp/m", TMO), 0);
         CHECK_EQ_INT(sb.mode & 07777, m[i].device);
         CHECK_EQ_INT(sb.mtime, 1234567890 + (time_t)i);
         /* pulled back with attributes: the device's mode through our umask */
-        CHECK_EQ_INT(adbc_sync_pull(s, "/data/local/tmp/m", P("%s/mb", tmp), NULL, NULL, TMO),
+        CHECK_EQ_INT(adbc_sync_pull(NULL, s, "/data/local/tmp/m", P("%s/mb", tmp), NULL, TMO),
                      0);
         CHECK_EQ_INT(stat(P("%s/mb", tmp), &st), 0);
         mode_t um = umask(022);
@@ -258,7 +258,7 @@ TEST(tree_push_and_pull)
     adbc_sync *s;
     CHECK_EQ_INT(adbc_sync_open(&s, c, TMO), 0);
     adbc_sync_result r;
-    CHECK_EQ_INT(adbc_sync_push(s, t, "/sdcard/tree", NULL, &r, TMO), 0);
+    CHECK_EQ_INT(adbc_sync_push(&r, s, t, "/sdcard/tree", NULL, TMO), 0);
     CHECK_EQ_INT(r.files, 4);
     CHECK_EQ_INT(r.bytes, 3 + 5 + 200000);
     CHECK(same_file(P("%s/sdcard/tree/a/b/deep", dev.sandbox), (const uint8_t *)"deep!", 5));
@@ -275,7 +275,7 @@ TEST(tree_push_and_pull)
     CHECK(S_ISDIR(st.st_mode));
 
     /* and back: the link comes as a copy of its target */
-    CHECK_EQ_INT(adbc_sync_pull(s, "/sdcard/tree", P("%s/tree2", tmp), NULL, &r, TMO), 0);
+    CHECK_EQ_INT(adbc_sync_pull(&r, s, "/sdcard/tree", P("%s/tree2", tmp), NULL, TMO), 0);
     CHECK_EQ_INT(r.files, 4);
     CHECK(same_file(P("%s/tree2/a/link", tmp), (const uint8_t *)"deep!", 5));
     CHECK(same_file(P("%s/tree2/a/big", tmp), big, 200000));
@@ -316,17 +316,17 @@ TEST(list_and_errors)
     CHECK_EQ_INT(adbc_sync_list(s, "/data/nothing", look, &w, TMO), ADBC_ENOTFOUND);
 
     CHECK_EQ_INT(write_file(P("%s/e", tmp), "e", 1, 0644, 1), 0);
-    CHECK_EQ_INT(adbc_sync_push(s, P("%s/e", tmp), "/system/e", NULL, NULL, TMO), ADBC_EREMOTE);
+    CHECK_EQ_INT(adbc_sync_push(NULL, s, P("%s/e", tmp), "/system/e", NULL, TMO), ADBC_EREMOTE);
     CHECK(strstr(adbc_last_error(), "Read-only file system") != NULL);
     CHECK(strstr(adbc_last_error(), "/system/e") != NULL);
     /* a directory in the way: adbd's own words */
-    CHECK_EQ_INT(adbc_sync_push(s, P("%s/e", tmp), "/data/local", NULL, NULL, TMO), ADBC_EREMOTE);
+    CHECK_EQ_INT(adbc_sync_push(NULL, s, P("%s/e", tmp), "/data/local", NULL, TMO), ADBC_EREMOTE);
     CHECK(strstr(adbc_last_error(), "Is a directory") != NULL);
-    CHECK_EQ_INT(adbc_sync_pull(s, "/data/none", P("%s/none", tmp), NULL, NULL, TMO),
+    CHECK_EQ_INT(adbc_sync_pull(NULL, s, "/data/none", P("%s/none", tmp), NULL, TMO),
                  ADBC_ENOTFOUND);
     CHECK_EQ_INT(access(P("%s/none", tmp), F_OK), -1);
     /* parents are made on the device (fixed_push_mkdir) */
-    CHECK_EQ_INT(adbc_sync_push(s, P("%s/e", tmp), "/sdcard/new/deeper/e", NULL, NULL, TMO), 0);
+    CHECK_EQ_INT(adbc_sync_push(NULL, s, P("%s/e", tmp), "/sdcard/new/deeper/e", NULL, TMO), 0);
     CHECK(same_file(P("%s/sdcard/new/deeper/e", dev.sandbox), (const uint8_t *)"e", 1));
     adbc_sync_close(s);
     adbc_conn_close(c);
@@ -348,8 +348,8 @@ TEST(sandbox_holds)
                                         "/data/../../../../etc/passwd", "/etc/passwd",
                                         "/sdcard/../../etc/passwd"};
     for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
-        CHECK_EQ_INT(adbc_sync_stat(s, paths[i], &st, TMO), ADBC_ENOTFOUND);
-        CHECK(adbc_sync_pull(s, paths[i], P("%s/leak", tmp), NULL, NULL, TMO) < 0);
+        CHECK_EQ_INT(adbc_sync_stat(&st, s, paths[i], TMO), ADBC_ENOTFOUND);
+        CHECK(adbc_sync_pull(NULL, s, paths[i], P("%s/leak", tmp), NULL, TMO) < 0);
         CHECK_EQ_INT(access(P("%s/leak", tmp), F_OK), -1);
     }
     /* writing through a link cannot leave the sandbox either */
@@ -359,7 +359,7 @@ TEST(sandbox_holds)
     snprintf(name, sizeof name, "adbc-sync-escape-%d", (int)getpid());
     char remote[128];
     snprintf(remote, sizeof remote, "/data/local/tmp/out/%s", name);
-    adbc_sync_push(s, P("%s/w", tmp), remote, NULL, NULL, TMO);
+    adbc_sync_push(NULL, s, P("%s/w", tmp), remote, NULL, TMO);
     CHECK_EQ_INT(access(P("/tmp/%s", name), F_OK), -1);
     adbc_sync_close(s);
     adbc_conn_close(c);
@@ -377,25 +377,25 @@ TEST(v1_protocol_without_v2_features)
     CHECK_EQ_INT(adbc_sync_has_ls_v2(s), 0);
     uint8_t *data = pattern(100000, 7);
     CHECK_EQ_INT(write_file(P("%s/v1", tmp), data, 100000, 0644, 4242), 0);
-    CHECK_EQ_INT(adbc_sync_push(s, P("%s/v1", tmp), "/data/local/tmp/v1", NULL, NULL, TMO), 0);
+    CHECK_EQ_INT(adbc_sync_push(NULL, s, P("%s/v1", tmp), "/data/local/tmp/v1", NULL, TMO), 0);
     adbc_sync_statbuf st;
-    CHECK_EQ_INT(adbc_sync_stat(s, "/data/local/tmp/v1", &st, TMO), 0);
+    CHECK_EQ_INT(adbc_sync_stat(&st, s, "/data/local/tmp/v1", TMO), 0);
     CHECK_EQ_INT(st.size, 100000);
     CHECK_EQ_INT(st.mtime, 4242);
     CHECK_EQ_INT(st.v2, 0);
-    CHECK_EQ_INT(adbc_sync_stat(s, "/data/local/tmp/zzz", &st, TMO), ADBC_ENOTFOUND);
+    CHECK_EQ_INT(adbc_sync_stat(&st, s, "/data/local/tmp/zzz", TMO), ADBC_ENOTFOUND);
     seen w = {0};
     CHECK_EQ_INT(adbc_sync_list(s, "/", look, &w, TMO), 0);
     CHECK(w.data && w.sdcard);
-    CHECK_EQ_INT(adbc_sync_pull(s, "/data/local/tmp/v1", P("%s/v1b", tmp), NULL, NULL, TMO), 0);
+    CHECK_EQ_INT(adbc_sync_pull(NULL, s, "/data/local/tmp/v1", P("%s/v1b", tmp), NULL, TMO), 0);
     CHECK(same_file(P("%s/v1b", tmp), data, 100000));
     /* a tree: without fixed_push_mkdir the directories are made first */
     mkdir(P("%s/t1", tmp), 0755);
     mkdir(P("%s/t1/x", tmp), 0755);
     CHECK_EQ_INT(write_file(P("%s/t1/x/f", tmp), "f", 1, 0644, 1), 0);
-    CHECK_EQ_INT(adbc_sync_push(s, P("%s/t1", tmp), "/sdcard/t1", NULL, NULL, TMO), 0);
+    CHECK_EQ_INT(adbc_sync_push(NULL, s, P("%s/t1", tmp), "/sdcard/t1", NULL, TMO), 0);
     CHECK(same_file(P("%s/sdcard/t1/x/f", old.sandbox), (const uint8_t *)"f", 1));
-    CHECK_EQ_INT(adbc_sync_pull(s, "/sdcard/t1", P("%s/t1b", tmp), NULL, NULL, TMO), 0);
+    CHECK_EQ_INT(adbc_sync_pull(NULL, s, "/sdcard/t1", P("%s/t1b", tmp), NULL, TMO), 0);
     CHECK(same_file(P("%s/t1b/x/f", tmp), (const uint8_t *)"f", 1));
     free(data);
     adbc_sync_close(s);

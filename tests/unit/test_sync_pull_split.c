@@ -57,16 +57,16 @@ TEST(pull_with_headers_split_across_packets)
         pthread_mutex_unlock(&d.mu);
         adbc_sync_result r;
         if (splits[i] <= 9) {
-            CHECK_EQ_INT(adbc_sync_pull(s, "/data/small", test_tmp_path("small"), NULL, &r, TMO), 0);
+            CHECK_EQ_INT(adbc_sync_pull(&r, s, "/data/small", test_tmp_path("small"), NULL, TMO), 0);
             CHECK_EQ_INT(r.bytes, small);
             CHECK(same_file(test_tmp_path("small"), a, small));
         }
         if (splits[i] >= 7) { /* 2 KiB of replies a byte at a time is enough */
-            CHECK_EQ_INT(adbc_sync_pull(s, "/data/big", test_tmp_path("big"), NULL, &r, TMO), 0);
+            CHECK_EQ_INT(adbc_sync_pull(&r, s, "/data/big", test_tmp_path("big"), NULL, TMO), 0);
             CHECK_EQ_INT(r.bytes, big);
             CHECK(same_file(test_tmp_path("big"), b, big));
         }
-        CHECK_EQ_INT(adbc_sync_pull(s, "/data/empty", test_tmp_path("empty"), NULL, &r, TMO), 0);
+        CHECK_EQ_INT(adbc_sync_pull(&r, s, "/data/empty", test_tmp_path("empty"), NULL, TMO), 0);
         CHECK(same_file(test_tmp_path("empty"), (const uint8_t *)"", 0));
     }
     CHECK_EQ_INT(count_entries(test_tmp()), 3); /* no temporary left behind */
@@ -106,7 +106,7 @@ TEST(pull_fail_after_data_in_split_packets_leaves_no_file)
         d.wrte_max = split;
         d.hook = fail_midway_hook;
         pthread_mutex_unlock(&d.mu);
-        int rc = adbc_sync_pull(s, "/data/f", test_tmp_path("f"), NULL, NULL, TMO);
+        int rc = adbc_sync_pull(NULL, s, "/data/f", test_tmp_path("f"), NULL, TMO);
         if (rc != ADBC_EREMOTE)
             fprintf(stderr, "  split %zu: %d %s\n", split, rc, adbc_last_error());
         CHECK_EQ_INT(rc, ADBC_EREMOTE);
@@ -116,7 +116,7 @@ TEST(pull_fail_after_data_in_split_packets_leaves_no_file)
         d.hook = NULL;
         pthread_mutex_unlock(&d.mu);
         /* the handle goes on: a new session, a good pull */
-        CHECK_EQ_INT(adbc_sync_pull(s, "/data/f", test_tmp_path("g"), NULL, NULL, TMO), 0);
+        CHECK_EQ_INT(adbc_sync_pull(NULL, s, "/data/f", test_tmp_path("g"), NULL, TMO), 0);
         CHECK(same_file(test_tmp_path("g"), (const uint8_t *)"0123456789", 10));
         unlink(test_tmp_path("g"));
     }
@@ -153,7 +153,7 @@ TEST(tree_pull_with_split_packets)
         char out[32];
         snprintf(out, sizeof out, "out%zu", k);
         adbc_sync_result r;
-        CHECK_EQ_INT(adbc_sync_pull(s, "/data/t", test_tmp_path(out), NULL, &r, TMO), 0);
+        CHECK_EQ_INT(adbc_sync_pull(&r, s, "/data/t", test_tmp_path(out), NULL, TMO), 0);
         CHECK_EQ_INT(r.files, 6);
         for (int i = 0; i < 6; i++) {
             char p[64];

@@ -414,7 +414,7 @@ TEST(pull_refuses_a_bomb_and_leaves_no_file)
     o.compression = ADBC_SYNC_COMPRESS_ZSTD;
     char local[300];
     snprintf(local, sizeof local, "%s/f", tmpdir);
-    int rc = adbc_sync_pull(s, "/data/f", local, &o, NULL, TMO);
+    int rc = adbc_sync_pull(NULL, s, "/data/f", local, &o, TMO);
     CHECK_EQ_INT(rc, ADBC_EPROTO);
     CHECK(strstr(adbc_last_error(), "decompression bomb") != NULL);
     CHECK(strstr(adbc_last_error(), "nothing was written") != NULL);
@@ -427,7 +427,7 @@ TEST(pull_refuses_a_bomb_and_leaves_no_file)
      * honest path (v1 here: the hook is gone and -Z asked) */
     d.hook = NULL;
     o.compression = ADBC_SYNC_COMPRESS_NONE;
-    CHECK_EQ_INT(adbc_sync_pull(s, "/data/f", local, &o, NULL, TMO), 0);
+    CHECK_EQ_INT(adbc_sync_pull(NULL, s, "/data/f", local, &o, TMO), 0);
     adbc_sync_close(s);
     fd_stop(&d, c);
     unlink(local);

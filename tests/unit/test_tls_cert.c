@@ -91,7 +91,7 @@ TEST(certificate_has_adbs_fields)
     CHECK_EQ_INT(EVP_PKEY_get_base_id(pub), EVP_PKEY_RSA);
     CHECK(X509_verify(x, pub) == 1);
     X509_free(x);
-    free(der);
+    adbc_free(der);
 }
 
 TEST(fingerprints_agree)
@@ -105,7 +105,7 @@ TEST(fingerprints_agree)
 
     /* The same key through its adbkey.pub line (what a device stores). */
     char *line = NULL;
-    CHECK_EQ_INT(adbc_key_public_line(key, "me@box", &line), 0);
+    CHECK_EQ_INT(adbc_key_public_line(&line, key, "me@box"), 0);
     CHECK_EQ_INT(adbc_tls_pubkey_line_fingerprint(fp_line, line), 0);
     CHECK_STR(fp_line, fp);
 
@@ -127,14 +127,14 @@ TEST(fingerprints_agree)
     CHECK_STR(hex, fp);
     OPENSSL_free(spki);
     X509_free(x);
-    free(der);
+    adbc_free(der);
 
     /* Bad lines. */
     line[10] = '*';
     CHECK_EQ_INT(adbc_tls_pubkey_line_fingerprint(fp_line, line), ADBC_EFORMAT);
     CHECK_EQ_INT(adbc_tls_pubkey_line_fingerprint(fp_line, "QUFB user@host"), ADBC_EFORMAT);
     CHECK_EQ_INT(adbc_tls_pubkey_line_fingerprint(fp_line, ""), ADBC_EFORMAT);
-    free(line);
+    adbc_free(line);
 }
 
 TEST(select_key_from_hints)

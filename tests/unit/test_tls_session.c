@@ -24,7 +24,7 @@ static int send_all(adbc_session *s, adbc_transport *t)
 {
     const uint8_t *d;
     size_t n;
-    while ((n = adbc_session_next_send(s, &d)) > 0) {
+    while ((n = adbc_session_next_send(&d, s)) > 0) {
         int rc = t->ops->write(t, d, n, 5000);
         if (rc)
             return rc;

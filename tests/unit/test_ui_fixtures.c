@@ -111,7 +111,7 @@ static int check_one(const char *name, adbc_ui_snap *s)
         show_diff(name, gt, gtn, tsv, tn);
         ok = 0;
     }
-    free(gt);
+    adbc_free(gt);
     free(want);
     free(tsv);
     return ok;

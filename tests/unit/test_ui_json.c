@@ -318,7 +318,7 @@ static int check_json(adbc_ui_snap *s, const char *name)
     int ok = strlen(js) == jn && jn > 0 && js[jn - 1] == '}';
     jv *doc = jparse(js, jn);
     if (!doc)
-        return fprintf(stderr, "  %s: invalid JSON\n", name), free(js), 0;
+        return fprintf(stderr, "  %s: invalid JSON\n", name), adbc_free(js), 0;
     jv *schema = jget(doc, "schema"), *id = jget(doc, "id"), *refs = jget(doc, "refs"),
        *wins = jget(doc, "windows"), *ts = jget(doc, "timestamp_ms"), *cpl = jget(doc, "complete");
     ok = ok && schema && schema->t == J_STR && strcmp(schema->s, ADBC_UI_JSON_SCHEMA) == 0;
@@ -347,7 +347,7 @@ static int check_json(adbc_ui_snap *s, const char *name)
         fprintf(stderr, "  %s: JSON does not match the snapshot\n", name);
     free(o.p);
     jfree(doc);
-    free(js);
+    adbc_free(js);
     return ok;
 }
 
@@ -395,7 +395,7 @@ TEST(escapes_states_and_empty_windows)
     CHECK(strstr(js, "\"resource_id\":\"x:id/y\"") != NULL);
     CHECK(strstr(js, "\"states\":{\"clickable\":true,\"editable\":false,\"scrollable\":true,"
                      "\"checked\":true,\"selected\":true,\"focused\":true,\"enabled\":false}") != NULL);
-    free(js);
+    adbc_free(js);
     adbc_ui_snap_free(s);
 }
 

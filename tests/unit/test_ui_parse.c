@@ -159,7 +159,7 @@ TEST(invalid_utf8_becomes_replacement_characters)
     char *j;
     CHECK_EQ_INT(adbc_ui_snap_json(&j, NULL, s), 0);
     CHECK(strstr(j, "\"text\":\"" FFFD "(\"") != NULL);
-    free(j);
+    adbc_free(j);
     adbc_ui_snap_free(s);
 }
 
@@ -261,13 +261,13 @@ TEST(deep_nesting_does_not_use_the_stack)
     CHECK(adbc_ui_snap_complete(s));
     char *j;
     CHECK_EQ_INT(adbc_ui_snap_json(&j, NULL, s), 0);
-    free(j);
+    adbc_free(j);
     int *refs;
     size_t nr;
     adbc_ui_selector sel = {.size = sizeof(adbc_ui_selector), .text = "bottom"};
     CHECK_EQ_INT(adbc_ui_find(&refs, &nr, s, &sel), 0);
     CHECK_EQ_INT(nr, 1);
-    free(refs);
+    adbc_free(refs);
     adbc_ui_snap_free(s);
     free(x);
 
@@ -291,7 +291,7 @@ TEST(deep_nesting_does_not_use_the_stack)
     for (char *p = j; (p = strstr(p, "\"children\":[")); p++)
         opens++;
     CHECK_EQ_INT(opens, 3000);
-    free(j);
+    adbc_free(j);
     adbc_ui_snap_free(s);
     free(x);
 }
@@ -339,7 +339,7 @@ TEST(random_bytes_and_mutations_give_result_or_clean_error)
             CHECK(s != NULL);
             char *j;
             CHECK_EQ_INT(adbc_ui_snap_json(&j, NULL, s), 0);
-            free(j);
+            adbc_free(j);
             /* Text lines never contain raw control characters. */
             for (const char *t = adbc_ui_snap_text(s, NULL); *t; t++)
                 CHECK((unsigned char)*t >= 0x20 || *t == '\n');
@@ -396,7 +396,7 @@ TEST(every_allocation_failure_is_clean)
             CHECK_STR(adbc_ui_snap_text(s, NULL), "- L\n  - T [ref=1] \"" FFFD " a\"\n  - T \"a\"");
             ok_seen = 1;
         }
-        free(j);
+        adbc_free(j);
         adbc_ui_snap_free(s);
     }
     CHECK(ok_seen);
@@ -438,9 +438,9 @@ TEST(every_allocation_failure_is_clean)
             CHECK_EQ_INT(adbc_ui_reftab_count(t), adbc_ui_reftab_count(adbc_ui_snap_refs(s)));
             ok_seen = 1;
         }
-        free(j);
-        free(tsv);
-        free(found);
+        adbc_free(j);
+        adbc_free(tsv);
+        adbc_free(found);
         adbc_ui_reftab_free(t);
         adbc_ui_snap_free(s);
     }

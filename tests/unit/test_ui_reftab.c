@@ -78,7 +78,7 @@ TEST(records)
     CHECK_EQ_INT(adbc_ui_reftab_tsv(&tsv, &n, t), 0);
     CHECK_STR(tsv, "1\t20\t30\n2\t-3\t-3\n3\t1073741823\t-1073741824\n");
     CHECK_EQ_INT(n, strlen(tsv));
-    free(tsv);
+    adbc_free(tsv);
     adbc_ui_snap_free(s);
 }
 

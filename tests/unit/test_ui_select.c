@@ -30,7 +30,7 @@ static char *find_str(adbc_ui_snap *s, adbc_ui_selector sel)
     out[0] = '\0';
     for (size_t i = 0; i < n; i++)
         o += (size_t)snprintf(out + o, 4096 - o, "%s%d", i ? "," : "", refs[i]);
-    free(refs);
+    adbc_free(refs);
     return out;
 }
 

@@ -206,7 +206,7 @@ TEST(snapshot_of_every_recorded_dump)
         char *gt;
         CHECK_EQ_INT(adbc_ui_reftab_tsv(&gt, &gn, adbc_ui_snap_refs(s)), 0);
         CHECK(gn == tn && memcmp(gt, tsv, tn) == 0);
-        free(gt);
+        adbc_free(gt);
         free(want);
         free(tsv);
         adbc_ui_snap_free(s);
@@ -225,7 +225,7 @@ TEST(raw_dump_is_byte_exact)
     CHECK_EQ_INT(n, wn);
     CHECK(memcmp(xml, want, n) == 0);
     CHECK(xml[n] == '\0');
-    free(xml);
+    adbc_free(xml);
     free(want);
     /* Binary junk in a dump comes back unchanged too (exec: is binary-safe). */
     char junk[600];
@@ -240,7 +240,7 @@ TEST(raw_dump_is_byte_exact)
     CHECK_EQ_INT(adbc_ui_dump(&xml, &n, conn, NULL), 0);
     CHECK_EQ_INT(n, jn);
     CHECK(memcmp(xml, junk, jn) == 0);
-    free(xml);
+    adbc_free(xml);
 }
 
 TEST(uiautomator_errors_are_retried)
@@ -329,7 +329,7 @@ TEST(cut_dump_is_fetched_again_then_refused)
     size_t n;
     CHECK_EQ_INT(adbc_ui_dump(&xml, &n, conn, NULL), 0);
     CHECK_EQ_INT(n, 50000);
-    free(xml);
+    adbc_free(xml);
 }
 
 /* Switches the served screen after a delay, as an app would. */

@@ -180,19 +180,19 @@ TEST(right_code_pairs)
     if (!have_pairing) {
         /* Pair by hand so the TLS checks still run. */
         char *line = NULL;
-        CHECK(adbc_key_public_line(paired_key, "test@host", &line) == 0);
+        CHECK(adbc_key_public_line(&line, paired_key, "test@host") == 0);
         FILE *f = fopen(keys_path, "a");
         CHECK(f != NULL);
         fprintf(f, "%s\n", line);
         fclose(f);
-        free(line);
+        adbc_free(line);
         return;
     }
     char *guid = NULL;
     int rc = adbc_pair(&guid, pair_addr, CODE, paired_key, 10000);
     CHECK_EQ_INT(rc, 0);
     CHECK(guid != NULL && strncmp(guid, "adb-", 4) == 0);
-    free(guid);
+    adbc_free(guid);
     CHECK_EQ_INT(wait_lines(keys_path, 1), 1);
 }
 
@@ -203,7 +203,7 @@ TEST(paired_key_runs_inside_tls)
     CHECK(strncmp(adbc_conn_desc(c), "tls:", 4) == 0);
     adbc_run_result r;
     memset(&r, 0, sizeof r);
-    int rc = adbc_run(c, ADBC_SHELL_AUTO, "cat; echo oops >&2; exit 5", "ping\n", 5, 0, &r,
+    int rc = adbc_run(&r, c, ADBC_SHELL_AUTO, "cat; echo oops >&2; exit 5", "ping\n", 5, 0,
                       10000);
     int ok = rc == 0 && r.exit_code == 5 && r.out_len == 5 && memcmp(r.out, "ping\n", 5) == 0 &&
              r.err_len == 5 && memcmp(r.err, "oops\n", 5) == 0;
@@ -228,8 +228,8 @@ TEST(paired_key_runs_inside_tls)
     adbc_sync_result res;
     int prc = -1, grc = -1;
     if (wrote && adbc_sync_open(&s, c, 10000) == 0) {
-        prc = adbc_sync_push(s, src, "/sdcard/blob", NULL, &res, 20000);
-        grc = adbc_sync_pull(s, "/sdcard/blob", back, NULL, &res, 20000);
+        prc = adbc_sync_push(&res, s, src, "/sdcard/blob", NULL, 20000);
+        grc = adbc_sync_pull(&res, s, "/sdcard/blob", back, NULL, 20000);
     }
     adbc_sync_close(s);
     adbc_conn_close(c);

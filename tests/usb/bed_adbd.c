@@ -235,7 +235,7 @@ static void pump(bed_dev *d)
 {
     const uint8_t *seg;
     size_t n;
-    while (d->s && (n = adbc_session_next_send(d->s, &seg)) > 0) {
+    while (d->s && (n = adbc_session_next_send(&seg, d->s)) > 0) {
         bed_in *x = g_new0(bed_in, 1);
         x->data = g_memdup2(seg, n);
         x->len = n;

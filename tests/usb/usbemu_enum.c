@@ -59,14 +59,14 @@ TEST(select_by_serial_and_port)
     adbc_transport *t;
     adbc_usb_device info;
     CHECK_EQ_INT(adbc_transport_usb(&t, "EMU0003"), 0);
-    CHECK_EQ_INT(adbc_transport_usb_info(t, &info), 0);
+    CHECK_EQ_INT(adbc_transport_usb_info(&info, t), 0);
     CHECK_STR(info.path, "1-3");
     CHECK_STR(t->desc, "usb:EMU0003 (1-3)");
     CHECK_EQ_INT(t->packet_mode, 1);
     adbc_transport_free(t);
 
     CHECK_EQ_INT(adbc_transport_usb(&t, "usb:1-1"), 0);
-    CHECK_EQ_INT(adbc_transport_usb_info(t, &info), 0);
+    CHECK_EQ_INT(adbc_transport_usb_info(&info, t), 0);
     CHECK_STR(info.serial, "EMU0001");
     adbc_transport_free(t);
 }

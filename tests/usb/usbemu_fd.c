@@ -21,7 +21,7 @@ TEST(session_over_fd)
     adbc_transport *t;
     CHECK_EQ_INT(adbc_transport_usb_fd(&t, fd, 1), 0);
     adbc_usb_device info;
-    CHECK_EQ_INT(adbc_transport_usb_info(t, &info), 0);
+    CHECK_EQ_INT(adbc_transport_usb_info(&info, t), 0);
     CHECK_STR(info.serial, "FD000001"); /* not in sysfs: read from the device */
     CHECK_STR(info.product, "Bed Phone");
     CHECK_EQ_INT(info.vendor_id, 0x18d1);
@@ -34,11 +34,11 @@ TEST(session_over_fd)
     o.connect_timeout_ms = 5000;
     CHECK_EQ_INT(adbc_conn_open(&c, t, &o), 0);
     adbc_run_result r;
-    CHECK_EQ_INT(adbc_run(c, ADBC_SHELL_AUTO, "echo termux", NULL, 0, 0, &r, 5000), 0);
+    CHECK_EQ_INT(adbc_run(&r, c, ADBC_SHELL_AUTO, "echo termux", NULL, 0, 0, 5000), 0);
     CHECK_STR((char *)r.out, "termux\n");
     CHECK_EQ_INT(r.exit_code, 0);
     adbc_run_result_clear(&r);
-    CHECK_EQ_INT(adbc_run(c, ADBC_SHELL_EXEC, "bed-gen 16384", NULL, 0, 0, &r, 5000), 0);
+    CHECK_EQ_INT(adbc_run(&r, c, ADBC_SHELL_EXEC, "bed-gen 16384", NULL, 0, 0, 5000), 0);
     CHECK_EQ_INT(r.out_len, 16384);
     adbc_run_result_clear(&r);
     adbc_conn_close(c);

@@ -53,11 +53,11 @@ TEST(shell_v2)
     adbc_conn *c;
     CHECK_EQ_INT(open_conn(&c, "EMU0001", NULL, 1), 0);
     adbc_run_result r;
-    CHECK_EQ_INT(adbc_run(c, ADBC_SHELL_AUTO, "echo hello over usb", NULL, 0, 0, &r, 5000), 0);
+    CHECK_EQ_INT(adbc_run(&r, c, ADBC_SHELL_AUTO, "echo hello over usb", NULL, 0, 0, 5000), 0);
     CHECK_STR((char *)r.out, "hello over usb\n");
     CHECK_EQ_INT(r.exit_code, 0);
     adbc_run_result_clear(&r);
-    CHECK_EQ_INT(adbc_run(c, ADBC_SHELL_AUTO, "bed-fail", NULL, 0, 0, &r, 5000), 0);
+    CHECK_EQ_INT(adbc_run(&r, c, ADBC_SHELL_AUTO, "bed-fail", NULL, 0, 0, 5000), 0);
     CHECK_EQ_INT(r.exit_code, 3);
     CHECK_EQ_INT(r.err_len, 5);
     CHECK_MEM(r.err, "oops\n", 5);
@@ -126,7 +126,7 @@ TEST(in_sizes_around_boundaries)
         char cmd[64];
         snprintf(cmd, sizeof cmd, "bed-gen %zu", sizes[i]);
         adbc_run_result r;
-        CHECK_EQ_INT(adbc_run(c, ADBC_SHELL_EXEC, cmd, NULL, 0, 0, &r, 10000), 0);
+        CHECK_EQ_INT(adbc_run(&r, c, ADBC_SHELL_EXEC, cmd, NULL, 0, 0, 10000), 0);
         CHECK_EQ_INT(r.out_len, sizes[i]);
         for (size_t k = 0; k < sizes[i]; k++)
             if (r.out[k] != (uint8_t)(k * 7 + 3))
@@ -144,7 +144,7 @@ TEST(small_negotiated_payload)
     CHECK_EQ_INT(adbc_conn_max_payload(c), 4096);
     CHECK_EQ_INT(echo_size(c, 100000), 0);
     adbc_run_result r;
-    CHECK_EQ_INT(adbc_run(c, ADBC_SHELL_EXEC, "bed-gen 70000", NULL, 0, 0, &r, 10000), 0);
+    CHECK_EQ_INT(adbc_run(&r, c, ADBC_SHELL_EXEC, "bed-gen 70000", NULL, 0, 0, 10000), 0);
     CHECK_EQ_INT(r.out_len, 70000);
     adbc_run_result_clear(&r);
     bed_stats s = bed_dev_stats(SMALL);

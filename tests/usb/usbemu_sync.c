@@ -76,7 +76,7 @@ TEST(push_then_pull)
         snprintf(remote, sizeof remote, "/data/local/tmp/f%zu", i);
         CHECK_EQ_INT(write_file(local, data, n), 0);
         adbc_sync_result r;
-        CHECK_EQ_INT(adbc_sync_push(s, local, remote, NULL, &r, 10000), 0);
+        CHECK_EQ_INT(adbc_sync_push(&r, s, local, remote, NULL, 10000), 0);
         CHECK_EQ_INT(r.bytes, n);
         size_t got_len = 0;
         unsigned mode;
@@ -89,9 +89,9 @@ TEST(push_then_pull)
         CHECK(S_ISREG(mode));
         free(on_dev);
         adbc_sync_statbuf st;
-        CHECK_EQ_INT(adbc_sync_stat(s, remote, &st, 5000), 0);
+        CHECK_EQ_INT(adbc_sync_stat(&st, s, remote, 5000), 0);
         CHECK_EQ_INT(st.size, n);
-        CHECK_EQ_INT(adbc_sync_pull(s, remote, back, NULL, &r, 10000), 0);
+        CHECK_EQ_INT(adbc_sync_pull(&r, s, remote, back, NULL, 10000), 0);
         uint8_t *pulled = read_file(back, &got_len);
         CHECK(pulled);
         CHECK_EQ_INT(got_len, n);
@@ -114,11 +114,11 @@ TEST(pull_missing_fails_cleanly)
     CHECK_EQ_INT(adbc_sync_open(&s, c, 5000), 0);
     char back[128];
     snprintf(back, sizeof back, "%s/none", DIR_);
-    CHECK(adbc_sync_pull(s, "/sdcard/missing", back, NULL, NULL, 5000) < 0);
+    CHECK(adbc_sync_pull(NULL, s, "/sdcard/missing", back, NULL, 5000) < 0);
     CHECK(access(back, F_OK) != 0); /* nothing left behind */
     /* the session recovers for the next call */
     bed_dev_put_file(DEV, "/sdcard/hello.txt", "hello\n", 6, 0100644);
-    CHECK_EQ_INT(adbc_sync_pull(s, "/sdcard/hello.txt", back, NULL, NULL, 5000), 0);
+    CHECK_EQ_INT(adbc_sync_pull(NULL, s, "/sdcard/hello.txt", back, NULL, 5000), 0);
     size_t n;
     uint8_t *p = read_file(back, &n);
     CHECK(p && n == 6 && memcmp(p, "hello\n", 6) == 0);

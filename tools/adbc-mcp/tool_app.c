@@ -99,17 +99,17 @@ static int t_install_apk(mcp_call *c, const cJSON *a)
 static int pm(mcp_call *c, const char *what, const char *word, const char *a1, const char *a2)
 {
     char *q1 = NULL, *q2 = NULL, *cmd = NULL;
-    if (adbc_shell_quote(a1, &q1) < 0 || (a2 && adbc_shell_quote(a2, &q2) < 0) ||
+    if (adbc_shell_quote(&q1, a1) < 0 || (a2 && adbc_shell_quote(&q2, a2) < 0) ||
         asprintf(&cmd, "pm %s %s%s%s", word, q1, q2 ? " " : "", q2 ? q2 : "") < 0) {
-        free(q1);
-        free(q2);
+        adbc_free(q1);
+        adbc_free(q2);
         return call_fail(c, "out of memory");
     }
-    free(q1);
-    free(q2);
+    adbc_free(q1);
+    adbc_free(q2);
     adbc_run_result res;
     memset(&res, 0, sizeof(res));
-    int rc = adbc_run(c->dev->conn, ADBC_SHELL_AUTO, cmd, NULL, 0, 65536, &res,
+    int rc = adbc_run(&res, c->dev->conn, ADBC_SHELL_AUTO, cmd, NULL, 0, 65536,
                       call_remaining(c));
     free(cmd);
     if (rc < 0) {
@@ -169,7 +169,7 @@ static int t_logcat(mcp_call *c, const cJSON *a)
     if (rc < 0)
         return call_fail_adbc(c, rc, "logcat");
     call_text_raw(c, len ? out : "(the log is empty)");
-    free(out);
+    adbc_free(out);
     return 0;
 }
 

@@ -18,7 +18,7 @@ static int t_shell(mcp_call *c, const cJSON *a)
     mcp_log("shell on %s (allowed by --allow-shell): %s", c->dev->serial, cmd);
     adbc_run_result res;
     memset(&res, 0, sizeof(res));
-    int rc = adbc_run(c->dev->conn, ADBC_SHELL_AUTO, cmd, NULL, 0, SHELL_MAX_OUTPUT, &res,
+    int rc = adbc_run(&res, c->dev->conn, ADBC_SHELL_AUTO, cmd, NULL, 0, SHELL_MAX_OUTPUT,
                       call_remaining(c));
     if (rc < 0) {
         adbc_run_result_clear(&res);

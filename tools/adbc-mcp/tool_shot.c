@@ -122,7 +122,7 @@ static int t_screenshot(mcp_call *c, const cJSON *a)
         snprintf(path, sizeof(path), "%s/%s-%s-%03d-%d.png", dir, ser, stamp,
                  (int)(now % 1000), n) >= (int)sizeof(path) ||
         write_file(path, png, len) != 0) {
-        free(png);
+        adbc_free(png);
         return call_fail(c, "cannot write the screenshot under %s: %s (set [screenshots] dir "
                             "in the config to a writable directory)", dir, strerror(errno));
     }
@@ -158,12 +158,12 @@ static int t_screenshot(mcp_call *c, const cJSON *a)
             call_text(c, "(no grid: %s)", adbc_last_error());
         else
             call_text_raw(c, legend);
-        free(legend);
+        adbc_free(legend);
     }
     if (image) {
         char *b64 = base64(png, len);
         if (!b64) {
-            free(png);
+            adbc_free(png);
             return call_fail(c, "out of memory encoding the image");
         }
         cJSON *item = cJSON_CreateObject();
@@ -173,7 +173,7 @@ static int t_screenshot(mcp_call *c, const cJSON *a)
         cJSON_AddItemToArray(c->content, item);
         free(b64);
     }
-    free(png);
+    adbc_free(png);
     return 0;
 }
 

@@ -28,7 +28,7 @@ static int present(mcp_call *c, int json, const char *heading)
         if (heading)
             call_text_raw(c, heading);
         call_text_raw(c, js);
-        free(js);
+        adbc_free(js);
         return 0;
     }
     const char *text = adbc_ui_snap_text(snap, NULL);

@@ -123,7 +123,7 @@ static int screenshot_b64(call *c, cJSON *into)
     if (rc < 0)
         return ops_fail_adbc(&c->ctx.err, rc, "screenshot");
     char *b = base64(png, n);
-    free(png);
+    adbc_free(png);
     if (!b)
         return ops_fail(&c->ctx.err, OPS_EFAIL, "out of memory");
     cJSON_AddStringToObject(into, "screenshot", b);
@@ -167,7 +167,7 @@ static int r_snapshot(serve_req *r, char **body, size_t *len)
             size_t n = 0;
             rc = adbc_ui_snap_json(&js, &n, c.dev->last);
             cJSON *tree = rc == 0 ? cJSON_ParseWithLength(js, n) : NULL;
-            free(js);
+            adbc_free(js);
             if (!tree)
                 rc = ops_fail(&c.ctx.err, OPS_EFAIL, "formatting the snapshot as JSON failed");
             else
@@ -208,8 +208,8 @@ static int r_screenshot(serve_req *r, char **body, size_t *len, const char **cty
         adbc_run_result res;
         memset(&res, 0, sizeof res);
         if (rc == 0) {
-            rc = adbc_run(c.ctx.conn, ADBC_SHELL_EXEC, "screencap 2>/dev/null", NULL, 0,
-                          (size_t)512 << 20, &res, ops_remaining(&c.ctx));
+            rc = adbc_run(&res, c.ctx.conn, ADBC_SHELL_EXEC, "screencap 2>/dev/null", NULL,
+                          0, (size_t)512 << 20, ops_remaining(&c.ctx));
             if (rc < 0)
                 ops_fail_adbc(&c.ctx.err, rc, "screenshot");
         }
@@ -224,7 +224,17 @@ static int r_screenshot(serve_req *r, char **body, size_t *len, const char **cty
     end(r, &c, rc < 0);
     if (rc < 0)
         return err(&c.ctx.err, body, len);
-    *body = (char *)png;
+    /* The response is freed with free(); the PNG came from adbc's
+     * allocator, so it is handed over as a copy (a copy costs far less than
+     * the screenshot). */
+    *body = malloc(n ? n : 1);
+    if (*body)
+        memcpy(*body, png, n);
+    adbc_free(png);
+    if (!*body) {
+        ops_fail(&c.ctx.err, OPS_EFAIL, "out of memory for a %zu-byte screenshot", n);
+        return err(&c.ctx.err, body, len);
+    }
     *len = n;
     *ctype = "image/png";
     return 200;

@@ -368,7 +368,7 @@ static int cmd_grid(snap_ctx *ctx, int argc, char **argv)
         return 0;
     }
     fputs(legend, stdout);
-    free(legend);
+    adbc_free(legend);
     return 0;
 }
 

@@ -165,8 +165,8 @@ static int cmd_top(snap_ctx *ctx, int argc, char **argv)
     } else {
         printf("activity: %s\npackage: %s\n", act, pkg);
     }
-    free(act);
-    free(pkg);
+    adbc_free(act);
+    adbc_free(pkg);
     return 0;
 }
 
@@ -232,7 +232,7 @@ static int cmd_getprop(snap_ctx *ctx, int argc, char **argv)
         if (npos)
             putchar('\n');
     }
-    free(v);
+    adbc_free(v);
     return 0;
 }
 
@@ -281,7 +281,7 @@ static int cmd_logcat(snap_ctx *ctx, int argc, char **argv)
     } else {
         fwrite(out, 1, len, stdout);
     }
-    free(out);
+    adbc_free(out);
     return 0;
 }
 

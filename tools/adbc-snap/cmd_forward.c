@@ -157,11 +157,11 @@ static int reverse_admin(snap_ctx *ctx, const char *op, const char *arg)
     int rc;
     if (strcmp(op, "--list") == 0) {
         char *list;
-        rc = adbc_reverse_list(c, &list);
+        rc = adbc_reverse_list(&list, c);
         if (rc < 0)
             return snap_fail("reverse --list", rc);
         fputs(list, stdout);
-        free(list);
+        adbc_free(list);
         return 0;
     }
     char req[600];
@@ -169,7 +169,7 @@ static int reverse_admin(snap_ctx *ctx, const char *op, const char *arg)
         snprintf(req, sizeof req, "killforward:%s", arg);
     else
         snprintf(req, sizeof req, "killforward-all");
-    rc = adbc_reverse_request(c, req, NULL, 0);
+    rc = adbc_reverse_request(NULL, 0, c, req);
     return rc < 0 ? snap_fail(op + 2, rc) : 0;
 }
 
@@ -220,7 +220,7 @@ static int cmd_reverse(snap_ctx *ctx, int argc, char **argv)
     for (int k = 0; k < npairs; k++) {
         const char *remote = argv[i + 2 * k], *local = argv[i + 2 * k + 1];
         char resolved[300];
-        if (adbc_reverse_add(r, remote, local, norebind, resolved, sizeof resolved) < 0) {
+        if (adbc_reverse_add(resolved, sizeof resolved, r, remote, local, norebind) < 0) {
             rc = snap_fail(remote, -1);
             goto out;
         }

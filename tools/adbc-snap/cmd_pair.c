@@ -122,6 +122,6 @@ static int cmd_pair(snap_ctx *ctx, int argc, char **argv)
     } else {
         printf("Successfully paired to %s [guid=%s]\n", addr, guid ? guid : "");
     }
-    free(guid);
+    adbc_free(guid);
     return 0;
 }

@@ -93,6 +93,6 @@ static int cmd_screenshot(snap_ctx *ctx, int argc, char **argv)
     }
     if (st == 0 && !ctx->quiet && strcmp(out, "-") != 0)
         fprintf(stderr, "adbc-snap: wrote %s (%ux%u PNG, %zu bytes)\n", out, w, h, len);
-    free(png);
+    adbc_free(png);
     return st;
 }

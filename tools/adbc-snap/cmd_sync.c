@@ -271,8 +271,8 @@ static int transfer(snap_ctx *ctx, adbc_sync *s, int push, const char *from, con
     }
     adbc_sync_result r;
     double t0 = now_s();
-    int rc = push ? adbc_sync_push(s, from, target, &o, &r, ctx->timeout_ms)
-                  : adbc_sync_pull(s, from, target, &o, &r, ctx->timeout_ms);
+    int rc = push ? adbc_sync_push(&r, s, from, target, &o, ctx->timeout_ms)
+                  : adbc_sync_pull(&r, s, from, target, &o, ctx->timeout_ms);
     bar_clear(&b);
     if (rc < 0) {
         int late = rc == ADBC_ETIMEDOUT && x->deadline_ms > 0 &&
@@ -305,7 +305,7 @@ static int compression_opt(const snap_cmd *cmd, int argc, char **argv, int *i,
         snap_usage(cmd, "-z needs an algorithm: any, none, brotli, lz4 or zstd");
         return -1;
     }
-    if (adbc_sync_compression_parse(argv[++*i], comp) < 0) {
+    if (adbc_sync_compression_parse(comp, argv[++*i]) < 0) {
         snap_usage(cmd, adbc_last_error());
         return -1;
     }
@@ -388,7 +388,7 @@ static int cmd_push(snap_ctx *ctx, int argc, char **argv)
     if (open_sync(ctx, &s) < 0)
         return SNAP_EXIT_FAIL;
     adbc_sync_statbuf dst_st;
-    int rc = adbc_sync_stat(s, dst, &dst_st, ctx->timeout_ms);
+    int rc = adbc_sync_stat(&dst_st, s, dst, ctx->timeout_ms);
     int dst_exists = rc == 0;
     if (rc < 0 && rc != ADBC_ENOTFOUND) {
         snap_fail(dst, rc);
@@ -648,7 +648,7 @@ static int cmd_stat(snap_ctx *ctx, int argc, char **argv)
     if (open_sync(ctx, &s) < 0)
         return SNAP_EXIT_FAIL;
     adbc_sync_statbuf st;
-    int rc = adbc_sync_lstat(s, path, &st, ctx->timeout_ms);
+    int rc = adbc_sync_lstat(&st, s, path, ctx->timeout_ms);
     adbc_sync_close(s);
     if (rc < 0)
         return snap_fail("stat", rc);

@@ -182,7 +182,7 @@ static int cmd_find(snap_ctx *ctx, int argc, char **argv)
     }
     if (json)
         puts("]");
-    free(refs);
+    adbc_free(refs);
     adbc_ui_snap_free(s);
     return status;
 }

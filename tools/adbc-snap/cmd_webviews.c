@@ -66,7 +66,7 @@ static int cmd_webviews(snap_ctx *ctx, int argc, char **argv)
         return SNAP_EXIT_FAIL;
     adbc_devtools_socket *s;
     size_t n;
-    int rc = adbc_devtools_list(c, ctx->timeout_ms, &s, &n);
+    int rc = adbc_devtools_list(&s, &n, c, ctx->timeout_ms);
     if (rc < 0)
         return snap_fail("webviews", rc);
     if (json) {

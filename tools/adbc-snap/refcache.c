@@ -194,7 +194,7 @@ int snap_print(FILE *f, const adbc_ui_snap *s, int json, int quiet)
             return snap_fail("JSON", rc);
         fwrite(j, 1, n, f);
         fputc('\n', f);
-        free(j);
+        adbc_free(j);
         return 0;
     }
     size_t n;

@@ -57,7 +57,7 @@ int snap_connect(snap_ctx *ctx, adbc_conn **out)
     if (ctx->send_ahead)
         o.send_ahead = ctx->send_ahead;
     if (ctx->reverse)
-        adbc_reverse_conn_opts(ctx->reverse, &o);
+        adbc_reverse_conn_opts(&o, ctx->reverse);
     if (ctx->timeout_ms < o.connect_timeout_ms)
         o.connect_timeout_ms = ctx->timeout_ms;
     /* --timeout also bounds the wait for the user at the key prompt. */

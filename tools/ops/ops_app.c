@@ -90,8 +90,8 @@ int ops_app(ops_ctx *c, const cJSON *a, cJSON **result)
         *result = cJSON_CreateObject();
         cJSON_AddStringToObject(*result, "activity", act ? act : "");
         cJSON_AddStringToObject(*result, "package", p ? p : "");
-        free(act);
-        free(p);
+        adbc_free(act);
+        adbc_free(p);
         snprintf(c->done, sizeof c->done, "top");
         return 0;
     } else {

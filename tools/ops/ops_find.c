@@ -39,7 +39,7 @@ int ops_find(ops_ctx *c, const adbc_ui_selector *sel, char **text)
     size_t cap = 0;
     FILE *f = open_memstream(text, &cap);
     if (!f) {
-        free(refs);
+        adbc_free(refs);
         return ops_fail(&c->err, OPS_EFAIL, "out of memory");
     }
     fprintf(f, "%zu match%s in screen %s:", n, n == 1 ? "" : "es", adbc_ui_snap_id(snap));
@@ -58,7 +58,7 @@ int ops_find(ops_ctx *c, const adbc_ui_selector *sel, char **text)
             fprintf(f, " id=%s", r->resource_id);
         fprintf(f, " at (%d,%d) bounds [%d,%d][%d,%d]", r->x, r->y, r->x1, r->y1, r->x2, r->y2);
     }
-    free(refs);
+    adbc_free(refs);
     if (fclose(f) != 0 || !*text) {
         free(*text);
         *text = NULL;

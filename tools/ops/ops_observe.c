@@ -75,16 +75,16 @@ int ops_observe(ops_ctx *c, cJSON **out)
     if (rc < 0)
         return ops_fail_adbc(&c->err, rc, "observe (the resumed activity)");
     if (ops_snapshot(c) < 0) {
-        free(act);
-        free(pkg);
+        adbc_free(act);
+        adbc_free(pkg);
         return -1;
     }
     cJSON *o = cJSON_CreateObject();
     cJSON *top = cJSON_AddObjectToObject(o, "top");
     cJSON_AddStringToObject(top, "activity", act ? act : "");
     cJSON_AddStringToObject(top, "package", pkg ? pkg : "");
-    free(act);
-    free(pkg);
+    adbc_free(act);
+    adbc_free(pkg);
     char *text = ops_snapshot_text(*c->last);
     cJSON_AddStringToObject(o, "snapshot", text ? text : "");
     free(text);

@@ -126,14 +126,14 @@ static int decide_kind(ops_pool *p, ops_dev *d, int64_t deadline, ops_err *e)
         }
         if (strcmp(v, "1") == 0)
             d->kind = OPS_KIND_EMULATOR;
-        free(v);
+        adbc_free(v);
     }
     char *sn = NULL;
     int64_t left = deadline - ops_now_ms();
     if (adbc_getprop(&sn, d->conn, "ro.serialno", left < 1 ? 1 : left > 600000 ? 600000
                                                                                : (int)left) == 0) {
         snprintf(d->serialno, sizeof d->serialno, "%s", sn);
-        free(sn);
+        adbc_free(sn);
     }
     return 0;
 }

@@ -87,7 +87,7 @@ int ops_select(int *ref, int *tier, const adbc_ui_snap *s, const ops_sel *sel, o
     int tr = 0, rc = 0;
     *ref = 0;
     for (tr = 1; tr <= 5 && n == 0; tr++) {
-        free(refs);
+        adbc_free(refs);
         refs = NULL;
         n = 0;
         adbc_ui_selector q;
@@ -119,14 +119,14 @@ int ops_select(int *ref, int *tier, const adbc_ui_snap *s, const ops_sel *sel, o
             rc = find(&refs, &n, s, &q, e);
         }
         if (rc < 0) {
-            free(refs);
+            adbc_free(refs);
             return -1;
         }
         if (n)
             break;
     }
     if (n == 0) {
-        free(refs);
+        adbc_free(refs);
         return ops_fail(e, OPS_ENOMATCH, "nothing on screen %s matches the selector%s%s%s%s%s%s "
                         "(by resource-id, text, a label in a clickable parent, content-desc or "
                         "an editable field): take a snapshot and check what it shows",
@@ -137,6 +137,6 @@ int ops_select(int *ref, int *tier, const adbc_ui_snap *s, const ops_sel *sel, o
     if (tier)
         *tier = tr;
     rc = decide(ref, s, refs, n, tr, e);
-    free(refs);
+    adbc_free(refs);
     return rc;
 }

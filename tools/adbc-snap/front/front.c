@@ -246,7 +246,7 @@ static int run_shell(front *f, const snap_globals *g, const char *cmd, int forwa
     if (!svc)
         return fail(cmd, "out of memory");
     sprintf(svc, "shell,v2,raw:%s", cmd);
-    int rc = adbc_session_open(f->s, svc, &f->id);
+    int rc = adbc_session_open(&f->id, f->s, svc);
     if (rc < 0) {
         free(svc);
         return fail(cmd, adbc_last_error());
