@@ -11,26 +11,15 @@
 #include <stdint.h>
 
 #include "adbc/act.h"
+#include "core/internal.h"
 
-/* ---- A growing command line ---------------------------------------------- */
+/* ---- A growing command line (a core_buf) ---------------------------------- */
 
-typedef struct act_buf {
-    char *s;
-    size_t len, cap;
-    int failed;            /* an allocation failed: s is unusable */
-} act_buf;
-
-void act_buf_printf(act_buf *b, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-void act_buf_add(act_buf *b, const char *s, size_t n);
 /* Append s as one literal shell word ('...' with ' written '\''). */
-void act_buf_quote(act_buf *b, const char *s);
-/* Hand the string over (*out malloc'd) or fail with ADBC_ENOMEM. */
-int act_buf_take(act_buf *b, char **out);
-void act_buf_free(act_buf *b);
+void act_buf_quote(core_buf *b, const char *s);
+/* Hand the command over (*out malloc'd, "" when empty) or fail with
+ * ADBC_ENOMEM naming the command being built. */
+int act_buf_take(core_buf *b, char **out);
 
 /* ---- Running commands ----------------------------------------------------- */
 

@@ -28,10 +28,10 @@ int adbc_app_launch(adbc_conn *c, const char *package, int timeout_ms)
     int rc = check_package(package);
     if (rc < 0)
         return rc;
-    act_buf b = {0};
-    act_buf_add(&b, "monkey -p ", 10);
+    core_buf b = {0};
+    core_buf_add(&b, "monkey -p ", 10);
     act_buf_quote(&b, package);
-    act_buf_add(&b, " -c android.intent.category.LAUNCHER 1", 38);
+    core_buf_add(&b, " -c android.intent.category.LAUNCHER 1", 38);
     char *cmd;
     if ((rc = act_buf_take(&b, &cmd)) < 0)
         return rc;
@@ -88,22 +88,22 @@ int adbc_app_start(adbc_conn *c, const adbc_intent *in, int timeout_ms)
         if (rc < 0)
             return rc;
     }
-    act_buf b = {0};
-    act_buf_add(&b, "am start", 8);
+    core_buf b = {0};
+    core_buf_add(&b, "am start", 8);
     const struct {
         const char *flag, *value;
     } parts[] = {{" -a ", in->action}, {" -d ", in->data}, {" -n ", in->component}};
     for (size_t i = 0; i < 3; i++) {
         if (!parts[i].value)
             continue;
-        act_buf_add(&b, parts[i].flag, 4);
+        core_buf_add(&b, parts[i].flag, 4);
         act_buf_quote(&b, parts[i].value);
     }
     for (size_t i = 0; i < in->nextras; i++) {
         const adbc_intent_extra *e = &in->extras[i];
-        act_buf_printf(&b, " --e%c ", e->type == 's' ? 's' : e->type == 'i' ? 'i' : 'z');
+        core_buf_printf(&b, " --e%c ", e->type == 's' ? 's' : e->type == 'i' ? 'i' : 'z');
         act_buf_quote(&b, e->key);
-        act_buf_add(&b, " ", 1);
+        core_buf_add(&b, " ", 1);
         act_buf_quote(&b, e->value);
     }
     char *cmd;
@@ -122,8 +122,8 @@ int adbc_app_stop(adbc_conn *c, const char *package, int timeout_ms)
     int rc = check_package(package);
     if (rc < 0)
         return rc;
-    act_buf b = {0};
-    act_buf_add(&b, "am force-stop ", 14);
+    core_buf b = {0};
+    core_buf_add(&b, "am force-stop ", 14);
     act_buf_quote(&b, package);
     char *cmd;
     if ((rc = act_buf_take(&b, &cmd)) < 0)

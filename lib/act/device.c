@@ -21,10 +21,10 @@ int adbc_getprop(char **value, adbc_conn *c, const char *name, int timeout_ms)
     *value = NULL;
     if (name && (!*name || strlen(name) > 256))
         return core_fail(ADBC_EINVAL, "a property name is 1 to 256 characters");
-    act_buf b = {0};
-    act_buf_add(&b, "getprop", 7);
+    core_buf b = {0};
+    core_buf_add(&b, "getprop", 7);
     if (name) {
-        act_buf_add(&b, " ", 1);
+        core_buf_add(&b, " ", 1);
         act_buf_quote(&b, name);
     }
     char *cmd;
@@ -55,8 +55,8 @@ static int follow(char **out, size_t *len, adbc_conn *c, const char *cmd, int ms
                   int timeout_ms)
 {
     char *svc = NULL;
-    act_buf b = {0};
-    act_buf_printf(&b, "exec:%s", cmd);
+    core_buf b = {0};
+    core_buf_printf(&b, "exec:%s", cmd);
     int rc = act_buf_take(&b, &svc);
     if (rc < 0)
         return rc;
@@ -65,8 +65,8 @@ static int follow(char **out, size_t *len, adbc_conn *c, const char *cmd, int ms
     core_free(svc);
     if (rc < 0)
         return rc;
-    act_buf acc = {0};
-    act_buf_add(&acc, "", 0);
+    core_buf acc = {0};
+    core_buf_add(&acc, "", 0);
     int64_t end = core_deadline(ms);
     char chunk[16384];
     for (;;) {
@@ -87,11 +87,11 @@ static int follow(char **out, size_t *len, adbc_conn *c, const char *cmd, int ms
                            "lines or a shorter time", LOGCAT_MAX, ms);
             break;
         }
-        act_buf_add(&acc, chunk, (size_t)n);
+        core_buf_add(&acc, chunk, (size_t)n);
     }
     adbc_stream_close(st);
     if (rc < 0) {
-        act_buf_free(&acc);
+        core_buf_free(&acc);
         return rc;
     }
     size_t n = acc.len;

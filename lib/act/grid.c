@@ -76,8 +76,8 @@ int adbc_grid_legend(char **out, const adbc_grid *g)
     *out = NULL;
     if (g->cols != ADBC_GRID_COLS || g->rows < 1 || g->width < 1 || g->height < 1)
         return core_fail(ADBC_EINVAL, "the grid was not made with adbc_grid_make");
-    act_buf b = {0};
-    act_buf_printf(&b,
+    core_buf b = {0};
+    core_buf_printf(&b,
                    "grid %dx%d on a %dx%d screen: columns A-%c, rows 1-%d, cells about %dx%d "
                    "px; a cell's tap point is its centre\n",
                    g->cols, g->rows, g->width, g->height, 'A' + g->cols - 1, g->rows,
@@ -85,12 +85,12 @@ int adbc_grid_legend(char **out, const adbc_grid *g)
     for (int i = 0; i < g->cols; i++) {
         int lo, hi;
         span(&lo, &hi, i, g->cols, g->width);
-        act_buf_printf(&b, "%c x %d-%d centre %d\n", 'A' + i, lo, hi, (lo + hi) / 2);
+        core_buf_printf(&b, "%c x %d-%d centre %d\n", 'A' + i, lo, hi, (lo + hi) / 2);
     }
     for (int i = 0; i < g->rows; i++) {
         int lo, hi;
         span(&lo, &hi, i, g->rows, g->height);
-        act_buf_printf(&b, "%d y %d-%d centre %d\n", i + 1, lo, hi, (lo + hi) / 2);
+        core_buf_printf(&b, "%d y %d-%d centre %d\n", i + 1, lo, hi, (lo + hi) / 2);
     }
     return act_buf_take(&b, out);
 }

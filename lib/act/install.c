@@ -166,8 +166,8 @@ int adbc_app_uninstall(adbc_conn *c, const char *package, int timeout_ms)
         return core_fail(ADBC_EINVAL, "adbc_app_uninstall: no connection");
     if (!package || !*package || strlen(package) > 255)
         return core_fail(ADBC_EINVAL, "a package name is 1 to 255 characters");
-    act_buf b = {0};
-    act_buf_add(&b, "pm uninstall ", 13);
+    core_buf b = {0};
+    core_buf_add(&b, "pm uninstall ", 13);
     act_buf_quote(&b, package);
     char *cmd;
     int rc = act_buf_take(&b, &cmd);

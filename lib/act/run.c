@@ -17,92 +17,27 @@
 
 #define STATUS_MARK "@adbc-status:"
 
-/* ---- act_buf ---------------------------------------------------------------- */
+/* ---- command lines ------------------------------------------------------------ */
 
-static int grow(act_buf *b, size_t more)
+void act_buf_quote(core_buf *b, const char *s)
 {
-    if (b->failed)
-        return -1;
-    if (b->len + more + 1 <= b->cap)
-        return 0;
-    size_t cap = b->cap ? b->cap : 128;
-    while (cap < b->len + more + 1) {
-        if (cap > SIZE_MAX / 2) {
-            b->failed = 1;
-            return -1;
-        }
-        cap *= 2;
-    }
-    char *s = core_realloc(b->s, cap);
-    if (!s) {
-        b->failed = 1;
-        return -1;
-    }
-    b->s = s;
-    b->cap = cap;
-    return 0;
-}
-
-void act_buf_add(act_buf *b, const char *s, size_t n)
-{
-    if (grow(b, n) < 0)
+    if (b->err)
         return;
-    memcpy(b->s + b->len, s, n);
-    b->len += n;
-    b->s[b->len] = '\0';
-}
-
-void act_buf_printf(act_buf *b, const char *fmt, ...)
-{
-    char small[256];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(small, sizeof small, fmt, ap);
-    va_end(ap);
-    if (n < 0) {
-        b->failed = 1;
-        return;
-    }
-    if ((size_t)n < sizeof small) {
-        act_buf_add(b, small, (size_t)n);
-        return;
-    }
-    if (grow(b, (size_t)n) < 0)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    b->len += (size_t)n;
-}
-
-void act_buf_quote(act_buf *b, const char *s)
-{
     char *q;
-    if (adbc_shell_quote(&q, s) < 0) {
-        b->failed = 1;
+    int rc = adbc_shell_quote(&q, s);
+    if (rc < 0) {
+        b->err = rc;
         return;
     }
-    act_buf_add(b, q, strlen(q));
+    core_buf_add(b, q, strlen(q));
     core_free(q);
 }
 
-int act_buf_take(act_buf *b, char **out)
+int act_buf_take(core_buf *b, char **out)
 {
-    *out = NULL;
-    if (b->failed || !b->s) {
-        act_buf_free(b);
+    if (core_buf_take(b, out, NULL) < 0)
         return core_fail(ADBC_ENOMEM, "out of memory building a device command");
-    }
-    *out = b->s;
-    b->s = NULL;
-    b->len = b->cap = 0;
     return 0;
-}
-
-void act_buf_free(act_buf *b)
-{
-    core_free(b->s);
-    memset(b, 0, sizeof *b);
 }
 
 /* ---- running ---------------------------------------------------------------- */
@@ -154,15 +89,15 @@ int act_run(act_out *o, adbc_conn *c, const char *cmd, size_t max_out, int timeo
         return core_fail(ADBC_EINVAL, "act_run: need a connection and a command");
     if (!max_out)
         max_out = 1u << 20;
-    act_buf b = {0};
+    core_buf b = {0};
     size_t n = strlen(cmd);
     uint32_t maxp = adbc_conn_max_payload(c);
     size_t limit = maxp > 4096 ? 4096 : maxp; /* service names past 4 KiB are not portable */
     int via_stdin = n + 64 > limit;
     if (via_stdin)
-        act_buf_printf(&b, "%s\necho \"%s$?\"\nexit\n", cmd, STATUS_MARK);
+        core_buf_printf(&b, "%s\necho \"%s$?\"\nexit\n", cmd, STATUS_MARK);
     else
-        act_buf_printf(&b, "%s; echo \"%s$?\"", cmd, STATUS_MARK);
+        core_buf_printf(&b, "%s; echo \"%s$?\"", cmd, STATUS_MARK);
     char *line;
     int rc = act_buf_take(&b, &line);
     if (rc < 0)

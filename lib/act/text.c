@@ -40,8 +40,8 @@ size_t act_utf8_chars(const char *s)
 
 /* Builder state: the text chunk being collected and the key run pending. */
 typedef struct typer {
-    act_buf out;
-    act_buf chunk;
+    core_buf out;
+    core_buf chunk;
     int keys[64];
     size_t nkeys;
 } typer;
@@ -49,7 +49,7 @@ typedef struct typer {
 static void sep(typer *t)
 {
     if (t->out.len)
-        act_buf_add(&t->out, " && ", 4);
+        core_buf_add(&t->out, " && ", 4);
 }
 
 static void flush_keys(typer *t)
@@ -57,23 +57,23 @@ static void flush_keys(typer *t)
     if (!t->nkeys)
         return;
     sep(t);
-    act_buf_add(&t->out, "input keyevent", 14);
+    core_buf_add(&t->out, "input keyevent", 14);
     for (size_t i = 0; i < t->nkeys; i++)
-        act_buf_printf(&t->out, " %d", t->keys[i]);
+        core_buf_printf(&t->out, " %d", t->keys[i]);
     t->nkeys = 0;
 }
 
 static void flush_text(typer *t)
 {
-    if (t->chunk.failed)
-        t->out.failed = 1;
-    if (!t->chunk.len || t->out.failed)
+    if (t->chunk.err && !t->out.err)
+        t->out.err = t->chunk.err;
+    if (!t->chunk.len || t->out.err)
         return;
     sep(t);
-    act_buf_add(&t->out, "input text ", 11);
-    act_buf_quote(&t->out, t->chunk.s);
+    core_buf_add(&t->out, "input text ", 11);
+    act_buf_quote(&t->out, t->chunk.p);
     t->chunk.len = 0;
-    t->chunk.s[0] = '\0';
+    t->chunk.p[0] = '\0';
 }
 
 static void key(typer *t, int code)
@@ -87,7 +87,7 @@ static void key(typer *t, int code)
 static void text(typer *t, const char *s, size_t n)
 {
     flush_keys(t);
-    act_buf_add(&t->chunk, s, n);
+    core_buf_add(&t->chunk, s, n);
 }
 
 int act_type_command(char **cmd, const char *str, int sdk)
@@ -120,27 +120,25 @@ int act_type_command(char **cmd, const char *str, int sdk)
     }
     flush_text(&t);
     flush_keys(&t);
-    int failed = t.chunk.failed;
-    act_buf_free(&t.chunk);
+    int failed = t.chunk.err;
+    core_buf_free(&t.chunk);
     if (failed) {
-        act_buf_free(&t.out);
+        core_buf_free(&t.out);
         return core_fail(ADBC_ENOMEM, "out of memory building a typing command");
     }
-    if (!t.out.s)
-        act_buf_add(&t.out, "", 0); /* empty text: an empty command */
     return act_buf_take(&t.out, cmd);
 }
 
 int act_clear_command(char **cmd, size_t n)
 {
-    act_buf b = {0};
-    act_buf_printf(&b, "input keyevent %d", KEY_MOVE_END);
+    core_buf b = {0};
+    core_buf_printf(&b, "input keyevent %d", KEY_MOVE_END);
     for (size_t i = 0; i < n; i++)
-        act_buf_printf(&b, " %d", KEY_DEL);
+        core_buf_printf(&b, " %d", KEY_DEL);
     return act_buf_take(&b, cmd);
 }
 
-static void base64(act_buf *b, const unsigned char *s, size_t n)
+static void base64(core_buf *b, const unsigned char *s, size_t n)
 {
     static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     for (size_t i = 0; i < n; i += 3) {
@@ -151,7 +149,7 @@ static void base64(act_buf *b, const unsigned char *s, size_t n)
             v |= s[i + 2];
         char q[4] = {tab[v >> 18 & 63], tab[v >> 12 & 63], i + 1 < n ? tab[v >> 6 & 63] : '=',
                      i + 2 < n ? tab[v & 63] : '='};
-        act_buf_add(b, q, 4);
+        core_buf_add(b, q, 4);
     }
 }
 
@@ -160,15 +158,15 @@ int act_adbkbd_command(char **cmd, const char *str)
     *cmd = NULL;
     if (!str)
         return core_fail(ADBC_EINVAL, "no text to type");
-    act_buf enc = {0};
+    core_buf enc = {0};
     base64(&enc, (const unsigned char *)str, strlen(str));
-    act_buf_add(&enc, "", 0);
-    act_buf b = {0};
-    act_buf_add(&b, "am broadcast -a ADB_INPUT_B64 --es msg ", 39);
-    if (!enc.failed)
-        act_buf_quote(&b, enc.s);
+    core_buf_add(&enc, "", 0);
+    core_buf b = {0};
+    core_buf_add(&b, "am broadcast -a ADB_INPUT_B64 --es msg ", 39);
+    if (!enc.err)
+        act_buf_quote(&b, enc.p);
     else
-        b.failed = 1;
-    act_buf_free(&enc);
+        b.err = enc.err;
+    core_buf_free(&enc);
     return act_buf_take(&b, cmd);
 }

@@ -86,16 +86,16 @@ static int typing_command(char **cmd, adbc_conn *c, const char *text, const adbc
 
 static int run_typing(adbc_conn *c, const char *clear, const char *type, int64_t deadline)
 {
-    act_buf b = {0};
+    core_buf b = {0};
     if (clear)
-        act_buf_add(&b, clear, strlen(clear));
+        core_buf_add(&b, clear, strlen(clear));
     if (type && *type) {
         if (b.len)
-            act_buf_add(&b, " && ", 4);
-        act_buf_add(&b, type, strlen(type));
+            core_buf_add(&b, " && ", 4);
+        core_buf_add(&b, type, strlen(type));
     }
-    if (!b.len && !b.failed) {
-        act_buf_free(&b);
+    if (!b.len && !b.err) {
+        core_buf_free(&b);
         return 0; /* nothing to type, nothing to clear */
     }
     char *cmd;

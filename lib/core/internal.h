@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "adbc/error.h"
 
@@ -41,6 +42,38 @@ int core_abi_take(void *dst, size_t dst_size, const void *src, const char *type)
 /* An _init function's half: copy the defaults in src (src_size bytes, size
  * member included) into a caller's struct of size bytes, and set its size. */
 void core_abi_give(void *dst, size_t size, const void *src, size_t src_size);
+
+/* A growable buffer (buf.c): doubles as it grows, always NUL-terminated
+ * once anything was added. Zero-initialise it; set limit to bound len
+ * (0: none). The first failure is kept in err (ADBC_ENOMEM, or ADBC_ELIMIT
+ * past limit, with a bare message callers replace with their own) and makes
+ * every later call a no-op, so a builder checks once, at the end. */
+typedef struct core_buf {
+    char *p;
+    size_t len, cap;
+    size_t limit;
+    int err;
+} core_buf;
+/* Room for more bytes (and the NUL) after len: 0 or b->err. */
+int core_buf_reserve(core_buf *b, size_t more);
+void core_buf_add_slow(core_buf *b, const void *s, size_t n);
+static inline void core_buf_add(core_buf *b, const void *s, size_t n)
+{
+    if (!b->err && b->cap - b->len > n) { /* the common case, inline */
+        if (n)
+            memcpy(b->p + b->len, s, n);
+        b->len += n;
+        b->p[b->len] = '\0';
+        return;
+    }
+    core_buf_add_slow(b, s, n);
+}
+void core_buf_puts(core_buf *b, const char *s);
+void core_buf_printf(core_buf *b, const char *fmt, ...) ADBC_PRINTF(2, 3);
+/* Hand the contents over (*out core_malloc'd, "" when nothing was added) and
+ * reset b; on an earlier failure free b and return its err. len may be NULL. */
+int core_buf_take(core_buf *b, char **out, size_t *len);
+void core_buf_free(core_buf *b);
 
 /* Monotonic clock in milliseconds. */
 int64_t core_now_ms(void);

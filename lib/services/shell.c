@@ -256,24 +256,6 @@ void adbc_run_result_clear(adbc_run_result *res)
     memset(res, 0, sizeof *res);
 }
 
-static int append(uint8_t **buf, size_t *len, size_t *cap, const void *data, size_t n)
-{
-    if (*len + n + 1 > *cap) {
-        size_t nc = *cap ? *cap : 4096;
-        while (nc < *len + n + 1)
-            nc *= 2;
-        uint8_t *nb = core_realloc(*buf, nc);
-        if (!nb)
-            return core_fail(ADBC_ENOMEM, "out of memory collecting command output");
-        *buf = nb;
-        *cap = nc;
-    }
-    memcpy(*buf + *len, data, n);
-    *len += n;
-    (*buf)[*len] = '\0';
-    return 0;
-}
-
 int adbc_run(adbc_run_result *res, adbc_conn *c, adbc_shell_mode mode, const char *command,
              const void *stdin_data, size_t stdin_len, size_t max_output, int timeout_ms)
 {
@@ -296,13 +278,21 @@ int adbc_run(adbc_run_result *res, adbc_conn *c, adbc_shell_mode mode, const cha
      * so read them rather than fail. A lost connection still fails below. */
     if (rc == ADBC_ECLOSED && adbc_conn_status(c) == 0)
         rc = 0;
-    size_t ocap = 0, ecap = 0;
-    uint8_t *chunk = rc == 0 ? core_malloc(RX_BUF) : NULL;
-    if (rc == 0 && !chunk)
-        rc = core_fail(ADBC_ENOMEM, "out of memory");
+    /* Read straight into the output buffers: stdout in place, and a v2
+     * stderr packet moved over to its own. */
+    core_buf out = {0}, err = {0};
     while (rc == 0) {
+        if (out.cap - out.len < 4096 + 1 && core_buf_reserve(&out, 4096) < 0) {
+            rc = core_fail(ADBC_ENOMEM, "out of memory collecting command output");
+            break;
+        }
+        size_t want = out.cap - out.len - 1, room = max_output - out.len - err.len;
+        if (want > RX_BUF)
+            want = RX_BUF;
+        if (want > room + 1)
+            want = room + 1; /* one byte past the limit tells it was passed */
         int fd;
-        ssize_t n = adbc_shell_read(sh, &fd, chunk, RX_BUF, core_remaining(deadline));
+        ssize_t n = adbc_shell_read(sh, &fd, out.p + out.len, want, core_remaining(deadline));
         if (n < 0) {
             rc = (int)n;
             if (rc == ADBC_ETIMEDOUT)
@@ -312,24 +302,42 @@ int adbc_run(adbc_run_result *res, adbc_conn *c, adbc_shell_mode mode, const cha
         }
         if (n == 0)
             break;
-        if (res->out_len + res->err_len + (size_t)n > max_output) {
+        if (out.len + err.len + (size_t)n > max_output) {
             rc = core_fail(ADBC_EIO, "command output exceeded the %zu-byte limit", max_output);
             break;
         }
-        rc = fd == 2 ? append(&res->err, &res->err_len, &ecap, chunk, (size_t)n)
-                     : append(&res->out, &res->out_len, &ocap, chunk, (size_t)n);
+        if (fd == 2) {
+            core_buf_add(&err, out.p + out.len, (size_t)n);
+            if (err.err)
+                rc = core_fail(ADBC_ENOMEM, "out of memory collecting command output");
+        } else {
+            out.len += (size_t)n;
+        }
     }
-    core_free(chunk);
+    if (out.p)
+        out.p[out.len] = '\0';
     if (rc == 0) {
         res->exit_code = adbc_shell_exit_code(sh);
         /* Always hand back NUL-terminated (possibly empty) buffers. */
-        if (!res->out)
-            rc = append(&res->out, &res->out_len, &ocap, "", 0);
-        if (rc == 0 && !res->err)
-            rc = append(&res->err, &res->err_len, &ecap, "", 0);
+        size_t olen, elen;
+        char *o, *e;
+        rc = core_buf_take(&out, &o, &olen);
+        if (rc == 0) {
+            res->out = (uint8_t *)o;
+            res->out_len = olen;
+            rc = core_buf_take(&err, &e, &elen);
+        }
+        if (rc == 0) {
+            res->err = (uint8_t *)e;
+            res->err_len = elen;
+        }
+        if (rc < 0)
+            rc = core_fail(ADBC_ENOMEM, "out of memory collecting command output");
         if (rc == 0 && sh->v2 && res->exit_code < 0)
             rc = core_fail(ADBC_EPROTO, "the shell v2 stream ended without an exit status");
     }
+    core_buf_free(&out);
+    core_buf_free(&err);
     adbc_shell_close(sh);
     if (rc < 0)
         adbc_run_result_clear(res);

@@ -13,74 +13,37 @@
 
 #include "core/internal.h"
 
-typedef struct sb {
-    char *p;
-    size_t n, cap, limit;
-    int err;
-} sb;
-
-static int reserve(sb *b, size_t more)
+static void puts_(core_buf *b, const char *s)
 {
-    if (b->err)
-        return -1;
-    if (b->n + more + 1 <= b->cap)
-        return 0;
-    if (b->n + more > b->limit) {
-        b->err = core_fail(ADBC_EFORMAT, "snapshot JSON would exceed %zu bytes: the dump is not "
-                                         "a real screen", b->limit);
-        return -1;
-    }
-    size_t cap = b->cap ? b->cap : 4096;
-    while (cap < b->n + more + 1)
-        cap *= 2;
-    char *q = core_realloc(b->p, cap);
-    if (!q) {
-        b->err = core_fail(ADBC_ENOMEM, "out of memory for the snapshot JSON");
-        return -1;
-    }
-    b->p = q;
-    b->cap = cap;
-    return 0;
+    core_buf_add(b, s, strlen(s));
 }
 
-static void put(sb *b, const char *s, size_t n)
-{
-    if (reserve(b, n) == 0) {
-        memcpy(b->p + b->n, s, n);
-        b->n += n;
-    }
-}
-
-static void puts_(sb *b, const char *s)
-{
-    put(b, s, strlen(s));
-}
-
-static void putf_i64(sb *b, int64_t v)
+static void putf_i64(core_buf *b, int64_t v)
 {
     char tmp[24];
     int n = snprintf(tmp, sizeof tmp, "%" PRId64, v);
-    put(b, tmp, (size_t)n);
+    core_buf_add(b, tmp, (size_t)n);
 }
 
-static void put_str(sb *b, const char *s, size_t n)
+static void put_str(core_buf *b, const char *s, size_t n)
 {
     size_t e = ui_escape_len(s, n);
-    if (reserve(b, e + 2) == 0) {
-        b->p[b->n++] = '"';
-        b->n = (size_t)(ui_escape(b->p + b->n, s, n) - b->p);
-        b->p[b->n++] = '"';
+    if (core_buf_reserve(b, e + 2) == 0) {
+        b->p[b->len++] = '"';
+        b->len = (size_t)(ui_escape(b->p + b->len, s, n) - b->p);
+        b->p[b->len++] = '"';
+        b->p[b->len] = '\0';
     }
 }
 
-static void put_bool(sb *b, const char *key, int v)
+static void put_bool(core_buf *b, const char *key, int v)
 {
     puts_(b, key);
     puts_(b, v ? "true" : "false");
 }
 
 /* An element up to and including the opening of its children array. */
-static void open_element(sb *b, const ui_doc *d, const ui_node *nd)
+static void open_element(core_buf *b, const ui_doc *d, const ui_node *nd)
 {
     const char *role = nd->role;
     uint32_t rlen = nd->rlen;
@@ -117,7 +80,7 @@ static void open_element(sb *b, const ui_doc *d, const ui_node *nd)
     puts_(b, "},\"children\":[");
 }
 
-static void tree(sb *b, const ui_doc *d, uint32_t root)
+static void tree(core_buf *b, const ui_doc *d, uint32_t root)
 {
     const ui_node *nodes = d->nodes;
     uint32_t cur = root;
@@ -141,7 +104,7 @@ static void tree(sb *b, const ui_doc *d, uint32_t root)
 
 int ui_format_json(char **out, size_t *len, const ui_doc *d, const char *id, int64_t ts)
 {
-    sb b = {.limit = ui_output_limit(d)};
+    core_buf b = {.limit = ui_output_limit(d)};
     puts_(&b, "{\"schema\":\"" ADBC_UI_JSON_SCHEMA "\",\"id\":\"");
     puts_(&b, id);
     puts_(&b, "\",\"timestamp_ms\":");
@@ -168,12 +131,14 @@ int ui_format_json(char **out, size_t *len, const ui_doc *d, const char *id, int
         puts_(&b, "}");
     }
     puts_(&b, "]}");
-    if (b.err) {
-        core_free(b.p);
-        return b.err;
+    if (b.err == ADBC_ELIMIT) {
+        core_buf_free(&b);
+        return core_fail(ADBC_EFORMAT, "snapshot JSON would exceed %zu bytes: the dump is not "
+                                       "a real screen", b.limit);
     }
-    b.p[b.n] = '\0';
-    *out = b.p;
-    *len = b.n;
-    return 0;
+    if (b.err == ADBC_ENOMEM) {
+        core_buf_free(&b);
+        return core_fail(ADBC_ENOMEM, "out of memory for the snapshot JSON");
+    }
+    return core_buf_take(&b, out, len);
 }

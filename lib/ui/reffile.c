@@ -23,7 +23,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,77 +34,44 @@
 #define MAGIC "adbc-reftab "
 #define MAX_FILE ((size_t)64 << 20)
 
-typedef struct sb {
-    char *p;
-    size_t n, cap;
-} sb;
-
-static int sb_room(sb *b, size_t more)
-{
-    if (b->n + more + 1 <= b->cap)
-        return 0;
-    size_t cap = b->cap ? b->cap : 4096;
-    while (cap < b->n + more + 1)
-        cap *= 2;
-    char *q = core_realloc(b->p, cap);
-    if (!q)
-        return -1;
-    b->p = q;
-    b->cap = cap;
-    return 0;
-}
-
-static int sb_printf(sb *b, const char *fmt, ...) ADBC_PRINTF(2, 3);
-static int sb_printf(sb *b, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (n < 0 || sb_room(b, (size_t)n) < 0)
-        return -1;
-    va_start(ap, fmt);
-    vsnprintf(b->p + b->n, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    b->n += (size_t)n;
-    return 0;
-}
-
-static int sb_field(sb *b, const char *s)
+static void put_field(core_buf *b, const char *s)
 {
     size_t n = strlen(s);
-    if (sb_room(b, 2 * n + 1) < 0)
-        return -1;
-    b->p[b->n++] = '\t';
+    if (core_buf_reserve(b, 2 * n + 1) != 0)
+        return;
+    b->p[b->len++] = '\t';
     for (size_t i = 0; i < n; i++) {
         char c = s[i];
         const char *e = c == '\\' ? "\\\\" : c == '\t' ? "\\t" : c == '\n' ? "\\n" : c == '\r' ? "\\r" : NULL;
         if (e) {
-            b->p[b->n++] = e[0];
-            b->p[b->n++] = e[1];
+            b->p[b->len++] = e[0];
+            b->p[b->len++] = e[1];
         } else {
-            b->p[b->n++] = c;
+            b->p[b->len++] = c;
         }
     }
-    return 0;
+    b->p[b->len] = '\0';
 }
 
-static int serialize(sb *b, const adbc_ui_reftab *t)
+static int serialize(core_buf *b, const adbc_ui_reftab *t)
 {
-    if (sb_printf(b, MAGIC "%d\nid %s\ntimestamp %" PRId64 "\ncount %zu\n", ADBC_UI_REFTAB_VERSION,
-                  t->id, t->timestamp, t->count) < 0)
-        return -1;
-    for (size_t i = 0; i < t->count; i++) {
+    core_buf_printf(b, MAGIC "%d\nid %s\ntimestamp %" PRId64 "\ncount %zu\n", ADBC_UI_REFTAB_VERSION,
+                    t->id, t->timestamp, t->count);
+    for (size_t i = 0; i < t->count && !b->err; i++) {
         const adbc_ui_ref *r = &t->refs[i];
-        if (sb_printf(b, "%d\t%d\t%d\t%d\t%d\t%d\t%d\t%u\t%d\t%016" PRIx64 "\t%016" PRIx64, r->ref,
-                      r->x1, r->y1, r->x2, r->y2, r->x, r->y, r->states, r->window,
-                      r->exact_token, r->identity_token) < 0 ||
-            sb_field(b, r->cls) < 0 || sb_field(b, r->resource_id) < 0 ||
-            sb_field(b, r->text) < 0 || sb_field(b, r->desc) < 0 || sb_field(b, r->package) < 0 ||
-            sb_printf(b, "\n") < 0)
-            return -1;
+        core_buf_printf(b, "%d\t%d\t%d\t%d\t%d\t%d\t%d\t%u\t%d\t%016" PRIx64 "\t%016" PRIx64, r->ref,
+                        r->x1, r->y1, r->x2, r->y2, r->x, r->y, r->states, r->window,
+                        r->exact_token, r->identity_token);
+        put_field(b, r->cls);
+        put_field(b, r->resource_id);
+        put_field(b, r->text);
+        put_field(b, r->desc);
+        put_field(b, r->package);
+        core_buf_add(b, "\n", 1);
     }
-    return sb_printf(b, "check %016" PRIx64 "\n", ui_hash(0xc4ec, b->p, b->n));
+    if (!b->err)
+        core_buf_printf(b, "check %016" PRIx64 "\n", ui_hash(0xc4ec, b->p, b->len));
+    return b->err;
 }
 
 static int errno_code(int e)
@@ -117,7 +83,7 @@ int adbc_ui_reftab_save(const adbc_ui_reftab *t, const char *path)
 {
     if (!t || !path)
         return core_fail(ADBC_EINVAL, "adbc_ui_reftab_save: t and path must not be NULL");
-    sb b = {0};
+    core_buf b = {0};
     if (serialize(&b, t) < 0) {
         core_free(b.p);
         return core_fail(ADBC_ENOMEM, "out of memory saving %zu refs", t->count);
@@ -139,8 +105,8 @@ int adbc_ui_reftab_save(const adbc_ui_reftab *t, const char *path)
         goto out;
     }
     size_t off = 0;
-    while (off < b.n) {
-        ssize_t w = write(fd, b.p + off, b.n - off);
+    while (off < b.len) {
+        ssize_t w = write(fd, b.p + off, b.len - off);
         if (w < 0 && errno == EINTR)
             continue;
         if (w <= 0) {
