@@ -16,7 +16,17 @@
  *  - send_mu is held while draining the output BIO and writing what was
  *    drained, so records reach the wire in the order OpenSSL made them even
  *    when the reader produces some (a KeyUpdate answer, an alert).
- * Lock order: recv_mu or write_mu, then send_mu, then ssl_mu. */
+ * Lock order: recv_mu or write_mu, then send_mu, then ssl_mu.
+ *
+ * The reader never waits for send_mu, and sends only when it made records
+ * itself. A writer holding send_mu may be blocked on a full socket until the
+ * peer reads; if our reader then waited for that writer (or sent the
+ * writer's records itself into the same full socket), both ends could end up
+ * with writers blocked on each other and readers blocked behind them: no
+ * byte moves until a write times out. So the reader leaves its records in
+ * the output BIO, raises flush_wanted, and sends them only if send_mu is
+ * free; whoever holds send_mu looks at flush_wanted after letting go and
+ * sends them. */
 #include "tls/tls_int.h"
 
 #include <limits.h>
@@ -52,6 +62,7 @@ typedef struct tls_transport {
     int auth_refused;           /* server: authorize() said no */
 
     atomic_int failed;          /* sticky error once the stream is broken */
+    atomic_int flush_wanted;    /* the reader left records in out_bio */
     char failed_msg[256];
 
     uint8_t rbuf[CHUNK + 512];  /* under recv_mu */
@@ -132,26 +143,48 @@ static int check_failed(tls_transport *t)
     return f ? core_fail(f, "%s", t->failed_msg) : 0;
 }
 
-/* Send every byte OpenSSL has produced so far. */
-static int flush_out(tls_transport *t, int timeout_ms)
+/* Send every byte the output BIO holds; send_mu is held. */
+static int drain_locked(tls_transport *t, int timeout_ms)
 {
-    int rc = 0;
-    pthread_mutex_lock(&t->send_mu);
+    atomic_store(&t->flush_wanted, 0);
     for (;;) {
         pthread_mutex_lock(&t->ssl_mu);
         int n = BIO_read(t->out_bio, t->sbuf, sizeof t->sbuf);
         pthread_mutex_unlock(&t->ssl_mu);
         if (n <= 0)
-            break;
-        rc = t->inner->ops->write(t->inner, t->sbuf, (size_t)n, timeout_ms);
-        if (rc < 0) {
-            /* Part of a record may be out: the stream cannot continue. */
-            rc = set_failed(t, rc);
-            break;
-        }
-        rc = 0;
+            return 0;
+        int rc = t->inner->ops->write(t->inner, t->sbuf, (size_t)n, timeout_ms);
+        if (rc < 0)
+            return set_failed(t, rc); /* part of a record may be out: the stream cannot go on */
     }
-    pthread_mutex_unlock(&t->send_mu);
+}
+
+/* Send every byte OpenSSL has produced so far, waiting for send_mu (the
+ * write path and the handshake). Records a reader left while we held the
+ * lock go out too. */
+static int flush_out(tls_transport *t, int timeout_ms)
+{
+    pthread_mutex_lock(&t->send_mu);
+    for (;;) {
+        int rc = drain_locked(t, timeout_ms);
+        pthread_mutex_unlock(&t->send_mu);
+        /* A reader that found send_mu taken relies on this check; if the
+         * lock is taken again, its holder makes the same check. */
+        if (rc || !atomic_load(&t->flush_wanted) || pthread_mutex_trylock(&t->send_mu) != 0)
+            return rc;
+    }
+}
+
+/* The read path: send the records SSL_read made, without ever waiting for
+ * a writer (see the top of the file). */
+static int flush_from_reader(tls_transport *t, int timeout_ms)
+{
+    int rc = 0;
+    atomic_store(&t->flush_wanted, 1);
+    while (rc == 0 && atomic_load(&t->flush_wanted) && pthread_mutex_trylock(&t->send_mu) == 0) {
+        rc = drain_locked(t, timeout_ms);
+        pthread_mutex_unlock(&t->send_mu);
+    }
     return rc;
 }
 
@@ -202,9 +235,11 @@ static int tls_read(adbc_transport *bt, void *buf, size_t len, int timeout_ms)
         ssl_result r;
         pthread_mutex_lock(&t->ssl_mu);
         ERR_clear_error();
+        /* What the writer left in out_bio is the writer's to send. */
+        size_t before = BIO_ctrl_pending(t->out_bio);
         capture(t, &r, SSL_read(t->ssl, buf, (int)len));
         pthread_mutex_unlock(&t->ssl_mu);
-        if (r.pending_out && (rc = flush_out(t, flush_ms)) < 0)
+        if (r.pending_out > before && (rc = flush_from_reader(t, flush_ms)) < 0)
             break;
         if (r.ret > 0) {
             atomic_store(&t->app_data_seen, 1);

@@ -8,6 +8,8 @@
 #include "t.h"
 
 #include <pthread.h>
+#include <stdlib.h>
+#include <time.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -246,6 +248,223 @@ TEST(full_duplex_from_four_threads)
     adbc_transport_free(j.t);
 }
 
+/* The whole of b->len in one write call: the transport flushes every
+ * 64 KiB, so records wait in its output buffer while it sends. */
+static void *one_big_write(void *arg)
+{
+    bulk *b = arg;
+    uint8_t *buf = malloc(b->len);
+    for (size_t i = 0; i < b->len; i++)
+        buf[i] = pattern(b->seed, i);
+    b->rc = b->t->ops->write(b->t, buf, b->len, 30000);
+    free(buf);
+    return NULL;
+}
+
+/* A transport whose writes wait at a gate: a socket whose peer stopped
+ * reading, under the test's control. Reads pass through. */
+typedef struct gate {
+    adbc_transport base;
+    adbc_transport *inner;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int closed;  /* writes wait while set */
+    int waiting; /* writers waiting at the gate */
+} gate;
+
+static int gate_read(adbc_transport *t, void *buf, size_t len, int timeout_ms)
+{
+    gate *g = (gate *)t;
+    return g->inner->ops->read(g->inner, buf, len, timeout_ms);
+}
+
+static int gate_write(adbc_transport *t, const void *buf, size_t len, int timeout_ms)
+{
+    gate *g = (gate *)t;
+    pthread_mutex_lock(&g->mu);
+    g->waiting++;
+    pthread_cond_broadcast(&g->cv);
+    while (g->closed)
+        pthread_cond_wait(&g->cv, &g->mu);
+    g->waiting--;
+    pthread_mutex_unlock(&g->mu);
+    return g->inner->ops->write(g->inner, buf, len, timeout_ms);
+}
+
+static void gate_shutdown(adbc_transport *t)
+{
+    gate *g = (gate *)t;
+    g->inner->ops->shutdown(g->inner);
+}
+
+static void gate_destroy(adbc_transport *t)
+{
+    gate *g = (gate *)t;
+    adbc_transport_free(g->inner);
+    pthread_mutex_destroy(&g->mu);
+    pthread_cond_destroy(&g->cv);
+    free(g);
+}
+
+static const adbc_transport_ops gate_ops = {
+    .size = sizeof(adbc_transport_ops),
+    .name = "gate",
+    .read = gate_read,
+    .write = gate_write,
+    .shutdown = gate_shutdown,
+    .destroy = gate_destroy,
+};
+
+static void gate_set(gate *g, int closed)
+{
+    pthread_mutex_lock(&g->mu);
+    g->closed = closed;
+    pthread_cond_broadcast(&g->cv);
+    pthread_mutex_unlock(&g->mu);
+}
+
+typedef struct opener {
+    gate *g;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int done;   /* the test finished its read */
+    int forced; /* the gate had to be opened to let the read finish */
+} opener;
+
+/* Opens the gate if the test's read has not finished after 20 s, so a
+ * broken transport fails the test instead of hanging it. */
+static void *open_if_stuck(void *arg)
+{
+    opener *o = arg;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_sec += 20;
+    pthread_mutex_lock(&o->mu);
+    while (!o->done)
+        if (pthread_cond_timedwait(&o->cv, &o->mu, &ts) != 0)
+            break;
+    if (!o->done) {
+        o->forced = 1;
+        gate_set(o->g, 0);
+    }
+    pthread_mutex_unlock(&o->mu);
+    return NULL;
+}
+
+/* The stall behind "a write timed out after 10 s" in the four-thread test
+ * on a busy machine: a writer blocked on a full socket held the send lock,
+ * the reader on the same side found the writer's records in the output
+ * buffer and waited for that lock (or, when it won it, sent them into the
+ * same full socket) instead of reading. With both ends in that state no
+ * byte moved. Here one side's writer is stopped at the gate with records
+ * still queued: its reader must go on reading what the peer sends. */
+TEST(reader_goes_on_while_the_writer_is_blocked)
+{
+    adbc_transport *c, *s;
+    CHECK_EQ_INT(make_pair(&c, &s), 0);
+    gate *g = calloc(1, sizeof *g);
+    g->base.size = sizeof g->base;
+    g->base.ops = &gate_ops;
+    snprintf(g->base.desc, sizeof g->base.desc, "gate");
+    g->inner = c;
+    pthread_mutex_init(&g->mu, NULL);
+    pthread_cond_init(&g->cv, NULL);
+    c = &g->base;
+    server_job j = {.t = s, .opts = {.size = sizeof(adbc_tls_server_opts)}};
+    pthread_t th;
+    pthread_create(&th, NULL, server_main, &j);
+    int rc = adbc_tls_client_upgrade(&c, ring, 10000);
+    pthread_join(th, NULL);
+    CHECK_EQ_INT(rc, 0);
+    CHECK_EQ_INT(j.rc, 0);
+
+    gate_set(g, 1);
+    const size_t len = 256 * 1024; /* several 64 KiB flushes: records stay queued */
+    bulk cw = {c, len, 3, 0}, sr = {j.t, len, 3, 0};
+    pthread_t tw, tr;
+    pthread_create(&tw, NULL, one_big_write, &cw);
+    pthread_mutex_lock(&g->mu);
+    while (!g->waiting)
+        pthread_cond_wait(&g->cv, &g->mu);
+    pthread_mutex_unlock(&g->mu);
+
+    opener o = {.g = g};
+    pthread_mutex_init(&o.mu, NULL);
+    pthread_cond_init(&o.cv, NULL);
+    pthread_t to;
+    pthread_create(&to, NULL, open_if_stuck, &o);
+    /* The peer sends in several writes, so the reader runs SSL_read often. */
+    for (int i = 0; i < 64; i++)
+        CHECK_EQ_INT(j.t->ops->write(j.t, "0123456789abcdef", 16, 5000), 0);
+    char buf[16 * 64];
+    read_exact(c, buf, sizeof buf, &rc);
+    pthread_mutex_lock(&o.mu);
+    o.done = 1;
+    pthread_cond_signal(&o.cv);
+    int forced = o.forced;
+    pthread_mutex_unlock(&o.mu);
+    pthread_join(to, NULL);
+    CHECK_EQ_INT(rc, 0);
+    CHECK_EQ_INT(forced, 0); /* the read finished with the writer still stopped */
+    CHECK(memcmp(buf + 16 * 63, "0123456789abcdef", 16) == 0);
+
+    gate_set(g, 0);
+    pthread_create(&tr, NULL, bulk_reader, &sr);
+    pthread_join(tw, NULL);
+    pthread_join(tr, NULL);
+    CHECK_EQ_INT(cw.rc, 0);
+    CHECK_EQ_INT(sr.rc, 0);
+    pthread_mutex_destroy(&o.mu);
+    pthread_cond_destroy(&o.cv);
+    adbc_transport_free(c);
+    adbc_transport_free(j.t);
+}
+
+/* Full duplex through socket buffers of a few KiB, so both ends' writers
+ * block on full sockets thousands of times while their readers run. */
+TEST(full_duplex_through_small_socket_buffers)
+{
+    int sv[2];
+    CHECK_EQ_INT(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    int small = 4096;
+    for (int i = 0; i < 2; i++) {
+        setsockopt(sv[i], SOL_SOCKET, SO_SNDBUF, &small, sizeof small);
+        setsockopt(sv[i], SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+    }
+    adbc_transport *c, *s;
+    CHECK_EQ_INT(adbc_transport_fd(&c, sv[0], 1), 0);
+    CHECK_EQ_INT(adbc_transport_fd(&s, sv[1], 1), 0);
+    server_job j = {.t = s, .opts = {.size = sizeof(adbc_tls_server_opts)}};
+    pthread_t th;
+    pthread_create(&th, NULL, server_main, &j);
+    int rc = adbc_tls_client_upgrade(&c, ring, 10000);
+    pthread_join(th, NULL);
+    CHECK_EQ_INT(rc, 0);
+    CHECK_EQ_INT(j.rc, 0);
+    for (int round = 0; round < 4; round++) {
+        const size_t len = 2 * 1024 * 1024 + 5;
+        bulk cw = {c, len, 4, 0}, sr = {j.t, len, 4, 0}, sw = {j.t, len, 5, 0},
+             cr = {c, len, 5, 0};
+        pthread_t t1, t2, t3, t4;
+        pthread_create(&t1, NULL, bulk_writer, &cw);
+        pthread_create(&t2, NULL, bulk_reader, &sr);
+        pthread_create(&t3, NULL, bulk_writer, &sw);
+        pthread_create(&t4, NULL, bulk_reader, &cr);
+        pthread_join(t1, NULL);
+        pthread_join(t2, NULL);
+        pthread_join(t3, NULL);
+        pthread_join(t4, NULL);
+        CHECK_EQ_INT(cw.rc, 0);
+        CHECK_EQ_INT(sw.rc, 0);
+        CHECK_EQ_INT(sr.rc, 0);
+        CHECK_EQ_INT(cr.rc, 0);
+        if (cw.rc || sw.rc || sr.rc || cr.rc)
+            break;
+    }
+    adbc_transport_free(c);
+    adbc_transport_free(j.t);
+}
+
 static void *shutdown_later(void *arg)
 {
     struct timespec ts = {0, 200 * 1000 * 1000};
@@ -336,6 +555,8 @@ int main(void)
     RUN(without_hints_the_first_key_is_presented);
     RUN(refused_key_is_enotpaired_on_first_read);
     RUN(full_duplex_from_four_threads);
+    RUN(reader_goes_on_while_the_writer_is_blocked);
+    RUN(full_duplex_through_small_socket_buffers);
     RUN(shutdown_releases_a_blocked_read);
     RUN(handshake_timeout_close_and_garbage);
     RUN(packet_transports_are_refused);
