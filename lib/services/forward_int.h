@@ -29,7 +29,6 @@ typedef struct relay {
     int fd;               /* the local socket */
     adbc_stream *st;      /* NULL until opened (forward), or given (reverse) */
     char *dest;           /* forward: device service; reverse: host spec */
-    int reverse;          /* 1: st came from the device, fd is connected here */
     char peer[96];
     unsigned id;
     pthread_t th;

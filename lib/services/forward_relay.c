@@ -69,8 +69,10 @@ static void emit(relay *rl, adbc_forward_event_kind kind)
         .id = rl->id,
         .peer = rl->peer,
         .destination = rl->dest,
-        .bytes_to_device = rl->reverse ? rl->down : rl->up,
-        .bytes_from_device = rl->reverse ? rl->up : rl->down,
+        /* up is socket -> stream, down stream -> socket, and the stream
+         * goes to the device in both directions of forwarding. */
+        .bytes_to_device = rl->up,
+        .bytes_from_device = rl->down,
         .error = rl->err,
         .message = rl->msg,
     };
@@ -266,7 +268,6 @@ int relay_start(fwd_relays *r, adbc_conn *c, int fd, adbc_stream *st, char *dest
     rl->c = c;
     rl->fd = fd;
     rl->st = st;
-    rl->reverse = st != NULL;
     rl->dest = dest;
     snprintf(rl->peer, sizeof rl->peer, "%s", peer);
     pthread_mutex_lock(&r->mu);

@@ -173,6 +173,10 @@ out=$("$SNAP" -t "$ADDR" shell "curl -sS --max-time 10 http://127.0.0.1:${R#tcp:
 sum=$("$SNAP" -t "$ADDR" shell "curl -sS --max-time 60 http://127.0.0.1:${R#tcp:}/big.bin | sha256sum")
 [ "${sum%% *}" = "$BIGSUM" ] || t_fail "100 MB through reverse differs"
 grep -q "reverse #1 device -> tcp:$HP: open" "$T_TMP/rv.err" || t_fail "no reverse -v line"
+# The host server sent the 100 MB: they went to the device, the request came from it.
+for ((i = 0; i < 100; i++)); do grep -q "reverse #2 .*: closed" "$T_TMP/rv.err" && break; sleep 0.05; done
+grep -Eq "reverse #2 device -> tcp:$HP: closed, 1000[0-9]{5} bytes to the device, [0-9]{2,3} from it" \
+    "$T_TMP/rv.err" || t_fail "reverse -v byte counts: $(tail -3 "$T_TMP/rv.err")"
 kill -INT "${BG[rv]}"
 wait "${BG[rv]}"
 rc=$?
