@@ -89,6 +89,33 @@ t_check "the token file: created 0600, 32 random bytes as 64 hex digits"
 [ "$(stat -c %a "$TOK")" = 600 ] || t_fail "token file mode $(stat -c %a "$TOK")"
 grep -qxE '[0-9a-f]{64}' "$TOK" || t_fail "token file content: $(cat "$TOK")"
 
+t_check "libmicrohttpd's option-order warning is not printed at start"
+grep -q EXTERNAL_LOGGER "$T_TMP/serve.log" && t_fail "start printed: $(cat "$T_TMP/serve.log")"
+
+t_check "a token file that is a link, another user's, or holds a NUL and more is refused"
+# bad_token FILE WORDS: the server refuses FILE at once, saying WORDS.
+bad_token()
+{
+    local out st
+    out=$(timeout 20 "$SERVE" -t "$A" --listen 127.0.0.1:0 --token-file "$1" 2>&1)
+    st=$?
+    [ "$st" = 1 ] || t_fail "token file $1: exit $st (expected 1): $out"
+    case $out in *"$2"*) ;; *) t_fail "token file $1: '$out' does not say '$2'" ;; esac
+}
+mkdir -p "$T_TMP/tok"
+chmod 700 "$T_TMP/tok"
+ln -s "$TOK" "$T_TMP/tok/link"
+bad_token "$T_TMP/tok/link" "symbolic link"
+printf '%s\0junk\n' "$(cat "$TOK")" > "$T_TMP/tok/nul"
+chmod 600 "$T_TMP/tok/nul"
+bad_token "$T_TMP/tok/nul" "must hold one line"
+if [ "$(id -u)" = 0 ]; then
+    cp "$TOK" "$T_TMP/tok/other"
+    chmod 600 "$T_TMP/tok/other"
+    chown 65534 "$T_TMP/tok/other"
+    bad_token "$T_TMP/tok/other" "belongs to user 65534"
+fi
+
 t_check "GET /health needs no token"
 code=$(curl -s -m 10 -o "$OUT" -w '%{http_code}' "$URL/health")
 expect 200

@@ -205,11 +205,13 @@ int serve_http_start(serve *s, const char *listen, int explicit_token, const cha
     unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
                      MHD_USE_ERROR_LOG | (ipv6 ? MHD_USE_IPv6 : 0);
     daemon_ = MHD_start_daemon(
-        flags, (uint16_t)port, NULL, NULL, handle, s, MHD_OPTION_SOCK_ADDR, &ss,
+        flags, (uint16_t)port, NULL, NULL, handle, s,
+        /* First, or libmicrohttpd logs the options before it to stderr. */
+        MHD_OPTION_EXTERNAL_LOGGER, log_cb, NULL, MHD_OPTION_SOCK_ADDR, &ss,
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)s->conn_timeout_s,
         MHD_OPTION_CONNECTION_LIMIT, (unsigned)MAX_CONNECTIONS,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)65536, MHD_OPTION_NOTIFY_COMPLETED,
-        completed, NULL, MHD_OPTION_EXTERNAL_LOGGER, log_cb, NULL, MHD_OPTION_END);
+        completed, NULL, MHD_OPTION_END);
     if (!daemon_) {
         fprintf(stderr, SERVE_NAME ": cannot listen on %s (%s)\n", listen,
                 errno ? strerror(errno) : "libmicrohttpd refused");

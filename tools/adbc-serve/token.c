@@ -86,7 +86,7 @@ int serve_token_load(serve *s, const char *path)
         return 0;
     }
     struct stat st;
-    if (stat(path, &st) != 0) {
+    if (lstat(path, &st) != 0) {
         if (errno != ENOENT) {
             fprintf(stderr, SERVE_NAME ": %s: %s\n", path, strerror(errno));
             return -1;
@@ -94,20 +94,47 @@ int serve_token_load(serve *s, const char *path)
         mkparent(path);
         if (create(path) != 0)
             return -1;
-    } else if (st.st_mode & 077) {
+    }
+    /* O_NOFOLLOW: a link planted in the file's place (by whoever can
+     * write its directory) is refused, not followed. */
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) {
+        fprintf(stderr, SERVE_NAME ": %s: %s%s\n", path, strerror(errno),
+                errno == ELOOP ? " (the token file may not be a symbolic link)" : "");
+        return -1;
+    }
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        fprintf(stderr, SERVE_NAME ": the token file %s is not a regular file\n", path);
+        close(fd);
+        return -1;
+    }
+    if (st.st_uid != geteuid()) {
+        fprintf(stderr, SERVE_NAME ": the token file %s belongs to user %u, not to this user "
+                        "(%u): its owner could change the token; delete it or chown it\n",
+                path, (unsigned)st.st_uid, (unsigned)geteuid());
+        close(fd);
+        return -1;
+    }
+    if (st.st_mode & 077) {
         fprintf(stderr, SERVE_NAME ": the token file %s is readable by others (mode %03o): "
                         "chmod 600 it\n", path, (unsigned)(st.st_mode & 0777));
+        close(fd);
         return -1;
     }
-    FILE *f = fopen(path, "re");
-    if (!f) {
-        fprintf(stderr, SERVE_NAME ": %s: %s\n", path, strerror(errno));
-        return -1;
-    }
-    char buf[256] = "";
-    if (!fgets(buf, sizeof buf, f))
+    char buf[256];
+    ssize_t got = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (got < 0)
+        got = 0;
+    buf[got] = '\0';
+    /* One line and nothing after it: a NUL byte, or junk past the line,
+     * means the file is not what this server wrote. */
+    size_t line = strcspn(buf, "\r\n");
+    size_t end = line;
+    while (end < (size_t)got && (buf[end] == '\r' || buf[end] == '\n'))
+        end++;
+    if (memchr(buf, '\0', (size_t)got) || end != (size_t)got)
         buf[0] = '\0';
-    fclose(f);
     buf[strcspn(buf, "\r\n")] = '\0';
     if (!valid(buf)) {
         fprintf(stderr, SERVE_NAME ": the token file %s must hold one line of 16 to 64 "
