@@ -323,6 +323,14 @@ H -X POST --data-binary @"$T_TMP/big" "/v1/act?device=$A"
 expect 413 too_large
 H -X POST -H 'Transfer-Encoding: chunked' --data-binary @"$T_TMP/big" "/v1/act?device=$A"
 expect 413 too_large
+# Text after a \u0000 would be lost, a key twice would be read first-wins,
+# bytes that are not UTF-8 would be typed as something else: all refused.
+H -X POST -d '{"action":"type","text":"ab\u0000cd"}' "/v1/act?device=$A"
+expect 400 bad_json
+H -X POST -d '{"action":"type","text":"ab","text":"cd"}' "/v1/act?device=$A"
+expect 400 bad_json
+H -X POST --data-binary $'{"action":"type","text":"ab\xff"}' "/v1/act?device=$A"
+expect 400 bad_json
 [ -z "$(calls "$CA")" ] || t_fail "a refused body reached the device"
 
 t_check "unknown route 404, wrong method 405"

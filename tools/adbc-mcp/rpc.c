@@ -3,6 +3,7 @@
  * defines it: one message a line, requests answered with a result or an
  * error, notifications never answered. */
 #include "mcp.h"
+#include "ops.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -65,6 +66,7 @@ void rpc_error(mcp_server *s, const cJSON *id, int code, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
+    ops_utf8_fix(msg); /* a quoted name cut short must not make the answer invalid */
     cJSON *m = envelope(id);
     if (!m)
         return;
@@ -207,19 +209,12 @@ static int valid_id(const cJSON *id)
 
 void rpc_handle_line(mcp_server *s, const char *line, size_t len)
 {
-    const char *end = NULL;
-    cJSON *msg = cJSON_ParseWithLengthOpts(line, len, &end, 0);
-    if (msg && end) {
-        /* One value a line: anything after it but blanks is malformed. */
-        while (end < line + len && (*end == ' ' || *end == '\t' || *end == '\r'))
-            end++;
-        if (end != line + len) {
-            cJSON_Delete(msg);
-            msg = NULL;
-        }
-    }
-    if (!msg) {
-        rpc_error(s, NULL, -32700, "parse error: each line must hold one JSON-RPC message");
+    cJSON *msg = NULL;
+    ops_err pe;
+    if (ops_json_parse(&pe, line, len, &msg) != 0) {
+        /* One value a line, UTF-8, no key twice (ops_json_parse). */
+        rpc_error(s, NULL, -32700, "parse error: each line must hold one JSON-RPC message: %s",
+                  pe.msg);
         return;
     }
     if (!cJSON_IsObject(msg)) {

@@ -415,8 +415,15 @@ int serve_route(serve_req *r, char **body, size_t *len, const char **ctype)
         return r_snapshot(r, body, len);
     if (i == 4)
         return r_screenshot(r, body, len, ctype);
-    cJSON *a = cJSON_ParseWithLength(r->body ? r->body : "", r->body_len);
-    if (!a || !cJSON_IsObject(a)) {
+    cJSON *a = NULL;
+    ops_err pe;
+    if (ops_json_parse(&pe, r->body, r->body_len, &a) != 0) {
+        char m[sizeof pe.msg + 80];
+        snprintf(m, sizeof m, "%s: the body must be one JSON object, e.g. "
+                 "{\"action\":\"tap\",\"ref\":3}", pe.msg);
+        return err2("bad_json", 400, m, body, len);
+    }
+    if (!cJSON_IsObject(a)) {
         cJSON_Delete(a);
         return err2("bad_json", 400, "the body must be one JSON object, e.g. "
                     "{\"action\":\"tap\",\"ref\":3}", body, len);
