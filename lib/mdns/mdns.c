@@ -221,6 +221,26 @@ static adbc_mdns_service *svc_get(browse *b, const char *fullname, int type, con
     return s;
 }
 
+/* An address a responder on the network may give for a device: unicast.
+ * Loopback and unspecified ones would point a connect at this machine
+ * itself (a local emulator's adbd, say) by a name from the network; a
+ * device on this machine announces its interface address, and is then
+ * marked local (local_addr). Multicast and broadcast are never a host. */
+static int announceable(const adbc_dns_rr *r)
+{
+    const uint8_t *a = r->addr;
+    if (r->type == ADBC_DNS_A)
+        return a[0] != 0 && a[0] != 127 && a[0] < 224; /* 0/8, 127/8, 224/4 and 240/4 */
+    static const uint8_t zero[16], mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+    if (memcmp(a, zero, 15) == 0 && a[15] <= 1) /* :: and ::1 */
+        return 0;
+    if (a[0] == 0xff) /* multicast */
+        return 0;
+    if (memcmp(a, mapped, 12) == 0) /* ::ffff:a.b.c.d: the IPv4 rule */
+        return a[12] != 0 && a[12] != 127 && a[12] < 224;
+    return 1;
+}
+
 static void take_answer(browse *b, const adbc_dns_rr *r, const msock *s, const char *only)
 {
     if (r->type == ADBC_DNS_PTR) {
@@ -252,6 +272,8 @@ static void take_answer(browse *b, const adbc_dns_rr *r, const msock *s, const c
         }
         return;
     }
+    if ((r->type == ADBC_DNS_A || r->type == ADBC_DNS_AAAA) && !announceable(r))
+        return;
     mhost *h = host_get(b, r->name, 1);
     if (!h)
         return;

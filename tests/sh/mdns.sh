@@ -157,8 +157,19 @@ esac
 n=$(grep -o '"instance"' <<< "$json" | wc -l)
 [ "$n" -le 256 ] && [ "$n" -ge 2 ] || t_fail "$n services kept (bound 256)"
 grep -q 'adb-CLAIM\|xxxxx\|yyyy' <<< "$json" && t_fail "records from a malformed message were kept"
+for inst in adb-LOOP-1 adb-ZERO-1 adb-LOOP6-1 adb-ZERO6-1; do
+    grep -Eq "\"instance\":\"$inst\",[^}]*\"address\":\"\"" <<< "$json" ||
+        t_fail "$inst: a loopback or unspecified address from the network was taken: ${json:0:2000}"
+done
 text=$("$SNAP" -q mdns services --wait 1500)
-[ "$(grep -c . <<< "$text")" = 2 ] || t_fail "only the resolved service may be listed: ${text:0:300}"
+# The header, GOOD, and the hostile name on one escaped row; the loopback
+# and unspecified ones are not resolved, so not listed.
+[ "$(grep -c . <<< "$text")" = 3 ] || t_fail "only the resolved services may be listed: ${text:0:600}"
+grep -q "^adb-?]0;pwned??forged?row?	_adb._tcp	10.77.0.2:37001\$" <<< "$text" ||
+    t_fail "the hostile instance name is not escaped: $(od -c <<< "$text" | head -20)"
+LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f]' <<< "$text" && t_fail "control characters printed"
+iconv -f UTF-8 -t UTF-8 <<< "$text" > /dev/null || t_fail "mdns services printed bytes that are not UTF-8"
+out=$(timeout 20 "$SNAP" -s adb-LOOP-1._adb._tcp --timeout 3 info 2>&1) && t_fail "-s of a service announced at 127.0.0.1 connected: $out"
 echo "hostile: $n services kept, browse $((t1 - t0)) ms"
 
 echo "ok: $T_CHECKS checks"

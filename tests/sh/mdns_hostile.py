@@ -42,6 +42,24 @@ def packets():
     yield msg([rr(name(svc), PTR, name(good)), rr(name(good), SRV, srv),
                rr(name(good), TXT, b"\x03v=1"),
                rr(name("good-host.local"), A, socket.inet_aton(good_addr))])
+    # Services whose host is given as this machine's loopback or as the
+    # unspecified address (v4 and v6): never connected to.
+    for inst, host, rtype, addr in (
+            ("adb-LOOP-1", "loop-host.local", A, socket.inet_aton("127.0.0.1")),
+            ("adb-ZERO-1", "zero-host.local", A, socket.inet_aton("0.0.0.0")),
+            ("adb-LOOP6-1", "loop6-host.local", AAAA, socket.inet_pton(socket.AF_INET6, "::1")),
+            ("adb-ZERO6-1", "zero6-host.local", AAAA, bytes(16))):
+        full = inst + "." + svc
+        yield msg([rr(name(svc), PTR, name(full)),
+                   rr(name(full), SRV, struct.pack(">HHH", 0, 0, 5555) + name(host)),
+                   rr(name(host), rtype, addr)])
+    # An instance name with an ESC sequence, BEL, a tab, a newline and a
+    # byte that is not UTF-8, at a good address.
+    evil = b"adb-\x1b]0;pwned\x07\tforged\nrow\xff"
+    evil_full = bytes([len(evil)]) + evil + name(svc)
+    yield msg([rr(name(svc), PTR, evil_full),
+               rr(evil_full, SRV, struct.pack(">HHH", 0, 0, good_port) + name("good-host.local")),
+               rr(name("good-host.local"), A, socket.inet_aton(good_addr))])
     # A record whose length runs past the end of the message.
     yield msg([name(svc) + struct.pack(">HHIH", PTR, 1, 120, 100) + b"\x03abc"])
     # Truncated in the middle of the fixed part.

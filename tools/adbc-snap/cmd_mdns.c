@@ -74,18 +74,21 @@ static int services(snap_ctx *ctx, int json, int wait_ms, int host_only)
     } else {
         printf("List of discovered mdns services\n");
         for (size_t i = 0; i < n; i++) {
+            /* Names come from the network: escaped, tty or pipe. */
+            char inst[4 * sizeof l[i].instance], svc[4 * sizeof l[i].service];
+            snap_net_safe(l[i].instance, inst, sizeof inst);
+            snap_net_safe(l[i].service, svc, sizeof svc);
             if (!l[i].port || !l[i].addr[0]) {
                 if (!ctx->quiet)
-                    fprintf(stderr, "adbc-snap: %s.%s: not resolved in %d ms (no %s)\n",
-                            l[i].instance, l[i].service, o.timeout_ms,
-                            l[i].port ? "address" : "SRV record");
+                    fprintf(stderr, "adbc-snap: %s.%s: not resolved in %d ms (no %s)\n", inst,
+                            svc, o.timeout_ms, l[i].port ? "usable address" : "SRV record");
                 continue;
             }
             /* adb prints the announced address, not 127.0.0.1. */
             if (strchr(l[i].addr, ':'))
-                printf("%s\t%s\t[%s]:%u\n", l[i].instance, l[i].service, l[i].addr, l[i].port);
+                printf("%s\t%s\t[%s]:%u\n", inst, svc, l[i].addr, l[i].port);
             else
-                printf("%s\t%s\t%s:%u\n", l[i].instance, l[i].service, l[i].addr, l[i].port);
+                printf("%s\t%s\t%s:%u\n", inst, svc, l[i].addr, l[i].port);
         }
     }
     adbc_mdns_free(l);

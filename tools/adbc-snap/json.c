@@ -2,6 +2,7 @@
 /* adbc-snap JSON output: strings, byte strings, and the --json error
  * object (see snap.h for its shape). */
 #include "snap.h"
+#include "ops_base.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -56,41 +57,12 @@ void snap_json_error(const char *what, int code, const char *message, const char
     fflush(stdout);
 }
 
-/* Length of the UTF-8 sequence at p (at most n bytes), 0 when it is not one
- * (overlong forms, surrogates and values past U+10FFFF are not). */
-static size_t utf8_len(const unsigned char *p, size_t n)
-{
-    unsigned c = p[0];
-    size_t len;
-    uint32_t v, min;
-    if (c < 0x80)
-        return 1;
-    if ((c & 0xe0) == 0xc0)
-        len = 2, v = c & 0x1f, min = 0x80;
-    else if ((c & 0xf0) == 0xe0)
-        len = 3, v = c & 0x0f, min = 0x800;
-    else if ((c & 0xf8) == 0xf0)
-        len = 4, v = c & 0x07, min = 0x10000;
-    else
-        return 0;
-    if (len > n)
-        return 0;
-    for (size_t i = 1; i < len; i++) {
-        if ((p[i] & 0xc0) != 0x80)
-            return 0;
-        v = v << 6 | (p[i] & 0x3f);
-    }
-    if (v < min || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff))
-        return 0;
-    return len;
-}
-
 /* The bytes as a JSON string; bytes that are not UTF-8 as U+FFFD. */
 static void put_str(FILE *f, const unsigned char *p, size_t n)
 {
     fputc('"', f);
     for (size_t i = 0; i < n;) {
-        size_t l = utf8_len(p + i, n - i);
+        size_t l = ops_utf8_len(p + i, n - i);
         if (!l) {
             fputs("\\ufffd", f);
             i++;
@@ -131,7 +103,7 @@ void snap_json_strn(FILE *f, const char *s, size_t len)
 static int is_utf8(const unsigned char *p, size_t n)
 {
     for (size_t i = 0; i < n;) {
-        size_t l = utf8_len(p + i, n - i);
+        size_t l = ops_utf8_len(p + i, n - i);
         if (!l)
             return 0;
         i += l;

@@ -87,6 +87,11 @@ void snap_json_strn(FILE *f, const char *s, size_t len);
  * n - 1 bytes); otherwise s itself, byte for byte (pipes get what the
  * device sent). */
 const char *snap_tty_safe(const char *s, char *buf, size_t n);
+/* A name from the network (an mDNS instance, service or host) for a text
+ * listing, tty or not: control characters (C0, DEL, C1) and bytes that are
+ * not UTF-8 become '?', so it can neither drive a terminal nor forge a row
+ * or column. Cut to n - 1 bytes at a character boundary. */
+const char *snap_net_safe(const char *s, char *buf, size_t n);
 
 
 /* Write s as a JSON string literal (with quotes) to f; bytes that are not

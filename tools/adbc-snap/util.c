@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* adbc-snap helpers: device selection, errors, argument joining. */
 #include "snap.h"
+#include "ops_base.h"
 
 #include "adbc/devices.h"
 #include "adbc/forward.h"
@@ -124,5 +125,30 @@ const char *snap_tty_safe(const char *s, char *buf, size_t n)
         buf[i] = c < 0x20 || c == 0x7f ? '?' : (char)c;
     }
     buf[i] = '\0';
+    return buf;
+}
+
+const char *snap_net_safe(const char *s, char *buf, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
+    size_t len = strlen((const char *)p), o = 0;
+    for (size_t i = 0; i < len && o + 1 < n;) {
+        size_t l = ops_utf8_len(p + i, len - i);
+        /* C1 controls (U+0080..U+009F) are C2 80..C2 9F. */
+        int ctl = l == 0 || (l == 1 && (p[i] < 0x20 || p[i] == 0x7f)) ||
+                  (l == 2 && p[i] == 0xc2 && p[i + 1] < 0xa0);
+        if (ctl) {
+            buf[o++] = '?';
+            i += l ? l : 1;
+            continue;
+        }
+        if (o + l >= n)
+            break;
+        memcpy(buf + o, p + i, l);
+        o += l;
+        i += l;
+    }
+    if (n)
+        buf[o] = '\0';
     return buf;
 }

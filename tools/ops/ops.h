@@ -29,11 +29,6 @@
  * "\u0000" in a string (cJSON would cut the string there), a key twice
  * in one object. 0 with *out (cJSON_Delete it) or -1 with e filled. */
 int ops_json_parse(ops_err *e, const char *text, size_t len, cJSON **out);
-/* The offset of the first byte of s[0..len) that does not start a valid
- * UTF-8 sequence (overlong forms and surrogates are invalid), or len. */
-size_t ops_utf8_bad(const char *s, size_t len);
-/* Replace each such byte of the C string s with '?', in place. */
-void ops_utf8_fix(char *s);
 
 int ops_arg_str(ops_err *e, const cJSON *args, const char *name, int required, size_t maxlen,
                 const char **out);

@@ -48,6 +48,16 @@ int64_t ops_now_ms(void); /* monotonic */
 int ops_secret_equal(const char *secret, size_t secret_len, const char *given,
                      size_t given_len);
 
+/* ---- UTF-8 (ops_utf8.c) ---- */
+/* The length of the UTF-8 sequence at p (at most n bytes, n >= 1), 0 when
+ * it is not one (overlong forms, surrogates, past U+10FFFF). */
+size_t ops_utf8_len(const unsigned char *p, size_t n);
+/* The offset of the first byte of s[0..len) that does not start a valid
+ * sequence, or len. */
+size_t ops_utf8_bad(const char *s, size_t len);
+/* Replace each such byte of the C string s with '?', in place. */
+void ops_utf8_fix(char *s);
+
 /* ---- selectors by five tiers (ops_select.c) ---- */
 typedef struct ops_sel {
     const char *id;    /* resource-id: "pkg:id/name" whole, or "name" */

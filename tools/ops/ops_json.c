@@ -11,48 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-size_t ops_utf8_bad(const char *s, size_t len)
-{
-    const unsigned char *p = (const unsigned char *)s;
-    size_t i = 0;
-    while (i < len) {
-        unsigned c = p[i];
-        size_t n;
-        unsigned min;
-        if (c < 0x80) {
-            i++;
-            continue;
-        } else if (c >= 0xc2 && c <= 0xdf) {
-            n = 1, min = 0x80;
-        } else if (c >= 0xe0 && c <= 0xef) {
-            n = 2, min = 0x800;
-        } else if (c >= 0xf0 && c <= 0xf4) {
-            n = 3, min = 0x10000;
-        } else {
-            return i;
-        }
-        if (len - i <= n)
-            return i;
-        unsigned cp = c & (0x3f >> n);
-        for (size_t k = 1; k <= n; k++) {
-            if ((p[i + k] & 0xc0) != 0x80)
-                return i;
-            cp = cp << 6 | (p[i + k] & 0x3f);
-        }
-        if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-            return i;
-        i += n + 1;
-    }
-    return len;
-}
-
-void ops_utf8_fix(char *s)
-{
-    size_t len = strlen(s), i = 0;
-    while ((i += ops_utf8_bad(s + i, len - i)) < len)
-        s[i++] = '?';
-}
-
 /* The offset of the first "\u0000" inside a string, or len. */
 static size_t nul_escape(const char *s, size_t len)
 {
