@@ -403,6 +403,55 @@ for s in slow:
         pass
 PY
 
+t_check "clients that trickle a byte a second, or connect and send nothing, cannot hold the slots"
+python3 - "$(cat "$T_TMP/port")" "$(cat "$TOK")" << 'PY' || t_fail "slots held by idle or trickling clients"
+import socket, sys, time, urllib.request
+port, tok = int(sys.argv[1]), sys.argv[2]
+def conn():
+    return socket.create_connection(('127.0.0.1', port), timeout=10)
+def health():
+    r = urllib.request.urlopen('http://127.0.0.1:%d/health' % port, timeout=20).read()
+    assert b'"ok":true' in r, r
+def trickle(socks):
+    """One more header byte on each open socket; the ones the server closed are dropped."""
+    alive = []
+    for s in socks:
+        try:
+            s.sendall(b'a')
+            alive.append(s)
+        except OSError:
+            pass
+    return alive
+
+# 1. Ten clients send a header byte every 0.3 s, never finishing: the idle
+# timeout (2 s) restarts with every byte, the request timeout does not.
+slow = [conn() for _ in range(10)]
+for s in slow:
+    s.sendall(b'GET /health HTTP/1.1\r\nHost: x\r\nX-Pad: ')
+t0 = time.time()
+while slow and time.time() - t0 < 60:
+    slow = trickle(slow)
+    time.sleep(0.3)
+assert not slow, '%d trickling clients still open after %.0f s' % (len(slow), time.time() - t0)
+
+# 2. 64 trickling clients and 500 connects that send nothing, held while
+# /health is asked five times.
+slow = [conn() for _ in range(64)]
+for s in slow:
+    s.sendall(b'GET /health HTTP/1.1\r\nX-Pad: ')
+idle = []
+for _ in range(500):
+    try:
+        idle.append(conn())
+    except OSError:
+        pass
+for i in range(5):
+    slow = trickle(slow)
+    health()
+for s in slow + idle:
+    s.close()
+PY
+
 t_check "1,000 requests from 16 clients over two devices: none lost, none mixed"
 screen "$CA" Send
 screen "$CB" Reply Forward

@@ -3,20 +3,37 @@
  * waiting for its device blocks only its own client). Before a body is
  * read: /v1/ routes need "Authorization: Bearer TOKEN" (401 otherwise) and a
  * declared Content-Length over the cap is refused (413); a body that grows
- * past the cap while streaming is dropped and refused too. Connections
- * idle for --conn-timeout seconds are closed, and at most 64 are open, so
- * slow clients cannot hold the server. */
+ * past the cap while streaming is dropped and refused too.
+ *
+ * Slots (conn_*): at most 64 connections are served at once, and a client
+ * that does not send a request cannot hold one. Each connection must
+ * deliver a whole request (head and body) within --conn-timeout seconds of
+ * connecting or of its previous answer, however it trickles its bytes; a
+ * watchdog closes it otherwise. When a 65th connects, the oldest one still
+ * waiting for its request that never presented the token is closed to make
+ * room, and if there is none (every slot answering a request or kept by a
+ * token holder) the newcomer is. So connects that send nothing, or a byte a
+ * second, only push each other out: a client that sends its request at
+ * once is answered, and one with the token keeps its connection. On a
+ * Termux phone any app can connect to 127.0.0.1. */
 #include "serve.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <time.h>
 
 #define MAX_CONNECTIONS 64
+/* libmicrohttpd's own limit: room for connections closed by us that its
+ * threads have not finished closing yet. */
+#define HARD_CONNECTIONS (2 * MAX_CONNECTIONS)
+#define WATCH_MS 250
 
 static struct MHD_Daemon *daemon_;
 
@@ -26,6 +43,140 @@ typedef struct hreq {
     int too_big;
     int answered;
 } hreq;
+
+/* One TCP connection, from libmicrohttpd's STARTED to its CLOSED notice
+ * (which comes before it closes the socket, so fd stays ours meanwhile). */
+typedef struct conn_slot {
+    struct conn_slot *next;
+    int fd;
+    int64_t since; /* when it began waiting for its next request */
+    int reading;   /* waiting for (or receiving) a request, not being answered */
+    int trusted;   /* presented the token in a request */
+    int shed;      /* shut down by us; libmicrohttpd closes it */
+} conn_slot;
+
+static struct {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    conn_slot *list;
+    int live; /* slots not shed */
+    int stop;
+    int64_t request_ms;
+    pthread_t watchdog;
+    int watching;
+} slots = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
+
+/* Under slots.mu. The connection's thread sees end of file and closes it. */
+static void conn_shed(conn_slot *c)
+{
+    if (c->shed)
+        return;
+    c->shed = 1;
+    slots.live--;
+    shutdown(c->fd, SHUT_RDWR);
+}
+
+static conn_slot *conn_of(struct MHD_Connection *conn)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return ci ? ci->socket_context : NULL;
+}
+
+static void conn_notify(void *cls, struct MHD_Connection *conn, void **ctx,
+                        enum MHD_ConnectionNotificationCode toe)
+{
+    (void)cls;
+    if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+        const union MHD_ConnectionInfo *ci =
+            MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+        conn_slot *c = calloc(1, sizeof *c);
+        if (!c || !ci) {
+            free(c);
+            if (ci)
+                shutdown(ci->connect_fd, SHUT_RDWR);
+            return;
+        }
+        c->fd = ci->connect_fd;
+        c->since = ops_now_ms();
+        c->reading = 1;
+        *ctx = c;
+        pthread_mutex_lock(&slots.mu);
+        c->next = slots.list;
+        slots.list = c;
+        slots.live++;
+        if (slots.live > MAX_CONNECTIONS) {
+            conn_slot *victim = NULL;
+            for (conn_slot *o = c->next; o; o = o->next) /* newest first: keep the last */
+                if (!o->shed && o->reading && !o->trusted)
+                    victim = o;
+            conn_shed(victim ? victim : c);
+        }
+        pthread_mutex_unlock(&slots.mu);
+        return;
+    }
+    conn_slot *c = *ctx;
+    if (!c)
+        return;
+    pthread_mutex_lock(&slots.mu);
+    for (conn_slot **pp = &slots.list; *pp; pp = &(*pp)->next)
+        if (*pp == c) {
+            *pp = c->next;
+            break;
+        }
+    if (!c->shed)
+        slots.live--;
+    pthread_mutex_unlock(&slots.mu);
+    free(c);
+    *ctx = NULL;
+}
+
+/* A request arrived whole (reading 0), or was answered (back to 1): only
+ * a connection waiting for a request is on the clock. */
+static void conn_mark(struct MHD_Connection *conn, int reading)
+{
+    conn_slot *c = conn_of(conn);
+    if (!c)
+        return;
+    pthread_mutex_lock(&slots.mu);
+    c->reading = reading;
+    if (reading)
+        c->since = ops_now_ms();
+    pthread_mutex_unlock(&slots.mu);
+}
+
+/* The connection presented the token: newcomers do not push it out. */
+static void conn_trust(struct MHD_Connection *conn)
+{
+    conn_slot *c = conn_of(conn);
+    if (!c)
+        return;
+    pthread_mutex_lock(&slots.mu);
+    c->trusted = 1;
+    pthread_mutex_unlock(&slots.mu);
+}
+
+/* Closes connections that took longer than the request timeout to send a
+ * whole request: the idle timeout alone restarts with every byte. */
+static void *conn_watchdog(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&slots.mu);
+    while (!slots.stop) {
+        int64_t now = ops_now_ms();
+        for (conn_slot *c = slots.list; c; c = c->next)
+            if (c->reading && !c->shed && now - c->since > slots.request_ms)
+                conn_shed(c);
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += WATCH_MS * 1000000L;
+        ts.tv_sec += ts.tv_nsec / 1000000000L;
+        ts.tv_nsec %= 1000000000L;
+        pthread_cond_timedwait(&slots.cv, &slots.mu, &ts);
+    }
+    pthread_mutex_unlock(&slots.mu);
+    return NULL;
+}
 
 static enum MHD_Result send_buf(struct MHD_Connection *conn, int status, char *body, size_t len,
                                 const char *ctype)
@@ -75,7 +226,10 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
         if (strncmp(url, "/v1/", 4) == 0) {
             const char *auth =
                 MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
-            if (!auth || strncmp(auth, "Bearer ", 7) != 0 || !serve_token_ok(s, auth + 7)) {
+            int trusted = auth && strncmp(auth, "Bearer ", 7) == 0 && serve_token_ok(s, auth + 7);
+            if (trusted)
+                conn_trust(conn);
+            if (!trusted) {
                 h->answered = 1;
                 return send_err(conn, 401, "unauthorized",
                                 auth ? "the bearer token is wrong" : "this route needs "
@@ -118,6 +272,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
         return MHD_YES;
     }
     h->answered = 1;
+    conn_mark(conn, 0); /* the whole request is in: no longer on the clock */
     if (h->too_big) {
         char m[128];
         snprintf(m, sizeof m, "the body is over %zu bytes", s->body_max);
@@ -137,8 +292,8 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
                       enum MHD_RequestTerminationCode toe)
 {
     (void)cls;
-    (void)conn;
     (void)toe;
+    conn_mark(conn, 1); /* waiting for the next request on this connection */
     hreq *h = *con_cls;
     if (h) {
         free(h->body);
@@ -209,7 +364,8 @@ int serve_http_start(serve *s, const char *listen, int explicit_token, const cha
         /* First, or libmicrohttpd logs the options before it to stderr. */
         MHD_OPTION_EXTERNAL_LOGGER, log_cb, NULL, MHD_OPTION_SOCK_ADDR, &ss,
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)s->conn_timeout_s,
-        MHD_OPTION_CONNECTION_LIMIT, (unsigned)MAX_CONNECTIONS,
+        MHD_OPTION_CONNECTION_LIMIT, (unsigned)HARD_CONNECTIONS,
+        MHD_OPTION_NOTIFY_CONNECTION, conn_notify, NULL,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)65536, MHD_OPTION_NOTIFY_COMPLETED,
         completed, NULL, MHD_OPTION_END);
     if (!daemon_) {
@@ -217,6 +373,15 @@ int serve_http_start(serve *s, const char *listen, int explicit_token, const cha
                 errno ? strerror(errno) : "libmicrohttpd refused");
         return -1;
     }
+    slots.request_ms = (int64_t)s->conn_timeout_s * 1000;
+    slots.stop = 0;
+    if (pthread_create(&slots.watchdog, NULL, conn_watchdog, NULL) != 0) {
+        fprintf(stderr, SERVE_NAME ": cannot start a thread\n");
+        MHD_stop_daemon(daemon_);
+        daemon_ = NULL;
+        return -1;
+    }
+    slots.watching = 1;
     const union MHD_DaemonInfo *di = MHD_get_daemon_info(daemon_, MHD_DAEMON_INFO_BIND_PORT);
     unsigned bound = di ? di->port : (unsigned)port;
     fprintf(stderr, SERVE_NAME ": listening on http://%s%s%s:%u\n", ipv6 ? "[" : "", host,
@@ -235,6 +400,14 @@ int serve_http_start(serve *s, const char *listen, int explicit_token, const cha
 
 void serve_http_stop(void)
 {
+    if (slots.watching) {
+        pthread_mutex_lock(&slots.mu);
+        slots.stop = 1;
+        pthread_cond_signal(&slots.cv);
+        pthread_mutex_unlock(&slots.mu);
+        pthread_join(slots.watchdog, NULL);
+        slots.watching = 0;
+    }
     if (daemon_)
         MHD_stop_daemon(daemon_);
     daemon_ = NULL;
