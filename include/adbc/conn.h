@@ -62,11 +62,14 @@ typedef struct adbc_conn_opts {
 ADBC_API void adbc_conn_opts_init_sized(adbc_conn_opts *opts, size_t size);
 #define adbc_conn_opts_init(o) adbc_conn_opts_init_sized((o), sizeof *(o))
 
-/* Connect over TCP and complete the handshake. opts may be NULL. */
+/* Connect over TCP and complete the handshake. opts may be NULL; out and
+ * addr may not (ADBC_EINVAL), nor an opts not set up by
+ * adbc_conn_opts_init(). */
 ADBC_API int adbc_connect(adbc_conn **out, const char *addr, const adbc_conn_opts *opts);
 
 /* Run the handshake over a transport the caller opened (USB, fd, ...).
- * The connection takes the transport, also on failure. */
+ * The connection takes the transport, also on failure. out and t may not
+ * be NULL (ADBC_EINVAL). */
 ADBC_API int adbc_conn_open(adbc_conn **out, adbc_transport *t, const adbc_conn_opts *opts);
 
 /* Close every stream and the transport, join the I/O threads, free. */

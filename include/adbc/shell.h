@@ -49,7 +49,8 @@ typedef struct adbc_run_result {
 
 /* Run a command and collect its output. stdin_data may be NULL. With v1 or
  * exec, stdin data is written and the stream is left open until the command
- * ends. max_output bounds stdout+stderr (0 = 64 MiB); past it ADBC_EIO. */
+ * ends. max_output bounds stdout+stderr (0 = 64 MiB); past it ADBC_EIO.
+ * res, c and command may not be NULL (ADBC_EINVAL). */
 ADBC_API int adbc_run(adbc_run_result *res, adbc_conn *c, adbc_shell_mode mode, const char *command,
              const void *stdin_data, size_t stdin_len, size_t max_output, int timeout_ms);
 

@@ -106,7 +106,9 @@ typedef struct adbc_sync_progress {
     uint64_t file_total;    /* its size as known beforehand (it may change) */
     uint64_t bytes;         /* done of the whole operation */
     uint64_t total;         /* expected for the whole operation */
-    uint64_t files;         /* files finished */
+    uint64_t files;         /* files finished (a push's are acknowledged by the
+                               device after their last report: one more report
+                               at the end, file_done 0, counts them all) */
     uint64_t files_total;   /* files to transfer */
     int file_done;          /* 1 on the last report for this file */
 } adbc_sync_progress;

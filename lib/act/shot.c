@@ -123,17 +123,23 @@ int adbc_screenshot(uint8_t **png, size_t *len, adbc_conn *c, adbc_shot_mode mod
     *png = NULL;
     *len = 0;
     int64_t deadline = core_deadline(timeout_ms);
+    int rc;
     switch (mode) {
-    case ADBC_SHOT_RAW: return shot_raw(png, len, c, deadline);
-    case ADBC_SHOT_DEVICE_PNG: return shot_png(png, len, c, deadline);
-    case ADBC_SHOT_AUTO: {
-        int rc = shot_raw(png, len, c, deadline);
+    case ADBC_SHOT_RAW: rc = shot_raw(png, len, c, deadline); break;
+    case ADBC_SHOT_DEVICE_PNG: rc = shot_png(png, len, c, deadline); break;
+    case ADBC_SHOT_AUTO:
+        rc = shot_raw(png, len, c, deadline);
         /* Output adbc does not understand: let the device encode. Timeouts
          * and lost connections are not retried. */
         if (rc == ADBC_EFORMAT || rc == ADBC_EUNSUPPORTED)
             rc = shot_png(png, len, c, deadline);
-        return rc;
+        break;
+    default: return core_fail(ADBC_EINVAL, "unknown screenshot mode %d", (int)mode);
     }
-    }
-    return core_fail(ADBC_EINVAL, "unknown screenshot mode %d", (int)mode);
+    /* The waits inside see what is left of the caller's time (at least
+     * 1 ms each): the message names the caller's timeout. */
+    if (rc == ADBC_ETIMEDOUT && timeout_ms >= 0)
+        rc = core_fail(ADBC_ETIMEDOUT, "the screenshot did not finish within %d ms: give it a "
+                                       "longer timeout", timeout_ms);
+    return rc;
 }

@@ -52,10 +52,12 @@ static int handshake(adbc_conn *c)
             c->prompted = 1;
             deadline = core_deadline(c->opts.auth_timeout_ms);
             if (c->opts.on_auth_prompt) {
+                char m[256];
+                snprintf(m, sizeof m, "the device is asking whether to allow debugging from this "
+                         "computer's key: accept the prompt on the device (waiting up to %d s)",
+                         (c->opts.auth_timeout_ms + 999) / 1000);
                 pthread_mutex_unlock(&c->mu);
-                c->opts.on_auth_prompt(c->opts.user,
-                                       "the device is asking to allow USB debugging for this "
-                                       "computer's key: accept the prompt on its screen");
+                c->opts.on_auth_prompt(c->opts.user, m);
                 pthread_mutex_lock(&c->mu);
             }
             continue;
@@ -65,9 +67,9 @@ static int handshake(adbc_conn *c)
         if (conn_wait(c, &c->cond, deadline) == ADBC_ETIMEDOUT) {
             if (c->prompted)
                 rc = core_fail(ADBC_EUNAUTHORIZED,
-                               "device unauthorized: nobody accepted the \"Allow USB debugging?\" "
-                               "prompt on the device within %d ms; accept it (tick \"Always "
-                               "allow\") and retry",
+                               "device unauthorized: nobody accepted the prompt on the device to "
+                               "allow debugging from this computer's key within the %d ms "
+                               "waited; accept it (tick \"Always allow\") and retry",
                                c->opts.auth_timeout_ms);
             else if (c->stls && adbc_session_peer(c->s) == NULL)
                 rc = core_fail(ADBC_ETIMEDOUT,
@@ -95,7 +97,13 @@ static int handshake(adbc_conn *c)
 
 int adbc_conn_open(adbc_conn **out, adbc_transport *t, const adbc_conn_opts *opts)
 {
+    if (!out) {
+        adbc_transport_free(t);
+        return core_fail(ADBC_EINVAL, "adbc_conn_open: out is NULL");
+    }
     *out = NULL;
+    if (!t)
+        return core_fail(ADBC_EINVAL, "adbc_conn_open: the transport is NULL");
     adbc_conn *c = core_calloc(1, sizeof *c);
     if (!c) {
         adbc_transport_free(t);
@@ -179,17 +187,21 @@ fail:
 
 int adbc_connect(adbc_conn **out, const char *addr, const adbc_conn_opts *opts)
 {
+    if (!out)
+        return core_fail(ADBC_EINVAL, "adbc_connect: out is NULL");
     *out = NULL;
-    adbc_conn_opts def;
-    if (!opts) {
-        adbc_conn_opts_init(&def);
-        opts = &def;
-    }
+    if (!addr)
+        return core_fail(ADBC_EINVAL, "adbc_connect: the address is NULL (give HOST:PORT)");
+    /* Checked before its timeout is used: a zeroed struct is not 0 ms. */
+    adbc_conn_opts o;
+    adbc_conn_opts_init(&o);
+    if (core_abi_take(&o, sizeof o, opts, "adbc_conn_opts") < 0)
+        return ADBC_EINVAL;
     adbc_transport *t;
-    int rc = adbc_transport_tcp(&t, addr, opts->connect_timeout_ms);
+    int rc = adbc_transport_tcp(&t, addr, o.connect_timeout_ms);
     if (rc < 0)
         return rc;
-    return adbc_conn_open(out, t, opts);
+    return adbc_conn_open(out, t, &o);
 }
 
 void adbc_conn_close(adbc_conn *c)

@@ -9,17 +9,31 @@
 
 #include <string.h>
 
+/* The structs that have an X_init() (include/adbc/); the others are
+ * filled in by the caller, .size first. */
+static const char *const with_init[] = {
+    "adbc_act_opts", "adbc_conn_opts", "adbc_devices_opts", "adbc_forward_opts",
+    "adbc_mdns_opts", "adbc_session_config", "adbc_sync_opts", "adbc_ui_opts",
+};
+
 int core_abi_take(void *dst, size_t dst_size, const void *src, const char *type)
 {
     if (!src)
         return 0;
     size_t size;
     memcpy(&size, src, sizeof size);
-    if (size < sizeof size)
+    if (size < sizeof size) {
+        for (size_t i = 0; i < sizeof with_init / sizeof with_init[0]; i++)
+            if (strcmp(type, with_init[i]) == 0)
+                return core_fail(ADBC_EINVAL,
+                                 "%s is not initialised (.size is %zu): call %s_init() on it "
+                                 "before setting fields and passing it to adbc",
+                                 type, size, type);
         return core_fail(ADBC_EINVAL,
-                         "%s.size is %zu: initialise the struct with its _init() function "
-                         "(or set .size = sizeof it) before passing it to adbc",
-                         type, size);
+                         "%s is not initialised (.size is %zu): set .size = sizeof(%s) "
+                         "when filling it in",
+                         type, size, type);
+    }
     if (size > dst_size)
         return core_fail(ADBC_EINVAL,
                          "%s is %zu bytes but this libadbc knows only %zu: the program was "

@@ -259,8 +259,13 @@ void adbc_run_result_clear(adbc_run_result *res)
 int adbc_run(adbc_run_result *res, adbc_conn *c, adbc_shell_mode mode, const char *command,
              const void *stdin_data, size_t stdin_len, size_t max_output, int timeout_ms)
 {
+    if (!res)
+        return core_fail(ADBC_EINVAL, "adbc_run: the result pointer is NULL");
     memset(res, 0, sizeof *res);
     res->exit_code = -1;
+    if (!c || !command)
+        return core_fail(ADBC_EINVAL, "adbc_run: the %s is NULL",
+                         !c ? "connection" : "command");
     if (!max_output)
         max_output = 64u * 1024 * 1024;
     int64_t deadline = core_deadline(timeout_ms);

@@ -521,6 +521,12 @@ int sync_job_check(const sync_job *j)
 
 int sync_job_finish(const sync_job *j, int rc)
 {
+    if (rc == 0) {
+        /* Waits that polled (timeout 0) and found nothing yet left their
+         * "no data within 0 ms" behind: a success says nothing. */
+        adbc_clear_error();
+        return 0;
+    }
     if (rc != ADBC_ETIMEDOUT || !j->deadline || core_now_ms() < j->deadline ||
         strstr(adbc_last_error(), "deadline"))
         return rc;
@@ -549,6 +555,7 @@ int sync_job_report(sync_job *j, int force)
     if (!force && j->p.bytes - j->last_report < ADBC_SYNC_DATA_MAX)
         return 0;
     j->last_report = j->p.bytes;
+    j->reported_files = j->p.files;
     if (j->opts->progress(j->opts->user, &j->p) == 0)
         return 0;
     return core_fail(ADBC_ECANCELED, "%s: cancelled by the progress callback after %llu bytes",

@@ -64,6 +64,7 @@ typedef struct sync_job {
     adbc_sync_result res;
     adbc_sync_progress p;
     uint64_t last_report;   /* p.bytes at the last report */
+    uint64_t reported_files; /* p.files as of the last report */
     int timeout_ms;         /* per wait */
     int64_t deadline;       /* the whole call must end by then (0: no bound) */
     const char *verb, *what; /* "pull", and its source: for messages */

@@ -455,6 +455,12 @@ int adbc_sync_push(adbc_sync_result *res, adbc_sync *s, const char *local,
     } else {
         rc = core_fail(ADBC_EINVAL, "cannot push %s: not a file, link or directory", local);
     }
+    /* The device acknowledges a file after its last report went out: one
+     * more, so that the last report counts every file done, as a pull's. */
+    if (rc == 0 && j.opts->progress && j.p.files != j.reported_files) {
+        j.p.file_done = 0; /* the file had its own last report */
+        rc = sync_job_report(&j, 1);
+    }
     rc = sync_job_finish(&j, rc);
     sync_job_done(&j);
     if (res)

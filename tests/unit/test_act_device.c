@@ -372,6 +372,15 @@ TEST(screenshot_device_png_and_fallback)
     CHECK_EQ_INT(adbc_screenshot(&png, &plen, dev.conn, ADBC_SHOT_DEVICE_PNG, 15000),
                  ADBC_EFORMAT);
     CHECK(strstr(adbc_last_error(), "capture failed"));
+    /* timeout 0: the message names the caller's 0 ms, not the 1 ms each
+     * inner wait is given */
+    CHECK_EQ_INT(adbc_screenshot(&png, &plen, dev.conn, ADBC_SHOT_RAW, 0), ADBC_ETIMEDOUT);
+    CHECK(strstr(adbc_last_error(), "within 0 ms") != NULL);
+    CHECK(strstr(adbc_last_error(), "1 ms") == NULL);
+    /* the screencap it started has run (and been logged) before this one ends */
+    CHECK_EQ_INT(adbc_screenshot(&png, &plen, dev.conn, ADBC_SHOT_DEVICE_PNG, 15000),
+                 ADBC_EFORMAT);
+    td_reset(&dev);
     adbc_free(served);
     free(raw);
     td_drop(&dev, "screencap.png");

@@ -290,7 +290,10 @@ TEST(unauthorized_times_out_with_message)
     adbc_conn *c = NULL;
     int rc = connect_to(&d, &c, 0);
     CHECK_EQ_INT(rc, ADBC_EUNAUTHORIZED);
-    CHECK(strstr(adbc_last_error(), "Allow USB debugging") != NULL);
+    /* One wording for USB and TCP, and the wait it gave the user. */
+    CHECK(strstr(adbc_last_error(), "accepted the prompt on the device") != NULL);
+    CHECK(strstr(adbc_last_error(), "USB") == NULL);
+    CHECK(strstr(adbc_last_error(), " ms waited") != NULL);
     stop_dev(&d);
 }
 
@@ -914,6 +917,45 @@ TEST(device_opened_streams_accept_and_refuse)
     stop_dev(&d3);
 }
 
+/* What a new user passes by mistake: NULLs and structs never initialised
+ * get ADBC_EINVAL with the fix named, never a crash, a 0 ms timeout or a
+ * success. */
+TEST(null_arguments_and_uninitialised_structs)
+{
+    adbc_conn *c = (adbc_conn *)1;
+    CHECK_EQ_INT(adbc_connect(NULL, "127.0.0.1:1", NULL), ADBC_EINVAL);
+    CHECK(strstr(adbc_last_error(), "out is NULL") != NULL);
+    CHECK_EQ_INT(adbc_connect(&c, NULL, NULL), ADBC_EINVAL);
+    CHECK(c == NULL);
+    CHECK_EQ_INT(adbc_conn_open(NULL, NULL, NULL), ADBC_EINVAL);
+    CHECK_EQ_INT(adbc_conn_open(&c, NULL, NULL), ADBC_EINVAL);
+    adbc_conn_opts zero;
+    memset(&zero, 0, sizeof zero);
+    CHECK_EQ_INT(adbc_connect(&c, "127.0.0.1:1", &zero), ADBC_EINVAL);
+    CHECK(strstr(adbc_last_error(), "not initialised") != NULL);
+    CHECK(strstr(adbc_last_error(), "call adbc_conn_opts_init()") != NULL);
+    /* A struct without an _init() names what to set instead. */
+    adbc_ui_selector sel;
+    memset(&sel, 0, sizeof sel);
+    adbc_ui_selector own;
+    CHECK_EQ_INT(core_abi_take(&own, sizeof own, &sel, "adbc_ui_selector"), ADBC_EINVAL);
+    CHECK(strstr(adbc_last_error(), "set .size = sizeof(adbc_ui_selector)") != NULL);
+    CHECK(strstr(adbc_last_error(), "_init") == NULL);
+
+    adbc_run_result r;
+    CHECK_EQ_INT(adbc_run(&r, NULL, ADBC_SHELL_V2, "true", NULL, 0, 0, 1000), ADBC_EINVAL);
+    dev d = {.accept_key = 1};
+    c = NULL;
+    CHECK_EQ_INT(connect_to(&d, &c, 0), 0);
+    CHECK_EQ_INT(adbc_run(NULL, c, ADBC_SHELL_V2, "true", NULL, 0, 0, 1000), ADBC_EINVAL);
+    CHECK(strstr(adbc_last_error(), "result") != NULL);
+    CHECK_EQ_INT(adbc_run(&r, c, ADBC_SHELL_V2, NULL, NULL, 0, 0, 1000), ADBC_EINVAL);
+    CHECK(strstr(adbc_last_error(), "command is NULL") != NULL);
+    adbc_run_result_clear(&r);
+    adbc_conn_close(c);
+    stop_dev(&d);
+}
+
 int main(void)
 {
     RUN(handshake_with_key_offer);
@@ -936,5 +978,6 @@ int main(void)
     RUN(read_timeout_keeps_stream_usable);
     RUN(peer_disconnect_fails_calls);
     RUN(device_opened_streams_accept_and_refuse);
+    RUN(null_arguments_and_uninitialised_structs);
     return T_DONE();
 }

@@ -306,7 +306,7 @@ TEST(push_fail_names_path_and_device_message)
 }
 
 typedef struct prog {
-    uint64_t last_bytes, total, files, calls;
+    uint64_t last_bytes, total, files, calls, last_files;
     int monotonic, file_done_seen;
 } prog;
 
@@ -318,6 +318,7 @@ static int on_prog(void *u, const adbc_sync_progress *p)
     g->last_bytes = p->bytes;
     g->total = p->total;
     g->files = p->files_total;
+    g->last_files = p->files;
     g->calls++;
     g->file_done_seen += p->file_done;
     return 0;
@@ -516,6 +517,44 @@ TEST(pull_file_atomic_with_attrs)
     fd_put(&d, "/sdcard/dir/x", S_IFREG | 0644, "x", 1, 1);
     CHECK_EQ_INT(adbc_sync_pull(NULL, s, "/sdcard/missing", test_tmp_path("m"), NULL, TMO),
                  ADBC_ENOTFOUND);
+    free(data);
+    adbc_sync_close(s);
+    fd_stop(&d, c);
+    test_rm_rf(test_tmp());
+}
+
+/* The last progress report counts the file as done in both directions,
+ * and a success leaves no message behind from the polls it made on the
+ * way (adbc_last_error() after a success is empty), whatever the timeout. */
+TEST(last_report_counts_the_file_and_success_leaves_no_error)
+{
+    test_tmp_make("sync-test");
+    static fdev d; /* outlives a failed CHECK with its thread */
+    memset(&d, 0, sizeof d);
+    adbc_conn *c;
+    CHECK_EQ_INT(fd_start(&d, NULL, &c), 0);
+    uint8_t *data = pattern(300000, 4);
+    CHECK_EQ_INT(write_file(test_tmp_path("up.bin"), data, 300000, 0644, 1000), 0);
+    adbc_sync *s;
+    CHECK_EQ_INT(adbc_sync_open(&s, c, TMO), 0);
+    adbc_sync_opts o;
+    adbc_sync_opts_init(&o);
+    prog g = {.monotonic = 1};
+    o.progress = on_prog;
+    o.user = &g;
+    int timeouts[] = {TMO, -1};
+    for (int i = 0; i < 2; i++) {
+        memset(&g, 0, sizeof g);
+        CHECK_EQ_INT(adbc_sync_push(NULL, s, test_tmp_path("up.bin"), "/sdcard/up.bin", &o,
+                                    timeouts[i]), 0);
+        CHECK_STR(adbc_last_error(), "");
+        CHECK(g.calls > 0 && g.last_files == 1 && g.files == 1);
+        memset(&g, 0, sizeof g);
+        CHECK_EQ_INT(adbc_sync_pull(NULL, s, "/sdcard/up.bin", test_tmp_path("down.bin"), &o,
+                                    timeouts[i]), 0);
+        CHECK_STR(adbc_last_error(), "");
+        CHECK(g.calls > 0 && g.last_files == 1 && g.files == 1);
+    }
     free(data);
     adbc_sync_close(s);
     fd_stop(&d, c);
@@ -969,6 +1008,7 @@ int main(void)
     RUN(links_as_contents_where_the_device_has_none);
     RUN(push_tree_without_fixed_push_mkdir);
     RUN(pull_file_atomic_with_attrs);
+    RUN(last_report_counts_the_file_and_success_leaves_no_error);
     RUN(pull_reservation_follows_the_bytes_received);
     RUN(pull_tree_follows_links_and_stops_loops);
     RUN(pull_tree_is_pipelined);

@@ -31,7 +31,7 @@ int snap_error(int status, const char *what, const char *fmt, ...)
 static void on_prompt(void *user, const char *message)
 {
     (void)user;
-    fprintf(stderr, "adbc-snap: %s (waiting)\n", message);
+    fprintf(stderr, "adbc-snap: %s\n", message);
 }
 
 int snap_connect(snap_ctx *ctx, adbc_conn **out)
