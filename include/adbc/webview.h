@@ -81,6 +81,41 @@ ADBC_API void adbc_devtools_free(adbc_devtools_socket *s, size_t n);
  * allocated: free each name, then the array, with adbc_free(). */
 ADBC_API int adbc_devtools_scan_unix(char ***out, const char *text, size_t len);
 
+/* ---- The DevTools protocol (CDP) to one page ---- */
+
+/* A WebSocket session to one page, over a stream to its socket (no port on
+ * the host). Needs a build with wslay (ADBC_WITH_WSLAY); without it every
+ * call returns ADBC_EUNSUPPORTED. One thread at a time per session. */
+typedef struct adbc_cdp adbc_cdp;
+
+/* Open the page's WebSocket: socket is the abstract name as listed
+ * ("webview_devtools_remote_1234"), path the page's WebSocket path
+ * ("/devtools/page/<id>", the path of its webSocketDebuggerUrl).
+ * ADBC_EPROTO when the socket refuses the upgrade (the message quotes its
+ * status line), ADBC_ETIMEDOUT past timeout_ms. */
+ADBC_API int adbc_cdp_open(adbc_cdp **out, adbc_conn *c, const char *socket, const char *path,
+                           int timeout_ms);
+
+/* Send a command (params: a JSON object's text, or NULL for none). Returns
+ * its id (> 0), for adbc_cdp_wait. Commands may be sent ahead of their
+ * replies (pipelined). */
+ADBC_API int adbc_cdp_send(adbc_cdp *cdp, const char *method, const char *params, int timeout_ms);
+
+/* Wait for the reply to id. *result (may be NULL) gets the text of its
+ * "result" object, malloc'd and NUL-terminated. Replies to other commands
+ * that arrive meanwhile are kept for their own wait; events are dropped.
+ * ADBC_EREMOTE when the page answered with an error (the message quotes
+ * it), ADBC_ETIMEDOUT when no reply came in time (the session stays
+ * usable), ADBC_ECLOSED when the page went away. */
+ADBC_API int adbc_cdp_wait(char **result, size_t *len, adbc_cdp *cdp, int id, int timeout_ms);
+
+/* adbc_cdp_send then adbc_cdp_wait, within timeout_ms in all. */
+ADBC_API int adbc_cdp_call(char **result, size_t *len, adbc_cdp *cdp, const char *method,
+                           const char *params, int timeout_ms);
+
+/* Close the session (NULL is fine). */
+ADBC_API void adbc_cdp_close(adbc_cdp *cdp);
+
 #ifdef __cplusplus
 }
 #endif

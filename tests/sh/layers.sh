@@ -27,6 +27,7 @@ declare -A PUB=([error.h]=core [version.h]=core [alloc.h]=core [auth.h]=auth [se
 ALLOWED="
 core/internal.h *
 core/testhooks.h *
+core/jread.h *
 transport/fd_int.h conn
 transport/fd_int.h devices
 auth/auth_internal.h tls
