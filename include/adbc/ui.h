@@ -194,6 +194,11 @@ typedef struct adbc_ui_opts {
                                (plain, then --compressed after "could not get
                                idle state", the mark of an animating screen) */
     int poll_interval_ms;   /* waits: pause between snapshots, 0..10000; default 250 */
+    int web;                /* 1: read the pages shown in WebViews through DevTools and
+                               splice them in (docs/webview.md); default 0 */
+    int web_budget_ms;      /* the web part's time, all pages together, 1..60000;
+                               default 3000. A page that does not answer within it
+                               leaves its WebView as the dump had it, with a note */
 } adbc_ui_opts;
 
 /* Defaults as documented above. */

@@ -102,7 +102,7 @@ ADBC_API int adbc_cdp_open(adbc_cdp **out, adbc_conn *c, const char *socket, con
 ADBC_API int adbc_cdp_send(adbc_cdp *cdp, const char *method, const char *params, int timeout_ms);
 
 /* Wait for the reply to id. *result (may be NULL) gets the text of its
- * "result" object, malloc'd and NUL-terminated. Replies to other commands
+ * "result" object, NUL-terminated; free it with adbc_free(). Replies to other commands
  * that arrive meanwhile are kept for their own wait; events are dropped.
  * ADBC_EREMOTE when the page answered with an error (the message quotes
  * it), ADBC_ETIMEDOUT when no reply came in time (the session stays

@@ -82,4 +82,10 @@ int act_top_parse(char **activity, char **package, const char *out, size_t len);
 /* Check PNG bytes: signature, an IHDR chunk first, sane size. */
 int act_png_check(const uint8_t *p, size_t len, uint32_t *w, uint32_t *h);
 
+/* web.c: refs of web elements (resource-id "web:..."), and typing into
+ * one through the page's DevTools session. */
+int act_is_web(const adbc_ui_ref *ref);
+int act_web_type(adbc_act_where *where, adbc_conn *c, const adbc_ui_ref *ref, const char *text,
+                 int clear, const adbc_act_opts *o, int64_t deadline);
+
 #endif

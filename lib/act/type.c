@@ -137,6 +137,8 @@ int adbc_act_type(adbc_act_where *where, adbc_conn *c, const adbc_ui_ref *ref, c
     if (o->settle_ms < 0 || o->settle_ms > 10000)
         return core_fail(ADBC_EINVAL, "settle time %d ms is outside 0..10000", o->settle_ms);
     int64_t deadline = core_deadline(o->timeout_ms);
+    if (act_is_web(ref))
+        return act_web_type(where, c, ref, text, clear, o, deadline);
     char *type = NULL, *wipe = NULL;
     int rc = typing_command(&type, c, text, o, deadline);
     if (rc < 0)

@@ -22,6 +22,10 @@ int adbc_act_locate(adbc_ui_snap **snap, const adbc_ui_ref **found, adbc_act_how
     adbc_ui_opts_init(&uo);
     if (core_abi_take(&uo, sizeof uo, o->ui, "adbc_ui_opts") < 0)
         return ADBC_EINVAL;
+    /* A web ref is found again among the page's nodes: the fresh
+     * snapshot reads the web part too. */
+    if (old->resource_id && strncmp(old->resource_id, "web:", 4) == 0)
+        uo.web = 1;
     /* The act's budget bounds the dump too. */
     if (o->timeout_ms >= 0 && (uo.timeout_ms < 0 || uo.timeout_ms > o->timeout_ms))
         uo.timeout_ms = o->timeout_ms;

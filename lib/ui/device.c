@@ -40,6 +40,8 @@ void adbc_ui_opts_init_sized(adbc_ui_opts *out, size_t size)
     opts->attempts = 3;
     opts->always_compressed = 0;
     opts->poll_interval_ms = 250;
+    opts->web = 0;
+    opts->web_budget_ms = 3000;
     core_abi_give(out, size, &d, sizeof d);
 }
 
@@ -58,6 +60,10 @@ static int effective(adbc_ui_opts *out, const adbc_ui_opts *in)
         o.poll_interval_ms = 0;
     if (o.poll_interval_ms > 10000)
         o.poll_interval_ms = 10000;
+    if (o.web_budget_ms < 1)
+        o.web_budget_ms = 1;
+    if (o.web_budget_ms > 60000)
+        o.web_budget_ms = 60000;
     *out = o;
     return 0;
 }
@@ -222,6 +228,28 @@ int adbc_ui_dump(char **xml, size_t *len, adbc_conn *c, const adbc_ui_opts *opts
     return 0;
 }
 
+/* Replace *s by the snapshot of its dump with the web part spliced in. The
+ * web part's budget is cut to what the snapshot's timeout leaves. */
+static int with_web(adbc_ui_snap **s, const char *raw, size_t n, adbc_conn *c,
+                    const adbc_ui_opts *o, int64_t deadline)
+{
+    int budget = o->web_budget_ms, left = core_remaining(deadline);
+    if (left >= 0 && left < budget)
+        budget = left > 0 ? left : 1;
+    char *x;
+    size_t xl;
+    int rc = ui_web_splice(&x, &xl, *s, raw, n, c, budget);
+    if (rc < 0 || !x)
+        return rc;
+    adbc_ui_snap *w;
+    rc = ui_snap_from(&w, x, x, xl);
+    if (rc < 0)
+        return rc;
+    adbc_ui_snap_free(*s);
+    *s = w;
+    return 0;
+}
+
 int adbc_ui_snapshot(adbc_ui_snap **out, adbc_conn *c, const adbc_ui_opts *opts)
 {
     if (!out || !c)
@@ -243,12 +271,26 @@ int adbc_ui_snapshot(adbc_ui_snap **out, adbc_conn *c, const adbc_ui_opts *opts)
         if (rc < 0)
             return rc;
         adbc_ui_snap *s;
+        /* The web part needs the dump as it came: the parse rewrites it. */
+        char *raw = o.web ? core_malloc(n + 1) : NULL;
+        if (o.web && !raw) {
+            core_free(mem);
+            return core_fail(ADBC_ENOMEM, "out of memory for a copy of the dump");
+        }
+        if (raw)
+            memcpy(raw, mem + off, n);
         /* The XML is parsed where it arrived: no copy. */
         rc = ui_snap_from(&s, mem, mem + off, n);
         if (rc == 0 && adbc_ui_snap_complete(s)) {
+            if (raw)
+                rc = with_web(&s, raw, n, c, &o, deadline);
+            core_free(raw);
+            if (rc < 0)
+                return rc;
             *out = s;
             return 0;
         }
+        core_free(raw);
         if (rc == 0) {
             snprintf(damage, sizeof damage, "the dump was damaged (%s)", adbc_ui_snap_damage(s));
             adbc_ui_snap_free(s);

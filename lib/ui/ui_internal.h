@@ -195,6 +195,13 @@ typedef struct ui_wait_spec {
 int ui_wait(adbc_ui_snap **out, ui_source_fn src, void *user, const ui_wait_spec *w,
             int timeout_ms, int interval_ms, int snap_timeout_ms);
 
+/* web.c: the dump raw[0..raw_len) (whose parse is s) written again with
+ * each WebView's children replaced by its page's nodes, or a note added
+ * where the page could not be read, within budget_ms in all. *out NULL
+ * when the screen has no WebView. */
+int ui_web_splice(char **out, size_t *out_len, const adbc_ui_snap *s, const char *raw,
+                  size_t raw_len, adbc_conn *c, int budget_ms);
+
 /* device.c: the device command and the parsing of its output. */
 int ui_dump_command(char *cmd, size_t cap, const char *nonce, int attempts, int always_compressed);
 int ui_dump_split(size_t *xml_off, const char *out, size_t len, const char *nonce);

@@ -15,8 +15,9 @@ static int cmd_wait_state(snap_ctx *ctx, int argc, char **argv);
 static int cmd_wait_stable(snap_ctx *ctx, int argc, char **argv);
 
 const snap_cmd snap_cmds_ui[] = {
-    {"snapshot", cmd_snapshot, "snapshot [--json] [--xml FILE] [-o FILE]",
-     "the screen as text with [ref=N] markers (--xml: a saved dump, no device)"},
+    {"snapshot", cmd_snapshot, "snapshot [--json] [--web [--web-budget MS]] [--xml FILE] [-o FILE]",
+     "the screen as text with [ref=N] markers (--web: pages in WebViews too; --xml: a saved "
+     "dump, no device)"},
     {"find", cmd_find, "find [--id ID] [--text T] [--desc D] [--class C]",
      "refs of matching elements (--contains, --nocase, --json)"},
     {"wait-text", cmd_wait_text, "wait-text TEXT [--gone] [-t SECONDS]",
@@ -32,11 +33,20 @@ const snap_cmd snap_cmds_ui[] = {
 
 static int cmd_snapshot(snap_ctx *ctx, int argc, char **argv)
 {
-    int json = 0;
+    int json = 0, web = 0, budget = 0;
     const char *xml = NULL, *outp = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--json") == 0)
             json = 1;
+        else if (strcmp(argv[i], "--web") == 0)
+            web = 1;
+        else if (strcmp(argv[i], "--web-budget") == 0 && i + 1 < argc) {
+            char *end;
+            long v = strtol(argv[++i], &end, 10);
+            if (*end || v < 1 || v > 60000)
+                return snap_usage(&snap_cmds_ui[0], "--web-budget takes 1..60000 (ms)");
+            budget = (int)v;
+        }
         else if (strcmp(argv[i], "--xml") == 0 && i + 1 < argc)
             xml = argv[++i];
         else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc)
@@ -59,6 +69,9 @@ static int cmd_snapshot(snap_ctx *ctx, int argc, char **argv)
             return SNAP_EXIT_FAIL;
         adbc_ui_opts o;
         snap_ui_opts(ctx, &o);
+        o.web = web;
+        if (budget)
+            o.web_budget_ms = budget;
         rc = adbc_ui_snapshot(&s, c, &o);
         if (rc < 0)
             return snap_fail("snapshot", rc);

@@ -1,0 +1,199 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# snapshot --web and acts on web refs against a real page: Debian's
+# chromium, headless, serving fixtures/webview/form.html; its DevTools port
+# is offered to the test device as an abstract socket named like a
+# WebView's (fixtures/webview/devtools_relay.py, run as the app's package
+# so /proc/<pid>/cmdline names it), and the device's dump has a WebView
+# node of that package at known bounds. `input tap` on the device reaches
+# the page through fixtures/webview/input_hook.py, as a touch screen would.
+# What the page did is read back through Runtime.evaluate.
+# The device runs without bubblewrap: /proc/<pid> of the relay must exist.
+set -u
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+command -v python3 > /dev/null || { echo "SKIP: python3 is not installed"; exit 77; }
+CHROMIUM=$(command -v chromium || command -v chromium-browser) ||
+    { echo "SKIP: chromium is not installed (scripts/packages.txt)"; exit 77; }
+t_init
+SNAP=${ADBC_SNAP:-$ADBC_BUILD_DIR/tools/adbc-snap}
+[ -x "$SNAP" ] || t_fail "adbc-snap not built: $SNAP"
+grep -q '^ADBC_WITH_WSLAY:STRING=ON' "$ADBC_BUILD_DIR/CMakeCache.txt" 2> /dev/null ||
+    grep -q 'ADBC_HAVE_WSLAY' "$ADBC_BUILD_DIR/CMakeCache.txt" ||
+    { echo "SKIP: built without wslay (ADBC_WITH_WSLAY)"; exit 77; }
+FIX=$ADBC_SOURCE_DIR/fixtures/webview
+export HOME=$T_TMP/home XDG_CACHE_HOME=$T_TMP/cache
+mkdir -p "$HOME"
+OUT=$T_TMP/out ERR=$T_TMP/err
+
+# The browser: 540 CSS px wide, no scroll bars; the WebView below is
+# 1080 px wide, so one CSS px is two screen px.
+"$CHROMIUM" --headless --no-sandbox --disable-gpu --hide-scrollbars --no-first-run \
+    --remote-debugging-port=0 --user-data-dir="$T_TMP/chromium" --window-size=540,800 \
+    "file://$FIX/form.html" > "$T_TMP/chromium.out" 2>&1 &
+T_BG_PIDS+=("$!")
+for ((i = 0; i < 300; i++)); do
+    [ -s "$T_TMP/chromium/DevToolsActivePort" ] && break
+    sleep 0.1
+done
+PORT=$(head -n1 "$T_TMP/chromium/DevToolsActivePort" 2> /dev/null)
+[ -n "$PORT" ] || t_fail "chromium did not start: $(tail -5 "$T_TMP/chromium.out")"
+
+# cdp EXPR: the page's value of a JavaScript expression (Runtime.evaluate),
+# as JSON.
+export FIX
+cdp()
+{
+    python3 -c '
+import json, os, sys, urllib.request
+sys.path.insert(0, os.environ["FIX"])
+import input_hook, socket, base64
+port, expr = sys.argv[1], sys.argv[2]
+pages = json.load(urllib.request.urlopen("http://127.0.0.1:%s/json/list" % port, timeout=10))
+page = [p for p in pages if p["type"] == "page"][0]["id"]
+s = socket.create_connection(("127.0.0.1", int(port)), timeout=10)
+key = base64.b64encode(os.urandom(16)).decode()
+s.sendall(("GET /devtools/page/%s HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\n"
+           "Connection: Upgrade\r\nSec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n\r\n"
+           % (page, key)).encode())
+buf = b""
+while b"\r\n\r\n" not in buf:
+    buf += s.recv(4096)
+r = input_hook.ws_call(s, {"id": 1, "method": "Runtime.evaluate",
+                           "params": {"expression": expr, "returnByValue": True}})
+print(json.dumps(r["result"]["result"].get("value")))
+' "$PORT" "$1"
+}
+PAGE=$(python3 -c 'import json,sys,urllib.request; print([p for p in json.load(urllib.request.urlopen("http://127.0.0.1:%s/json/list" % sys.argv[1], timeout=10)) if p["type"]=="page"][0]["id"])' "$PORT")
+# Wait for the page to have loaded.
+for ((i = 0; i < 100; i++)); do
+    [ "$(cdp 'document.readyState')" = '"complete"' ] && break
+    sleep 0.1
+done
+
+td_start dev --no-auth --no-sandbox
+DEV=127.0.0.1:${TD_PORT[dev]}
+ctl=${TD_SANDBOX[dev]}/data/local/tmp/.adbc-test
+PY=$(python3 -c 'import sys; print(sys.executable)')
+PKG=com.example.webapp
+
+# relay NAME TARGET: the app's DevTools socket, its process named PKG.
+relay()
+{
+    bash -c "exec -a $PKG '$PY' '$FIX/devtools_relay.py' webview_devtools_remote_\$\$ $1" \
+        > "$T_TMP/relay.out" 2> "$T_TMP/relay.err" &
+    T_BG_PIDS+=("$!")
+    RELAY=$!
+    for ((i = 0; i < 100; i++)); do
+        grep -q '^listening on' "$T_TMP/relay.out" 2> /dev/null && return 0
+        sleep 0.05
+    done
+    t_fail "relay did not start: $(cat "$T_TMP/relay.err")"
+}
+relay "$PORT"
+
+# The screen: a native button, the WebView at [0,300][1080,1614] with a
+# child of its own (what the app's accessibility tree showed), a button.
+cat > "$ctl/screen.xml" << EOF
+<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation="0"><node class="android.widget.FrameLayout" package="$PKG" bounds="[0,0][1080,2400]"><node class="android.widget.Button" text="Back" package="$PKG" clickable="true" enabled="true" bounds="[0,100][300,250]"/><node class="android.webkit.WebView" package="$PKG" enabled="true" bounds="[0,300][1080,1614]"><node class="android.view.View" text="seen by uiautomator" package="$PKG" bounds="[0,300][1080,400]"/></node><node class="android.widget.Button" text="Done" package="$PKG" clickable="true" enabled="true" bounds="[0,1700][300,1800]"/></node></hierarchy>
+EOF
+echo "dump=screen.xml" > "$ctl/uiautomator.conf"
+echo "$PORT $PAGE 0 300 2" > "$ctl/webtap.conf"
+printf '#!/bin/sh\nexec %s %s "$@"\n' "$PY" "$FIX/input_hook.py" > "$ctl/input.hook"
+chmod +x "$ctl/input.hook"
+
+S()
+{
+    timeout 60 "$SNAP" -t "$DEV" --timeout 20 "$@" > "$OUT" 2> "$ERR"
+    rc=$?
+}
+
+t_check "without --web the WebView is the dump's box, as before"
+S snapshot
+[ $rc -eq 0 ] || t_fail "snapshot: $(cat "$ERR")"
+grep -q 'seen by uiautomator' "$OUT" || t_fail "snapshot lost the dump's child: $(cat "$OUT")"
+grep -q 'Go' "$OUT" && t_fail "web content without --web: $(cat "$OUT")"
+
+t_check "snapshot --web: the page's heading, field, buttons and list under the WebView, refs numbered on"
+S snapshot --web
+[ $rc -eq 0 ] || t_fail "snapshot --web: $(cat "$ERR")"
+want='- Group
+  - Button [ref=1] "Back"
+  - WebView
+    - Heading "Sign in"
+    - Text "User name"
+    - TextInput [ref=2] (User name)
+    - Button [ref=3] "Go"
+    - Button [ref=4] "Other"
+    - List
+      - Text "Alpha"
+      - Text "Beta"
+  - Button [ref=5] "Done"'
+[ "$(cat "$OUT")" = "$want" ] || t_fail "snapshot --web printed:
+$(cat "$OUT")
+expected:
+$want"
+
+t_check "--web --json: web nodes with screen bounds mapped from CSS px (x2), their ids"
+S snapshot --web --json
+python3 - "$OUT" << 'PY' || t_fail "JSON check failed: $(head -c 600 "$OUT")"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+def walk(n):
+    yield n
+    for c in n["children"]:
+        yield from walk(c)
+nodes = list(walk(doc["windows"][0]["root"]))
+go = [n for n in nodes if n["text"] == "Go"][0]
+# form.html: the button is 200x40 CSS px at (0,80) in the page.
+assert go["ref"] == 3 and go["class"] == "web.Button", go
+assert go["bounds"] == {"x": 0, "y": 300 + 160, "w": 400, "h": 80}, go["bounds"]
+assert go["resource_id"].startswith("web:webview_devtools_remote_"), go
+field = [n for n in nodes if n["role"] == "TextInput"][0]
+assert field["states"]["editable"] and field["desc"] == "User name", field
+assert doc["refs"] == 5
+PY
+
+t_check "tap on a web ref: the verified path taps the mapped point, and the page's button got the click"
+rm -f "$ctl/calls"
+S tap 3
+[ $rc -eq 0 ] || t_fail "tap 3: $(cat "$ERR")"
+grep -q 'input tap 200 500' "$ctl/calls" || t_fail "calls: $(cat "$ctl/calls")"
+[ "$(cdp 'JSON.stringify(window.clicks || [])')" = '"[\"go\"]"' ] ||
+    t_fail "the page recorded clicks: $(cdp 'JSON.stringify(window.clicks || [])')"
+rm -f "$ctl/calls"
+
+t_check "type into a web ref: DevTools focus and insertText fill the field; --clear replaces it"
+S type 2 'hello "web"'
+[ $rc -eq 0 ] || t_fail "type: $(cat "$ERR")"
+[ "$(cdp 'document.getElementById("user").value')" = '"hello \"web\""' ] ||
+    t_fail "field holds $(cdp 'document.getElementById("user").value')"
+S snapshot --web
+S type 2 --clear 'anna'
+[ $rc -eq 0 ] || t_fail "type --clear: $(cat "$ERR")"
+[ "$(cdp 'document.getElementById("user").value')" = '"anna"' ] ||
+    t_fail "field holds $(cdp 'document.getElementById("user").value')"
+[ ! -s "$ctl/calls" ] || t_fail "typing into a web field ran device commands: $(cat "$ctl/calls")"
+
+t_check "a page changed between snapshot and act: the web ref is refused, nothing tapped"
+S snapshot --web
+cdp 'document.getElementById("other").remove(); 1' > /dev/null
+S tap 4
+[ $rc -eq 3 ] || t_fail "tap on a removed element: status $rc; $(cat "$ERR")"
+grep -q 'stale ref 4' "$ERR" || t_fail "no stale message: $(cat "$ERR")"
+[ ! -s "$ctl/calls" ] || t_fail "a stale web ref was tapped: $(cat "$ctl/calls")"
+[ "$(cdp 'JSON.stringify(window.clicks)')" = '"[\"go\"]"' ] || t_fail "clicks changed"
+
+t_check "a hung DevTools socket costs at most its budget and leaves the WebView as a box with a note"
+kill "$RELAY"
+relay --hang
+start=$(date +%s%N)
+S snapshot --web --web-budget 1500
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+[ $rc -eq 0 ] || t_fail "snapshot with a hung page failed: $(cat "$ERR")"
+grep -q 'WebNote "web content not read: the page did not answer within the 1500 ms budget"' "$OUT" ||
+    t_fail "no note: $(cat "$OUT")"
+grep -q 'seen by uiautomator' "$OUT" || t_fail "the dump's own child went: $(cat "$OUT")"
+grep -q 'Button \[ref=2\] "Done"' "$OUT" || t_fail "native refs: $(cat "$OUT")"
+# Not a timing test: the bound is the snapshot's whole --timeout, never less.
+[ "$ms" -lt 20000 ] || t_fail "the snapshot took $ms ms"
+echo "PASS: $T_CHECKS checks"
