@@ -30,7 +30,7 @@
 
 #include "adbc/adbc.h"
 #include "bench/bench_stats.h"
-#include "ops.h"
+#include "ops_json.h"
 
 static double now_ms(void)
 {

@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ops_base.h"
+#include "ops_core.h"
 
 #if defined(__has_include)
 #if __has_include(<valgrind/memcheck.h>)

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "adbc/error.h"
-#include "ops.h"
+#include "ops_json.h"
 
 #define P " package=\"com.s\" enabled=\"true\" "
 static const char *screen =

@@ -5,7 +5,7 @@
  * these checks are what is enforced. */
 #include "mcp.h"
 
-#include "ops.h"
+#include "ops_json.h"
 
 static int fail(mcp_call *c, const ops_err *e)
 {

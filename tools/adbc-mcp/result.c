@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "ops.h"
+#include "ops_json.h"
 
 void call_text_raw(mcp_call *c, const char *text)
 {

@@ -3,7 +3,7 @@
  * defines it: one message a line, requests answered with a result or an
  * error, notifications never answered. */
 #include "mcp.h"
-#include "ops.h"
+#include "ops_json.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 
 #include "adbc/shell.h"
-#include "ops.h"
+#include "ops_json.h"
 
 /* Run ops_app (shared with adbc-serve's POST /v1/app) with the tool's
  * arguments and "op": the checks, the device commands and the errors are

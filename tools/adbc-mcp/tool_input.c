@@ -5,7 +5,7 @@
  * it is after a short settle. */
 #include "mcp.h"
 
-#include "ops.h"
+#include "ops_json.h"
 
 /* Parse, find the device, run: the meaning of each act, its checks and its
  * errors live in tools/ops, shared with adbc-serve. */

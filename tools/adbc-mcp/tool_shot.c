@@ -4,7 +4,7 @@
  * request also returned as MCP image content. */
 #include "mcp.h"
 
-#include "ops.h"
+#include "ops_json.h"
 
 #include "adbc/error.h"
 

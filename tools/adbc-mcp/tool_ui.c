@@ -6,7 +6,7 @@
 #include "mcp.h"
 
 #include "adbc/error.h"
-#include "ops.h"
+#include "ops_json.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -15,7 +15,7 @@
 #include <cjson/cJSON.h>
 
 #include "adbc/adbc.h"
-#include "ops.h"
+#include "ops_json.h"
 #include "ops_pool.h"
 
 #define SERVE_NAME "adbc-serve"

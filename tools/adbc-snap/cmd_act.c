@@ -8,8 +8,14 @@
  * nothing is sent. --snapshot prints the screen after the act (after
  * --settle MS, default 500) and saves its refs, which is what an agent
  * wants to read next. What was done is said on stderr (-q: silent);
- * stdout carries only data. */
+ * stdout carries only data.
+ *
+ * The acts themselves are tools/ops' core (ops_act_run), the same ones
+ * adbc-mcp and adbc-serve run; this file reads the command line into an
+ * ops_act and says what was done in adbc-snap's words. */
 #include "snap_ui.h"
+
+#include "ops_core.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -78,15 +84,6 @@ static int parse(act_args *a, const snap_cmd *cmd, int argc, char **argv, unsign
     return 0;
 }
 
-static void act_opts(const snap_ctx *ctx, const act_args *a, adbc_act_opts *o, adbc_ui_opts *u)
-{
-    adbc_act_opts_init(o);
-    o->timeout_ms = ctx->timeout_ms;
-    o->verify = a->verify;
-    snap_ui_opts(ctx, u);
-    o->ui = u;
-}
-
 static void pause_ms(int ms)
 {
     struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
@@ -129,6 +126,27 @@ static const char *how_text(const adbc_act_where *w)
     return w->how == ADBC_ACT_MOVED ? " (it moved since the snapshot)" : "";
 }
 
+/* Connect and run act through the core within --timeout. 0, or the exit
+ * status after saying why (a.pos freed): 3 for a stale ref. */
+static int run(snap_ctx *ctx, act_args *a, const ops_act *act, const char *what,
+               adbc_conn **c, ops_ctx *oc)
+{
+    if (snap_connect(ctx, c) < 0) {
+        free(a->pos);
+        return SNAP_EXIT_FAIL;
+    }
+    static adbc_ui_snap *none; /* acts here name their element; no snapshot is kept */
+    ops_ctx_init(oc, *c, &none, ops_now_ms() + ctx->timeout_ms);
+    if (ops_act_run(oc, act) == 0)
+        return 0;
+    if (oc->err.rc)
+        return fail(a, what, oc->err.rc);
+    free(a->pos);
+    fprintf(stderr, "adbc-snap: %s: %s\n", what, oc->err.msg);
+    snap_json_error(what, 0, oc->err.msg, NULL, SNAP_EXIT_FAIL);
+    return SNAP_EXIT_FAIL;
+}
+
 /* ---- acts on refs -------------------------------------------------------------- */
 
 typedef enum { R_TAP, R_LONG, R_SCROLL, R_TYPE } ref_act;
@@ -153,34 +171,28 @@ static int on_ref(snap_ctx *ctx, int argc, char **argv, ref_act kind)
         free(a.pos);
         return st;
     }
-    adbc_conn *c;
-    if (snap_connect(ctx, &c) < 0) {
-        adbc_ui_reftab_free(tab);
-        free(a.pos);
-        return SNAP_EXIT_FAIL;
-    }
-    adbc_act_opts o;
-    adbc_ui_opts u;
-    act_opts(ctx, &a, &o, &u);
-    adbc_act_where w = {0};
-    int rc = 0, n = ref->ref;
+    static const ops_action action[] = {[R_TAP] = OPS_TAP, [R_LONG] = OPS_LONG_PRESS,
+                                        [R_SCROLL] = OPS_SCROLL, [R_TYPE] = OPS_TYPE};
+    ops_act act = {.action = action[kind], .ref = ref->ref, .elem = ref, .no_verify = !a.verify,
+                   .ms = 1000, .dir = dir, .dir_name = kind == R_SCROLL ? a.pos[1] : NULL,
+                   .clear = a.clear};
     char *text = NULL;
-    switch (kind) {
-    case R_TAP: rc = adbc_act_tap(&w, c, ref, &o); break;
-    case R_LONG: rc = adbc_act_long_press(&w, c, ref, &o); break;
-    case R_SCROLL: rc = adbc_act_scroll(&w, c, ref, dir, &o); break;
-    case R_TYPE:
-        text = snap_join(a.npos, a.pos, 1); /* several words: one text, as a shell joins */
-        rc = text ? adbc_act_type(&w, c, ref, text, a.clear, &o) : ADBC_ENOMEM;
-        free(text);
-        break;
+    if (kind == R_TYPE && !(act.text = text = snap_join(a.npos, a.pos, 1))) {
+        /* several words: one text, as a shell joins */
+        adbc_ui_reftab_free(tab);
+        return fail(&a, cmd->name, ADBC_ENOMEM);
     }
-    adbc_ui_reftab_free(tab);
     char what[48], done[160];
-    snprintf(what, sizeof what, "%s ref %d", cmd->name, n);
-    if (rc < 0)
-        return fail(&a, what, rc);
-    snprintf(done, sizeof done, "%s at %d,%d%s", what, w.x, w.y, how_text(&w));
+    snprintf(what, sizeof what, "%s ref %d", cmd->name, ref->ref);
+    adbc_conn *c;
+    ops_ctx oc;
+    st = run(ctx, &a, &act, what, &c, &oc);
+    free(text);
+    adbc_ui_reftab_free(tab);
+    if (st)
+        return st;
+    snprintf(done, sizeof done, "%s at %d,%d%s", what, oc.where.x, oc.where.y,
+             how_text(&oc.where));
     return finish(ctx, &a, c, done);
 }
 
@@ -229,17 +241,11 @@ static int cmd_tap_xy(snap_ctx *ctx, int argc, char **argv)
         free(a.pos);
         return snap_usage(cmd, "X and Y are pixels from 0 to 65535");
     }
+    ops_act act = {.action = OPS_TAP, .has_xy = 1, .x = (int)v[0], .y = (int)v[1]};
     adbc_conn *c;
-    if (snap_connect(ctx, &c) < 0) {
-        free(a.pos);
-        return SNAP_EXIT_FAIL;
-    }
-    adbc_act_opts o;
-    adbc_ui_opts u;
-    act_opts(ctx, &a, &o, &u);
-    int rc = adbc_act_tap_xy(c, (int)v[0], (int)v[1], &o);
-    if (rc < 0)
-        return fail(&a, "tap-xy", rc);
+    ops_ctx oc;
+    if ((st = run(ctx, &a, &act, "tap-xy", &c, &oc)) != 0)
+        return st;
     char done[64];
     snprintf(done, sizeof done, "tap at %ld,%ld", v[0], v[1]);
     return finish(ctx, &a, c, done);
@@ -258,17 +264,12 @@ static int cmd_swipe(snap_ctx *ctx, int argc, char **argv)
         free(a.pos);
         return snap_usage(cmd, "coordinates are pixels from 0 to 65535, MS from 1 to 60000");
     }
+    ops_act act = {.action = OPS_SWIPE, .x1 = (int)v[0], .y1 = (int)v[1], .x2 = (int)v[2],
+                   .y2 = (int)v[3], .ms = (int)v[4]};
     adbc_conn *c;
-    if (snap_connect(ctx, &c) < 0) {
-        free(a.pos);
-        return SNAP_EXIT_FAIL;
-    }
-    adbc_act_opts o;
-    adbc_ui_opts u;
-    act_opts(ctx, &a, &o, &u);
-    int rc = adbc_act_swipe(c, (int)v[0], (int)v[1], (int)v[2], (int)v[3], (int)v[4], &o);
-    if (rc < 0)
-        return fail(&a, "swipe", rc);
+    ops_ctx oc;
+    if ((st = run(ctx, &a, &act, "swipe", &c, &oc)) != 0)
+        return st;
     char done[96];
     snprintf(done, sizeof done, "swipe %ld,%ld -> %ld,%ld in %ld ms", v[0], v[1], v[2], v[3],
              v[4]);
@@ -287,17 +288,11 @@ static int press(snap_ctx *ctx, int argc, char **argv, const char *fixed)
         free(a.pos);
         return snap_usage(cmd, adbc_last_error());
     }
+    ops_act act = {.action = OPS_PRESS, .key = code, .key_name = fixed ? fixed : a.pos[0]};
     adbc_conn *c;
-    if (snap_connect(ctx, &c) < 0) {
-        free(a.pos);
-        return SNAP_EXIT_FAIL;
-    }
-    adbc_act_opts o;
-    adbc_ui_opts u;
-    act_opts(ctx, &a, &o, &u);
-    int rc = adbc_act_press(c, code, &o);
-    if (rc < 0)
-        return fail(&a, cmd->name, rc);
+    ops_ctx oc;
+    if ((st = run(ctx, &a, &act, cmd->name, &c, &oc)) != 0)
+        return st;
     char done[64];
     const char *name = adbc_keycode_name(code);
     snprintf(done, sizeof done, "pressed %s%s(%d)", name ? name : "", name ? " " : "", code);
@@ -379,20 +374,13 @@ static int cmd_tap_grid(snap_ctx *ctx, int argc, char **argv)
     int st = parse(&a, cmd, argc, argv, O_UI, 1, 1);
     if (st)
         return st;
+    ops_act act = {.action = OPS_TAP, .cell = a.pos[0]};
     adbc_conn *c;
-    if (snap_connect(ctx, &c) < 0) {
-        free(a.pos);
-        return SNAP_EXIT_FAIL;
-    }
-    adbc_act_opts o;
-    adbc_ui_opts u;
-    act_opts(ctx, &a, &o, &u);
-    adbc_act_where w;
-    int rc = adbc_act_tap_grid(&w, c, a.pos[0], &o);
-    if (rc < 0)
-        return fail(&a, "tap-grid", rc);
+    ops_ctx oc;
+    if ((st = run(ctx, &a, &act, "tap-grid", &c, &oc)) != 0)
+        return st;
     char done[64];
-    snprintf(done, sizeof done, "tap cell %.8s at %d,%d", a.pos[0], w.x, w.y);
+    snprintf(done, sizeof done, "tap cell %.8s at %d,%d", a.pos[0], oc.where.x, oc.where.y);
     return finish(ctx, &a, c, done);
 }
 

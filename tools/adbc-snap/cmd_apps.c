@@ -4,6 +4,8 @@
  * was done is said on stderr (-q: silent); stdout carries only data. */
 #include "snap_ui.h"
 
+#include "ops_core.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,7 +48,27 @@ static void json_ok(const char *done, const char *arg)
     printf("}\n");
 }
 
-/* Commands of the form NAME ARG: launch, stop, install, uninstall. */
+/* An app operation through tools/ops' core (as adbc-mcp and adbc-serve
+ * run it) within --timeout; 0, or the exit status after saying why. */
+static int app_core(snap_ctx *ctx, const char *what, const ops_app_req *r, char **act,
+                    char **pkg)
+{
+    adbc_conn *c;
+    if (snap_connect(ctx, &c) < 0)
+        return SNAP_EXIT_FAIL;
+    ops_ctx oc;
+    ops_ctx_init(&oc, c, NULL, ops_now_ms() + ctx->timeout_ms);
+    if (ops_app_run(&oc, r, act, pkg) == 0)
+        return 0;
+    if (oc.err.rc)
+        return snap_fail_act(what, oc.err.rc);
+    fprintf(stderr, "adbc-snap: %s: %s\n", what, oc.err.msg);
+    snap_json_error(what, 0, oc.err.msg, NULL, SNAP_EXIT_FAIL);
+    return SNAP_EXIT_FAIL;
+}
+
+/* Commands of the form NAME ARG: launch, stop (the core's), install,
+ * uninstall (fn). */
 static int one_arg(snap_ctx *ctx, int argc, char **argv,
                    int (*fn)(adbc_conn *, const char *, int), const char *done)
 {
@@ -55,12 +77,19 @@ static int one_arg(snap_ctx *ctx, int argc, char **argv,
     int st = positional(cmd, argc, argv, 1, 1, &n, &json);
     if (st)
         return st;
-    adbc_conn *c;
-    if (snap_connect(ctx, &c) < 0)
-        return SNAP_EXIT_FAIL;
-    int rc = fn(c, argv[1], ctx->timeout_ms);
-    if (rc < 0)
-        return snap_fail_act(cmd->name, rc);
+    if (!fn) {
+        ops_app_req r = {.op = strcmp(cmd->name, "launch") == 0 ? OPS_APP_LAUNCH : OPS_APP_STOP,
+                         .package = argv[1]};
+        if ((st = app_core(ctx, cmd->name, &r, NULL, NULL)) != 0)
+            return st;
+    } else {
+        adbc_conn *c;
+        if (snap_connect(ctx, &c) < 0)
+            return SNAP_EXIT_FAIL;
+        int rc = fn(c, argv[1], ctx->timeout_ms);
+        if (rc < 0)
+            return snap_fail_act(cmd->name, rc);
+    }
     if (json)
         json_ok(done, argv[1]);
     if (!ctx->quiet)
@@ -70,12 +99,12 @@ static int one_arg(snap_ctx *ctx, int argc, char **argv,
 
 static int cmd_launch(snap_ctx *ctx, int argc, char **argv)
 {
-    return one_arg(ctx, argc, argv, adbc_app_launch, "launched");
+    return one_arg(ctx, argc, argv, NULL, "launched");
 }
 
 static int cmd_stop(snap_ctx *ctx, int argc, char **argv)
 {
-    return one_arg(ctx, argc, argv, adbc_app_stop, "stopped");
+    return one_arg(ctx, argc, argv, NULL, "stopped");
 }
 
 static int cmd_install(snap_ctx *ctx, int argc, char **argv)
@@ -123,15 +152,11 @@ static int cmd_intent(snap_ctx *ctx, int argc, char **argv)
         return snap_usage(cmd, "give an action, --data or --component");
     }
     in.extras = ex;
-    adbc_conn *c;
-    if (snap_connect(ctx, &c) < 0) {
-        free(ex);
-        return SNAP_EXIT_FAIL;
-    }
-    int rc = adbc_app_start(c, &in, ctx->timeout_ms);
+    ops_app_req r = {.op = OPS_APP_INTENT, .intent = in};
+    int st = app_core(ctx, "intent", &r, NULL, NULL);
     free(ex);
-    if (rc < 0)
-        return snap_fail("intent", rc);
+    if (st)
+        return st;
     if (json)
         json_ok("started the intent", in.action);
     if (!ctx->quiet)
@@ -149,13 +174,11 @@ static int cmd_top(snap_ctx *ctx, int argc, char **argv)
         else
             return snap_usage(cmd, "unknown argument");
     }
-    adbc_conn *c;
-    if (snap_connect(ctx, &c) < 0)
-        return SNAP_EXIT_FAIL;
     char *act, *pkg;
-    int rc = adbc_app_top(&act, &pkg, c, ctx->timeout_ms);
-    if (rc < 0)
-        return snap_fail("top", rc);
+    ops_app_req r = {.op = OPS_APP_TOP};
+    int st = app_core(ctx, "top", &r, &act, &pkg);
+    if (st)
+        return st;
     if (json) {
         printf("{\"activity\":");
         snap_json_str(stdout, act);

@@ -7,7 +7,7 @@
  * element was picked from is saved as the device's refs. */
 #include "snap_ui.h"
 
-#include "ops_base.h"
+#include "ops_core.h"
 
 #include <errno.h>
 #include <string.h>
@@ -54,34 +54,32 @@ int snap_tap_select(snap_ctx *ctx, const snap_cmd *cmd, int argc, char **argv)
     adbc_conn *c;
     if (snap_connect(ctx, &c) < 0)
         return SNAP_EXIT_FAIL;
+    /* The pick and the tap are tools/ops' core, as adbc-mcp's and
+     * adbc-serve's selector acts; the snapshot is saved as the device's refs
+     * before anything is sent. */
     adbc_ui_snap *snap = NULL;
-    adbc_ui_opts uo;
-    snap_ui_opts(ctx, &uo);
+    ops_ctx oc;
+    ops_ctx_init(&oc, c, &snap, ops_now_ms() + ctx->timeout_ms);
     int ref = 0, tier = 0;
-    int rc = adbc_ui_snapshot(&snap, c, &uo);
-    if (rc < 0)
-        return snap_fail("snapshot", rc);
-    ops_err err;
-    if (ops_select(&ref, &tier, snap, &sel, &err) < 0) {
-        fprintf(stderr, "adbc-snap: tap: %s\n", err.msg);
-        int st = err.code == OPS_EAMBIGUOUS ? SNAP_EXIT_STALE : SNAP_EXIT_FAIL;
-        snap_json_error("tap", 0, err.msg, NULL, st);
+    if (ops_snapshot(&oc) < 0)
+        return snap_fail("snapshot", oc.err.rc);
+    if (ops_select(&ref, &tier, snap, &sel, &oc.err) < 0) {
+        fprintf(stderr, "adbc-snap: tap: %s\n", oc.err.msg);
+        int st = oc.err.code == OPS_EAMBIGUOUS ? SNAP_EXIT_STALE : SNAP_EXIT_FAIL;
+        snap_json_error("tap", 0, oc.err.msg, NULL, st);
         adbc_ui_snap_free(snap);
         return st;
     }
     int st = snap_refs_save(ctx, snap);
-    const adbc_ui_ref *r = adbc_ui_reftab_get(adbc_ui_snap_refs(snap), ref);
-    adbc_act_opts o;
-    adbc_act_opts_init(&o);
-    o.timeout_ms = ctx->timeout_ms;
-    o.verify = 0; /* picked from the dump just taken */
-    adbc_act_where w;
-    rc = st ? 0 : adbc_act_tap(&w, c, r, &o);
+    ops_act act = {.action = OPS_TAP, .ref = ref, .no_verify = 1, /* picked from the dump just taken */
+                   .elem = adbc_ui_reftab_get(adbc_ui_snap_refs(snap), ref)};
+    int rc = st ? 0 : ops_act_run(&oc, &act);
     adbc_ui_snap_free(snap);
     if (st)
         return st;
     if (rc < 0)
-        return snap_fail_act("tap", rc);
+        return snap_fail_act("tap", oc.err.rc);
+    adbc_act_where w = oc.where;
     static const char *const how[] = {"", "resource-id", "text", "text in a clickable parent",
                                       "content-desc", "editable field"};
     if (!ctx->quiet)
@@ -92,6 +90,8 @@ int snap_tap_select(snap_ctx *ctx, const snap_cmd *cmd, int argc, char **argv)
     while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {
     }
     snap = NULL;
+    adbc_ui_opts uo;
+    snap_ui_opts(ctx, &uo);
     rc = adbc_ui_snapshot(&snap, c, &uo);
     if (rc < 0)
         return snap_fail("snapshot after the act", rc);

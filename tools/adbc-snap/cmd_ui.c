@@ -5,6 +5,8 @@
  * the refs an agent reads are the ones a later `tap N` acts on. */
 #include "snap_ui.h"
 
+#include "ops_core.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -247,6 +249,25 @@ static int wait_done(snap_ctx *ctx, const char *what, int rc, adbc_ui_snap *s, i
     return status;
 }
 
+/* Run a wait through tools/ops' core (the waits adbc-mcp and adbc-serve
+ * run), its dumps bounded by --timeout, then finish as above. */
+static int wait_core(snap_ctx *ctx, const char *what, ops_wait_req *r, int show, int json)
+{
+    adbc_conn *c;
+    if (snap_connect(ctx, &c) < 0)
+        return SNAP_EXIT_FAIL;
+    r->dump_ms = ctx->timeout_ms;
+    adbc_ui_snap *s = NULL;
+    ops_ctx oc;
+    ops_ctx_init(&oc, c, &s, ops_now_ms() + (int64_t)r->timeout_ms + ctx->timeout_ms + 1000);
+    int rc = ops_wait_run(&oc, r) == 0 ? 0 : oc.err.rc ? oc.err.rc : ADBC_EINVAL;
+    if (rc == ADBC_ESTALE) {
+        adbc_ui_snap_free(s);
+        return snap_fail_act(what, rc);
+    }
+    return wait_done(ctx, what, rc, s, show, json);
+}
+
 static int cmd_wait_text(snap_ctx *ctx, int argc, char **argv)
 {
     const char *text = NULL;
@@ -271,14 +292,8 @@ static int cmd_wait_text(snap_ctx *ctx, int argc, char **argv)
     }
     if (!text)
         return snap_usage(&snap_cmds_ui[2], "give the text to wait for");
-    adbc_conn *c;
-    if (snap_connect(ctx, &c) < 0)
-        return SNAP_EXIT_FAIL;
-    adbc_ui_opts o;
-    snap_ui_opts(ctx, &o);
-    adbc_ui_snap *s = NULL;
-    int rc = adbc_ui_wait_text(show ? &s : NULL, c, text, flags, timeout_ms, &o);
-    return wait_done(ctx, "wait-text", rc, s, show, json);
+    ops_wait_req r = {.text = text, .flags = flags, .timeout_ms = timeout_ms};
+    return wait_core(ctx, "wait-text", &r, show, json);
 }
 
 static int cmd_wait_state(snap_ctx *ctx, int argc, char **argv)
@@ -306,21 +321,10 @@ static int cmd_wait_state(snap_ctx *ctx, int argc, char **argv)
     int st = snap_ref_lookup(ctx, pos[0], &tab, &ref);
     if (st)
         return st;
-    adbc_conn *c;
-    if (snap_connect(ctx, &c) < 0) {
-        adbc_ui_reftab_free(tab);
-        return SNAP_EXIT_FAIL;
-    }
-    adbc_ui_opts o;
-    snap_ui_opts(ctx, &o);
-    adbc_ui_snap *s = NULL;
-    int rc = adbc_ui_wait_state(show ? &s : NULL, c, ref, cond, timeout_ms, &o);
+    ops_wait_req r = {.elem = ref, .cond = cond, .timeout_ms = timeout_ms};
+    st = wait_core(ctx, "wait-state", &r, show, json);
     adbc_ui_reftab_free(tab);
-    if (rc == ADBC_ESTALE) {
-        adbc_ui_snap_free(s);
-        return snap_fail_act("wait-state", rc);
-    }
-    return wait_done(ctx, "wait-state", rc, s, show, json);
+    return st;
 }
 
 static int cmd_wait_stable(snap_ctx *ctx, int argc, char **argv)
@@ -333,12 +337,6 @@ static int cmd_wait_stable(snap_ctx *ctx, int argc, char **argv)
         if (!k)
             return snap_usage(&snap_cmds_ui[4], "unknown argument");
     }
-    adbc_conn *c;
-    if (snap_connect(ctx, &c) < 0)
-        return SNAP_EXIT_FAIL;
-    adbc_ui_opts o;
-    snap_ui_opts(ctx, &o);
-    adbc_ui_snap *s = NULL;
-    int rc = adbc_ui_wait_stable(show ? &s : NULL, c, timeout_ms, &o);
-    return wait_done(ctx, "wait-stable", rc, s, show, json);
+    ops_wait_req r = {.timeout_ms = timeout_ms};
+    return wait_core(ctx, "wait-stable", &r, show, json);
 }

@@ -2,7 +2,7 @@
 /* adbc-snap JSON output: strings, byte strings, and the --json error
  * object (see snap.h for its shape). */
 #include "snap.h"
-#include "ops_base.h"
+#include "ops_core.h"
 
 #include <stdint.h>
 #include <string.h>

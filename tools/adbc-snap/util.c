@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* adbc-snap helpers: device selection, errors, argument joining. */
 #include "snap.h"
-#include "ops_base.h"
+#include "ops_core.h"
 
 #include "adbc/devices.h"
 #include "adbc/forward.h"

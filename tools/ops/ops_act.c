@@ -4,7 +4,7 @@
  * fresh dump, and a ref that no longer matches is refused (stale), never
  * guessed. Acts by selector take a fresh snapshot, pick the one element by
  * the five tiers and act on it there; that snapshot becomes the latest. */
-#include "ops.h"
+#include "ops_core.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -71,80 +71,7 @@ const adbc_ui_ref *ops_ref(ops_ctx *c, int ref)
     return r;
 }
 
-/* The element argument: ref or selector (both refused), required or not. */
-static int target(ops_act *a, const cJSON *args, int required, ops_err *e)
-{
-    const cJSON *sel = cJSON_GetObjectItemCaseSensitive(args, "selector");
-    if (sel && !cJSON_IsNull(sel)) {
-        if (cJSON_GetObjectItemCaseSensitive(args, "ref"))
-            return ops_fail(e, OPS_EARG, "give either 'ref' or 'selector', not both");
-        a->has_sel = 1;
-        return ops_sel_parse(&a->sel, sel, e);
-    }
-    if (ops_arg_int(e, args, "ref", required, 1, 1000000, &a->ref) ||
-        ops_arg_str(e, args, "snapshot", 0, 64, &a->snapshot))
-        return -1;
-    return 0;
-}
-
-int ops_act_parse(ops_act *a, ops_action action, const cJSON *args, ops_err *e)
-{
-    memset(a, 0, sizeof *a);
-    a->action = action;
-    switch (action) {
-    case OPS_TAP:
-        if (cJSON_GetObjectItemCaseSensitive(args, "cell"))
-            return ops_arg_str(e, args, "cell", 1, 8, &a->cell);
-        if (cJSON_GetObjectItemCaseSensitive(args, "x") ||
-            cJSON_GetObjectItemCaseSensitive(args, "y")) {
-            a->has_xy = 1;
-            return ops_arg_int(e, args, "x", 1, 0, 65535, &a->x) ||
-                           ops_arg_int(e, args, "y", 1, 0, 65535, &a->y)
-                       ? -1
-                       : 0;
-        }
-        return target(a, args, 1, e);
-    case OPS_LONG_PRESS:
-        a->ms = 1000;
-        if (ops_arg_int(e, args, "duration_ms", 0, 1, 10000, &a->ms))
-            return -1;
-        return target(a, args, 1, e);
-    case OPS_TYPE:
-        if (ops_arg_str(e, args, "text", 1, 10000, &a->text) ||
-            ops_arg_bool(e, args, "clear", &a->clear) || target(a, args, 0, e))
-            return -1;
-        if (a->clear && !a->ref && !a->has_sel)
-            return ops_fail(e, OPS_EARG, "clear needs the field's ref (it deletes as many "
-                                         "characters as the field holds)");
-        return 0;
-    case OPS_PRESS:
-        if (ops_arg_str(e, args, "key", 1, 64, &a->key_name))
-            return -1;
-        if (adbc_keycode_parse(&a->key, a->key_name) < 0)
-            return ops_fail_adbc(e, ADBC_EINVAL, "press");
-        return 0;
-    case OPS_SWIPE:
-        a->ms = 300;
-        return ops_arg_int(e, args, "x1", 1, 0, 65535, &a->x1) ||
-                       ops_arg_int(e, args, "y1", 1, 0, 65535, &a->y1) ||
-                       ops_arg_int(e, args, "x2", 1, 0, 65535, &a->x2) ||
-                       ops_arg_int(e, args, "y2", 1, 0, 65535, &a->y2) ||
-                       ops_arg_int(e, args, "duration_ms", 0, 1, 10000, &a->ms)
-                   ? -1
-                   : 0;
-    case OPS_SCROLL:
-        if (ops_arg_str(e, args, "direction", 1, 16, &a->dir_name) || target(a, args, 0, e))
-            return -1;
-        if (adbc_dir_parse(&a->dir, a->dir_name) < 0)
-            return ops_fail(e, OPS_EARG, "argument 'direction' must be up, down, left or right "
-                                         "(the way the content comes into view: down shows "
-                                         "what is below)");
-        return 0;
-    case OPS_BACK:
-    case OPS_HOME: return 0;
-    }
-    return ops_fail(e, OPS_EARG, "unknown action");
-}
+/* ---- one act ---- */
 
 static const char *how_text(adbc_act_how how)
 {
@@ -155,15 +82,21 @@ static const char *how_text(adbc_act_how how)
  * (verified when acted on), or the selector's pick in a fresh snapshot. */
 static const adbc_ui_ref *element(ops_ctx *c, const ops_act *a, adbc_act_opts *o)
 {
+    if (a->elem) {
+        o->verify = !a->no_verify;
+        return a->elem;
+    }
     if (a->has_sel) {
         if (ops_snapshot(c) < 0)
             return NULL;
-        int ref = 0, tier = 0;
-        if (ops_select(&ref, &tier, *c->last, &a->sel, &c->err) < 0)
+        int ref = 0;
+        if (ops_select(&ref, &c->tier, *c->last, &a->sel, &c->err) < 0)
             return NULL;
         o->verify = 0; /* it was found in the dump just taken */
         return adbc_ui_reftab_get(adbc_ui_snap_refs(*c->last), ref);
     }
+    if (a->no_verify)
+        o->verify = 0;
     if (a->snapshot && *c->last && strcmp(a->snapshot, adbc_ui_snap_id(*c->last)) != 0) {
         ops_fail(&c->err, OPS_ESTALE, "ref %d is from snapshot %s, but the latest is %s: the "
                  "screen was read again since; take a snapshot and use a ref from it", a->ref,
@@ -182,8 +115,9 @@ int ops_act_run(ops_ctx *c, const ops_act *a)
     memset(w, 0, sizeof *w);
     w->how = ADBC_ACT_UNVERIFIED;
     c->acted_ref = 0;
+    c->tier = 0;
     const adbc_ui_ref *r = NULL;
-    int needs = a->ref || a->has_sel;
+    int needs = a->ref || a->has_sel || a->elem;
     if (needs && !(r = element(c, a, &o)))
         return -1;
     int ref = r ? r->ref : 0;

@@ -2,7 +2,7 @@
 /* Reading an operation's arguments from a JSON object. Every check fails
  * with a message naming the argument and what it must be, so the caller
  * can correct itself; nothing reaches a device before all have passed. */
-#include "ops.h"
+#include "ops_json.h"
 
 #include <math.h>
 #include <string.h>
@@ -67,14 +67,7 @@ int ops_arg_name(ops_err *e, const cJSON *args, const char *name, int required, 
 {
     if (ops_arg_str(e, args, name, required, 255, out) != 0)
         return -1;
-    const char *s = *out;
-    if (!s)
-        return 0;
-    int ok = (s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z');
-    for (const char *p = s; ok && *p; p++)
-        ok = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-             *p == '_' || *p == '.';
-    if (!ok)
+    if (*out && !ops_android_name(*out))
         return ops_fail(e, OPS_EARG, "argument '%s' must be an Android name such as "
                                      "com.example.app or android.permission.CAMERA (letters, "
                                      "digits, '_' and '.')", name);
@@ -92,30 +85,5 @@ int ops_arg_only(ops_err *e, const cJSON *args, const char *const *names)
         if (!known)
             return ops_fail(e, OPS_EARG, "unknown argument '%s'", m->string ? m->string : "?");
     }
-    return 0;
-}
-
-#define MAX_SEL 4096
-
-int ops_sel_parse(ops_sel *sel, const cJSON *obj, ops_err *e)
-{
-    memset(sel, 0, sizeof *sel);
-    if (!cJSON_IsObject(obj))
-        return ops_fail(e, OPS_EARG, "argument 'selector' must be an object such as "
-                                     "{\"text\":\"Send\"}, {\"id\":\"com.app:id/send\"} or "
-                                     "{\"desc\":\"Search\"}");
-    static const char *const names[] = {"id", "resource_id", "text", "desc", NULL};
-    const char *id2 = NULL;
-    if (ops_arg_only(e, obj, names) || ops_arg_str(e, obj, "id", 0, MAX_SEL, &sel->id) ||
-        ops_arg_str(e, obj, "resource_id", 0, MAX_SEL, &id2) ||
-        ops_arg_str(e, obj, "text", 0, MAX_SEL, &sel->text) ||
-        ops_arg_str(e, obj, "desc", 0, MAX_SEL, &sel->desc))
-        return -1;
-    if (!sel->id)
-        sel->id = id2;
-    if ((sel->id && !*sel->id) || (sel->text && !*sel->text) || (sel->desc && !*sel->desc))
-        return ops_fail(e, OPS_EARG, "selector fields must not be empty");
-    if (!sel->id && !sel->text && !sel->desc)
-        return ops_fail(e, OPS_EARG, "a selector needs at least one of id, text, desc");
     return 0;
 }

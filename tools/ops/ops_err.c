@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Operation errors: one code a front end maps to its own form, and a
  * message that says what went wrong and what to do next. */
-#include "ops_base.h"
+#include "ops_core.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -50,6 +50,7 @@ int ops_fail(ops_err *e, ops_code code, const char *fmt, ...)
     vsnprintf(e->msg, sizeof e->msg, fmt, ap);
     va_end(ap);
     e->code = code;
+    e->rc = 0;
     return -1;
 }
 
@@ -89,9 +90,10 @@ int ops_fail_adbc(ops_err *e, int rc, const char *what)
 {
     const char *msg = adbc_last_error();
     const char *step = next_step(rc);
-    return ops_fail(e, code_of(rc), "%s failed: %s%s%s%s", what,
-                    msg && *msg ? msg : adbc_strerror(rc), step ? " (" : "", step ? step : "",
-                    step ? ")" : "");
+    ops_fail(e, code_of(rc), "%s failed: %s%s%s%s", what, msg && *msg ? msg : adbc_strerror(rc),
+             step ? " (" : "", step ? step : "", step ? ")" : "");
+    e->rc = rc;
+    return -1;
 }
 
 int64_t ops_now_ms(void)

@@ -2,28 +2,11 @@
 /* Finding elements: a fresh snapshot (kept as the latest, so the refs found
  * are the refs acts take) and the refs of the elements matching every given
  * field, listed one a line with their bounds and tap points. */
-#include "ops.h"
+#include "ops_core.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-int ops_find_parse(adbc_ui_selector *sel, const cJSON *a, ops_err *e)
-{
-    memset(sel, 0, sizeof *sel);
-    sel->size = sizeof *sel;
-    int contains = 0, nocase = 0;
-    if (ops_arg_str(e, a, "text", 0, 4096, &sel->text) ||
-        ops_arg_str(e, a, "desc", 0, 4096, &sel->desc) ||
-        ops_arg_str(e, a, "resource_id", 0, 512, &sel->resource_id) ||
-        ops_arg_str(e, a, "class", 0, 512, &sel->cls) ||
-        ops_arg_bool(e, a, "contains", &contains) || ops_arg_bool(e, a, "ignore_case", &nocase))
-        return -1;
-    if (!sel->text && !sel->desc && !sel->resource_id && !sel->cls)
-        return ops_fail(e, OPS_EARG, "find needs at least one of text, desc, resource_id, class");
-    sel->flags = (contains ? ADBC_UI_MATCH_CONTAINS : 0) | (nocase ? ADBC_UI_MATCH_NOCASE : 0);
-    return 0;
-}
 
 int ops_find(ops_ctx *c, const adbc_ui_selector *sel, char **text)
 {

@@ -29,7 +29,7 @@
 
 #include "adbc/conn.h"
 #include "adbc/ui.h"
-#include "ops_base.h"
+#include "ops_core.h"
 
 typedef enum ops_kind { OPS_KIND_UNKNOWN = 0, OPS_KIND_EMULATOR, OPS_KIND_PHYSICAL } ops_kind;
 

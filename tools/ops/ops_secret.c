@@ -4,7 +4,7 @@
  * memory address depends on them, so how many leading bytes a guess gets
  * right cannot be measured. tests/unit/test_ops_secret.c checks this under
  * Valgrind's memcheck with the secret marked undefined. */
-#include "ops_base.h"
+#include "ops_core.h"
 
 int ops_secret_equal(const char *secret, size_t secret_len, const char *given,
                      size_t given_len)

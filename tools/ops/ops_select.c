@@ -5,7 +5,7 @@
  * editable field by the text or hint it shows. The first tier that matches
  * anything decides; several matches in it are refused with the candidates
  * listed, because a wrong tap can send a message or delete something. */
-#include "ops_base.h"
+#include "ops_core.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,7 +2,7 @@
 /* UTF-8 validation, the one decoder the tools share: what a front end
  * prints or answers must be UTF-8 even when a device, a network responder
  * or a client sent bytes that are not. */
-#include "ops_base.h"
+#include "ops_core.h"
 
 #include <string.h>
 
