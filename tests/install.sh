@@ -3,6 +3,9 @@
 # Install adbc into a temporary prefix and use it as an outside project
 # would: build examples/ with pkg-config and with find_package(adbc), each
 # shared and static, outside this tree; run them against the test device.
+# The full build is configured for one prefix and installed with
+# `cmake --install --prefix` into another, so adbc.pc and the CMake package
+# must find their files from where they lie (relocatable).
 # Also: the library alone configures and builds with every optional
 # dependency off and without tools or tests (libusb, OpenSSL, zlib only).
 # Usage: tests/install.sh [BUILD_DIR_FOR_THE_TEST_DEVICE]
@@ -36,13 +39,25 @@ grep -q '^Requires.private: libusb-1.0 libssl libcrypto zlib$' "$prefix/lib64/pk
     fail "adbc.pc without optional deps: $(grep Requires "$prefix/lib64/pkgconfig/adbc.pc")"
 ok "adbc.pc of a build without optional dependencies lists only libusb, OpenSSL, zlib"
 
-echo "== full build installed (the configuration the tests use)"
+echo "== full build installed (the configuration the tests use), elsewhere than configured"
 rm -rf "$prefix"
+configured=$work/configured-prefix
 cmake -S "$top" -B "$work/full" -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF "${opts[@]}" \
-    -DCMAKE_INSTALL_PREFIX="$prefix" >"$work/full.log" 2>&1 || { cat "$work/full.log"; fail "configure"; }
+    -DCMAKE_INSTALL_PREFIX="$configured" >"$work/full.log" 2>&1 || { cat "$work/full.log"; fail "configure"; }
 cmake --build "$work/full" -j"$(nproc)" >>"$work/full.log" 2>&1 || { tail -30 "$work/full.log"; fail "build"; }
-cmake --install "$work/full" >>"$work/full.log" 2>&1 || fail "install"
+cmake --install "$work/full" --prefix "$prefix" >>"$work/full.log" 2>&1 || fail "install"
+[ ! -e "$configured" ] || fail "cmake --install --prefix still wrote to the configured prefix: $(find "$configured" | head -5)"
 libdir=$(ls -d "$prefix"/lib*/pkgconfig | head -1); libdir=${libdir%/pkgconfig}
+! grep -rqF "$configured" "$libdir/pkgconfig/adbc.pc" "$libdir/cmake/adbc" ||
+    fail "the installed adbc.pc or CMake package names the configured prefix $configured: $(grep -rF "$configured" "$libdir/pkgconfig/adbc.pc" "$libdir/cmake/adbc" | head -3)"
+cflags=$(PKG_CONFIG_PATH=$libdir/pkgconfig pkg-config --cflags adbc) || fail "pkg-config --cflags adbc"
+libs=$(PKG_CONFIG_PATH=$libdir/pkgconfig pkg-config --libs adbc) || fail "pkg-config --libs adbc"
+inc=$(sed -n 's/^-I\([^ ]*\) .*/\1/p' <<<"$cflags "); lib=$(sed -n 's/^-L\([^ ]*\) .*/\1/p' <<<"$libs ")
+[ -n "$inc" ] && [ "$(realpath "$inc")" = "$(realpath "$prefix/include")" ] && [ -f "$inc/adbc/adbc.h" ] ||
+    fail "pkg-config --cflags adbc gives '$cflags', not $prefix/include"
+[ -n "$lib" ] && [ "$(realpath "$lib")" = "$(realpath "$libdir")" ] && [ -f "$lib/libadbc.a" ] ||
+    fail "pkg-config --libs adbc gives '$libs', not $libdir"
+ok "cmake --install --prefix elsewhere than configured: pkg-config --cflags --libs adbc point into it ($cflags $libs)"
 grep -q 'libsodium' "$libdir/pkgconfig/adbc.pc" || fail "libsodium used but not in adbc.pc"
 ok "adbc.pc lists the optional dependencies this build uses: $(grep Requires.private "$libdir/pkgconfig/adbc.pc")"
 [ -x "$prefix/bin/adbc-snap" ] || fail "adbc-snap not installed"
