@@ -63,8 +63,8 @@ ok "adbc.pc lists the optional dependencies this build uses: $(grep Requires.pri
 [ -x "$prefix/bin/adbc-snap" ] || fail "adbc-snap not installed"
 [ -x "$prefix/libexec/adbc/adbc-snap-core" ] || fail "adbc-snap-core not installed in libexec/adbc"
 [ ! -e "$prefix/bin/adbc-snap-core" ] || fail "adbc-snap-core installed in bin/ too"
-[ "$("$prefix/bin/adbc-snap" --version)" = "$("$prefix/libexec/adbc/adbc-snap-core" --version)" ] ||
-    fail "the installed adbc-snap does not run adbc-snap-core: $("$prefix/bin/adbc-snap" --version 2>&1)"
+[ "$("$prefix/bin/adbc-snap" --help)" = "$("$prefix/libexec/adbc/adbc-snap-core" --help)" ] ||
+    fail "the installed adbc-snap does not run adbc-snap-core: $("$prefix/bin/adbc-snap" --help 2>&1 | head -3)"
 ok "adbc-snap (front end) in bin/, adbc-snap-core in libexec/adbc/, found through the install's layout"
 
 export PKG_CONFIG_PATH=$libdir/pkgconfig

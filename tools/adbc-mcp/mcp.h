@@ -21,7 +21,8 @@
 #include "ops_pool.h"
 
 #define MCP_NAME "adbc-mcp"
-#define MCP_VERSION "0.1.0"
+/* The one version: the library's (include/adbc/version.h). */
+#define MCP_VERSION ADBC_VERSION_STRING
 #define MCP_MAX_INFLIGHT 16
 
 typedef struct mcp_server {

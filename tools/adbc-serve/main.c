@@ -16,7 +16,8 @@ static void usage(FILE *f)
             "                  [--token-file FILE] [--settle MS] [--busy-wait MS]\n"
             "                  [--call-timeout S] [--connect-timeout S] [--conn-timeout S]\n"
             "                  [--body-max BYTES] [--ready-file FILE] [--idle-exit S]\n"
-            "                  [--control SOCKET [--no-http] [--pid-file FILE]]\n\n"
+            "                  [--control SOCKET [--no-http] [--pid-file FILE]]\n"
+            "       adbc-serve --help | --version\n\n"
             "Holds connections to the devices and serves the HTTP/JSON API (docs/serve.md).\n"
             "Default: the device in ANDROID_SERIAL, else the only USB device; listen on\n"
             "127.0.0.1:7737; token from ADBC_SERVE_TOKEN, else the token file\n"
@@ -143,6 +144,9 @@ int main(int argc, char **argv)
             i++;
         } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             usage(stdout);
+            return 0;
+        } else if (strcmp(a, "--version") == 0) {
+            printf(SERVE_NAME " %s\n", ADBC_VERSION_STRING);
             return 0;
         } else {
             fprintf(stderr, SERVE_NAME ": unknown or incomplete option %s\n", a);

@@ -22,6 +22,7 @@
 #include "write_all.h"
 
 #include "adbc/error.h"
+#include "adbc/version.h"
 #include "adbc/session.h"
 #include "adbc/shell.h"
 #include "services/shell_proto.h"
@@ -390,6 +391,10 @@ int main(int argc, char **argv)
     snap_globals g;
     int bad = 0;
     int i = snap_globals_parse(argc, argv, &g, &bad);
+    if (i == SNAP_G_VERSION) { /* answered here: needs no adbc-snap-core */
+        printf("adbc-snap %s\n", ADBC_VERSION_STRING);
+        return 0;
+    }
     if (i < 0 || strcmp(argv[i], "shell") != 0 || g.no_session ||
         snap_has_opt("shell", argc - i, argv + i, "--help") ||
         snap_has_opt("shell", argc - i, argv + i, "--json"))
