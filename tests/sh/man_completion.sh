@@ -24,7 +24,7 @@ else
 fi
 
 if [ -n "$MAN_BUILT" ]; then
-    for page in adbc-snap adbc-mcp; do
+    for page in adbc-snap adbc-mcp adbc-serve; do
         t_check "man -l renders $page.1 without warnings"
         MANWIDTH=80 man --warnings -l "$MAN_OUT/$page.1" > "$T_TMP/$page.txt" 2> "$T_TMP/$page.err" ||
             t_fail "man -l $page.1 failed: $(cat "$T_TMP/$page.err")"
@@ -47,6 +47,17 @@ if [ -n "$MAN_BUILT" ]; then
     done
 fi
 
+SERVE=$ADBC_BUILD_DIR/tools/adbc-serve
+if [ -x "$SERVE" ]; then
+    t_check "adbc-serve(1) describes every option adbc-serve --help lists"
+    opts=$("$SERVE" --help | grep -o -- '--[a-z][a-z-]*' | sort -u)
+    [ -n "$opts" ] || t_fail "adbc-serve --help lists no options"
+    for o in $opts; do
+        grep -q -- "\*$o\*" "$MAN_SRC/adbc-serve.1.scd" ||
+            t_fail "docs/man/adbc-serve.1.scd does not describe $o (add it under OPTIONS)"
+    done
+fi
+
 t_check "cmake --install: man pages under share/man/man1, completions for bash and zsh"
 prefix=$T_TMP/prefix
 cmake --install "$ADBC_BUILD_DIR" --prefix "$prefix" > "$T_TMP/install.log" 2>&1 ||
@@ -59,6 +70,7 @@ if [ -n "$MAN_BUILT" ]; then
     mandir=$(find "$prefix" -path '*/man1/adbc-snap.1' -printf '%h\n' | head -n 1)
     [ "$mandir" = "$prefix/share/man/man1" ] || t_fail "adbc-snap.1 installed in '$mandir'"
     [ -f "$mandir/adbc-mcp.1" ] || t_fail "adbc-mcp.1 not installed"
+    [ -f "$mandir/adbc-serve.1" ] || t_fail "adbc-serve.1 not installed"
     t_check "man adbc-snap finds the installed page (MANPATH=PREFIX/share/man)"
     MANWIDTH=80 MANPATH=$prefix/share/man man adbc-snap > "$T_TMP/installed.txt" 2> "$T_TMP/installed.err" ||
         t_fail "man adbc-snap failed: $(cat "$T_TMP/installed.err")"
