@@ -9,36 +9,10 @@ set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 t_init
 
-SERVE=${ADBC_SERVE:-$ADBC_BUILD_DIR/tools/adbc-serve}
 SNAP=${ADBC_SNAP:-$ADBC_BUILD_DIR/tools/adbc-snap}
-[ -x "$SERVE" ] || { echo "skip: adbc-serve not built (libmicrohttpd-dev missing)"; exit 0; }
-command -v curl > /dev/null || t_fail "curl is needed (scripts/packages.txt)"
+. "$(dirname "${BASH_SOURCE[0]}")/lib_serve.sh"
 command -v jq > /dev/null || t_fail "jq is needed (scripts/packages.txt)"
-export HOME=$T_TMP/home XDG_CACHE_HOME=$T_TMP/cache XDG_CONFIG_HOME=$T_TMP/config
-mkdir -p "$HOME"
-unset ADBC_SERVE_TOKEN
 
-P='package="com.chat" enabled="true"'
-# screen CTL TEXTS...: a screen with one clickable button per text (the
-# first at y 2000, the next 300 px above, ...), a list and a field.
-screen()
-{
-    local ctl=$1 y=2000 body=
-    shift
-    for t in "$@"; do
-        body+="<node class=\"android.widget.Button\" text=\"$t\" resource-id=\"com.chat:id/b$y\" clickable=\"true\" $P bounds=\"[860,$y][1040,$((y + 200))]\"/>"
-        y=$((y - 300))
-    done
-    printf '%s' "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation=\"0\"><node class=\"android.widget.FrameLayout\" $P bounds=\"[0,0][1080,2400]\"><node class=\"android.widget.ListView\" scrollable=\"true\" $P bounds=\"[0,200][1080,900]\"/><node class=\"android.widget.EditText\" text=\"draft\" clickable=\"true\" $P bounds=\"[40,2000][840,2200]\"/>$body</node></hierarchy>" > "$ctl/screen.xml"
-    echo "dump=screen.xml" > "$ctl/uiautomator.conf"
-}
-setup_dev()
-{
-    local n=$1 ctl=${TD_SANDBOX[$1]}/data/local/tmp/.adbc-test
-    mkdir -p "$ctl"
-    echo "  topResumedActivity=ActivityRecord{1a2b u0 com.$n/.Main t7}" > "$ctl/dumpsys-activity-activities"
-    echo "  mCurrentFocus=Window{3c4d u0 com.$n/com.$n.Main}" > "$ctl/dumpsys-window"
-}
 td_start a --no-auth
 td_start b --no-auth
 CA=${TD_SANDBOX[a]}/data/local/tmp/.adbc-test
@@ -50,19 +24,8 @@ screen "$CB" Reply Forward
 A=127.0.0.1:${TD_PORT[a]}
 B=127.0.0.1:${TD_PORT[b]}
 
-TOK=$T_TMP/token
-"$SERVE" -t "$A" -t "$B" --listen 127.0.0.1:0 --token-file "$TOK" --ready-file "$T_TMP/port" \
-    --settle 0 --busy-wait 300 --conn-timeout 2 --body-max 4096 --connect-timeout 3 \
-    2> "$T_TMP/serve.log" &
-SPID=$!
-T_BG_PIDS+=("$SPID")
-for ((i = 0; i < 100; i++)); do
-    [ -s "$T_TMP/port" ] && break
-    kill -0 "$SPID" 2> /dev/null || t_fail "adbc-serve exited: $(cat "$T_TMP/serve.log")"
-    sleep 0.05
-done
-[ -s "$T_TMP/port" ] || t_fail "adbc-serve did not start: $(cat "$T_TMP/serve.log")"
-URL=http://127.0.0.1:$(cat "$T_TMP/port")
+serve_start -t "$A" -t "$B" --settle 0 --busy-wait 300 --conn-timeout 2 --body-max 4096 \
+    --connect-timeout 3
 OUT=$T_TMP/out
 
 # H [CURL ARGS...] PATH: a request with the token; body in $OUT, status in $code.
@@ -167,12 +130,7 @@ expect 200
 J .result.top.activity | grep -q 'com.b/.Main' || t_fail "top activity: $(J .result.top)"
 J .result.snapshot | grep -q '"Forward"' || t_fail "observe snapshot: $(J .result.snapshot)"
 [ "$(J '.result.refs | length')" = 4 ] || t_fail "refs: $(J .result.refs)"
-# A grey 1080x2400 RGBX frame for the screenshots.
-python3 - "$CB/screencap.raw" << 'PY' || t_fail "could not write a raw frame"
-import struct, sys
-w, h = 1080, 2400
-open(sys.argv[1], 'wb').write(struct.pack('<III', w, h, 2) + bytes([90, 90, 90, 255]) * (w * h))
-PY
+grey_frame "$CB/screencap.raw" # for the screenshots
 H "/v1/observe?device=$B&screenshot=1"
 expect 200
 J .result.screenshot | base64 -d | head -c 8 | cmp -s - <(printf '\x89PNG\r\n\x1a\n') ||

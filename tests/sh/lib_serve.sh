@@ -1,0 +1,65 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# Shared by the adbc-serve tests (serve_http.sh, openapi.sh), sourced after
+# lib.sh's t_init: a private HOME and no token from the environment, screens
+# and frames for the test device's stand-ins, and starting adbc-serve.
+SERVE=${ADBC_SERVE:-$ADBC_BUILD_DIR/tools/adbc-serve}
+[ -x "$SERVE" ] || { echo "skip: adbc-serve not built (libmicrohttpd-dev missing)"; exit 0; }
+command -v curl > /dev/null || t_fail "curl is needed (scripts/packages.txt)"
+export HOME=$T_TMP/home XDG_CACHE_HOME=$T_TMP/cache XDG_CONFIG_HOME=$T_TMP/config
+mkdir -p "$HOME"
+unset ADBC_SERVE_TOKEN
+
+P='package="com.chat" enabled="true"'
+# screen CTL TEXTS...: a screen with one clickable button per text (the
+# first at y 2000, the next 300 px above, ...), a list and a field.
+screen()
+{
+    local ctl=$1 y=2000 body=
+    shift
+    for t in "$@"; do
+        body+="<node class=\"android.widget.Button\" text=\"$t\" resource-id=\"com.chat:id/b$y\" clickable=\"true\" $P bounds=\"[860,$y][1040,$((y + 200))]\"/>"
+        y=$((y - 300))
+    done
+    printf '%s' "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation=\"0\"><node class=\"android.widget.FrameLayout\" $P bounds=\"[0,0][1080,2400]\"><node class=\"android.widget.ListView\" scrollable=\"true\" $P bounds=\"[0,200][1080,900]\"/><node class=\"android.widget.EditText\" text=\"draft\" clickable=\"true\" $P bounds=\"[40,2000][840,2200]\"/>$body</node></hierarchy>" > "$ctl/screen.xml"
+    echo "dump=screen.xml" > "$ctl/uiautomator.conf"
+}
+
+# setup_dev NAME: device NAME's resumed activity and focused window are
+# com.NAME/.Main.
+setup_dev()
+{
+    local n=$1 ctl=${TD_SANDBOX[$1]}/data/local/tmp/.adbc-test
+    mkdir -p "$ctl"
+    echo "  topResumedActivity=ActivityRecord{1a2b u0 com.$n/.Main t7}" > "$ctl/dumpsys-activity-activities"
+    echo "  mCurrentFocus=Window{3c4d u0 com.$n/com.$n.Main}" > "$ctl/dumpsys-window"
+}
+
+# grey_frame FILE: a grey 1080x2400 RGBX raw frame for screencap.
+grey_frame()
+{
+    python3 - "$1" << 'PY' || t_fail "could not write a raw frame"
+import struct, sys
+w, h = 1080, 2400
+open(sys.argv[1], 'wb').write(struct.pack('<III', w, h, 2) + bytes([90, 90, 90, 255]) * (w * h))
+PY
+}
+
+# serve_start ARGS...: start adbc-serve on a free port with the token file
+# $TOK and ARGS; SPID, URL once it listens (log in $T_TMP/serve.log).
+TOK=$T_TMP/token
+serve_start()
+{
+    "$SERVE" "$@" --listen 127.0.0.1:0 --token-file "$TOK" --ready-file "$T_TMP/port" \
+        2> "$T_TMP/serve.log" &
+    SPID=$!
+    T_BG_PIDS+=("$SPID")
+    local i
+    for ((i = 0; i < 200; i++)); do
+        [ -s "$T_TMP/port" ] && break
+        kill -0 "$SPID" 2> /dev/null || t_fail "adbc-serve exited: $(cat "$T_TMP/serve.log")"
+        sleep 0.05
+    done
+    [ -s "$T_TMP/port" ] || t_fail "adbc-serve did not start: $(cat "$T_TMP/serve.log")"
+    URL=http://127.0.0.1:$(cat "$T_TMP/port")
+}
