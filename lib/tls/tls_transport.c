@@ -125,7 +125,7 @@ static int not_paired(tls_transport *t, const char *why)
     return core_fail(ADBC_ENOTPAIRED,
                      "%s: this computer's key is not paired with the device (%s): run pairing "
                      "(on the device: Developer options > Wireless debugging > Pair device "
-                     "with pairing code; then adbc_pair() or `adb pair HOST:PORT CODE`)",
+                     "with pairing code; then `adbc-snap pair HOST:PORT CODE` with the pairing port, or adbc_pair())",
                      t->base.desc, why);
 }
 

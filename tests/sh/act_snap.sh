@@ -353,26 +353,57 @@ S uninstall com.chat
 expect_rc 1
 expect_err "DELETE_FAILED_INTERNAL_ERROR"
 
-t_check "getprop and bounded logcat"
+t_check "getprop"
 S getprop ro.product.brand
 expect_rc 0
 [ "$(cat "$OUT")" = adbc ] || t_fail "getprop printed: $(cat "$OUT")"
 S getprop
 grep -qxF '[ro.product.brand]: [adbc]' "$OUT" || t_fail "getprop listing: $(head -n 3 "$OUT")"
+
+t_check "logcat passes adb's arguments to the device's logcat, quoted as adb quotes them"
 printf 'a\nb\nc\n' > "$ctl/logcat.txt"
 rm -f "$ctl/calls"
-S logcat -n 2
+S logcat -t 2
+expect_rc 0
 [ "$(cat "$OUT")" = "b
-c" ] || t_fail "logcat -n 2: $(cat "$OUT")"
-start=$SECONDS
-S logcat -t 1
-[ $((SECONDS - start)) -lt 10 ] || t_fail "logcat -t 1 took $((SECONDS - start)) s"
+c" ] || t_fail "logcat -t 2: $(cat "$OUT")"
+S logcat -d -v brief '*:E' 'Tag with space:I'
+expect_rc 0
 [ "$(cat "$OUT")" = "a
 b
-c" ] || t_fail "logcat -t 1: $(cat "$OUT")"
-S logcat
-expect_calls "logcat -d -t 2
-logcat
-logcat -d -t 200"
+c" ] || t_fail "logcat -d: $(cat "$OUT")"
+ANDROID_LOG_TAGS='ActivityManager:I *:S' S logcat -d
+expect_rc 0
+expect_calls "logcat -t 2
+logcat -d -v brief '*:E' 'Tag with space:I'
+ANDROID_LOG_TAGS=ActivityManager:I *:S
+logcat -d"
+
+t_check "logcat --for SECONDS follows the log for a time and exits 0; --json needs an end"
+start=$SECONDS
+S logcat --for 1
+expect_rc 0
+[ $((SECONDS - start)) -lt 10 ] || t_fail "logcat --for 1 took $((SECONDS - start)) s"
+[ "$(cat "$OUT")" = "a
+b
+c" ] || t_fail "logcat --for 1: $(cat "$OUT")"
+S logcat --json -t 2
+expect_rc 0
+[ "$(cat "$OUT")" = '{"lines":["b","c"]}' ] || t_fail "logcat --json -t 2: $(cat "$OUT")"
+S logcat --json
+expect_rc 2
+expect_err "--json reads the whole log"
+S logcat --for
+expect_rc 2
+expect_err "--for takes seconds"
+
+t_check "logcat -c clears the log; an option after -- goes to logcat as it is"
+S logcat -c
+expect_rc 0
+[ ! -s "$ctl/logcat.txt" ] || t_fail "logcat -c left: $(cat "$ctl/logcat.txt")"
+rm -f "$ctl/calls"
+S logcat -d -- --json
+expect_rc 0
+expect_calls "logcat -d --json"
 
 echo "ok: $T_CHECKS checks"

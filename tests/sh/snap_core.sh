@@ -58,6 +58,22 @@ t_check "a refused connection names the address and what to check"
 out=$("$SNAP" -t 127.0.0.1:1 info 2>&1) && t_fail "connecting to port 1 succeeded"
 echo "$out" | grep -q "refused" || t_fail "no 'refused' in: $out"
 
+t_check "get-state: the state and 0, or adb's error words and 1 (unreachable, unknown serial)"
+[ "$("$SNAP" -t "$addr" get-state)" = device ] || t_fail "get-state of a ready device"
+out=$("$SNAP" -s 127.0.0.1:1 get-state 2>&1)
+rc=$?
+[ $rc = 1 ] || t_fail "get-state of a closed port exited $rc: $out"
+case $out in "adbc-snap: device '127.0.0.1:1' not found: "*) ;; *) t_fail "get-state said: $out" ;; esac
+out=$(ADB_LOCAL_TRANSPORT_MAX_PORT=5555 "$SNAP" -s nosuchserial get-state 2>&1)
+[ $? = 1 ] || t_fail "get-state of an unknown serial succeeded: $out"
+case $out in "adbc-snap: device 'nosuchserial' not found: "*) ;; *) t_fail "get-state said: $out" ;; esac
+
+t_check "-s and -t together are refused (neither is silently ignored)"
+out=$("$SNAP" -s nosuchserial -t "$addr" shell echo hi 2>&1)
+[ $? = 2 ] || t_fail "-s and -t: exit $?: $out"
+case $out in *"-s and -t both name the device"*) ;; *) t_fail "-s and -t said: $out" ;; esac
+out=$("$SNAP" -t "$addr" -s "$addr" get-state 2>&1) && t_fail "-t then -s accepted: $out"
+
 t_check "IPv6: [::1]:PORT works"
 td_start six --no-auth --host ::1
 [ "$("$SNAP" -t "[::1]:${TD_PORT[six]}" shell 'echo v6')" = v6 ] || t_fail "IPv6 shell failed"

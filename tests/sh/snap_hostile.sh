@@ -72,7 +72,7 @@ hdev_stop
 
 # ---- item 6: --timeout nan (and every other non-finite duration) is refused ----
 
-t_check "--timeout and -t refuse nan, inf, 1e999, 0, -1 with a usage error, at once"
+t_check "--timeout, -t and --for refuse nan, inf, 1e999, 0, -1 with a usage error, at once"
 hdev_start silent
 for v in nan NaN -nan inf -inf infinity 1e999 0 -1 '' 5s; do
     timeout 10 "$SNAP" -t "$HADDR" --timeout "$v" shell true > /dev/null 2> "$T_TMP/err"
@@ -81,8 +81,8 @@ for v in nan NaN -nan inf -inf infinity 1e999 0 -1 '' 5s; do
     grep -q "takes seconds" "$T_TMP/err" || t_fail "--timeout '$v': $(cat "$T_TMP/err")"
     timeout 10 "$SNAP" -t "$HADDR" wait-stable -t "$v" > /dev/null 2>&1
     [ "$?" = 2 ] || t_fail "wait-stable -t '$v' was not refused"
-    timeout 10 "$SNAP" -t "$HADDR" logcat -t "$v" > /dev/null 2>&1
-    [ "$?" = 2 ] || t_fail "logcat -t '$v' was not refused"
+    timeout 10 "$SNAP" -t "$HADDR" logcat --for "$v" > /dev/null 2>&1
+    [ "$?" = 2 ] || t_fail "logcat --for '$v' was not refused"
 done
 
 # ---- item 8: --timeout bounds every command against a device silent after OPEN ----
@@ -119,7 +119,7 @@ stop com.x
 top
 getprop
 uninstall com.x
-logcat -n 5
+logcat -d
 CMDS
 hdev_stop
 

@@ -259,55 +259,6 @@ static int cmd_getprop(snap_ctx *ctx, int argc, char **argv)
     return 0;
 }
 
-static int cmd_logcat(snap_ctx *ctx, int argc, char **argv)
-{
-    const snap_cmd *cmd = cmd_named(argv[0]);
-    long lines = 0;
-    int ms = 0, json = 0;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--json") == 0) {
-            json = 1;
-        } else if (strcmp(argv[i], "-n") == 0 && i + 1 < argc &&
-            snap_int(argv[i + 1], 1, 1000000, &lines) == 0) {
-            i++;
-        } else if (strcmp(argv[i], "-t") == 0 && i + 1 < argc) {
-            if (snap_seconds(argv[++i], 3600, &ms) < 0)
-                return snap_usage(cmd, "-t takes seconds (0 < S <= 3600)");
-        } else {
-            return snap_usage(cmd, "unknown argument");
-        }
-    }
-    if (!lines && !ms)
-        lines = 200; /* bounded by default: the last 200 lines */
-    adbc_conn *c;
-    if (snap_connect(ctx, &c) < 0)
-        return SNAP_EXIT_FAIL;
-    char *out;
-    size_t len;
-    int rc = adbc_logcat(&out, &len, c, (int)lines, ms, ctx->timeout_ms);
-    if (rc < 0)
-        return snap_fail("logcat", rc);
-    if (json) {
-        /* {"lines":[...]}: one string a line, without its end. */
-        printf("{\"lines\":[");
-        size_t i = 0, k = 0;
-        while (i < len) {
-            const char *nl = memchr(out + i, '\n', len - i);
-            size_t e = nl ? (size_t)(nl - out) : len, ve = e;
-            if (ve > i && out[ve - 1] == '\r')
-                ve--;
-            printf(k++ ? "," : "");
-            snap_json_strn(stdout, out + i, ve - i);
-            i = e + 1;
-        }
-        printf("]}\n");
-    } else {
-        fwrite(out, 1, len, stdout);
-    }
-    adbc_free(out);
-    return 0;
-}
-
 const snap_cmd snap_cmds_apps[] = {
     {"launch", cmd_launch, "launch PKG [--json]", "start an app's launcher activity"},
     {"intent", cmd_intent, "intent ACTION [--data URI] [--component C] [--json]",
@@ -317,8 +268,6 @@ const snap_cmd snap_cmds_apps[] = {
     {"install", cmd_install, "install APK [--json]", "install an APK (streamed when the device can)"},
     {"uninstall", cmd_uninstall, "uninstall PKG [--json]", "remove an app"},
     {"getprop", cmd_getprop, "getprop [--json] [NAME]", "a system property, or all of them"},
-    {"logcat", cmd_logcat, "logcat [-n LINES] [-t SECONDS] [--json]",
-     "the last lines of the log (default 200), or follow it for a time"},
     {NULL, NULL, NULL, NULL},
 };
 

@@ -110,11 +110,17 @@ static int find(snap_ctx *ctx, const char *cmd, adbc_device_entry *e)
     if (ctx->timeout_ms < o.timeout_ms)
         o.timeout_ms = ctx->timeout_ms;
     int rc = adbc_device_find(e, selected(ctx), &o);
+    if (rc == ADBC_ENOTFOUND && selected(ctx))
+        return snap_error(SNAP_EXIT_FAIL, NULL, "device '%s' not found: %s", selected(ctx),
+                          adbc_last_error());
     if (rc < 0)
         return snap_fail(cmd, rc);
     return 0;
 }
 
+/* adb's get-state answers only for a device it can use or name: an
+ * unauthorized or offline one, or one it does not know, is an error (exit
+ * 1) with adb's words first, then adbc's cause and remedy. */
 static int cmd_get_state(snap_ctx *ctx, int argc, char **argv)
 {
     if (argc != 1)
@@ -122,10 +128,24 @@ static int cmd_get_state(snap_ctx *ctx, int argc, char **argv)
     adbc_device_entry e;
     if (find(ctx, argv[0], &e) != 0)
         return SNAP_EXIT_FAIL;
-    printf("%s\n", adbc_device_state_text(&e));
-    if (e.error && !ctx->quiet)
-        fprintf(stderr, "adbc-snap: %s: %s\n", e.serial, e.message);
-    return 0;
+    if (!e.error && e.state != ADBC_DEV_UNKNOWN) {
+        printf("%s\n", adbc_device_state_text(&e));
+        return 0;
+    }
+    const char *msg = e.message[0] ? e.message : adbc_strerror(e.error);
+    switch (e.error) {
+    case ADBC_EUNAUTHORIZED:
+        return snap_error(SNAP_EXIT_FAIL, NULL, "device unauthorized: %s", msg);
+    case ADBC_EPERM:
+        return snap_error(SNAP_EXIT_FAIL, NULL, "insufficient permissions for device %s: %s",
+                          e.serial, msg);
+    case ADBC_ETIMEDOUT:
+    case ADBC_EOFFLINE:
+    case ADBC_EBUSY:
+        return snap_error(SNAP_EXIT_FAIL, NULL, "device offline: %s", msg);
+    default:
+        return snap_error(SNAP_EXIT_FAIL, NULL, "device '%s' not found: %s", e.serial, msg);
+    }
 }
 
 static int cmd_get_serialno(snap_ctx *ctx, int argc, char **argv)

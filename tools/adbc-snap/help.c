@@ -156,8 +156,10 @@ static const snap_help help_table[] = {
      "  " JSON_NOTE},
     {"get-state",
      "Prints the selected device's state as `adb get-state` does (device,\n"
-     "unauthorized, offline, recovery, bootloader, ...), from a short\n"
-     "handshake. Exits 1 when no device is selected or found."},
+     "recovery, rescue, sideload, bootloader), from a short handshake, and exits\n"
+     "0. As with adb, a device that cannot be used is an error with exit status\n"
+     "1: \"device unauthorized\", \"device offline\", \"device 'SERIAL' not found\"\n"
+     "(each followed by the cause and what to do)."},
     {"get-serialno",
      "Prints the selected device's serial as adb lists it (the USB serial,\n"
      "emulator-N, HOST:PORT)."},
@@ -257,12 +259,17 @@ static const snap_help help_table[] = {
      "One system property (its value), or all of them as getprop prints them.\n\n"
      "  --json   {\"NAME\": \"value\", ...} (one or all); errors as JSON"},
     {"logcat",
-     "The last LINES lines of the device's log (default 200), or the log as it\n"
-     "comes for SECONDS (-t), then stops.\n\n"
-     "  -n LINES     how many of the last lines\n"
-     "  -t SECONDS   follow for this long (at most 3600)\n"
-     "  --json       {\"lines\": [...]}, one string a line (bytes that are not\n"
-     "               UTF-8 as U+FFFD); errors as JSON"},
+     "The device's logcat with adb's arguments: each one goes to logcat on the\n"
+     "device as `adb logcat` passes it (quoted, with ANDROID_LOG_TAGS exported),\n"
+     "so -d (dump and exit), -c (clear), -t N (the last N lines), -T N, -v FORMAT,\n"
+     "-b BUFFER, -s and filter specs such as '*:E' mean what they mean there, and\n"
+     "an option logcat does not know is logcat's own error. Without -d, -t or -c\n"
+     "logcat follows the log until interrupted, as with adb. Exits with logcat's\n"
+     "status. adbc's own options (anywhere before --; after -- everything goes to\n"
+     "logcat):\n\n"
+     "  --for SECONDS  follow the log for this long, then stop (exit 0)\n"
+     "  --json         {\"lines\": [...]}, one string a line (bytes that are not\n"
+     "                 UTF-8 as U+FFFD); needs a log that ends: -d, -t N or --for"},
     {"session",
      "session start: start a background adbc-serve holding the selected device's\n"
      "connection (-s SERIAL or -t HOST:PORT), answering on a unix socket in\n"

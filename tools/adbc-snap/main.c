@@ -11,7 +11,7 @@
 
 const snap_cmd *const snap_tables[] = {snap_cmds_core, snap_cmds_sync,   snap_cmds_devices,
                                        snap_cmds_ui,   snap_cmds_act,    snap_cmds_screen,
-                                       snap_cmds_apps, snap_cmds_pair,   snap_cmds_wait,
+                                       snap_cmds_apps, snap_cmds_logcat, snap_cmds_pair,   snap_cmds_wait,
                                        snap_cmds_mdns,   snap_cmds_forward,
                                        snap_cmds_webviews, snap_cmds_session,
                                        snap_cmds_help};
@@ -84,6 +84,10 @@ int main(int argc, char **argv)
         return SNAP_EXIT_USAGE;
     case SNAP_G_UNKNOWN:
         fprintf(stderr, "adbc-snap: unknown option %s (see adbc-snap --help)\n", argv[bad]);
+        return SNAP_EXIT_USAGE;
+    case SNAP_G_CONFLICT:
+        fprintf(stderr, "adbc-snap: -s and -t both name the device: give one of them (-t "
+                        "HOST:PORT is the same as -s HOST:PORT)\n");
         return SNAP_EXIT_USAGE;
     case SNAP_G_NO_COMMAND:
         snap_usage_all(stderr);

@@ -35,6 +35,12 @@ int snap_globals_parse(int argc, char **argv, snap_globals *g, int *bad)
     for (; i < argc && argv[i][0] == '-'; i++) {
         const char *a = argv[i];
         if ((strcmp(a, "-s") == 0 || strcmp(a, "-t") == 0) && i + 1 < argc) {
+            /* Each names the device: both at once is a contradiction, not
+             * a preference (one of them would be ignored silently). */
+            if (a[1] == 's' ? g->target != NULL : g->serial != NULL) {
+                *bad = i;
+                return SNAP_G_CONFLICT;
+            }
             if (a[1] == 's')
                 g->serial = argv[++i];
             else

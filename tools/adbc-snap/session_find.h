@@ -22,7 +22,8 @@ enum {
     SNAP_G_VERSION = -2,     /* --version */
     SNAP_G_BAD_TIMEOUT = -3, /* --timeout's value; *bad is its index */
     SNAP_G_UNKNOWN = -4,     /* an unknown option; *bad is its index */
-    SNAP_G_NO_COMMAND = -5   /* nothing after the options */
+    SNAP_G_NO_COMMAND = -5,  /* nothing after the options */
+    SNAP_G_CONFLICT = -6     /* -s and -t both given; *bad is the later one's index */
 };
 
 /* Parse argv's global options into g: the index of the command word, or

@@ -81,6 +81,10 @@ int snap_connect(snap_ctx *ctx, adbc_conn **out)
                 "  - set ANDROID_SERIAL=SERIAL or HOST:PORT\n");
         return rc;
     }
+    if (rc == ADBC_ENOTFOUND && sel) {
+        snap_error(SNAP_EXIT_FAIL, NULL, "device '%s' not found: %s", sel, adbc_last_error());
+        return rc;
+    }
     if (rc < 0) {
         snap_fail(sel ? sel : "device", rc);
         return rc;
