@@ -69,7 +69,7 @@ J 'd["ro.product.model"] == "JsonModel" and len(d) >= 3'
 
 t_check "logcat --json: the lines as strings"
 printf 'I/one: first\nW/two: second \xff\n' > "$ctl/logcat.txt"
-S logcat --json -n 2
+S logcat --json -t 2
 [ "$rc" = 0 ] || t_fail "exit status $rc"
 J 'd == {"lines": ["I/one: first", "W/two: second \ufffd"]}'
 

@@ -17,8 +17,8 @@ static int cmd_exec(snap_ctx *ctx, int argc, char **argv);
 
 const snap_cmd snap_cmds_core[] = {
     {"info", cmd_info, "info [--json]", "the device's state, properties and features"},
-    {"shell", cmd_shell, "shell [-n] [--json] CMD...",
-     "run a command; exits with its status (shell v2), stderr kept apart"},
+    {"shell", cmd_shell, "shell [-n] [-t|-tt|-T] [-x] [--json] [CMD...]",
+     "run a command (exits with its status, stderr kept apart), or a PTY shell"},
     {"exec", cmd_exec, "exec [--json] CMD...", "run a command binary-safe (exec:), output to stdout"},
     {NULL, NULL, NULL, NULL},
 };
@@ -85,85 +85,136 @@ struct pump {
     int timeout_ms;
     _Atomic int done; /* the command ended: stop forwarding */
     int wake[2];      /* written when done is set; -1 when there is no pipe */
+    int winch;        /* readable after SIGWINCH (pty shells); -1: none */
+    int size_fd;      /* the terminal whose size is sent */
 };
+
+/* SIGWINCH: the terminal's new size to the device's PTY. */
+static void send_size(struct pump *p)
+{
+    unsigned r, c, x, y;
+    if (snap_winch_take() && snap_tty_size(p->size_fd, &r, &c, &x, &y) == 0)
+        adbc_shell_resize(p->sh, r, c, x, y, p->timeout_ms);
+}
 
 /* Forward our stdin to the command until EOF, then close its stdin. Polls
  * stdin and the wake pipe, so it stops (and is joined) at once when the
  * command ends first: a caller whose stdin is a pipe it never closes (an
  * agent's subprocess) must not wait for it. Without the pipe it looks at
- * done every 100 ms. */
+ * done every 100 ms. A PTY shell's pump also sends window size changes. */
 static void *stdin_pump(void *arg)
 {
     struct pump *p = arg;
     char buf[65536];
+    int in_open = 1;
     for (;;) {
-        struct pollfd pf[2] = {{.fd = 0, .events = POLLIN}, {.fd = p->wake[0], .events = POLLIN}};
-        int pr = poll(pf, 2, p->wake[0] >= 0 ? -1 : 100);
+        struct pollfd pf[3] = {{.fd = in_open ? 0 : -1, .events = POLLIN},
+                               {.fd = p->wake[0], .events = POLLIN},
+                               {.fd = p->winch, .events = POLLIN}};
+        int pr = poll(pf, 3, p->wake[0] >= 0 ? -1 : 100);
         if (p->done)
             return NULL;
         if (pr < 0 && errno == EINTR)
             continue;
+        if (pr > 0 && (pf[2].revents & POLLIN))
+            send_size(p);
         if (pr <= 0 || !(pf[0].revents & (POLLIN | POLLHUP | POLLERR)))
             continue;
         ssize_t n = read(0, buf, sizeof buf);
         if (n < 0 && errno == EINTR)
             continue;
-        if (n <= 0)
-            break;
+        if (n <= 0) {
+            /* EOF: a v2 command sees it; v1 has no way to say it. */
+            if (adbc_shell_is_v2(p->sh))
+                adbc_shell_close_stdin(p->sh, p->timeout_ms);
+            if (p->winch < 0)
+                return NULL;
+            in_open = 0; /* a PTY shell still gets its size changes */
+            continue;
+        }
         if (adbc_shell_write(p->sh, buf, (size_t)n, p->timeout_ms) < 0)
             return NULL;
     }
-    adbc_shell_close_stdin(p->sh, p->timeout_ms);
-    return NULL;
 }
 
-static int run_stream(snap_ctx *ctx, const char *cmd, adbc_shell_mode mode, int forward_stdin)
+/* How `shell` runs its command (adb's options decide it, see cmd_shell). */
+typedef struct shell_how {
+    adbc_shell_mode mode;
+    int pty;     /* the device gives the command a PTY (shell v2 "pty") */
+    int raw_tty; /* our stdin is a terminal: make it raw while the command runs */
+    int forward; /* forward our stdin */
+} shell_how;
+
+static int run_stream(snap_ctx *ctx, const char *cmd, const shell_how *how)
 {
     adbc_conn *c;
     if (snap_connect(ctx, &c) < 0)
         return SNAP_EXIT_FAIL;
-    adbc_shell_opts o = {.size = sizeof(adbc_shell_opts), .mode = mode};
+    adbc_shell_opts o = {.size = sizeof(adbc_shell_opts), .mode = how->mode, .pty = how->pty};
+    /* As adb: the terminal type and the window size go with a PTY. */
+    int size_fd = isatty(0) ? 0 : 1;
+    if (how->pty) {
+        const char *term = getenv("TERM");
+        o.term = term && *term && !strpbrk(term, ",:") ? term : NULL;
+        if (snap_tty_size(size_fd, &o.rows, &o.cols, NULL, NULL) != 0)
+            o.rows = o.cols = 0;
+    }
     adbc_shell *sh;
     int rc = adbc_shell_open(&sh, c, cmd, &o, ctx->timeout_ms);
     if (rc < 0)
-        return snap_fail(cmd, rc);
+        return snap_fail(*cmd ? cmd : "shell", rc);
+    int v2 = adbc_shell_is_v2(sh);
     pthread_t th;
-    struct pump p = {sh, ctx->timeout_ms, 0, {-1, -1}};
-    int pumping = forward_stdin && adbc_shell_is_v2(sh) && !isatty(0);
+    struct pump p = {sh, ctx->timeout_ms, 0, {-1, -1}, -1, size_fd};
+    /* stdin goes to a v2 command when it is not a terminal (a terminal
+     * left in line mode would be read by nobody's prompt), and to any shell
+     * that is interactive: a PTY shell, or one with no command. */
+    int pumping = how->forward && (how->pty || !*cmd || (v2 && !isatty(0)));
     if (pumping && pipe2(p.wake, O_CLOEXEC) != 0)
         p.wake[0] = p.wake[1] = -1;
+    if (pumping && how->pty && v2 && isatty(size_fd))
+        p.winch = snap_winch_start();
+    if (pumping && how->raw_tty && snap_tty_raw(0) != 0)
+        fprintf(stderr, "adbc-snap: cannot make the terminal raw: keys go to the device "
+                        "line by line\n");
     if (pumping && pthread_create(&th, NULL, stdin_pump, &p) != 0)
         pumping = 0;
-    if (!pumping && adbc_shell_is_v2(sh))
+    if (!pumping && v2)
         adbc_shell_close_stdin(sh, ctx->timeout_ms);
     char buf[65536];
     int status = 0;
+    const char *what = *cmd ? cmd : "shell";
     for (;;) {
         int fd;
         /* A running command may stay quiet for long: without --timeout no
          * read timeout here (a dead connection still ends the read with an
-         * error, and ^C cancels); with it, --timeout bounds the silence. */
-        ssize_t n = adbc_shell_read(sh, &fd, buf, sizeof buf, ctx->stream_timeout_ms);
+         * error, and ^C cancels); with it, --timeout bounds the silence. An
+         * interactive shell waits for its user: no bound. */
+        int wait = pumping && (how->pty || !*cmd) ? -1 : ctx->stream_timeout_ms;
+        ssize_t n = adbc_shell_read(sh, &fd, buf, sizeof buf, wait);
         if (n == ADBC_ETIMEDOUT) {
+            snap_tty_restore();
             fprintf(stderr,
                     "adbc-snap: %s: nothing from the device for %.1f s (--timeout bounds the "
                     "silence of shell and exec); the command may still be running there\n",
-                    cmd, ctx->stream_timeout_ms / 1000.0);
+                    what, ctx->stream_timeout_ms / 1000.0);
             status = SNAP_EXIT_FAIL;
             break;
         }
         if (n < 0) {
-            status = snap_fail(cmd, (int)n);
+            snap_tty_restore();
+            status = snap_fail(what, (int)n);
             break;
         }
         if (n == 0) {
+            snap_tty_restore();
             int code = adbc_shell_exit_code(sh);
-            if (code < 0 && adbc_shell_is_v2(sh)) {
+            if (code < 0 && v2) {
                 fprintf(stderr,
                         "adbc-snap: %s: the device's shell ended without an exit status "
                         "(missing or empty exit packet): the command's result is unknown and "
                         "its output may be cut short; exit %d\n",
-                        cmd, SNAP_EXIT_NO_STATUS);
+                        what, SNAP_EXIT_NO_STATUS);
                 status = SNAP_EXIT_NO_STATUS;
             } else {
                 status = code >= 0 ? code : 0;
@@ -175,6 +226,9 @@ static int run_stream(snap_ctx *ctx, const char *cmd, adbc_shell_mode mode, int 
             break;
         }
     }
+    snap_tty_restore();
+    if (p.winch >= 0)
+        snap_winch_stop();
     if (pumping) {
         p.done = 1;
         if (p.wake[1] >= 0) { /* closing the write end wakes the pump's poll (POLLHUP) */
@@ -190,9 +244,9 @@ static int run_stream(snap_ctx *ctx, const char *cmd, adbc_shell_mode mode, int 
     return status;
 }
 
-/* The leading options of shell and exec: -n (shell only), --json, "--".
- * Returns the index of the command's first word. */
-static int lead_opts(const snap_cmd *cmd, int argc, char **argv, int *forward, int *json)
+/* The leading options of exec: --json, "--". Returns the index of the
+ * command's first word. */
+static int lead_opts(int argc, char **argv, int *json)
 {
     int i = 1;
     for (; i < argc && argv[i][0] == '-'; i++) {
@@ -200,12 +254,9 @@ static int lead_opts(const snap_cmd *cmd, int argc, char **argv, int *forward, i
             return i + 1;
         if (strcmp(argv[i], "--json") == 0)
             *json = 1;
-        else if (forward && strcmp(argv[i], "-n") == 0)
-            *forward = 0;
         else
-            break; /* the command itself, such as `shell -x` is not ours */
+            break; /* the command itself */
     }
-    (void)cmd;
     return i;
 }
 
@@ -300,17 +351,64 @@ static int run_json(snap_ctx *ctx, const char *cmd, adbc_shell_mode mode)
     return status;
 }
 
+/* adb's shell options (getopt "+ntTx": they may be combined, the first
+ * word that is not an option starts the command), and adbc's --json and
+ * "--". As adb decides the PTY: -T never; -t when stdin is a terminal;
+ * -tt always; with neither, when there is no command and stdin is a
+ * terminal. -x: shell v1 (no exit status, stderr mixed in); -n: stdin is
+ * not read. */
 static int cmd_shell(snap_ctx *ctx, int argc, char **argv)
 {
-    int forward = 1, json = 0;
-    int from = lead_opts(&snap_cmds_core[1], argc, argv, &forward, &json);
-    if (from >= argc)
-        return snap_usage(&snap_cmds_core[1],
-                          "give the command to run (interactive shells are not supported)");
-    char *cmd = snap_join(argc, argv, from);
+    const snap_cmd *self = &snap_cmds_core[1];
+    int forward = 1, json = 0, t = 0, v1 = 0, from = 1;
+    for (; from < argc && argv[from][0] == '-' && argv[from][1]; from++) {
+        const char *a = argv[from];
+        if (strcmp(a, "--") == 0) {
+            from++;
+            break;
+        }
+        if (strcmp(a, "--json") == 0) {
+            json = 1;
+            continue;
+        }
+        for (const char *o = a + 1; *o; o++) {
+            if (*o == 'n') {
+                forward = 0;
+            } else if (*o == 't') {
+                if (t >= 0)
+                    t++;
+            } else if (*o == 'T') {
+                t = -1;
+            } else if (*o == 'x') {
+                v1 = 1;
+            } else {
+                char msg[160];
+                snprintf(msg, sizeof msg,
+                         "unknown option -%c in %.40s (-n, -t, -tt, -T, -x, --json; put -- "
+                         "before a command that starts with -)",
+                         *o, a);
+                return snap_usage(self, msg);
+            }
+        }
+    }
+    int interactive = from >= argc, tty = isatty(0);
+    int pty = t >= 2 || (t == 1 && tty) || (t == 0 && tty && interactive);
+    if (t == 1 && !tty)
+        fprintf(stderr, "adbc-snap: no PTY for the command: stdin is not a terminal (-tt "
+                        "forces one)\n");
+    char *cmd = interactive ? strdup("") : snap_join(argc, argv, from);
     if (!cmd)
         return SNAP_EXIT_FAIL;
-    int rc = json ? run_json(ctx, cmd, ADBC_SHELL_AUTO) : run_stream(ctx, cmd, ADBC_SHELL_AUTO, forward);
+    int rc;
+    if (json && (interactive || pty))
+        rc = snap_usage(self, "--json runs a command to its end: give the command, without -t");
+    else if (json)
+        rc = run_json(ctx, cmd, v1 ? ADBC_SHELL_V1 : ADBC_SHELL_AUTO);
+    else {
+        shell_how how = {.mode = v1 ? ADBC_SHELL_V1 : ADBC_SHELL_AUTO, .pty = pty,
+                         .raw_tty = pty && tty, .forward = forward};
+        rc = run_stream(ctx, cmd, &how);
+    }
     free(cmd);
     return rc;
 }
@@ -318,13 +416,14 @@ static int cmd_shell(snap_ctx *ctx, int argc, char **argv)
 static int cmd_exec(snap_ctx *ctx, int argc, char **argv)
 {
     int json = 0;
-    int from = lead_opts(&snap_cmds_core[2], argc, argv, NULL, &json);
+    int from = lead_opts(argc, argv, &json);
     if (from >= argc)
         return snap_usage(&snap_cmds_core[2], "give the command to run");
     char *cmd = snap_join(argc, argv, from);
     if (!cmd)
         return SNAP_EXIT_FAIL;
-    int rc = json ? run_json(ctx, cmd, ADBC_SHELL_EXEC) : run_stream(ctx, cmd, ADBC_SHELL_EXEC, 0);
+    shell_how how = {.mode = ADBC_SHELL_EXEC};
+    int rc = json ? run_json(ctx, cmd, ADBC_SHELL_EXEC) : run_stream(ctx, cmd, &how);
     free(cmd);
     return rc;
 }

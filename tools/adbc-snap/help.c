@@ -55,12 +55,21 @@ static const snap_help help_table[] = {
     {"shell",
      "Runs CMD... (joined with spaces, as adb does) in the device's shell. With\n"
      "shell v2 stdout and stderr stay apart and adbc-snap exits with the\n"
-     "command's own status; stdin is forwarded when it is not a terminal.\n\n"
+     "command's own status; stdin is forwarded when it is not a terminal.\n"
+     "Without CMD, on a terminal: an interactive shell on a PTY of the device\n"
+     "(our terminal raw meanwhile, and restored however it ends; the window\n"
+     "size sent at start and on every change; ^C goes to the device; the exit\n"
+     "status is the shell's). Without CMD and stdin not a terminal, the\n"
+     "device's shell reads its commands from stdin.\n\n"
      "  -n       do not forward stdin\n"
+     "  -t       a PTY for CMD when stdin is a terminal; -tt: always\n"
+     "  -T       no PTY, even without CMD\n"
+     "  -x       shell v1, as older adbd: no exit status, stderr mixed in\n"
      "  --json   collect the output: {\"exit_code\", \"stdout\", \"stderr\"} (as\n"
      "           \"stdout_base64\"/\"stderr_base64\" when not UTF-8); stdin is\n"
      "           not forwarded. The exit status is the command's as without it.\n\n"
-     "Options must come before CMD; everything from CMD on goes to the device."},
+     "Options (combinable as in -nT) must come before CMD; everything from CMD on\n"
+     "goes to the device; -- ends the options."},
     {"exec",
      "Runs CMD... with the exec: service: no terminal, no shell protocol, the\n"
      "output byte for byte (use it for binary data: `exec cat FILE > copy`).\n\n"

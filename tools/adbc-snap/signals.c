@@ -42,12 +42,15 @@ static void *waiter(void *arg)
     if (have)
         adbc_conn_interrupt(conn);
     pthread_mutex_unlock(&mu);
-    if (!have)
+    if (!have) {
+        snap_tty_restore();
         _exit(128 + sig);
+    }
     struct timespec grace = {SIGNAL_GRACE_S, 0};
     siginfo_t info;
     int again = sigtimedwait(&set, &info, &grace);
     static const char msg[] = "adbc-snap: still running after the interrupt: exiting\n";
+    snap_tty_restore();
     if (again < 0 && write(2, msg, sizeof msg - 1) < 0)
         _exit(128 + sig);
     _exit(128 + (again > 0 ? again : sig));

@@ -109,6 +109,19 @@ int snap_signal_received(void);
 int snap_deadline_start(int ms);
 int snap_deadline_stop(void);
 
+/* The local terminal of an interactive shell (tty.c). snap_tty_raw: make
+ * fd raw (0, or -1 when it is no terminal); snap_tty_restore: undo it
+ * (idempotent, async-signal-safe; also run at exit and by the signal
+ * thread). snap_tty_size: fd's window size (-1: unknown). snap_winch_start:
+ * a descriptor readable after each SIGWINCH (-1 on failure); snap_winch_take
+ * drains it (1 when a change came); snap_winch_stop: the default again. */
+int snap_tty_raw(int fd);
+void snap_tty_restore(void);
+int snap_tty_size(int fd, unsigned *rows, unsigned *cols, unsigned *xpix, unsigned *ypix);
+int snap_winch_start(void);
+int snap_winch_take(void);
+void snap_winch_stop(void);
+
 extern const snap_cmd snap_cmds_core[];
 extern const snap_cmd snap_cmds_sync[];
 extern const snap_cmd snap_cmds_devices[];

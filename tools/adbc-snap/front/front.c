@@ -399,15 +399,17 @@ int main(int argc, char **argv)
         snap_has_opt("shell", argc - i, argv + i, "--help") ||
         snap_has_opt("shell", argc - i, argv + i, "--json"))
         return run_core(argv);
-    /* shell's leading options, as the full tool reads them: -n, "--". */
+    /* shell's leading options, as the full tool reads them: -n and "--"
+     * here; adb's -t, -T, -x (a PTY, shell v1) and anything else are the
+     * full tool's, as is a shell with no command (interactive). */
     int forward = 1, from = i + 1;
-    for (; from < argc && argv[from][0] == '-'; from++) {
+    for (; from < argc && argv[from][0] == '-' && argv[from][1]; from++) {
         if (strcmp(argv[from], "--") == 0) {
             from++;
             break;
         }
         if (strcmp(argv[from], "-n") != 0)
-            break; /* the command itself, such as `shell -x` */
+            return run_core(argv);
         forward = 0;
     }
     const char *name = snap_session_name(&g);
