@@ -56,6 +56,8 @@ typedef struct adbc_devices_opts {
                             127.0.0.1 at an odd port P from 5555 up to
                             $ADB_LOCAL_TRANSPORT_MAX_PORT (default 5585) is
                             "emulator-(P-1)"; 0: not scanned */
+    int remembered;      /* 1 (default): also the remembered TCP devices
+                            (adbc_remembered_list), after the targets given; 0: not */
 } adbc_devices_opts;
 
 /* Defaults as documented above. */
@@ -81,6 +83,23 @@ ADBC_API void adbc_devices_free(adbc_device_entry *list);
  * (ADBC_EBUSY), "unknown" (not probed). */
 ADBC_API const char *adbc_device_state_text(const adbc_device_entry *e);
 
+/* Remembered TCP devices: what `adb connect HOST:PORT` keeps in an adb
+ * server's list, kept by adbc in a per-user file (one HOST:PORT a line):
+ * $ADBC_DEVICES_FILE, else $XDG_STATE_HOME/adbc/devices, else
+ * ~/.local/state/adbc/devices. Listings show them (as "tcp" entries) and
+ * the selection rule counts them as it counts USB devices and emulators.
+ *
+ * adbc_remembered_path: the file's path into buf. adbc_remembered_list:
+ * the serials (*out NULL and *count 0 when none; free with
+ * adbc_remembered_free). adbc_remembered_add: 0, or 1 when it was there
+ * already; ADBC_EINVAL when serial is not HOST:PORT. adbc_remembered_remove:
+ * that one (ADBC_ENOTFOUND when it is not remembered), or all with NULL. */
+ADBC_API int adbc_remembered_path(char *buf, size_t cap);
+ADBC_API int adbc_remembered_list(char ***out, size_t *count);
+ADBC_API void adbc_remembered_free(char **list, size_t count);
+ADBC_API int adbc_remembered_add(const char *serial);
+ADBC_API int adbc_remembered_remove(const char *serial);
+
 /* The selection rule, the same in adbc-snap, adbc-mcp and here. A serial is
  *   "HOST:PORT" or "[v6]:PORT"  a TCP device (adb connect's form);
  *   "emulator-N"                the adbd on 127.0.0.1:N+1;
@@ -90,7 +109,7 @@ ADBC_API const char *adbc_device_state_text(const adbc_device_entry *e);
  *                               the mDNS/DNS-SD service instance NAME (see mdns.h);
  *   anything else               a USB serial, else an mDNS instance of that name.
  * With none given: $ANDROID_SERIAL if set and not empty, else the only
- * device among the USB devices and the emulators (ADBC_EINVAL when there are
+ * device among the USB devices, the emulators and the remembered devices (ADBC_EINVAL when there are
  * several, the message lists them; ADBC_ENOTFOUND when there is none).
  *
  * adbc_device_serial returns the serial to use: given when not NULL or "",

@@ -98,7 +98,7 @@ int adbc_keyring_load_default(adbc_keyring **out, int generate)
     if (adbc_keyring_count(ring) == 0) {
         rc = core_fail(ADBC_ENOTFOUND,
                        "no adb key: %s does not exist and ADB_VENDOR_KEYS names none; create "
-                       "one with `adb keygen %s` or let adbc generate it",
+                       "one with `adbc-snap keygen %s` or let adbc generate it",
                        path, path);
         goto fail;
     }

@@ -21,6 +21,7 @@ void adbc_devices_opts_init_sized(adbc_devices_opts *out, size_t size)
     o->probe = 1;
     o->timeout_ms = 3000;
     o->local = 1;
+    o->remembered = 1;
     core_abi_give(out, size, &d, sizeof d);
 }
 
@@ -135,9 +136,28 @@ int adbc_devices_list(adbc_device_entry **out, size_t *count, const char *const 
             return rc;
         }
     }
-    size_t n = nusb + nemu + ntcp;
+    /* The remembered devices after the targets given, each once. */
+    char **mem = NULL;
+    size_t nmem = 0;
+    if (opts->remembered && adbc_remembered_list(&mem, &nmem) < 0) {
+        mem = NULL; /* an unreadable file leaves the rest of the listing */
+        nmem = 0;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < nmem; i++) {
+        int dup = 0;
+        for (size_t j = 0; j < ntcp && !dup; j++)
+            dup = strcmp(tcp[j], mem[i]) == 0;
+        if (dup)
+            core_free(mem[i]);
+        else
+            mem[k++] = mem[i];
+    }
+    nmem = k;
+    size_t n = nusb + nemu + ntcp + nmem;
     adbc_device_entry *list = n ? core_calloc(n, sizeof *list) : NULL;
     if (n && !list) {
+        adbc_remembered_free(mem, nmem);
         adbc_keyring_free(own);
         core_free(emu);
         adbc_usb_list_free(usb);
@@ -148,14 +168,15 @@ int adbc_devices_list(adbc_device_entry **out, size_t *count, const char *const 
     if (nemu)
         memcpy(&list[nusb], emu, nemu * sizeof *emu);
     core_free(emu);
-    for (size_t i = 0; i < ntcp; i++) {
+    for (size_t i = 0; i < ntcp + nmem; i++) {
         adbc_device_entry *e = &list[nusb + nemu + i];
-        devices_copy(e->serial, sizeof e->serial, tcp[i]);
+        devices_copy(e->serial, sizeof e->serial, i < ntcp ? tcp[i] : mem[i - ntcp]);
         devices_copy(e->transport, sizeof e->transport, "tcp");
         e->state = ADBC_DEV_UNKNOWN;
         if (opts->probe)
             devices_probe(e, NULL, opts->timeout_ms, keys);
     }
+    adbc_remembered_free(mem, nmem);
     adbc_keyring_free(own);
     adbc_usb_list_free(usb);
     adbc_clear_error();

@@ -165,8 +165,9 @@ static int own_services(adbc_device_entry **list, size_t *n, const adbc_devices_
     return rc;
 }
 
-/* The devices "the only device" chooses from: USB (not in fastboot) and
- * emulators; with none at all, this machine's own mDNS service. */
+/* The devices "the only device" chooses from: USB (not in fastboot),
+ * emulators and remembered TCP devices; with none at all, this machine's
+ * own mDNS service. */
 static int candidates(adbc_device_entry **list, size_t *n, const adbc_devices_opts *o,
                       size_t *nfastboot)
 {
@@ -200,9 +201,10 @@ static int none_found(void)
     return core_fail(ADBC_ENOTFOUND,
                      "no device found: no USB device with USB debugging, no emulator "
                      "(nothing answers on 127.0.0.1 ports 5555-%u) and no wireless-debugging "
-                     "service of this machine's own; connect one, or name a TCP device as "
-                     "HOST:PORT or a phone on the network by its mDNS name (-s NAME, see "
-                     "`adbc-snap mdns services`)",
+                     "service of this machine's own and none remembered; connect one, "
+                     "remember a TCP device with `adbc-snap connect HOST:PORT`, or name a "
+                     "phone on the network by its mDNS name (-s NAME, see `adbc-snap mdns "
+                     "services`)",
                      emu_max_port());
 }
 
@@ -272,7 +274,7 @@ int adbc_device_find(adbc_device_entry *out, const char *serial, const adbc_devi
     }
     adbc_devices_opts o = *opts;
     if (serial)
-        o.local = 0; /* a USB serial or usb:PATH */
+        o.local = o.remembered = 0; /* a USB serial or usb:PATH */
     adbc_device_entry *list;
     size_t n;
     int rc = candidates(&list, &n, &o, NULL);
@@ -358,6 +360,8 @@ int adbc_device_connect(adbc_conn **out, const char *serial, const adbc_conn_opt
     }
     adbc_device_entry e = list[0];
     adbc_devices_free(list);
+    if (adbc_device_is_tcp(e.serial)) /* the one remembered device */
+        return adbc_connect(out, e.serial, opts);
     if (emu_addr(addr, sizeof addr, e.serial))
         return adbc_connect(out, addr, opts);
     if (is_mdns(e.serial)) /* this machine's own service: resolved as -s NAME is */

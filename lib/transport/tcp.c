@@ -132,7 +132,7 @@ int adbc_transport_tcp(adbc_transport **out, const char *addr, int timeout_ms)
         if (err == ECONNREFUSED)
             return core_fail(ADBC_EREFUSED,
                              "connection to %s:%u refused: is adbd listening there? (on a phone: "
-                             "enable wireless debugging or run `adb tcpip %u`)",
+                             "enable wireless debugging, or over USB run `adbc-snap tcpip %u`)",
                              host, port, port);
         return core_fail(ADBC_EIO, "cannot connect to %s:%u: %s", host, port, strerror(err));
     }

@@ -31,6 +31,7 @@ core/jread.h *
 transport/fd_int.h conn
 transport/fd_int.h devices
 auth/auth_internal.h tls
+auth/auth_internal.h devices
 conn/conn_int.h services
 conn/conn_int.h sync
 transport/usb_int.h sync

@@ -78,6 +78,9 @@ t_init()
     # A session server runs detached: one left by a test killed before its
     # EXIT trap ends on its own 20 s after its (killed) device is gone.
     export ADBC_SESSION_IDLE_EXIT=20
+    # The remembered devices (adbc-snap connect) are the test's own.
+    unset ADBC_DEVICES_FILE
+    export XDG_STATE_HOME=$T_TMP/state
 }
 
 # Wait until a process id is gone (it must be our child). $2: timeout s.

@@ -20,6 +20,7 @@ const snap_cmd snap_cmds_core[] = {
     {"shell", cmd_shell, "shell [-n] [-t|-tt|-T] [-x] [--json] [CMD...]",
      "run a command (exits with its status, stderr kept apart), or a PTY shell"},
     {"exec", cmd_exec, "exec [--json] CMD...", "run a command binary-safe (exec:), output to stdout"},
+    {"exec-out", cmd_exec, "exec-out [--json] CMD...", "adb's name for exec"},
     {NULL, NULL, NULL, NULL},
 };
 

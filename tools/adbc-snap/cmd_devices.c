@@ -101,6 +101,23 @@ static int cmd_devices(snap_ctx *ctx, int argc, char **argv)
             return snap_usage(&snap_cmds_devices[0], "unknown argument (TCP targets are HOST:PORT)");
         }
     }
+    /* The TCP devices a running session holds are listed too (USB ones are
+     * in the USB listing already). */
+    static char sessions[16][256];
+    int nses = snap_session_devices(sessions, 16);
+    const char **more = realloc(tcp, ((size_t)argc + 2 + (size_t)nses) * sizeof *tcp);
+    if (!more) {
+        free(tcp);
+        return SNAP_EXIT_FAIL;
+    }
+    tcp = more;
+    for (int s = 0; s < nses; s++) {
+        int dup = !adbc_device_is_tcp(sessions[s]);
+        for (size_t i = 0; i < ntcp && !dup; i++)
+            dup = strcmp(tcp[i], sessions[s]) == 0;
+        if (!dup)
+            tcp[ntcp++] = sessions[s];
+    }
     const char *extra[2] = {ctx->target, adbc_device_is_tcp(ctx->serial) ? ctx->serial : NULL};
     for (int k = 0; k < 2; k++) {
         int dup = !extra[k];

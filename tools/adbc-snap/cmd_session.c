@@ -16,6 +16,7 @@
  * (ADBC_SESSION_IDLE_EXIT=SECONDS changes that; 0: never). */
 #include "snap.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -70,6 +71,50 @@ int snap_session_connect(snap_ctx *ctx, adbc_conn **out)
     if (ctx->timeout_ms < o.connect_timeout_ms)
         o.connect_timeout_ms = ctx->timeout_ms;
     return adbc_conn_open(out, t, &o) < 0 ? -1 : 0;
+}
+
+int snap_session_devices(char (*names)[256], int max)
+{
+    char probe[PATH_MAX];
+    if (snap_session_path(probe, sizeof probe, "x", "sock", 0) != 0)
+        return 0;
+    char *slash = strrchr(probe, '/');
+    *slash = '\0';
+    DIR *d = opendir(probe);
+    if (!d)
+        return 0;
+    int n = 0;
+    struct dirent *de;
+    while (n < max && (de = readdir(d))) {
+        size_t len = strlen(de->d_name);
+        if (strncmp(de->d_name, "session-", 8) != 0 || len < 13 ||
+            strcmp(de->d_name + len - 5, ".sock") != 0)
+            continue;
+        /* The name, %-escaped by snap_session_path, back as given. */
+        char name[256];
+        size_t k = 0;
+        for (const char *p = de->d_name + 8; p < de->d_name + len - 5 && k + 1 < sizeof name;
+             p++) {
+            unsigned v;
+            if (*p == '%' && sscanf(p + 1, "%2x", &v) == 1) {
+                name[k++] = (char)v;
+                p += 2;
+            } else {
+                name[k++] = *p;
+            }
+        }
+        name[k] = '\0';
+        char sock[PATH_MAX];
+        if (snprintf(sock, sizeof sock, "%s/%s", probe, de->d_name) >= (int)sizeof sock)
+            continue;
+        int fd = snap_session_dial(sock); /* a stale file answers nothing */
+        if (fd < 0)
+            continue;
+        close(fd);
+        memcpy(names[n++], name, k + 1);
+    }
+    closedir(d);
+    return n;
 }
 
 static long read_pid(const char *path)

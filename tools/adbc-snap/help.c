@@ -70,6 +70,45 @@ static const snap_help help_table[] = {
      "           not forwarded. The exit status is the command's as without it.\n\n"
      "Options (combinable as in -nT) must come before CMD; everything from CMD on\n"
      "goes to the device; -- ends the options."},
+    {"exec-out",
+     "adb's name for exec: runs CMD... with the exec: service, the output byte\n"
+     "for byte (`exec-out screencap -p > s.png`). Same options as exec."},
+    {"root",
+     "Asks adbd to restart as root (root:), as `adb root`: prints adbd's answer\n"
+     "(\"restarting adbd as root\", \"adbd is already running as root\", \"adbd\n"
+     "cannot run as root in production builds\"); after a restart waits until the\n"
+     "device answers again (within --timeout; exit 1 when it does not)."},
+    {"unroot", "As root, the other way (unroot:): adbd restarts without root."},
+    {"reboot",
+     "Reboots the device (reboot:TARGET), normally or into the bootloader,\n"
+     "recovery, sideload, sideload-auto-reboot or fastboot (userspace)."},
+    {"remount",
+     "Remounts the system partitions read-write (remount:, adbd runs\n"
+     "/system/bin/remount): needs root; prints what the device says.\n\n"
+     "  -R   reboot into the right state when needed"},
+    {"tcpip",
+     "Restarts adbd listening on TCP PORT (tcpip:PORT), usually over USB:\n"
+     "afterwards `adbc-snap connect HOST:PORT`."},
+    {"usb", "Restarts adbd listening on USB again (usb:)."},
+    {"disable-verity",
+     "Disables dm-verity (disable-verity:; userdebug builds, as root); reboot\n"
+     "afterwards when the device says so."},
+    {"enable-verity", "Re-enables dm-verity (enable-verity:), as disable-verity."},
+    {"connect",
+     "Remembers a TCP device (HOST[:PORT], port 5555 by default) as `adb connect`\n"
+     "does: a short handshake first (a device that does not answer is not kept;\n"
+     "one that asks for the key prompt is, and listed unauthorized). Remembered\n"
+     "devices are listed by `devices` and counted by the selection rule: with\n"
+     "one remembered and no other device, it is the default. The list is a\n"
+     "per-user file: $ADBC_DEVICES_FILE, else $XDG_STATE_HOME/adbc/devices, else\n"
+     "~/.local/state/adbc/devices (docs/adb-compat.md)."},
+    {"disconnect",
+     "Forgets a remembered TCP device (HOST[:PORT]), or all of them. Exit 1 when\n"
+     "the device is not remembered."},
+    {"keygen",
+     "Writes a new 2048-bit adb key to FILE (PEM, mode 0600) and its public line\n"
+     "to FILE.pub, as `adb keygen` does."},
+    {"version", "adbc-snap's version, the library's, and where the program is."},
     {"exec",
      "Runs CMD... with the exec: service: no terminal, no shell protocol, the\n"
      "output byte for byte (use it for binary data: `exec cat FILE > copy`).\n\n"

@@ -73,7 +73,8 @@ int snap_globals_parse(int argc, char **argv, snap_globals *g, int *bad)
  * (shell, exec), else anywhere before "--". */
 int snap_has_opt(const char *name, int argc, char **argv, const char *opt)
 {
-    int passthrough = strcmp(name, "shell") == 0 || strcmp(name, "exec") == 0;
+    int passthrough = strcmp(name, "shell") == 0 || strcmp(name, "exec") == 0 ||
+                      strcmp(name, "exec-out") == 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--") == 0 || (passthrough && argv[i][0] != '-'))
             break;

@@ -127,6 +127,7 @@ extern const snap_cmd snap_cmds_sync[];
 extern const snap_cmd snap_cmds_devices[];
 extern const snap_cmd snap_cmds_ui[], snap_cmds_act[], snap_cmds_screen[];
 extern const snap_cmd snap_cmds_apps[], snap_cmds_logcat[];
+extern const snap_cmd snap_cmds_admin[], snap_cmds_host[];
 extern const snap_cmd snap_cmds_pair[];
 extern const snap_cmd snap_cmds_forward[], snap_cmds_webviews[];
 extern const snap_cmd snap_cmds_wait[];
@@ -156,5 +157,9 @@ int snap_help_show(const snap_cmd *cmd);
  * -1 when there is none (or --no-session). */
 int snap_session_connect(snap_ctx *ctx, adbc_conn **out);
 extern const snap_cmd snap_cmds_session[];
+
+/* The devices of the running sessions (their names as -s/-t gave them), at
+ * most max into names; how many. */
+int snap_session_devices(char (*names)[256], int max);
 
 #endif

@@ -76,8 +76,8 @@ int snap_connect(snap_ctx *ctx, adbc_conn **out)
                 "Linux the\n    device node needs a udev rule (see docs/usb.md); "
                 "`adbc-snap devices` lists what is found\n"
                 "  - an emulator (found on 127.0.0.1 ports 5555-5585, as adb finds it)\n"
-                "  - a device with adbd on TCP: adbc-snap -t HOST:PORT ... (wireless debugging "
-                "or `adb tcpip 5555`)\n"
+                "  - a device with adbd on TCP: `adbc-snap connect HOST:PORT` remembers it, or\n"
+                "    give -t HOST:PORT (wireless debugging, or `adbc-snap tcpip 5555` over USB)\n"
                 "  - set ANDROID_SERIAL=SERIAL or HOST:PORT\n");
         return rc;
     }
