@@ -372,14 +372,6 @@ TEST(screenshot_device_png_and_fallback)
     CHECK_EQ_INT(adbc_screenshot(&png, &plen, dev.conn, ADBC_SHOT_DEVICE_PNG, 15000),
                  ADBC_EFORMAT);
     CHECK(strstr(adbc_last_error(), "capture failed"));
-    /* timeout 0: the message names the caller's 0 ms, not the 1 ms each
-     * inner wait is given */
-    CHECK_EQ_INT(adbc_screenshot(&png, &plen, dev.conn, ADBC_SHOT_RAW, 0), ADBC_ETIMEDOUT);
-    CHECK(strstr(adbc_last_error(), "within 0 ms") != NULL);
-    CHECK(strstr(adbc_last_error(), "1 ms") == NULL);
-    /* the screencap it started has run (and been logged) before this one ends */
-    CHECK_EQ_INT(adbc_screenshot(&png, &plen, dev.conn, ADBC_SHOT_DEVICE_PNG, 15000),
-                 ADBC_EFORMAT);
     td_reset(&dev);
     adbc_free(served);
     free(raw);
@@ -617,6 +609,19 @@ TEST(getprop_and_logcat)
     CHECK_EQ_INT(adbc_act_tap_xy(dev.conn, 1, 1, &opts), 0);
 }
 
+/* Last before teardown: a screencap abandoned at timeout 0 may still run on
+ * the device and be logged at any later moment (the device's process is not
+ * waited for), so no test after this one reads the record of calls. */
+TEST(screenshot_timeout_zero)
+{
+    uint8_t *png = NULL;
+    size_t plen;
+    /* the message names the caller's 0 ms, not the 1 ms each inner wait is given */
+    CHECK_EQ_INT(adbc_screenshot(&png, &plen, dev.conn, ADBC_SHOT_RAW, 0), ADBC_ETIMEDOUT);
+    CHECK(strstr(adbc_last_error(), "within 0 ms") != NULL);
+    CHECK(strstr(adbc_last_error(), "1 ms") == NULL);
+}
+
 TEST(teardown)
 {
     adbc_ui_snap_free(screen);
@@ -644,6 +649,7 @@ int main(void)
     RUN(install_streamed_and_uninstall);
     RUN(install_pushed);
     RUN(getprop_and_logcat);
+    RUN(screenshot_timeout_zero);
     RUN(teardown);
     return T_DONE();
 }
