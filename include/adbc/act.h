@@ -46,6 +46,14 @@ typedef struct adbc_act_opts {
     int scroll_ms;         /* scroll swipe duration, 1..60000; default 300 */
     int sdk;               /* device API level for typing; 0: ask the device; default 0 */
     const adbc_ui_opts *ui;/* options of the verification dump; NULL: defaults */
+    /* The table the ref came from (NULL: unknown). With verify, and when the
+     * table knows the device's frame mark (adbc_ui_reftab_frame), the act
+     * first compares that mark with the device's, in the same round trip as
+     * its input: no frame drawn since the dump means the screen is the one
+     * the ref was read from, and the input goes to the recorded point with
+     * no fresh dump (how = ADBC_ACT_UNCHANGED). Any other answer means a
+     * fresh dump, as without it. Default NULL. */
+    const adbc_ui_reftab *refs;
 } adbc_act_opts;
 
 /* Defaults as documented above. */
@@ -56,7 +64,9 @@ ADBC_API void adbc_act_opts_init_sized(adbc_act_opts *opts, size_t size);
 typedef enum adbc_act_how {
     ADBC_ACT_UNVERIFIED = 0, /* acted at the recorded point, no fresh dump */
     ADBC_ACT_SAME,           /* fresh dump: exact token matched (same place) */
-    ADBC_ACT_MOVED           /* fresh dump: the only identity-token match */
+    ADBC_ACT_MOVED,          /* fresh dump: the only identity-token match */
+    ADBC_ACT_UNCHANGED       /* no fresh dump: the device drew no frame since
+                                the ref's dump (adbc_act_opts.refs) */
 } adbc_act_how;
 
 /* Where an act on a ref went (out-parameter; may be NULL). */
@@ -262,6 +272,15 @@ ADBC_API int adbc_app_stop(adbc_conn *c, const char *package, int timeout_ms);
  * package of the focused window. Either out may be NULL; an out gets ""
  * when the device shows none. Free the strings with adbc_free(). */
 ADBC_API int adbc_app_top(char **activity, char **package, adbc_conn *c, int timeout_ms);
+
+/* An observation: a snapshot and the resumed activity of one moment, in one
+ * exec round trip. The activity's `dumpsys activity activities` runs beside
+ * the dump, so the observation costs what the dump costs. *activity is
+ * "pkg/.Activity" and *package its package ("" when the device shows none;
+ * the dump names each window's package too). activity and package may be
+ * NULL (then this is adbc_ui_snapshot); free the strings with adbc_free(). */
+ADBC_API int adbc_act_observe(adbc_ui_snap **snap, char **activity, char **package, adbc_conn *c,
+                              const adbc_ui_opts *opts);
 
 /* Install an APK: streamed to `cmd package install -S SIZE` when the device
  * has the cmd feature, else pushed with sync to /data/local/tmp and

@@ -32,7 +32,7 @@ typedef struct adbc_ui_reftab adbc_ui_reftab;
 /* Version of the text format (SNAPSHOT.md), the JSON schema and the ref file. */
 #define ADBC_UI_TEXT_FORMAT 1
 #define ADBC_UI_JSON_SCHEMA "adbc.ui.snapshot/1"
-#define ADBC_UI_REFTAB_VERSION 1
+#define ADBC_UI_REFTAB_VERSION 2
 
 /* Element flags (adbc_ui_ref.states). */
 enum {
@@ -127,6 +127,14 @@ ADBC_API const adbc_ui_ref *adbc_ui_reftab_get(const adbc_ui_reftab *t, int ref)
 /* Id and timestamp of the snapshot the table came from. */
 ADBC_API const char *adbc_ui_reftab_snapshot_id(const adbc_ui_reftab *t);
 ADBC_API int64_t adbc_ui_reftab_timestamp(const adbc_ui_reftab *t);
+
+/* The device's frame mark when the table's dump was taken: the display's
+ * page-flip count as 8 hex digits, "" when the device did not say. A
+ * verified act on one of the table's refs (adbc_act_opts.refs) compares it
+ * with the count just before its input, in the same round trip: no frame
+ * drawn since means the screen is the one dumped, and no fresh dump is
+ * needed (docs/act.md). */
+ADBC_API const char *adbc_ui_reftab_frame(const adbc_ui_reftab *t);
 
 /* "ref<TAB>x<TAB>y\n" for every ref ("" when none). Free *out with adbc_free(). */
 ADBC_API int adbc_ui_reftab_tsv(char **out, size_t *len, const adbc_ui_reftab *t);

@@ -40,6 +40,32 @@ void act_out_free(act_out *o);
 /* act_run, then ADBC_EREMOTE naming what when the status is not 0 or the
  * output reports an error ("Error", "Exception"). The output is dropped. */
 int act_run_ok(adbc_conn *c, const char *cmd, const char *what, int timeout_ms);
+/* The check act_run_ok makes on output already read (o is kept). */
+int act_out_ok(const act_out *o, const char *what);
+
+/* The device's API level (ro.build.version.sdk), asked once per connection;
+ * 0 when it cannot be read. */
+int act_sdk(adbc_conn *c, int timeout_ms);
+
+/* What goes in front of a command line that runs `input`: on Android 12
+ * (API 31) and later, where InputManagerService serves input's commands
+ * itself (`cmd input`, no JVM start), a shell function routing `input` to
+ * it; "" on older devices, whose `input` is the only way. Decided once per
+ * connection (act_sdk). */
+const char *act_input_prefix(adbc_conn *c, int timeout_ms);
+
+/* act_run_ok for a command line that runs `input` (act_input_prefix in
+ * front). */
+int act_run_input(adbc_conn *c, const char *cmd, const char *what, int64_t deadline);
+
+/* Build the input command for an act on the element at: *cmd malloc'd. */
+typedef int (*act_cmd_fn)(char **cmd, const adbc_ui_ref *at, void *user);
+
+/* An act on a ref: find its element (act_resolve's rule, with the frame
+ * check of adbc_act_opts.refs first) and run the command build makes for
+ * it. where (may be NULL) gets the element's point, ref and how. */
+int act_on_ref(adbc_act_where *where, adbc_conn *c, const adbc_ui_ref *ref,
+               const adbc_act_opts *o, int64_t deadline, act_cmd_fn build, void *user);
 
 /* Milliseconds left of a call's budget, at least 1 so a spent budget still
  * fails inside the callee with its own timeout message. */

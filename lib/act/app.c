@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "core/internal.h"
+#include "ui/ui_observe.h"
 
 static int check_package(const char *package)
 {
@@ -229,6 +230,14 @@ int act_top_parse(char **activity, char **package, const char *out, size_t len)
             pl = (size_t)(slash - fa);
         }
     }
+    if (!pkg && act) { /* no window lines (an observation asks only for the
+                          activity): the resumed activity's package */
+        const char *slash = memchr(act, '/', al);
+        if (slash) {
+            pkg = act;
+            pl = (size_t)(slash - act);
+        }
+    }
     char *a = NULL, *p = NULL;
     if (activity && !(a = core_strndup(act ? act : "", al)))
         return core_fail(ADBC_ENOMEM, "out of memory");
@@ -261,5 +270,35 @@ int adbc_app_top(char **activity, char **package, adbc_conn *c, int timeout_ms)
         return rc;
     rc = act_top_parse(activity, package, o.text, o.len);
     act_out_free(&o);
+    return rc;
+}
+
+int adbc_act_observe(adbc_ui_snap **snap, char **activity, char **package, adbc_conn *c,
+                     const adbc_ui_opts *opts)
+{
+    if (activity)
+        *activity = NULL;
+    if (package)
+        *package = NULL;
+    if (!snap || !c)
+        return core_fail(ADBC_EINVAL, "adbc_act_observe: snap and c must not be NULL");
+    *snap = NULL;
+    if (!activity && !package)
+        return adbc_ui_snapshot(snap, c, opts);
+    /* One dumpsys, beside the dump: the activity record names its package,
+     * and the dump names every window's. */
+    char *side = NULL;
+    int rc = ui_snapshot_with(snap, &side, c, opts,
+                              "dumpsys activity activities | grep ResumedActivity");
+    if (rc < 0) {
+        core_free(side);
+        return rc;
+    }
+    rc = act_top_parse(activity, package, side, strlen(side));
+    core_free(side);
+    if (rc < 0) {
+        adbc_ui_snap_free(*snap);
+        *snap = NULL;
+    }
     return rc;
 }

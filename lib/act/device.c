@@ -8,8 +8,10 @@
 #include "act/act_internal.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "conn/conn_facts.h"
 #include "core/internal.h"
 
 #define LOGCAT_MAX (16u << 20)
@@ -48,6 +50,34 @@ int adbc_getprop(char **value, adbc_conn *c, const char *name, int timeout_ms)
     }
     *value = o.text;
     return 0;
+}
+
+int act_sdk(adbc_conn *c, int timeout_ms)
+{
+    int sdk = conn_fact(c, CONN_FACT_SDK);
+    if (sdk > 0)
+        return sdk;
+    char *v = NULL;
+    if (adbc_getprop(&v, c, "ro.build.version.sdk", timeout_ms) < 0)
+        return 0; /* not remembered: a later call asks again */
+    char *end;
+    long n = strtol(v, &end, 10);
+    int ok = end != v && *end == '\0' && n > 0 && n < 1000;
+    core_free(v);
+    if (!ok)
+        return 0;
+    conn_fact_set(c, CONN_FACT_SDK, (int)n);
+    return (int)n;
+}
+
+const char *act_input_prefix(adbc_conn *c, int timeout_ms)
+{
+    /* Android 12 moved input's commands into InputManagerService
+     * (InputShellCommand: the same tap, swipe, keyevent, text grammar), so
+     * `cmd input` reaches them with one binder call where `input` starts a
+     * JVM (app_process) first on older versions. A device that cannot say
+     * its version gets `input`, which every version has. */
+    return act_sdk(c, timeout_ms) >= 31 ? "input() { cmd input \"$@\"; }; " : "";
 }
 
 /* Follow the log for ms milliseconds over its own stream, then close it. */

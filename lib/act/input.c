@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Touch and key input through `input` over exec:.
  *
- * Every gesture is one `input` command in one exec round trip. Acts on a
- * ref resolve the ref first (act_verify.c), so with verification on a
- * stale ref sends nothing at all. */
+ * Every gesture is one `input` command in one exec round trip (`cmd input`
+ * on Android 12 and later: act_input_prefix). Acts on a ref go through
+ * act_on_ref (verify.c), so with verification on a stale ref sends nothing
+ * at all, and on a screen that drew nothing since the ref's dump the check
+ * rides in the input's own round trip. */
 #include "act/act_internal.h"
 
 #include <stdio.h>
@@ -25,7 +27,13 @@ static int check_point(int x, int y, const char *what)
 
 static int run_input(adbc_conn *c, const char *cmd, int timeout_ms)
 {
-    return act_run_ok(c, cmd, cmd, timeout_ms);
+    return act_run_input(c, cmd, cmd, core_deadline(timeout_ms));
+}
+
+static int dup_cmd(char **cmd, const char *s)
+{
+    *cmd = core_strdup(s);
+    return *cmd ? 0 : core_fail(ADBC_ENOMEM, "out of memory building a device command");
 }
 
 int adbc_act_tap_xy(adbc_conn *c, int x, int y, const adbc_act_opts *opts)
@@ -104,6 +112,17 @@ int adbc_act_home(adbc_conn *c, const adbc_act_opts *opts)
 
 /* ---- acts on refs ------------------------------------------------------------- */
 
+static int tap_cmd(char **cmd, const adbc_ui_ref *at, void *user)
+{
+    (void)user;
+    int rc = check_point(at->x, at->y, "the element's tap");
+    if (rc < 0)
+        return rc;
+    char s[64];
+    snprintf(s, sizeof s, "input tap %d %d", at->x, at->y);
+    return dup_cmd(cmd, s);
+}
+
 int adbc_act_tap(adbc_act_where *where, adbc_conn *c, const adbc_ui_ref *ref,
                  const adbc_act_opts *opts)
 {
@@ -111,20 +130,18 @@ int adbc_act_tap(adbc_act_where *where, adbc_conn *c, const adbc_ui_ref *ref,
     const adbc_act_opts *o = act_opts(opts, &store);
     if (!o)
         return ADBC_EINVAL;
-    int64_t deadline = core_deadline(o->timeout_ms);
-    const adbc_ui_ref *now;
-    adbc_ui_snap *snap;
-    int rc = act_resolve(where, &now, &snap, c, ref, o, deadline);
+    return act_on_ref(where, c, ref, o, core_deadline(o->timeout_ms), tap_cmd, NULL);
+}
+
+static int hold_cmd(char **cmd, const adbc_ui_ref *at, void *user)
+{
+    int ms = *(const int *)user;
+    int rc = check_point(at->x, at->y, "the element's long press");
     if (rc < 0)
         return rc;
-    int x = now->x, y = now->y;
-    adbc_ui_snap_free(snap);
-    rc = check_point(x, y, "the element's tap");
-    if (rc < 0)
-        return rc;
-    char cmd[64];
-    snprintf(cmd, sizeof cmd, "input tap %d %d", x, y);
-    return run_input(c, cmd, act_left(deadline));
+    char s[96];
+    snprintf(s, sizeof s, "input swipe %d %d %d %d %d", at->x, at->y, at->x, at->y, ms);
+    return dup_cmd(cmd, s);
 }
 
 int adbc_act_long_press(adbc_act_where *where, adbc_conn *c, const adbc_ui_ref *ref,
@@ -137,15 +154,32 @@ int adbc_act_long_press(adbc_act_where *where, adbc_conn *c, const adbc_ui_ref *
     int rc = check_ms(o->long_press_ms, "long press");
     if (rc < 0)
         return rc;
-    int64_t deadline = core_deadline(o->timeout_ms);
-    const adbc_ui_ref *now;
-    adbc_ui_snap *snap;
-    rc = act_resolve(where, &now, &snap, c, ref, o, deadline);
+    int ms = o->long_press_ms;
+    return act_on_ref(where, c, ref, o, core_deadline(o->timeout_ms), hold_cmd, &ms);
+}
+
+typedef struct scroll_job {
+    adbc_dir dir;
+    int ms;
+    int sx, sy;            /* the swipe's start, for where */
+} scroll_job;
+
+static int scroll_cmd(char **cmd, const adbc_ui_ref *at, void *user)
+{
+    scroll_job *j = user;
+    /* A list partly above or left of the screen: scroll in its visible part. */
+    int ex, ey;
+    int rc = adbc_scroll_points(&j->sx, &j->sy, &ex, &ey, at->x1 < 0 ? 0 : at->x1,
+                                at->y1 < 0 ? 0 : at->y1, at->x2, at->y2, j->dir);
+    if (rc == 0)
+        rc = check_point(j->sx, j->sy, "scroll start");
+    if (rc == 0)
+        rc = check_point(ex, ey, "scroll end");
     if (rc < 0)
         return rc;
-    int x = now->x, y = now->y;
-    adbc_ui_snap_free(snap);
-    return swipe(c, x, y, x, y, o->long_press_ms, act_left(deadline));
+    char s[96];
+    snprintf(s, sizeof s, "input swipe %d %d %d %d %d", j->sx, j->sy, ex, ey, j->ms);
+    return dup_cmd(cmd, s);
 }
 
 int adbc_act_scroll(adbc_act_where *where, adbc_conn *c, const adbc_ui_ref *ref, adbc_dir dir,
@@ -160,24 +194,13 @@ int adbc_act_scroll(adbc_act_where *where, adbc_conn *c, const adbc_ui_ref *ref,
         return rc;
     if (dir < ADBC_DIR_UP || dir > ADBC_DIR_RIGHT)
         return core_fail(ADBC_EINVAL, "unknown scroll direction %d", (int)dir);
-    int64_t deadline = core_deadline(o->timeout_ms);
-    const adbc_ui_ref *now;
-    adbc_ui_snap *snap;
-    rc = act_resolve(where, &now, &snap, c, ref, o, deadline);
-    if (rc < 0)
-        return rc;
-    /* A list partly above or left of the screen: scroll in its visible part. */
-    int sx, sy, ex, ey;
-    rc = adbc_scroll_points(&sx, &sy, &ex, &ey, now->x1 < 0 ? 0 : now->x1,
-                            now->y1 < 0 ? 0 : now->y1, now->x2, now->y2, dir);
-    adbc_ui_snap_free(snap);
-    if (rc < 0)
-        return rc;
-    if (where) {
-        where->x = sx;
-        where->y = sy;
+    scroll_job j = {.dir = dir, .ms = o->scroll_ms};
+    rc = act_on_ref(where, c, ref, o, core_deadline(o->timeout_ms), scroll_cmd, &j);
+    if (rc == 0 && where) {
+        where->x = j.sx;
+        where->y = j.sy;
     }
-    return swipe(c, sx, sy, ex, ey, o->scroll_ms, act_left(deadline));
+    return rc;
 }
 
 /* The grid's cells are taps too; kept here so act_grid.c stays free of

@@ -154,18 +154,39 @@ static const char *error_text(const char *s)
     return NULL;
 }
 
+int act_out_ok(const act_out *o, const char *what)
+{
+    const char *err = error_text(o->text);
+    if (o->status != 0 || err)
+        return core_fail(ADBC_EREMOTE, "%s failed on the device (status %d): %.300s", what,
+                         o->status, err ? err : o->len ? o->text : "no output");
+    return 0;
+}
+
 int act_run_ok(adbc_conn *c, const char *cmd, const char *what, int timeout_ms)
 {
     act_out o;
     int rc = act_run(&o, c, cmd, 0, timeout_ms);
     if (rc < 0)
         return rc;
-    const char *err = error_text(o.text);
-    if (o.status != 0 || err) {
-        rc = core_fail(ADBC_EREMOTE, "%s failed on the device (status %d): %.300s", what,
-                       o.status, err ? err : o.len ? o.text : "no output");
-    }
+    rc = act_out_ok(&o, what);
     act_out_free(&o);
+    return rc;
+}
+
+int act_run_input(adbc_conn *c, const char *cmd, const char *what, int64_t deadline)
+{
+    const char *pre = act_input_prefix(c, act_left(deadline));
+    if (!*pre)
+        return act_run_ok(c, cmd, what, act_left(deadline));
+    core_buf b = {0};
+    core_buf_printf(&b, "%s%s", pre, cmd);
+    char *line;
+    int rc = act_buf_take(&b, &line);
+    if (rc < 0)
+        return rc;
+    rc = act_run_ok(c, line, what, act_left(deadline));
+    core_free(line);
     return rc;
 }
 

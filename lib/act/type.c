@@ -26,14 +26,8 @@ static void pause_ms(int ms)
  * word-by-word way, which works on every version. */
 static int device_sdk(adbc_conn *c, int timeout_ms)
 {
-    char *v = NULL;
-    if (adbc_getprop(&v, c, "ro.build.version.sdk", timeout_ms) < 0)
-        return 35;
-    char *end;
-    long n = strtol(v, &end, 10);
-    int ok = end != v && *end == '\0' && n > 0 && n < 1000;
-    core_free(v);
-    return ok ? (int)n : 35;
+    int sdk = act_sdk(c, timeout_ms);
+    return sdk > 0 ? sdk : 35;
 }
 
 /* The ADB Keyboard only receives its broadcast while it is the current
@@ -102,9 +96,34 @@ static int run_typing(adbc_conn *c, const char *clear, const char *type, int64_t
     int rc = act_buf_take(&b, &cmd);
     if (rc < 0)
         return rc;
-    rc = act_run_ok(c, cmd, "typing", act_left(deadline));
+    rc = act_run_input(c, cmd, "typing", deadline);
     core_free(cmd);
     return rc;
+}
+
+/* The focusing tap, and the clearing command for what the field holds at
+ * that moment. */
+typedef struct focus_job {
+    int clear;
+    char *wipe;
+} focus_job;
+
+static int focus_cmd(char **cmd, const adbc_ui_ref *at, void *user)
+{
+    focus_job *j = user;
+    core_free(j->wipe);
+    j->wipe = NULL;
+    if (j->clear) {
+        int rc = act_clear_command(&j->wipe, act_utf8_chars(at->text));
+        if (rc < 0)
+            return rc;
+    }
+    if (at->x < 0 || at->y < 0 || at->x > 65535 || at->y > 65535)
+        return core_fail(ADBC_EINVAL, "the field's tap point (%d,%d) is off the screen: scroll "
+                         "it into view first", at->x, at->y);
+    core_buf b = {0};
+    core_buf_printf(&b, "input tap %d %d", at->x, at->y);
+    return act_buf_take(&b, cmd);
 }
 
 int adbc_act_type_text(adbc_conn *c, const char *text, const adbc_act_opts *opts)
@@ -139,30 +158,19 @@ int adbc_act_type(adbc_act_where *where, adbc_conn *c, const adbc_ui_ref *ref, c
     int64_t deadline = core_deadline(o->timeout_ms);
     if (act_is_web(ref))
         return act_web_type(where, c, ref, text, clear, o, deadline);
-    char *type = NULL, *wipe = NULL;
+    char *type = NULL;
     int rc = typing_command(&type, c, text, o, deadline);
     if (rc < 0)
         return rc;
-    const adbc_ui_ref *now;
-    adbc_ui_snap *snap;
-    rc = act_resolve(where, &now, &snap, c, ref, o, deadline);
-    if (rc < 0) {
-        core_free(type);
-        return rc;
-    }
-    int x = now->x, y = now->y;
-    if (clear)
-        rc = act_clear_command(&wipe, act_utf8_chars(now->text));
-    adbc_ui_snap_free(snap);
-    if (rc == 0)
-        rc = adbc_act_tap_xy(c, x, y, &(adbc_act_opts){.size = sizeof(adbc_act_opts), .timeout_ms = act_left(deadline)});
+    focus_job j = {.clear = clear};
+    rc = act_on_ref(where, c, ref, o, deadline, focus_cmd, &j);
     if (rc == 0 && o->settle_ms > 0) {
         int left = core_remaining(deadline);
         pause_ms(left >= 0 && left < o->settle_ms ? left : o->settle_ms);
     }
     if (rc == 0)
-        rc = run_typing(c, wipe, type, deadline);
+        rc = run_typing(c, j.wipe, type, deadline);
     core_free(type);
-    core_free(wipe);
+    core_free(j.wipe);
     return rc;
 }

@@ -1,11 +1,21 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Verified acts: take a fresh dump and find the ref's element in it
- * (act_match.c has the rule), so an act on a stale ref sends nothing. */
+/* Verified acts: make sure the ref's element is where the act goes, so an
+ * act on a stale ref sends nothing.
+ *
+ * Two ways, the cheap one first. When the ref's table carries the device's
+ * frame mark (the page-flip count read right after its dump), one script
+ * reads the count again and sends the input only if it is unchanged: no
+ * frame drawn means the screen is the one the ref was read from, and the
+ * act costs its input plus one `service call`, in one round trip. Any other
+ * answer (a frame drawn, no mark, a device that does not say) means a fresh
+ * dump and the element found again in it (match.c has the rule), as
+ * before. docs/act.md says what each costs. */
 #include "act/act_internal.h"
 
 #include <string.h>
 
 #include "core/internal.h"
+#include "ui/ui_observe.h"
 
 int adbc_act_locate(adbc_ui_snap **snap, const adbc_ui_ref **found, adbc_act_how *how,
                     adbc_conn *c, const adbc_ui_ref *old, const adbc_act_opts *opts)
@@ -62,4 +72,87 @@ int act_resolve(adbc_act_where *where, const adbc_ui_ref **now, adbc_ui_snap **s
         where->how = how;
     }
     return 0;
+}
+
+/* The frame check and the input in one script: the input runs only when
+ * the device's page-flip count still reads as at the dump; otherwise the
+ * script prints the changed marker and sends nothing. */
+#define CHANGED "@adbc-act-changed"
+
+static int frame_ok(const char *f)
+{
+    if (strlen(f) != 8)
+        return 0;
+    for (int i = 0; i < 8; i++)
+        if (!((f[i] >= '0' && f[i] <= '9') || (f[i] >= 'a' && f[i] <= 'f')))
+            return 0;
+    return 1;
+}
+
+/* 1: sent (rc 0) or failed (rc < 0) on the unchanged screen; 0: the screen
+ * changed or the check could not be made, nothing sent. */
+static int unchanged_run(int *rc, adbc_conn *c, const char *frame, const char *cmd,
+                         int64_t deadline)
+{
+    const char *pre = act_input_prefix(c, act_left(deadline));
+    core_buf b = {0};
+    core_buf_printf(&b, "%scase $(" UI_FRAME_COMMAND ") in 'Result: Parcel(%s '*) %s;; "
+                   "*) echo " CHANGED ";; esac", pre, frame, cmd);
+    char *line;
+    *rc = act_buf_take(&b, &line);
+    if (*rc < 0)
+        return 1;
+    act_out o;
+    *rc = act_run(&o, c, line, 0, act_left(deadline));
+    core_free(line);
+    if (*rc < 0)
+        return 1; /* the round trip failed: whether the input ran is unknown */
+    if (o.status == 0 && strcmp(o.text, CHANGED "\n") == 0) {
+        act_out_free(&o);
+        return 0;
+    }
+    *rc = act_out_ok(&o, cmd);
+    act_out_free(&o);
+    return 1;
+}
+
+int act_on_ref(adbc_act_where *where, adbc_conn *c, const adbc_ui_ref *ref,
+               const adbc_act_opts *o, int64_t deadline, act_cmd_fn build, void *user)
+{
+    if (!c || !ref)
+        return core_fail(ADBC_EINVAL, "an act on a ref needs a connection and a ref record");
+    /* The fast way needs the ref's own table (the record must be the one
+     * the table holds, not a look-alike) and a frame mark in it. */
+    const char *frame = o->verify && o->refs ? adbc_ui_reftab_frame(o->refs) : "";
+    if (frame_ok(frame) && adbc_ui_reftab_get(o->refs, ref->ref) == ref) {
+        char *cmd;
+        int rc = build(&cmd, ref, user);
+        if (rc < 0)
+            return rc;
+        int done = unchanged_run(&rc, c, frame, cmd, deadline);
+        core_free(cmd);
+        if (done) {
+            if (rc == 0 && where) {
+                where->x = ref->x;
+                where->y = ref->y;
+                where->ref = ref->ref;
+                where->how = ADBC_ACT_UNCHANGED;
+            }
+            return rc;
+        }
+        /* The screen drew since the dump: find the element again. */
+    }
+    const adbc_ui_ref *now;
+    adbc_ui_snap *snap;
+    int rc = act_resolve(where, &now, &snap, c, ref, o, deadline);
+    if (rc < 0)
+        return rc;
+    char *cmd;
+    rc = build(&cmd, now, user);
+    adbc_ui_snap_free(snap);
+    if (rc < 0)
+        return rc;
+    rc = act_run_input(c, cmd, cmd, deadline);
+    core_free(cmd);
+    return rc;
 }

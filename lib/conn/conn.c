@@ -282,3 +282,16 @@ int adbc_conn_status(const adbc_conn *c)
     return st;
 }
 
+
+int conn_fact(const adbc_conn *c, int which)
+{
+    if (!c || which < 0 || which >= CONN_FACTS)
+        return 0;
+    return c->facts[which];
+}
+
+void conn_fact_set(adbc_conn *c, int which, int value)
+{
+    if (c && which >= 0 && which < CONN_FACTS)
+        c->facts[which] = value;
+}

@@ -12,6 +12,7 @@
 #include "adbc/conn.h"
 #include "adbc/session.h"
 #include "core/internal.h"
+#include "conn/conn_facts.h"
 
 /* Without delayed_ack (one packet in flight), received bytes a stream may
  * hold unread and still have them acknowledged at once: the device keeps
@@ -100,6 +101,9 @@ struct adbc_conn {
     int keys_loading;
     char *pubkey;
     adbc_conn_opts opts;
+    /* What the layers above learnt about the device, once per connection
+     * (conn_facts.h); 0: not known yet. */
+    _Atomic int facts[CONN_FACTS];
 };
 
 /* Read everything buffered on the stream (waiting as adbc_stream_read

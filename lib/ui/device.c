@@ -17,7 +17,29 @@
  * an idle-state error the next run adds --compressed, which settles for a
  * less detailed tree on animating screens. The file sits in $TMPDIR (adbd
  * sets it to /data/local/tmp), is named after the nonce so two hosts do not
- * collide, and is removed at the end. */
+ * collide, and is removed at the end.
+ *
+ * No pause comes before the dump: uiautomator's DumpCommand waits for the
+ * UI to be idle itself (UiAutomation.waitForIdle, 1 s without accessibility
+ * events, at most 10 s), so a host-side settle would be paid twice.
+ *
+ * Right after a good dump the same script reads the frame mark, the
+ * display's page-flip count (`service call SurfaceFlinger 1013`, which
+ * SurfaceFlinger::onTransact answers with getPageFlipCount(); the count goes
+ * up in Output::postFramebuffer for every frame presented), and prints it
+ * before the XML:
+ *
+ *   @adbc-ui-NONCE frame Result: Parcel(0000a3f1    '....')
+ *
+ * An act on one of the snapshot's refs compares it with the count just
+ * before its input (lib/act/verify.c): no frame since means the screen is
+ * still the one dumped. A device that does not answer so leaves the mark
+ * unknown and acts verify by a fresh dump, as without it.
+ *
+ * A side command (the resumed activity, for an observation) runs in the
+ * background from the start, beside the dump, and what it printed comes
+ * back in front of the frame line after "@adbc-ui-NONCE side": one round
+ * trip, and the dump's time rather than the sum. */
 #include "ui/ui_internal.h"
 
 #include <fcntl.h>
@@ -28,6 +50,7 @@
 
 #include "adbc/shell.h"
 #include "core/internal.h"
+#include "ui/ui_observe.h"
 
 #define MARK "@adbc-ui-"
 
@@ -68,21 +91,90 @@ static int effective(adbc_ui_opts *out, const adbc_ui_opts *in)
     return 0;
 }
 
-int ui_dump_command(char *cmd, size_t cap, const char *nonce, int attempts, int always_compressed)
+int ui_dump_command(char *cmd, size_t cap, const char *nonce, int attempts, int always_compressed,
+                    const char *side)
 {
+    char start[600] = "", end[128] = "";
+    if (side) {
+        int k = snprintf(start, sizeof start, "(%s) > \"$f.side\" 2>&1 & ", side);
+        if (k < 0 || (size_t)k >= sizeof start)
+            return core_fail(ADBC_EINVAL, "dump command does not fit");
+        snprintf(end, sizeof end, "wait; echo \"" MARK "%s side\"; cat \"$f.side\"; "
+                 "rm -f \"$f.side\"; ", nonce);
+    }
     int n = snprintf(cmd, cap,
-        "f=${TMPDIR:-/data/local/tmp}/adbc-ui-%s.xml; m=%s; i=0; "
+        "f=${TMPDIR:-/data/local/tmp}/adbc-ui-%s.xml; m=%s; i=0; %s"
         "while [ $i -lt %d ]; do i=$((i+1)); rm -f \"$f\"; "
         "o=$(uiautomator dump $m \"$f\" 2>&1); "
         "if [ -s \"$f\" ]; then case $o in *ERROR*) ;; *) "
+        "s=$(" UI_FRAME_COMMAND "); %s"
+        "echo \"" MARK "%s frame $s\"; "
         "echo \"" MARK "%s ok $i $m\"; cat \"$f\"; rm -f \"$f\"; exit 0;; esac; fi; "
         "echo \"" MARK "%s fail $i $m\"; printf '%%s\\n' \"$o\"; "
         "case $o in *idle*) m=--compressed;; esac; "
-        "done; rm -f \"$f\"; echo \"" MARK "%s end\"",
-        nonce, always_compressed ? "--compressed" : "", attempts, nonce, nonce, nonce);
+        "done; %srm -f \"$f\"; echo \"" MARK "%s end\"",
+        nonce, always_compressed ? "--compressed" : "", start, attempts, end, nonce, nonce, nonce,
+        side ? "wait; rm -f \"$f.side\"; " : "", nonce);
     if (n < 0 || (size_t)n >= cap)
         return core_fail(ADBC_EINVAL, "dump command does not fit");
     return 0;
+}
+
+/* The line of out[0..len) that starts with "@adbc-ui-NONCE WORD " (or is
+ * exactly that without the space): its start, and the length of the rest. */
+static const char *marker_line(const char *out, size_t len, const char *nonce, const char *word,
+                               size_t *rest_off, size_t *line_len)
+{
+    char mark[96];
+    int ml = snprintf(mark, sizeof mark, MARK "%s %s", nonce, word);
+    size_t at = 0;
+    while (at < len) {
+        const char *line = out + at;
+        const char *nl = memchr(line, '\n', len - at);
+        size_t ll = nl ? (size_t)(nl - line) : len - at;
+        if (ll >= (size_t)ml && memcmp(line, mark, (size_t)ml) == 0 &&
+            (ll == (size_t)ml || line[ml] == ' ')) {
+            *rest_off = ll == (size_t)ml ? (size_t)ml : (size_t)ml + 1;
+            *line_len = ll;
+            return line;
+        }
+        if (!nl)
+            break;
+        at += ll + 1;
+    }
+    return NULL;
+}
+
+void ui_dump_extras(char frame[9], const char **side, size_t *side_len, const char *out,
+                    size_t xml_off, const char *nonce)
+{
+    frame[0] = '\0';
+    *side = NULL;
+    *side_len = 0;
+    size_t ro, ll;
+    const char *fl = marker_line(out, xml_off, nonce, "frame", &ro, &ll);
+    if (fl) {
+        /* cmds/service prints "Result: " and the reply Parcel; a 4-byte
+         * reply is one hex word: "Parcel(0000a3f1    '....')". Anything
+         * else (an error, a refusal, no service) leaves the mark unknown. */
+        static const char want[] = "Result: Parcel(";
+        const char *v = fl + ro;
+        size_t vl = ll - ro, wl = sizeof want - 1;
+        int ok = vl > wl + 9 && memcmp(v, want, wl) == 0 && v[wl + 8] == ' ';
+        for (size_t i = 0; ok && i < 8; i++) {
+            char ch = v[wl + i];
+            ok = (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f');
+        }
+        if (ok) {
+            memcpy(frame, v + wl, 8);
+            frame[8] = '\0';
+        }
+    }
+    const char *sl = marker_line(out, xml_off, nonce, "side", &ro, &ll);
+    if (sl && fl && fl > sl) {
+        *side = sl + ll + 1;
+        *side_len = (size_t)(fl - *side);
+    }
 }
 
 /* Offset of the line after "@adbc-ui-NONCE ok ...", or -1 when there is
@@ -157,12 +249,12 @@ static void make_nonce(char out[17])
 
 /* One round trip. On success *mem holds the whole output (malloc'd) and
  * the XML is (*mem)[*off .. *off + *len). */
-static int fetch(char **mem, size_t *off, size_t *len, adbc_conn *c, const adbc_ui_opts *o,
-                 int timeout_ms)
+static int fetch(char **mem, size_t *off, size_t *len, char frame[9], char **side_out,
+                 adbc_conn *c, const adbc_ui_opts *o, const char *side, int timeout_ms)
 {
-    char nonce[17], cmd[1024];
+    char nonce[17], cmd[2048];
     make_nonce(nonce);
-    int rc = ui_dump_command(cmd, sizeof cmd, nonce, o->attempts, o->always_compressed);
+    int rc = ui_dump_command(cmd, sizeof cmd, nonce, o->attempts, o->always_compressed, side);
     if (rc < 0)
         return rc;
     adbc_run_result res;
@@ -199,6 +291,16 @@ static int fetch(char **mem, size_t *off, size_t *len, adbc_conn *c, const adbc_
                          "screen is on and unlocked, or retry",
                          o->attempts, o->attempts == 1 ? "" : "s", said[0] ? said : "(nothing)");
     }
+    const char *sp;
+    size_t sn;
+    ui_dump_extras(frame, &sp, &sn, (const char *)res.out, xo, nonce);
+    if (side_out) {
+        *side_out = core_strndup(sp ? sp : "", sn);
+        if (!*side_out) {
+            adbc_run_result_clear(&res);
+            return core_fail(ADBC_ENOMEM, "out of memory");
+        }
+    }
     *mem = (char *)res.out;
     *off = xo;
     *len = res.out_len - xo;
@@ -216,9 +318,9 @@ int adbc_ui_dump(char **xml, size_t *len, adbc_conn *c, const adbc_ui_opts *opts
     adbc_ui_opts o;
     if (effective(&o, opts) < 0)
         return ADBC_EINVAL;
-    char *mem;
+    char *mem, frame[9];
     size_t off, n;
-    int rc = fetch(&mem, &off, &n, c, &o, o.timeout_ms);
+    int rc = fetch(&mem, &off, &n, frame, NULL, c, &o, NULL, o.timeout_ms);
     if (rc < 0)
         return rc;
     memmove(mem, mem + off, n);
@@ -254,7 +356,15 @@ int adbc_ui_snapshot(adbc_ui_snap **out, adbc_conn *c, const adbc_ui_opts *opts)
 {
     if (!out || !c)
         return core_fail(ADBC_EINVAL, "adbc_ui_snapshot: out and c must not be NULL");
+    return ui_snapshot_with(out, NULL, c, opts, NULL);
+}
+
+int ui_snapshot_with(adbc_ui_snap **out, char **side_out, adbc_conn *c, const adbc_ui_opts *opts,
+                     const char *side)
+{
     *out = NULL;
+    if (side_out)
+        *side_out = NULL;
     adbc_ui_opts o;
     if (effective(&o, opts) < 0)
         return ADBC_EINVAL;
@@ -265,9 +375,13 @@ int adbc_ui_snapshot(adbc_ui_snap **out, adbc_conn *c, const adbc_ui_opts *opts)
         if (left == 0)
             return core_fail(ADBC_ETIMEDOUT, "no whole dump within %d ms: %s", o.timeout_ms,
                              damage[0] ? damage : "time ran out");
-        char *mem;
+        char *mem, frame[9];
         size_t off, n;
-        int rc = fetch(&mem, &off, &n, c, &o, left);
+        if (side_out) {
+            core_free(*side_out);
+            *side_out = NULL;
+        }
+        int rc = fetch(&mem, &off, &n, frame, side_out, c, &o, side, left);
         if (rc < 0)
             return rc;
         adbc_ui_snap *s;
@@ -287,6 +401,11 @@ int adbc_ui_snapshot(adbc_ui_snap **out, adbc_conn *c, const adbc_ui_opts *opts)
             core_free(raw);
             if (rc < 0)
                 return rc;
+            /* Pages spliced in over DevTools were read after the mark, from
+             * a renderer the count does not always see (a page drawn off
+             * the display): acts on such a snapshot verify by a dump. */
+            if (!o.web)
+                memcpy(s->refs.frame, frame, sizeof frame);
             *out = s;
             return 0;
         }

@@ -6,6 +6,7 @@
  *   adbc-reftab 1
  *   id 9f0c3a5e7b1d2468
  *   timestamp 1732190000000
+ *   frame 0000a3f1          (the frame mark; "-" when unknown)
  *   count 2
  *   1 <TAB> x1 y1 x2 y2 <TAB> x y <TAB> states window <TAB> exact identity
  *     <TAB> class resource-id text desc package      (all fields TAB-separated)
@@ -55,8 +56,9 @@ static void put_field(core_buf *b, const char *s)
 
 static int serialize(core_buf *b, const adbc_ui_reftab *t)
 {
-    core_buf_printf(b, MAGIC "%d\nid %s\ntimestamp %" PRId64 "\ncount %zu\n", ADBC_UI_REFTAB_VERSION,
-                    t->id, t->timestamp, t->count);
+    core_buf_printf(b, MAGIC "%d\nid %s\ntimestamp %" PRId64 "\nframe %s\ncount %zu\n",
+                    ADBC_UI_REFTAB_VERSION, t->id, t->timestamp, t->frame[0] ? t->frame : "-",
+                    t->count);
     for (size_t i = 0; i < t->count && !b->err; i++) {
         const adbc_ui_ref *r = &t->refs[i];
         core_buf_printf(b, "%d\t%d\t%d\t%d\t%d\t%d\t%d\t%u\t%d\t%016" PRIx64 "\t%016" PRIx64, r->ref,
@@ -282,11 +284,19 @@ static int parse(adbc_ui_reftab *t, char *b, size_t n, const char *path)
     if (v != ADBC_UI_REFTAB_VERSION)
         return core_fail(ADBC_EFORMAT, "ref file %s has format %lld, this adbc reads %d: take a "
                          "new snapshot", path, (long long)v, ADBC_UI_REFTAB_VERSION);
-    char *id = NULL, *ts = NULL, *cnt = NULL;
+    char *id = NULL, *ts = NULL, *fr = NULL, *cnt = NULL;
     if (field(&p, end, ' ') == NULL || !(id = field(&p, end, '\n')) ||
         field(&p, end, ' ') == NULL || !(ts = field(&p, end, '\n')) ||
+        field(&p, end, ' ') == NULL || !(fr = field(&p, end, '\n')) ||
         field(&p, end, ' ') == NULL || !(cnt = field(&p, end, '\n')))
         return bad(path, "header cut short");
+    /* The frame mark: 8 lowercase hex digits, or "-". */
+    int frame_ok = strcmp(fr, "-") == 0 || strlen(fr) == 8;
+    for (size_t i = 0; frame_ok && fr[0] != '-' && i < 8; i++)
+        frame_ok = (fr[i] >= '0' && fr[i] <= '9') || (fr[i] >= 'a' && fr[i] <= 'f');
+    if (!frame_ok)
+        return bad(path, "bad frame line");
+    snprintf(t->frame, sizeof t->frame, "%s", fr[0] == '-' ? "" : fr);
     uint64_t idv;
     int64_t count;
     if (to_hex64(id, &idv) < 0 || to_i64(ts, 0, INT64_MAX, &t->timestamp) < 0 ||

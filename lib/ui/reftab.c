@@ -113,6 +113,11 @@ int64_t adbc_ui_reftab_timestamp(const adbc_ui_reftab *t)
     return t ? t->timestamp : 0;
 }
 
+const char *adbc_ui_reftab_frame(const adbc_ui_reftab *t)
+{
+    return t ? t->frame : "";
+}
+
 int adbc_ui_reftab_tsv(char **out, size_t *len, const adbc_ui_reftab *t)
 {
     if (!out || !t)

@@ -135,6 +135,9 @@ struct adbc_ui_reftab {
     size_t count;
     char id[17];
     int64_t timestamp;
+    /* The device's frame mark when the dump was taken: SurfaceFlinger's
+     * page-flip count as 8 hex digits, "" when unknown (device.c). */
+    char frame[9];
     char *strings;        /* owned string storage (loaded tables); NULL when
                              the strings live in a snapshot */
     int owned;            /* 1: loaded, freed by adbc_ui_reftab_free */
@@ -202,8 +205,17 @@ int ui_wait(adbc_ui_snap **out, ui_source_fn src, void *user, const ui_wait_spec
 int ui_web_splice(char **out, size_t *out_len, const adbc_ui_snap *s, const char *raw,
                   size_t raw_len, adbc_conn *c, int budget_ms);
 
-/* device.c: the device command and the parsing of its output. */
-int ui_dump_command(char *cmd, size_t cap, const char *nonce, int attempts, int always_compressed);
+/* device.c: the device command and the parsing of its output. side (may
+ * be NULL) runs in the background beside the dump; its output comes back
+ * between the "side" and "frame" markers. */
+int ui_dump_command(char *cmd, size_t cap, const char *nonce, int attempts, int always_compressed,
+                    const char *side);
 int ui_dump_split(size_t *xml_off, const char *out, size_t len, const char *nonce);
+/* The frame mark and the side output in front of the XML (out[0..xml_off)):
+ * frame gets 8 hex digits or "" (unknown, or not of the form the service
+ * tool prints); side and side_len the side section (pointing into out;
+ * NULL when there is none). */
+void ui_dump_extras(char frame[9], const char **side, size_t *side_len, const char *out,
+                    size_t xml_off, const char *nonce);
 
 #endif

@@ -166,7 +166,7 @@ async function everyTool() {
   calls('emu');
 
   r = await call(c, 'tap', { ref: 3 });
-  check(!r.isError && calls('emu') === 'input tap 950 2100', 'tap ref 3: exactly `input tap 950 2100`');
+  check(!r.isError && calls('emu') === 'cmd input tap 950 2100', 'tap ref 3: exactly `cmd input tap 950 2100`');
   check(text(r).includes('after:') && text(r).includes(SCREEN_TEXT), 'tap returns the snapshot after', text(r));
 
   serve('emu', screen(LIST, FIELD)); // Send is gone: ref 3 is stale
@@ -183,44 +183,44 @@ async function everyTool() {
   calls('emu');
 
   r = await call(c, 'tap_xy', { x: 10, y: 20 });
-  check(!r.isError && calls('emu') === 'input tap 10 20', 'tap_xy: `input tap 10 20`');
+  check(!r.isError && calls('emu') === 'cmd input tap 10 20', 'tap_xy: `cmd input tap 10 20`');
   r = await call(c, 'tap_grid', { cell: 'B2' });
   let k = calls('emu');
-  check(!r.isError && k.includes('wm size') && k.includes('input tap 161 '), 'tap_grid B2: wm size, then a tap in column B', k);
+  check(!r.isError && k.includes('wm size') && k.includes('cmd input tap 161 '), 'tap_grid B2: wm size, then a tap in column B', k);
 
   const evil = "x'; touch /data/local/tmp/pwned; echo '$(touch /data/local/tmp/pwned2)`touch /data/local/tmp/pwned3`";
   r = await call(c, 'type', { ref: 2, text: 'hello', clear: true });
   k = calls('emu');
-  check(!r.isError && k.startsWith('input tap 440 2100') && k.includes('input text hello'), 'type ref 2 clear: tap, clear, `input text hello`', k);
+  check(!r.isError && k.startsWith('cmd input tap 440 2100') && k.includes('cmd input text hello'), 'type ref 2 clear: tap, clear, `cmd input text hello`', k);
   r = await call(c, 'type', { text: 'plain' });
-  check(!r.isError && calls('emu') === 'input text plain', 'type without ref: into the focused field');
+  check(!r.isError && calls('emu') === 'cmd input text plain', 'type without ref: into the focused field');
   r = await call(c, 'type', { text: 'x', clear: true });
   check(r.isError && /clear needs/.test(text(r)), 'type clear without ref is refused', text(r));
 
   r = await call(c, 'press', { key: 'enter' });
-  check(!r.isError && calls('emu') === 'input keyevent 66', 'press enter: keyevent 66');
+  check(!r.isError && calls('emu') === 'cmd input keyevent 66', 'press enter: keyevent 66');
   r = await call(c, 'press', { key: 'bogus' });
   check(r.isError && /back/.test(text(r)) && calls('emu') === '', 'press bogus: error listing key names, nothing sent', text(r));
   r = await call(c, 'back');
-  check(!r.isError && calls('emu') === 'input keyevent 4', 'back: keyevent 4');
+  check(!r.isError && calls('emu') === 'cmd input keyevent 4', 'back: keyevent 4');
   r = await call(c, 'home');
-  check(!r.isError && calls('emu') === 'input keyevent 3', 'home: keyevent 3');
+  check(!r.isError && calls('emu') === 'cmd input keyevent 3', 'home: keyevent 3');
   r = await call(c, 'swipe', { x1: 1, y1: 2, x2: 3, y2: 4 });
-  check(!r.isError && calls('emu') === 'input swipe 1 2 3 4 300', 'swipe: `input swipe 1 2 3 4 300`');
+  check(!r.isError && calls('emu') === 'cmd input swipe 1 2 3 4 300', 'swipe: `cmd input swipe 1 2 3 4 300`');
   await call(c, 'snapshot');
   calls('emu');
   r = await call(c, 'scroll', { direction: 'down', ref: 1 });
   k = calls('emu');
-  check(!r.isError && /^input swipe 540 1050 540 \d+ 300$/.test(k), 'scroll ref 1 down: a swipe upwards inside the list', k);
+  check(!r.isError && /^cmd input swipe 540 1050 540 \d+ 300$/.test(k), 'scroll ref 1 down: a swipe upwards inside the list', k);
   r = await call(c, 'scroll', { direction: 'up' });
   k = calls('emu');
-  check(!r.isError && k.includes('wm size') && k.includes('input swipe 540 1200 540 '), 'scroll without ref: the whole screen', k);
+  check(!r.isError && k.includes('wm size') && k.includes('cmd input swipe 540 1200 540 '), 'scroll without ref: the whole screen', k);
   r = await call(c, 'scroll', { direction: 'sideways' });
   check(r.isError && /up, down, left or right/.test(text(r)), 'scroll direction sideways refused', text(r));
   await call(c, 'snapshot');
   calls('emu');
   r = await call(c, 'long_press', { ref: 3 });
-  check(!r.isError && calls('emu') === 'input swipe 950 2100 950 2100 1000', 'long_press ref 3: a still swipe of 1000 ms');
+  check(!r.isError && calls('emu') === 'cmd input swipe 950 2100 950 2100 1000', 'long_press ref 3: a still swipe of 1000 ms');
 
   fs.writeFileSync(path.join(ctlOf('emu'), 'packages'), 'com.example.app\n');
   r = await call(c, 'launch', { package: 'com.example.app' });
@@ -338,7 +338,7 @@ async function everyTool() {
   const pwned = ['pwned', 'pwned2', 'pwned3'].filter((f) => fs.existsSync(path.join(sb, 'data/local/tmp', f)));
   check(pwned.length === 0, 'no metacharacter ran a command on the device', pwned.join(','));
   k = calls('emu');
-  check(k.includes("input text") && k.includes('$(touch') && !k.includes('\ntouch'), 'the typed text reached `input` as literal words', k);
+  check(k.includes("cmd input text") && k.includes('$(touch') && !k.includes('\ntouch'), 'the typed text reached `input` as literal words', k);
   check(await c.ping().then(() => true), 'still serving after the hostile arguments');
   await c.close();
 }
@@ -412,7 +412,7 @@ async function allowlist() {
   check(!r.isError && /physical, on the allowlist/.test(text(r)), 'a physical device allowed by its ro.serialno', text(r));
   calls('phone_ok');
   r = await call(c, 'tap_xy', { x: 5, y: 6 });
-  check(!r.isError && calls('phone_ok') === 'input tap 5 6', 'the selected allowed device gets the tap');
+  check(!r.isError && calls('phone_ok') === 'cmd input tap 5 6', 'the selected allowed device gets the tap');
   await c.close();
 
   // The default from --serial applies the same rule.
@@ -480,7 +480,7 @@ async function noConfigOne() {
   check(!r.isError && text(r).includes(SCREEN_TEXT), 'no configuration: the only device, emulator-5554, is used (always allowed)', text(r));
   calls('emuport');
   r = await call(c, 'tap_xy', { x: 7, y: 8 });
-  check(!r.isError && calls('emuport') === 'input tap 7 8', 'the tap reaches the device on port 5555', text(r));
+  check(!r.isError && calls('emuport') === 'cmd input tap 7 8', 'the tap reaches the device on port 5555', text(r));
   await c.close();
 }
 
@@ -496,14 +496,14 @@ async function noConfigTwo() {
   delete process.env.ANDROID_SERIAL;
   calls('emuport2');
   r = await call(c2, 'tap_xy', { x: 3, y: 4 });
-  check(!r.isError && calls('emuport2') === 'input tap 3 4', 'ANDROID_SERIAL=emulator-5556 chooses the device on port 5557', text(r));
+  check(!r.isError && calls('emuport2') === 'cmd input tap 3 4', 'ANDROID_SERIAL=emulator-5556 chooses the device on port 5557', text(r));
   await c2.close();
   process.env.ANDROID_SERIAL = 'emulator-5556';
   const c3 = await connect(['-s', 'emulator-5554'], 'dash-s');
   delete process.env.ANDROID_SERIAL;
   calls('emuport');
   r = await call(c3, 'tap_xy', { x: 5, y: 6 });
-  check(!r.isError && calls('emuport') === 'input tap 5 6', '-s emulator-5554 wins over ANDROID_SERIAL', text(r));
+  check(!r.isError && calls('emuport') === 'cmd input tap 5 6', '-s emulator-5554 wins over ANDROID_SERIAL', text(r));
   await c3.close();
 }
 
@@ -542,7 +542,7 @@ async function mdnsAllowlist() {
   check(!r.isError && /physical, on the allowlist/.test(text(r)), 'an mDNS phone whose instance is on the allowlist is selected', text(r));
   calls('mdns_ok');
   r = await call(c, 'tap_xy', { x: 9, y: 8 });
-  check(!r.isError && calls('mdns_ok') === 'input tap 9 8', 'the tap reaches the allowed mDNS phone', text(r));
+  check(!r.isError && calls('mdns_ok') === 'cmd input tap 9 8', 'the tap reaches the allowed mDNS phone', text(r));
   await c.close();
 
   // Named with -s or ANDROID_SERIAL, without mdns = true: the same allowlist.
@@ -556,7 +556,7 @@ async function mdnsAllowlist() {
   delete process.env.ANDROID_SERIAL;
   calls('mdns_ok');
   r = await call(c3, 'tap_xy', { x: 4, y: 2 });
-  check(!r.isError && calls('mdns_ok') === 'input tap 4 2', 'ANDROID_SERIAL=INSTANCE._adb._tcp of an allowed phone: used', text(r));
+  check(!r.isError && calls('mdns_ok') === 'cmd input tap 4 2', 'ANDROID_SERIAL=INSTANCE._adb._tcp of an allowed phone: used', text(r));
   r = await call(c3, 'select_device', { serial: NO });
   check(r.isError && /mdns = true/.test(text(r)), 'without mdns = true, select_device of an mDNS name says how to list them', text(r));
   await c3.close();

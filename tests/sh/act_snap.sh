@@ -105,14 +105,14 @@ t_check "tap REF acts at the ref's point after a fresh dump (verified)"
 rm -f "$ctl/calls"
 S tap 3
 expect_rc 0
-expect_calls "input tap 950 2100"
+expect_calls "cmd input tap 950 2100"
 expect_err "tap ref 3 at 950,2100"
 
 t_check "a moved element is tapped where it is now"
 serve "$LIST$FIELD_UP$SEND_UP"
 S tap 3
 expect_rc 0
-expect_calls "input tap 950 1300"
+expect_calls "cmd input tap 950 1300"
 expect_err "(it moved since the snapshot)"
 
 t_check "a vanished element: stale ref, exit 3, nothing tapped"
@@ -136,7 +136,7 @@ t_check "--no-verify acts at the recorded point without a dump"
 serve "$LIST$FIELD"
 S tap 3 --no-verify
 expect_rc 0
-expect_calls "input tap 950 2100"
+expect_calls "cmd input tap 950 2100"
 
 t_check "refs outside the saved table, and bad refs"
 S tap 99
@@ -150,13 +150,13 @@ t_check "type REF TEXT --clear: tap, clear the field's 5 characters, type"
 serve "$LIST$FIELD$SEND"
 S type 2 "hello world; \$(reboot)" --clear
 expect_rc 0
-expect_calls "input tap 440 2100
-input keyevent 123 67 67 67 67 67
-input text 'hello%sworld;%s\$(reboot)'"
+expect_calls "cmd input tap 440 2100
+cmd input keyevent 123 67 67 67 67 67
+cmd input text 'hello%sworld;%s\$(reboot)'"
 S type 2 -- --clear
 expect_rc 0
-expect_calls "input tap 440 2100
-input text --clear"
+expect_calls "cmd input tap 440 2100
+cmd input text --clear"
 S type 2 caf$'\xc3\xa9'
 expect_rc 1
 expect_err "ADB Keyboard"
@@ -168,8 +168,8 @@ S scroll 1 down
 expect_rc 0
 S long-press 3
 expect_rc 0
-expect_calls "input swipe 540 1050 540 767 300
-input swipe 950 2100 950 2100 1000"
+expect_calls "cmd input swipe 540 1050 540 767 300
+cmd input swipe 950 2100 950 2100 1000"
 S scroll 1 sideways
 expect_rc 2
 
@@ -182,14 +182,14 @@ S press 187
 S press KEYCODE_VOLUME_UP
 S back
 S home
-expect_calls "input tap 10 20
-input swipe 1 2 3 4 300
-input swipe 5 6 7 8 50
-input keyevent 66
-input keyevent 187
-input keyevent 24
-input keyevent 4
-input keyevent 3"
+expect_calls "cmd input tap 10 20
+cmd input swipe 1 2 3 4 300
+cmd input swipe 5 6 7 8 50
+cmd input keyevent 66
+cmd input keyevent 187
+cmd input keyevent 24
+cmd input keyevent 4
+cmd input keyevent 3"
 S press bogus
 expect_rc 2
 S tap-xy 10 -5
@@ -205,11 +205,11 @@ S tap-grid C5
 expect_rc 0
 expect_calls "wm size
 wm size
-input tap 269 490"
+cmd input tap 269 490"
 printf 'Physical size: 1080x2400\nOverride size: 540x1200\n' > "$ctl/wm-size"
 S tap-grid A1
 expect_calls "wm size
-input tap 26 26"
+cmd input tap 26 26"
 rm -f "$ctl/wm-size"
 S tap-grid Z9
 expect_rc 1
@@ -224,7 +224,7 @@ rm -f "$ctl/calls"
 S tap 3 # the saved table is now the moved screen's: no move any more
 expect_err "tap ref 3 at 950,1300"
 grep -q moved "$ERR" && t_fail "still reported as moved: $(cat "$ERR")"
-expect_calls "input tap 950 1300"
+expect_calls "cmd input tap 950 1300"
 
 t_check "find prints matching refs and saves the table they belong to"
 S find --text Send

@@ -34,6 +34,8 @@ auth/auth_internal.h tls
 auth/auth_internal.h devices
 conn/conn_int.h services
 conn/conn_int.h sync
+conn/conn_facts.h act
+ui/ui_observe.h act
 transport/usb_int.h sync
 "
 

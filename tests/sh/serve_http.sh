@@ -201,7 +201,7 @@ H "/v1/snapshot?device=$A"
 calls "$CA" > /dev/null
 H -X POST -d '{"action":"tap","ref":3}' "/v1/act?device=$A"
 expect 200
-[ "$(calls "$CA")" = "input tap 950 2100" ] || t_fail "tap calls"
+[ "$(calls "$CA")" = "cmd input tap 950 2100" ] || t_fail "tap calls"
 [ "$(J .result.ref)" = 3 ] && [ "$(J '.result.at | join(",")')" = 950,2100 ] || t_fail "act result: $(J .result)"
 J .result.observation.snapshot | grep -q '"Send"' || t_fail "no observation after the act: $(J .result)"
 [ "$(J .result.observation.top.package)" = com.a ] || t_fail "observation top: $(J .result.observation.top)"
@@ -230,7 +230,7 @@ t_check "acts by selector; ambiguity is 409 with the candidates"
 calls "$CB" > /dev/null
 H -X POST -d '{"action":"tap","selector":{"text":"Forward"}}' "/v1/act?device=$B"
 expect 200
-[ "$(calls "$CB")" = "input tap 950 1800" ] || t_fail "selector tap"
+[ "$(calls "$CB")" = "cmd input tap 950 1800" ] || t_fail "selector tap"
 screen "$CB" Reply Reply
 H -X POST -d '{"action":"tap","selector":{"text":"Reply"}}' "/v1/act?device=$B"
 expect 409 ambiguous
@@ -256,14 +256,14 @@ expect 200
 H -X POST -d '{"action":"scroll","ref":1,"direction":"down"}' "/v1/act?device=$A"
 expect 200
 got=$(calls "$CA")
-exp="input keyevent 66
-input keyevent 4
-input keyevent 3
-input swipe 1 2 3 4 300
-input text hi
-input swipe 950 2100 950 2100 700"
+exp="cmd input keyevent 66
+cmd input keyevent 4
+cmd input keyevent 3
+cmd input swipe 1 2 3 4 300
+cmd input text hi
+cmd input swipe 950 2100 950 2100 700"
 [ "$(printf '%s\n' "$got" | head -n 6)" = "$exp" ] || t_fail "calls: $got"
-printf '%s\n' "$got" | tail -n 1 | grep -qE '^input swipe 540 550 540 [0-9]+ 300$' || t_fail "scroll: $got"
+printf '%s\n' "$got" | tail -n 1 | grep -qE '^cmd input swipe 540 550 540 [0-9]+ 300$' || t_fail "scroll: $got"
 
 t_check "bad bodies: malformed JSON, not an object, unknown action, bad argument, over the cap"
 H -X POST -d '{"action":' "/v1/act?device=$A"

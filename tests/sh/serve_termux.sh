@@ -43,7 +43,7 @@ code=$(curl -s -m 30 -o "$T_TMP/o" -w '%{http_code}' -H "Authorization: Bearer $
 [ "$code" = 200 ] && jq -r .result.snapshot "$T_TMP/o" | grep -q '"Run"' || t_fail "observe: $code $(cat "$T_TMP/o")"
 rm -f "$ctl/calls"
 code=$(curl -s -m 30 -o "$T_TMP/o" -w '%{http_code}' -H "Authorization: Bearer $TOK" -d '{"action":"tap","ref":1}' "$URL/v1/act")
-[ "$code" = 200 ] && grep -qx 'input tap 300 200' "$ctl/calls" || t_fail "tap: $code $(cat "$T_TMP/o") calls: $(cat "$ctl/calls" 2> /dev/null)"
+[ "$code" = 200 ] && grep -qx 'cmd input tap 300 200' "$ctl/calls" || t_fail "tap: $code $(cat "$T_TMP/o") calls: $(cat "$ctl/calls" 2> /dev/null)"
 
 t_check "adbc-snap through a session over the same TLS link"
 timeout 60 "$SNAP" -t "$DEV" session start 2> "$T_TMP/e" || t_fail "session start: $(cat "$T_TMP/e")"

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # adbc-snap tap --id/--text/--desc: the five selector tiers of tools/ops
 # against the test device's recorded screen. Each check compares the exact
-# `input tap` the device received (or that none was sent) and the exit
+# `cmd input tap` the device received (or that none was sent) and the exit
 # status: ambiguity is refused with the candidates and status 3.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -42,29 +42,29 @@ echo "dump=screen.xml" > "$ctl/uiautomator.conf"
 
 t_check "tier 1: --id by the name after the slash, and whole"
 S tap --id send
-expect 0 "input tap 950 2100"
+expect 0 "cmd input tap 950 2100"
 grep -qF "by resource-id" "$ERR" || t_fail "stderr: $(cat "$ERR")"
 S tap --id com.chat:id/send
-expect 0 "input tap 950 2100"
+expect 0 "cmd input tap 950 2100"
 
 t_check "tier 2: a control's own text"
 S tap --text Send
-expect 0 "input tap 950 2100"
+expect 0 "cmd input tap 950 2100"
 
 t_check "tier 3: a label inside a clickable row taps the row"
 S tap --text Wi-Fi
-expect 0 "input tap 540 375"
+expect 0 "cmd input tap 540 375"
 grep -qF "clickable parent" "$ERR" || t_fail "stderr: $(cat "$ERR")"
 
 t_check "tier 4: content-desc, by --desc and by --text"
 S tap --desc Search
-expect 0 "input tap 970 150"
+expect 0 "cmd input tap 970 150"
 S tap --text Search
-expect 0 "input tap 970 150"
+expect 0 "cmd input tap 970 150"
 
 t_check "tier 5: an editable field by the text it shows, any case"
 S tap --text email
-expect 0 "input tap 540 850"
+expect 0 "cmd input tap 540 850"
 
 t_check "ambiguity is refused with the candidates, status 3, nothing sent"
 S tap --text OK
@@ -80,7 +80,7 @@ grep -qF "matches the selector" "$ERR" || t_fail "stderr: $(cat "$ERR")"
 t_check "the picked snapshot's refs are saved: a later tap REF uses them"
 S tap --text Send
 S tap 6
-expect 0 "input tap 950 2100"
+expect 0 "cmd input tap 950 2100"
 
 t_check "usage: an empty value, a ref with a selector"
 S tap --text ""

@@ -67,12 +67,12 @@ TEST(taps_swipes_keys)
     int code;
     CHECK_EQ_INT(adbc_keycode_parse(&code, "recent"), 0);
     CHECK_EQ_INT(adbc_act_press(dev.conn, code, &opts), 0);
-    CHECK(td_calls_are(&dev, "input tap 540 1200\n"
-                             "input swipe 100 2000 100 400 250\n"
-                             "input keyevent 66\n"
-                             "input keyevent 4\n"
-                             "input keyevent 3\n"
-                             "input keyevent 187\n"));
+    CHECK(td_calls_are(&dev, "cmd input tap 540 1200\n"
+                             "cmd input swipe 100 2000 100 400 250\n"
+                             "cmd input keyevent 66\n"
+                             "cmd input keyevent 4\n"
+                             "cmd input keyevent 3\n"
+                             "cmd input keyevent 187\n"));
     /* refused before anything is sent */
     td_reset(&dev);
     CHECK_EQ_INT(adbc_act_tap_xy(dev.conn, -1, 5, &opts), ADBC_EINVAL);
@@ -94,20 +94,20 @@ TEST(acts_on_refs_unverified)
     CHECK_EQ_INT(adbc_act_scroll(NULL, dev.conn, list, ADBC_DIR_RIGHT, &opts), 0);
     CHECK_EQ_INT(adbc_act_scroll(NULL, dev.conn, list, ADBC_DIR_LEFT, &opts), 0);
     /* list [0,300][1080,1900]: centre (540,1100), 800/3 = 266 to the edges */
-    CHECK(td_calls_are(&dev, "input tap 950 2100\n"
-                             "input swipe 950 2100 950 2100 1000\n"
-                             "input swipe 540 1100 540 834 300\n"
-                             "input swipe 540 1100 540 1366 300\n"
-                             "input swipe 540 1100 360 1100 300\n"
-                             "input swipe 540 1100 720 1100 300\n"));
+    CHECK(td_calls_are(&dev, "cmd input tap 950 2100\n"
+                             "cmd input swipe 950 2100 950 2100 1000\n"
+                             "cmd input swipe 540 1100 540 834 300\n"
+                             "cmd input swipe 540 1100 540 1366 300\n"
+                             "cmd input swipe 540 1100 360 1100 300\n"
+                             "cmd input swipe 540 1100 720 1100 300\n"));
     td_reset(&dev);
     adbc_act_opts o = opts;
     o.long_press_ms = 2500;
     o.scroll_ms = 120;
     CHECK_EQ_INT(adbc_act_long_press(NULL, dev.conn, field, &o), 0);
     CHECK_EQ_INT(adbc_act_scroll(NULL, dev.conn, list, ADBC_DIR_DOWN, &o), 0);
-    CHECK(td_calls_are(&dev, "input swipe 440 2100 440 2100 2500\n"
-                             "input swipe 540 1100 540 834 120\n"));
+    CHECK(td_calls_are(&dev, "cmd input swipe 440 2100 440 2100 2500\n"
+                             "cmd input swipe 540 1100 540 834 120\n"));
 }
 
 TEST(input_failure_is_reported)
@@ -119,7 +119,7 @@ TEST(input_failure_is_reported)
     CHECK_EQ_INT(adbc_act_tap_xy(dev.conn, 1, 2, &opts), ADBC_EREMOTE);
     CHECK(strstr(adbc_last_error(), "INJECT_EVENTS"));
     td_drop(&dev, "input.fail");
-    CHECK(td_calls_are(&dev, "input tap 1 2\n"));
+    CHECK(td_calls_are(&dev, "cmd input tap 1 2\n"));
 }
 
 /* ---- grid ---------------------------------------------------------------------- */
@@ -133,7 +133,7 @@ TEST(grid_from_wm_size)
     adbc_act_where w;
     CHECK_EQ_INT(adbc_act_tap_grid(&w, dev.conn, "C5", &opts), 0);
     CHECK(w.x == 269 && w.y == 490);
-    CHECK(td_calls_are(&dev, "wm size\nwm size\ninput tap 269 490\n"));
+    CHECK(td_calls_are(&dev, "wm size\nwm size\ncmd input tap 269 490\n"));
     /* an override size is what the screen is now */
     td_reset(&dev);
     CHECK_EQ_INT(td_puts(&dev, "wm-size", "Physical size: 1080x2400\nOverride size: 720x1600\n"),
@@ -141,7 +141,7 @@ TEST(grid_from_wm_size)
     CHECK_EQ_INT(adbc_act_grid(&g, dev.conn, &opts), 0);
     CHECK(g.width == 720 && g.height == 1600 && g.rows == 22);
     CHECK_EQ_INT(adbc_act_tap_grid(NULL, dev.conn, "j22", &opts), 0);
-    CHECK(td_calls_are(&dev, "wm size\nwm size\ninput tap 683 1563\n"));
+    CHECK(td_calls_are(&dev, "wm size\nwm size\ncmd input tap 683 1563\n"));
     /* a cell outside the grid: nothing tapped */
     td_reset(&dev);
     CHECK_EQ_INT(adbc_act_tap_grid(NULL, dev.conn, "K1", &opts), ADBC_EINVAL);
@@ -175,27 +175,30 @@ TEST(type_into_field)
     CHECK_EQ_INT(adbc_act_type(&w, dev.conn, field, "hello world", 1, &opts), 0);
     CHECK(w.x == 440 && w.y == 2100);
     /* tap to focus, then clear the 3 characters of "old", then type */
-    CHECK(td_calls_are(&dev, "input tap 440 2100\n"
-                             "input keyevent 123 67 67 67\n"
-                             "input text hello%sworld\n"));
+    CHECK(td_calls_are(&dev, "cmd input tap 440 2100\n"
+                             "cmd input keyevent 123 67 67 67\n"
+                             "cmd input text hello%sworld\n"));
     td_reset(&dev);
     CHECK_EQ_INT(adbc_act_type(NULL, dev.conn, field, "x", 0, &opts), 0);
-    CHECK(td_calls_are(&dev, "input tap 440 2100\ninput text x\n"));
-    /* API 35: word by word with KEYCODE_SPACE */
-    set_sdk(35);
+    CHECK(td_calls_are(&dev, "cmd input tap 440 2100\ncmd input text x\n"));
+    /* API 35: word by word with KEYCODE_SPACE. The connection asked for
+     * the API level once (a device keeps its version while connected), so
+     * a newer device is given by opts.sdk here. */
+    adbc_act_opts o35 = opts;
+    o35.sdk = 35;
     td_reset(&dev);
-    CHECK_EQ_INT(adbc_act_type(NULL, dev.conn, field, "a b  c", 0, &opts), 0);
-    CHECK(td_calls_are(&dev, "input tap 440 2100\n"
-                             "input text a\n"
-                             "input keyevent 62\n"
-                             "input text b\n"
-                             "input keyevent 62 62\n"
-                             "input text c\n"));
+    CHECK_EQ_INT(adbc_act_type(NULL, dev.conn, field, "a b  c", 0, &o35), 0);
+    CHECK(td_calls_are(&dev, "cmd input tap 440 2100\n"
+                             "cmd input text a\n"
+                             "cmd input keyevent 62\n"
+                             "cmd input text b\n"
+                             "cmd input keyevent 62 62\n"
+                             "cmd input text c\n"));
     /* a command too long for a service name goes to sh on stdin */
     set_sdk(34);
     char *longtext = malloc(1500 * 4 + 1), *want = malloc(1500 * 5 + 32);
     longtext[0] = '\0';
-    strcpy(want, "input text ");
+    strcpy(want, "cmd input text ");
     for (int i = 0; i < 1500; i++) {
         strcat(longtext, i ? " abc" : "abc");
         strcat(want, i ? "%sabc" : "abc");
@@ -212,7 +215,7 @@ TEST(type_into_field)
     adbc_act_opts o = opts;
     o.sdk = 30;
     CHECK_EQ_INT(adbc_act_type_text(dev.conn, "a b", &o), 0);
-    CHECK(td_calls_are(&dev, "input text a%sb\n"));
+    CHECK(td_calls_are(&dev, "cmd input text a%sb\n"));
 }
 
 TEST(type_hostile_text)
@@ -221,17 +224,17 @@ TEST(type_hostile_text)
     static const struct {
         const char *text, *want;
     } cases[] = {
-        {"; touch /data/local/tmp/canary", "input text ';%stouch%s/data/local/tmp/canary'\n"},
-        {"a && touch /data/local/tmp/canary", "input text 'a%s&&%stouch%s/data/local/tmp/canary'\n"},
-        {"$(touch /data/local/tmp/canary)", "input text '$(touch%s/data/local/tmp/canary)'\n"},
-        {"`touch /data/local/tmp/canary`", "input text '`touch%s/data/local/tmp/canary`'\n"},
+        {"; touch /data/local/tmp/canary", "cmd input text ';%stouch%s/data/local/tmp/canary'\n"},
+        {"a && touch /data/local/tmp/canary", "cmd input text 'a%s&&%stouch%s/data/local/tmp/canary'\n"},
+        {"$(touch /data/local/tmp/canary)", "cmd input text '$(touch%s/data/local/tmp/canary)'\n"},
+        {"`touch /data/local/tmp/canary`", "cmd input text '`touch%s/data/local/tmp/canary`'\n"},
         {"'\"; touch /data/local/tmp/canary; \"'",
-         "input text ''\\''\";%stouch%s/data/local/tmp/canary;%s\"'\\'''\n"},
-        {"back\\slash\\n", "input text 'back\\slash\\n'\n"},
-        {"100%s sure", "input text 100%\ninput text s%ssure\n"},
-        {"x\ntouch /data/local/tmp/canary", "input text x\ninput keyevent 66\n"
-                                             "input text touch%s/data/local/tmp/canary\n"},
-        {"a|b>c<d", "input text 'a|b>c<d'\n"},
+         "cmd input text ''\\''\";%stouch%s/data/local/tmp/canary;%s\"'\\'''\n"},
+        {"back\\slash\\n", "cmd input text 'back\\slash\\n'\n"},
+        {"100%s sure", "cmd input text 100%\ncmd input text s%ssure\n"},
+        {"x\ntouch /data/local/tmp/canary", "cmd input text x\ncmd input keyevent 66\n"
+                                             "cmd input text touch%s/data/local/tmp/canary\n"},
+        {"a|b>c<d", "cmd input text 'a|b>c<d'\n"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         td_reset(&dev);
@@ -265,8 +268,8 @@ TEST(type_non_ascii)
     td_reset(&dev);
     CHECK_EQ_INT(adbc_act_type(NULL, dev.conn, field, "caf\xc3\xa9 $(x)", 1, &opts), 0);
     CHECK(td_calls_are(&dev, "dumpsys input_method\n"
-                             "input tap 440 2100\n"
-                             "input keyevent 123 67 67 67\n"
+                             "cmd input tap 440 2100\n"
+                             "cmd input keyevent 123 67 67 67\n"
                              "am broadcast -a ADB_INPUT_B64 --es msg Y2Fmw6kgJCh4KQ==\n"));
     td_drop(&dev, "packages");
     td_drop(&dev, "dumpsys-input_method");

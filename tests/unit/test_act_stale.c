@@ -2,7 +2,13 @@
 /* Verified acts against a changing screen: a snapshot is taken from the
  * test device's uiautomator stand-in, the stand-in is switched to another
  * dump, and the act must find the element again (same place, or moved) or
- * refuse with ADBC_ESTALE and send nothing. */
+ * refuse with ADBC_ESTALE and send nothing.
+ *
+ * The same rule with the frame check (adbc_act_opts.refs), on a second
+ * device playing a phone (--phone-profile): an unchanged screen gets its
+ * input with no fresh dump, and any change (the stand-in's page-flip count
+ * follows the screen it serves) falls back to the dump, so a moved element
+ * is tapped where it is now and a vanished one refused with nothing sent. */
 #include "t.h"
 
 #include "adbc/act.h"
@@ -46,15 +52,20 @@ static void serve(const char *xml)
     td_puts(&dev, "uiautomator.conf", "dump=screen.xml\n");
 }
 
-static const adbc_ui_ref *ref_of(const char *rid)
+static const adbc_ui_ref *ref_in(const adbc_ui_snap *s, const char *rid)
 {
-    const adbc_ui_reftab *t = adbc_ui_snap_refs(snap);
+    const adbc_ui_reftab *t = adbc_ui_snap_refs(s);
     for (size_t i = 1; i <= adbc_ui_reftab_count(t); i++) {
         const adbc_ui_ref *r = adbc_ui_reftab_get(t, (int)i);
         if (strcmp(r->resource_id, rid) == 0)
             return r;
     }
     return NULL;
+}
+
+static const adbc_ui_ref *ref_of(const char *rid)
+{
+    return ref_in(snap, rid);
 }
 
 TEST(setup)
@@ -76,7 +87,7 @@ TEST(unchanged_screen_acts_in_place)
     adbc_act_where w = {0};
     CHECK_EQ_INT(adbc_act_tap(&w, dev.conn, ref_of("com.chat:id/send"), &vopts), 0);
     CHECK(w.how == ADBC_ACT_SAME && w.x == 950 && w.y == 2100);
-    CHECK(td_calls_are(&dev, "input tap 950 2100\n"));
+    CHECK(td_calls_are(&dev, "cmd input tap 950 2100\n"));
 }
 
 TEST(moved_element_acts_at_new_place)
@@ -101,12 +112,12 @@ TEST(moved_element_acts_at_new_place)
     plain.verify = 0;
     CHECK_EQ_INT(adbc_act_tap(&w, dev.conn, send, &plain), 0);
     CHECK(w.how == ADBC_ACT_UNVERIFIED && w.x == 950 && w.y == 2100);
-    CHECK(td_calls_are(&dev, "input tap 950 1300\n"
-                             "input swipe 950 1300 950 1300 1000\n"
-                             "input tap 440 1300\n"
-                             "input keyevent 123 67 67 67 67 67\n"
-                             "input text hi%sthere\n"
-                             "input tap 950 2100\n"));
+    CHECK(td_calls_are(&dev, "cmd input tap 950 1300\n"
+                             "cmd input swipe 950 1300 950 1300 1000\n"
+                             "cmd input tap 440 1300\n"
+                             "cmd input keyevent 123 67 67 67 67 67\n"
+                             "cmd input text hi%sthere\n"
+                             "cmd input tap 950 2100\n"));
 }
 
 TEST(vanished_element_refuses)
@@ -143,7 +154,7 @@ TEST(duplicated_element_refuses)
     /* the field is still unique: acting on it works */
     td_reset(&dev);
     CHECK_EQ_INT(adbc_act_tap(NULL, dev.conn, ref_of("com.chat:id/msg"), &vopts), 0);
-    CHECK(td_calls_are(&dev, "input tap 440 1300\n"));
+    CHECK(td_calls_are(&dev, "cmd input tap 440 1300\n"));
 }
 
 TEST(dump_failure_is_not_an_act)
@@ -157,10 +168,155 @@ TEST(dump_failure_is_not_an_act)
     CHECK(td_calls_are(&dev, ""));
 }
 
+/* ---- with the frame check, on a device with a phone's costs ---- */
+
+static td phone;
+static adbc_ui_snap *psnap;
+
+static int dumps(const td *t)
+{
+    char *s = td_get(t, "uiautomator.count", NULL);
+    int n = s ? atoi(s) : 0;
+    free(s);
+    return n;
+}
+
+/* Observe screen xml on the phone (its refs, with their frame mark, in
+ * psnap), then serve next; *o the verified options with the table. */
+static int phone_observe(const char *xml, const char *next, adbc_act_opts *o)
+{
+    td_puts(&phone, "screen.xml", xml);
+    td_puts(&phone, "uiautomator.conf", "dump=screen.xml\n");
+    adbc_ui_snap_free(psnap);
+    psnap = NULL;
+    if (adbc_ui_snapshot(&psnap, phone.conn, NULL) != 0)
+        return -1;
+    if (next)
+        td_puts(&phone, "screen.xml", next);
+    td_reset(&phone);
+    td_drop(&phone, "commands");
+    *o = vopts;
+    o->refs = adbc_ui_snap_refs(psnap);
+    return 0;
+}
+
+static const adbc_ui_ref *pref(const char *rid)
+{
+    return ref_in(psnap, rid);
+}
+
+TEST(phone_setup)
+{
+    static const char *const args[] = {"--phone-profile", NULL};
+    CHECK_EQ_INT(td_start(&phone, args), 0);
+}
+
+TEST(phone_unchanged_screen_needs_no_dump)
+{
+    adbc_act_opts o;
+    CHECK_EQ_INT(phone_observe(screen_a, NULL, &o), 0);
+    CHECK_EQ_INT(strlen(adbc_ui_reftab_frame(o.refs)), 8);
+    int before = dumps(&phone);
+    adbc_act_where w = {0};
+    CHECK_EQ_INT(adbc_act_tap(&w, phone.conn, pref("com.chat:id/send"), &o), 0);
+    CHECK(w.how == ADBC_ACT_UNCHANGED && w.x == 950 && w.y == 2100);
+    CHECK(td_calls_are(&phone, "cmd input tap 950 2100\n"));
+    CHECK_EQ_INT(dumps(&phone), before);
+    /* what the device ran for the act: the frame check, then the input */
+    char *cmds = td_get(&phone, "commands", NULL);
+    CHECK(cmds && strcmp(cmds, "service\ncmd_input\n") == 0);
+    free(cmds);
+    /* the tap drew a frame: the same refs now go through a fresh dump */
+    CHECK_EQ_INT(adbc_act_tap(&w, phone.conn, pref("com.chat:id/send"), &o), 0);
+    CHECK(w.how == ADBC_ACT_SAME && w.x == 950 && w.y == 2100);
+    CHECK_EQ_INT(dumps(&phone), before + 1);
+}
+
+TEST(phone_moved_element_acts_at_new_place)
+{
+    adbc_act_opts o;
+    CHECK_EQ_INT(phone_observe(screen_a, screen_moved, &o), 0);
+    int before = dumps(&phone);
+    adbc_act_where w = {0};
+    const adbc_ui_ref *send = pref("com.chat:id/send");
+    CHECK_EQ_INT(adbc_act_tap(&w, phone.conn, send, &o), 0);
+    CHECK(w.how == ADBC_ACT_MOVED && w.x == 950 && w.y == 1300 && w.ref == send->ref);
+    CHECK_EQ_INT(dumps(&phone), before + 1);
+    CHECK(td_calls_are(&phone, "cmd input tap 950 1300\n"));
+    /* typing: the field moved too; its clear count comes from the fresh dump */
+    CHECK_EQ_INT(phone_observe(screen_a, screen_moved, &o), 0);
+    CHECK_EQ_INT(adbc_act_type(&w, phone.conn, pref("com.chat:id/msg"), "hi", 1, &o), 0);
+    CHECK(w.how == ADBC_ACT_MOVED && w.x == 440 && w.y == 1300);
+    CHECK(td_calls_are(&phone, "cmd input tap 440 1300\n"
+                               "cmd input keyevent 123 67 67 67 67 67\n"
+                               "cmd input text hi\n"));
+}
+
+TEST(phone_vanished_element_refuses)
+{
+    adbc_act_opts o;
+    CHECK_EQ_INT(phone_observe(screen_a, screen_gone, &o), 0);
+    adbc_act_where w = {0};
+    CHECK_EQ_INT(adbc_act_tap(&w, phone.conn, pref("com.chat:id/send"), &o), ADBC_ESTALE);
+    CHECK(strstr(adbc_last_error(), "nothing was sent"));
+    CHECK_EQ_INT(adbc_act_scroll(&w, phone.conn, pref("com.chat:id/send"), ADBC_DIR_DOWN, &o),
+                 ADBC_ESTALE);
+    CHECK(td_calls_are(&phone, ""));
+}
+
+TEST(phone_unknown_mark_verifies)
+{
+    /* A device that refuses the page-flip call: no mark, so every act
+     * verifies by a dump, as without the check. */
+    td_puts(&phone, "service.out", "Result: Parcel(Error: 0xffffffb5 \"Permission denied\")\n");
+    adbc_act_opts o;
+    CHECK_EQ_INT(phone_observe(screen_a, screen_moved, &o), 0);
+    CHECK_STR(adbc_ui_reftab_frame(o.refs), "");
+    int before = dumps(&phone);
+    adbc_act_where w = {0};
+    CHECK_EQ_INT(adbc_act_tap(&w, phone.conn, pref("com.chat:id/send"), &o), 0);
+    CHECK(w.how == ADBC_ACT_MOVED && w.y == 1300);
+    CHECK_EQ_INT(dumps(&phone), before + 1);
+    td_drop(&phone, "service.out");
+    /* A record that is not the table's own (a copy): no shortcut either. */
+    CHECK_EQ_INT(phone_observe(screen_a, NULL, &o), 0);
+    adbc_ui_ref copy = *pref("com.chat:id/send");
+    before = dumps(&phone);
+    CHECK_EQ_INT(adbc_act_tap(&w, phone.conn, &copy, &o), 0);
+    CHECK(w.how == ADBC_ACT_SAME);
+    CHECK_EQ_INT(dumps(&phone), before + 1);
+}
+
+TEST(phone_observe_one_round_trip)
+{
+    td_puts(&phone, "dumpsys-activity-activities",
+            "  topResumedActivity=ActivityRecord{5d1b2c0 u0 com.chat/.MainActivity t42}\n");
+    td_puts(&phone, "uiautomator.conf", "dump=screen.xml\n");
+    td_drop(&phone, "commands");
+    adbc_ui_snap *s = NULL;
+    char *act = NULL, *pkg = NULL;
+    CHECK_EQ_INT(adbc_act_observe(&s, &act, &pkg, phone.conn, NULL), 0);
+    CHECK(s && act && pkg);
+    CHECK_STR(act, "com.chat/.MainActivity");
+    CHECK_STR(pkg, "com.chat");
+    CHECK_EQ_INT(strlen(adbc_ui_reftab_frame(adbc_ui_snap_refs(s))), 8);
+    /* one dump, one dumpsys beside it, the frame mark after it */
+    char *cmds = td_get(&phone, "commands", NULL);
+    CHECK(cmds && strstr(cmds, "uiautomator_dump") && strstr(cmds, "dumpsys") &&
+          strstr(cmds, "service"));
+    CHECK(cmds && !strstr(strstr(cmds, "dumpsys") + 1, "dumpsys"));
+    free(cmds);
+    free(act);
+    free(pkg);
+    adbc_ui_snap_free(s);
+}
+
 TEST(teardown)
 {
     adbc_ui_snap_free(snap);
+    adbc_ui_snap_free(psnap);
     td_stop(&dev);
+    td_stop(&phone);
 }
 
 int main(void)
@@ -176,6 +332,14 @@ int main(void)
     RUN(vanished_element_refuses);
     RUN(duplicated_element_refuses);
     RUN(dump_failure_is_not_an_act);
+    RUN(phone_setup);
+    if (phone.conn) {
+        RUN(phone_unchanged_screen_needs_no_dump);
+        RUN(phone_moved_element_acts_at_new_place);
+        RUN(phone_vanished_element_refuses);
+        RUN(phone_unknown_mark_verifies);
+        RUN(phone_observe_one_round_trip);
+    }
     RUN(teardown);
     return T_DONE();
 }

@@ -38,7 +38,7 @@ TEST(defaults)
     CHECK_EQ_INT(c.usb, 1);
     CHECK_EQ_INT(c.call_ms, 30000);
     CHECK_EQ_INT(c.connect_ms, 10000);
-    CHECK_EQ_INT(c.settle_ms, 500);
+    CHECK_EQ_INT(c.settle_ms, 0);
     CHECK_EQ_INT(c.nallow, 0);
     CHECK(c.default_serial == NULL && c.screenshot_dir == NULL);
     CHECK(!mcp_config_allowed(&c, "ABC"));

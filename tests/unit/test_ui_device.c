@@ -61,11 +61,12 @@ static int run_script(const char *cmd, char **out, size_t *len, int limit_ms)
         dup2(fds[1], 1);
         close(fds[0]);
         close(fds[1]);
-        char path[4200], ctlenv[400], tmpenv[400];
+        char path[4200], ctlenv[400], tmpenv[400], root[4200];
         snprintf(path, sizeof path, "PATH=%s:/usr/bin:/bin", bindir);
         snprintf(ctlenv, sizeof ctlenv, "ADBC_TEST_CTL=%s", ctl);
         snprintf(tmpenv, sizeof tmpenv, "TMPDIR=%s", tdir);
-        char *envp[] = {path, ctlenv, tmpenv, NULL};
+        snprintf(root, sizeof root, "ANDROID_ROOT=%.4000s/..", bindir);
+        char *envp[] = {path, ctlenv, tmpenv, root, NULL};
         execle("/bin/sh", "sh", "-c", cmd, (char *)NULL, envp);
         _exit(127);
     }
@@ -132,9 +133,9 @@ TEST(serves_the_dump_byte_for_byte)
     snprintf(dst, sizeof dst, "%s/d.xml", ctl);
     setup("dump=d.xml\n");
     write_file(dst, xml, xn);
-    char cmd[1024], *out;
+    char cmd[2048], *out;
     size_t len, off;
-    CHECK_EQ_INT(ui_dump_command(cmd, sizeof cmd, "n0nce", 3, 0), 0);
+    CHECK_EQ_INT(ui_dump_command(cmd, sizeof cmd, "n0nce", 3, 0, NULL), 0);
     CHECK_EQ_INT(run_script(cmd, &out, &len, 10000), 0);
     CHECK_EQ_INT(ui_dump_split(&off, out, len, "n0nce"), 0);
     CHECK_EQ_INT(len - off, xn);
@@ -154,9 +155,9 @@ TEST(retries_after_uiautomator_errors)
     char dst[400];
     snprintf(dst, sizeof dst, "%s/d.xml", ctl);
     write_file(dst, "<node text=\"x\"/>", 16);
-    char cmd[1024], *out;
+    char cmd[2048], *out;
     size_t len, off;
-    CHECK_EQ_INT(ui_dump_command(cmd, sizeof cmd, "abc", 3, 0), 0);
+    CHECK_EQ_INT(ui_dump_command(cmd, sizeof cmd, "abc", 3, 0, NULL), 0);
     CHECK_EQ_INT(run_script(cmd, &out, &len, 10000), 0);
     CHECK_EQ_INT(count_runs(), 3);
     CHECK(strstr(out, "@adbc-ui-abc fail 1 \nERROR: null root node returned by UiTestAutomationBridge.\n"
@@ -169,7 +170,7 @@ TEST(retries_after_uiautomator_errors)
     /* Two runs allowed: both fail, no ok marker, and the device file is gone. */
     setup("dump=d.xml\nfail=5\n");
     write_file(dst, "<node text=\"x\"/>", 16);
-    CHECK_EQ_INT(ui_dump_command(cmd, sizeof cmd, "abc", 2, 0), 0);
+    CHECK_EQ_INT(ui_dump_command(cmd, sizeof cmd, "abc", 2, 0, NULL), 0);
     CHECK_EQ_INT(run_script(cmd, &out, &len, 10000), 0);
     CHECK_EQ_INT(count_runs(), 2);
     CHECK_EQ_INT(ui_dump_split(&off, out, len, "abc"), -1);
@@ -184,9 +185,9 @@ TEST(idle_errors_switch_to_compressed)
     char dst[400];
     snprintf(dst, sizeof dst, "%s/d.xml", ctl);
     write_file(dst, "<node text=\"y\"/>", 16);
-    char cmd[1024], *out;
+    char cmd[2048], *out;
     size_t len, off;
-    CHECK_EQ_INT(ui_dump_command(cmd, sizeof cmd, "q", 3, 0), 0);
+    CHECK_EQ_INT(ui_dump_command(cmd, sizeof cmd, "q", 3, 0, NULL), 0);
     CHECK_EQ_INT(run_script(cmd, &out, &len, 10000), 0);
     CHECK_EQ_INT(count_runs(), 2);
     char *log = log_text();
@@ -201,7 +202,7 @@ TEST(idle_errors_switch_to_compressed)
     /* Asked for from the start. */
     setup("dump=d.xml\n");
     write_file(dst, "<node text=\"y\"/>", 16);
-    CHECK_EQ_INT(ui_dump_command(cmd, sizeof cmd, "q", 3, 1), 0);
+    CHECK_EQ_INT(ui_dump_command(cmd, sizeof cmd, "q", 3, 1, NULL), 0);
     CHECK_EQ_INT(run_script(cmd, &out, &len, 10000), 0);
     log = log_text();
     CHECK(strstr(log, "1 dump --compressed /") != NULL);
@@ -215,13 +216,76 @@ TEST(empty_file_counts_as_failure)
     char dst[400];
     snprintf(dst, sizeof dst, "%s/d.xml", ctl);
     write_file(dst, "<node/>", 7);
-    char cmd[1024], *out;
+    char cmd[2048], *out;
     size_t len, off;
-    CHECK_EQ_INT(ui_dump_command(cmd, sizeof cmd, "e", 2, 0), 0);
+    CHECK_EQ_INT(ui_dump_command(cmd, sizeof cmd, "e", 2, 0, NULL), 0);
     CHECK_EQ_INT(run_script(cmd, &out, &len, 10000), 0);
     CHECK_EQ_INT(ui_dump_split(&off, out, len, "e"), -1);
     CHECK(strstr(out, "UI hierchary dumped to:") != NULL);
     free(out);
+}
+
+/* The frame mark read after the dump and a side command run beside it come
+ * back in front of the XML, which stays byte for byte. */
+TEST(frame_mark_and_side_output)
+{
+    setup("dump=d.xml\n");
+    char dst[400];
+    snprintf(dst, sizeof dst, "%s/d.xml", ctl);
+    write_file(dst, "<node text=\"z\"/>", 16);
+    char cmd[2048], *out, frame[9];
+    size_t len, off, sn;
+    const char *side;
+    CHECK_EQ_INT(ui_dump_command(cmd, sizeof cmd, "fm", 3, 0, "echo side-said; echo two"), 0);
+    CHECK_EQ_INT(run_script(cmd, &out, &len, 10000), 0);
+    CHECK_EQ_INT(ui_dump_split(&off, out, len, "fm"), 0);
+    CHECK_STR(out + off, "<node text=\"z\"/>");
+    ui_dump_extras(frame, &side, &sn, out, off, "fm");
+    CHECK_EQ_INT(strlen(frame), 8);
+    CHECK(side != NULL && sn == 14 && memcmp(side, "side-said\ntwo\n", 14) == 0);
+    CHECK(tmp_is_empty()); /* the side file is removed too */
+    /* Another screen, another mark (the stand-in's count follows the dump). */
+    char first[9];
+    memcpy(first, frame, sizeof first);
+    free(out);
+    write_file(dst, "<node text=\"w\"/>", 16);
+    CHECK_EQ_INT(run_script(cmd, &out, &len, 10000), 0);
+    CHECK_EQ_INT(ui_dump_split(&off, out, len, "fm"), 0);
+    ui_dump_extras(frame, &side, &sn, out, off, "fm");
+    CHECK(strlen(frame) == 8 && strcmp(frame, first) != 0);
+    free(out);
+    /* A device that refuses the call: the mark is unknown, the dump stands. */
+    char so[400];
+    snprintf(so, sizeof so, "%s/service.out", ctl);
+    write_file(so, "Result: Parcel(Error: 0xffffffb5 \"Permission denied\")\n", 54);
+    CHECK_EQ_INT(ui_dump_command(cmd, sizeof cmd, "fm", 3, 0, NULL), 0);
+    CHECK_EQ_INT(run_script(cmd, &out, &len, 10000), 0);
+    CHECK_EQ_INT(ui_dump_split(&off, out, len, "fm"), 0);
+    ui_dump_extras(frame, &side, &sn, out, off, "fm");
+    CHECK_STR(frame, "");
+    CHECK(side == NULL);
+    free(out);
+}
+
+TEST(extras_edge_cases)
+{
+    char frame[9];
+    const char *side;
+    size_t sn;
+    static const char *const bad[] = {
+        "@adbc-ui-n frame \n",                                  /* no answer at all */
+        "@adbc-ui-n frame Result: Parcel(0000a3f\n",            /* cut short */
+        "@adbc-ui-n frame Result: Parcel(0000A3F1    '....')\n", /* not as printed */
+        "@adbc-ui-n frame Result: Parcel(0000a3f1 00000001 '........')\n",
+        "@adbc-ui-nn frame Result: Parcel(0000a3f1    '....')\n", /* another nonce */
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        ui_dump_extras(frame, &side, &sn, bad[i], strlen(bad[i]), "n");
+        CHECK_STR(frame, i == 3 ? "0000a3f1" : "");
+    }
+    const char *good = "@adbc-ui-n frame Result: Parcel(0000a3f1    '....')\n";
+    ui_dump_extras(frame, &side, &sn, good, strlen(good), "n");
+    CHECK_STR(frame, "0000a3f1");
 }
 
 TEST(split_edge_cases)
@@ -253,6 +317,8 @@ int main(void)
     RUN(retries_after_uiautomator_errors);
     RUN(idle_errors_switch_to_compressed);
     RUN(empty_file_counts_as_failure);
+    RUN(frame_mark_and_side_output);
+    RUN(extras_edge_cases);
     RUN(split_edge_cases);
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmp);

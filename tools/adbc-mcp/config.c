@@ -20,7 +20,7 @@ void mcp_config_init(mcp_config *cfg)
     cfg->usb = 1;
     cfg->call_ms = 30000;
     cfg->connect_ms = 10000;
-    cfg->settle_ms = 500;
+    cfg->settle_ms = 0; /* uiautomator dump waits for an idle UI itself */
 }
 
 static void free_list(char **v, size_t n)

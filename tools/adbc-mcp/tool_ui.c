@@ -60,7 +60,8 @@ void ui_after_act(mcp_call *c)
     if (settle > call_remaining(c) / 2)
         settle = call_remaining(c) / 2;
     struct timespec ts = {settle / 1000, (long)(settle % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
+    if (settle > 0)
+        nanosleep(&ts, NULL);
     ops_ctx oc;
     ctx(c, &oc);
     if (ops_snapshot(&oc) != 0) {

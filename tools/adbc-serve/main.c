@@ -76,7 +76,7 @@ int main(int argc, char **argv)
     static serve s;
     s.call_ms = 30000;
     s.busy_ms = 5000;
-    s.settle_ms = 300;
+    s.settle_ms = 0; /* uiautomator dump waits for an idle UI itself */
     s.connect_ms = 10000;
     s.conn_timeout_s = 10;
     s.body_max = 1 << 20;

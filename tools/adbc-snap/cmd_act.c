@@ -6,8 +6,8 @@
  * are verified by default: a fresh dump must show the element (in place, or
  * moved but unmistakable) or the act is refused with exit status 3 and
  * nothing is sent. --snapshot prints the screen after the act (after
- * --settle MS, default 500) and saves its refs, which is what an agent
- * wants to read next. What was done is said on stderr (-q: silent);
+ * --settle MS, default 0: uiautomator dump waits for an idle UI itself)
+ * and saves its refs, which is what an agent wants to read next. What was done is said on stderr (-q: silent);
  * stdout carries only data.
  *
  * The acts themselves are tools/ops' core (ops_act_run), the same ones
@@ -43,7 +43,7 @@ static int parse(act_args *a, const snap_cmd *cmd, int argc, char **argv, unsign
 {
     memset(a, 0, sizeof *a);
     a->verify = 1;
-    a->settle_ms = 500;
+    a->settle_ms = 0; /* uiautomator dump waits for an idle UI itself */
     a->pos = calloc((size_t)argc + 1, sizeof *a->pos);
     if (!a->pos)
         return SNAP_EXIT_FAIL;
@@ -174,7 +174,7 @@ static int on_ref(snap_ctx *ctx, int argc, char **argv, ref_act kind)
     static const ops_action action[] = {[R_TAP] = OPS_TAP, [R_LONG] = OPS_LONG_PRESS,
                                         [R_SCROLL] = OPS_SCROLL, [R_TYPE] = OPS_TYPE};
     ops_act act = {.action = action[kind], .ref = ref->ref, .elem = ref, .no_verify = !a.verify,
-                   .ms = 1000, .dir = dir, .dir_name = kind == R_SCROLL ? a.pos[1] : NULL,
+                   .elem_refs = tab, .ms = 1000, .dir = dir, .dir_name = kind == R_SCROLL ? a.pos[1] : NULL,
                    .clear = a.clear};
     char *text = NULL;
     if (kind == R_TYPE && !(act.text = text = snap_join(a.npos, a.pos, 1))) {

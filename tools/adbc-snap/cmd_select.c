@@ -29,7 +29,7 @@ int snap_tap_select(snap_ctx *ctx, const snap_cmd *cmd, int argc, char **argv)
 {
     ops_sel sel = {0};
     int show = 0, json = 0;
-    long settle = 500;
+    long settle = 0; /* uiautomator dump waits for an idle UI itself */
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
         const char **field = strcmp(s, "--text") == 0 ? &sel.text

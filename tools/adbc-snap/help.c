@@ -253,7 +253,7 @@ static const snap_help help_table[] = {
      "Every act takes:\n"
      "  --snapshot    print the screen after the act (and save its refs)\n"
      "  --json        the same as JSON; errors as JSON too\n"
-     "  --settle MS   wait before that snapshot (default 500)\n"
+     "  --settle MS   wait before that snapshot (default 0: the dump waits for an idle UI)\n"
      "  --no-verify   act on the saved coordinates without checking"},
     {"tap-xy", "Taps the point X Y (pixels). Takes the options of `tap`."},
     {"tap-grid",

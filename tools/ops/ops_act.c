@@ -51,6 +51,10 @@ void ops_act_opts(const ops_ctx *c, adbc_act_opts *o, adbc_ui_opts *uo)
     o->timeout_ms = ops_remaining(c);
     o->verify = 1; /* acts on refs always find the element again first */
     o->ui = uo;
+    /* The latest snapshot's table carries the device's frame mark: an act
+     * on one of its refs on a screen that drew nothing since needs no fresh
+     * dump (adbc_act_opts.refs). */
+    o->refs = *c->last ? adbc_ui_snap_refs(*c->last) : NULL;
 }
 
 const adbc_ui_ref *ops_ref(ops_ctx *c, int ref)
@@ -84,6 +88,7 @@ static const adbc_ui_ref *element(ops_ctx *c, const ops_act *a, adbc_act_opts *o
 {
     if (a->elem) {
         o->verify = !a->no_verify;
+        o->refs = a->elem_refs;
         return a->elem;
     }
     if (a->has_sel) {

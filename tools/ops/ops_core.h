@@ -103,6 +103,8 @@ typedef struct ops_act {
     int has_sel;
     ops_sel sel;
     const adbc_ui_ref *elem; /* the element's record itself (ref is then its number) */
+    const adbc_ui_reftab *elem_refs; /* the table elem is in (its frame mark lets a verified
+                                        act skip the fresh dump on an unchanged screen) */
     int no_verify;         /* act on the record without finding it again first */
     int has_xy, x, y;      /* tap at a point */
     const char *cell;      /* tap a grid cell */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Observing: a snapshot kept as the device's latest (its refs are what acts
  * take), its text, and the atomic observation: the resumed activity and
- * the screen of one moment. */
+ * the screen of one moment, in one round trip (adbc_act_observe). */
 #include "ops_core.h"
 
 #include <stdlib.h>
@@ -39,14 +39,16 @@ int ops_observe_take(ops_ctx *c, char **activity, char **package)
 {
     *activity = *package = NULL;
     char *act = NULL, *pkg = NULL;
-    int rc = adbc_app_top(&act, &pkg, c->conn, ops_remaining(c));
+    adbc_ui_opts uo;
+    adbc_ui_opts_init(&uo);
+    uo.timeout_ms = ops_remaining(c);
+    adbc_ui_snap *snap = NULL;
+    /* One round trip: the activity's dumpsys runs beside the dump. */
+    int rc = adbc_act_observe(&snap, &act, &pkg, c->conn, &uo);
     if (rc < 0)
-        return ops_fail_adbc(&c->err, rc, "observe (the resumed activity)");
-    if (ops_snapshot(c) < 0) {
-        adbc_free(act);
-        adbc_free(pkg);
-        return -1;
-    }
+        return ops_fail_adbc(&c->err, rc, "observe");
+    adbc_ui_snap_free(*c->last);
+    *c->last = snap;
     *activity = act;
     *package = pkg;
     return 0;
