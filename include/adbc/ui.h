@@ -129,7 +129,9 @@ ADBC_API const char *adbc_ui_reftab_snapshot_id(const adbc_ui_reftab *t);
 ADBC_API int64_t adbc_ui_reftab_timestamp(const adbc_ui_reftab *t);
 
 /* The device's frame mark when the table's dump was taken: the display's
- * page-flip count as 8 hex digits, "" when the device did not say. A
+ * page-flip count as 8 hex digits, ':' and the boot id ("0000a3f1:9c1e...";
+ * the id is empty when the device did not give it), "" when the device did
+ * not give the count. A
  * verified act on one of the table's refs (adbc_act_opts.refs) compares it
  * with the count just before its input, in the same round trip: no frame
  * drawn since means the screen is the one dumped, and no fresh dump is

@@ -3,8 +3,9 @@
  * act on a stale ref sends nothing.
  *
  * Two ways, the cheap one first. When the ref's table carries the device's
- * frame mark (the page-flip count read right after its dump), one script
- * reads the count again and sends the input only if it is unchanged: no
+ * frame mark (the page-flip count and the boot id, read right after its
+ * dump), one script reads them again and sends the input only if they are
+ * unchanged: no
  * frame drawn means the screen is the one the ref was read from, and the
  * act costs its input plus one `service call`, in one round trip. Any other
  * answer (a frame drawn, no mark, a device that does not say) means a fresh
@@ -79,16 +80,6 @@ int act_resolve(adbc_act_where *where, const adbc_ui_ref **now, adbc_ui_snap **s
  * script prints the changed marker and sends nothing. */
 #define CHANGED "@adbc-act-changed"
 
-static int frame_ok(const char *f)
-{
-    if (strlen(f) != 8)
-        return 0;
-    for (int i = 0; i < 8; i++)
-        if (!((f[i] >= '0' && f[i] <= '9') || (f[i] >= 'a' && f[i] <= 'f')))
-            return 0;
-    return 1;
-}
-
 /* 1: sent (rc 0) or failed (rc < 0) on the unchanged screen; 0: the screen
  * changed or the check could not be made, nothing sent. */
 static int unchanged_run(int *rc, adbc_conn *c, const char *frame, const char *cmd,
@@ -96,8 +87,10 @@ static int unchanged_run(int *rc, adbc_conn *c, const char *frame, const char *c
 {
     const char *pre = act_input_prefix(c, act_left(deadline));
     core_buf b = {0};
-    core_buf_printf(&b, "%scase $(" UI_FRAME_COMMAND ") in 'Result: Parcel(%s '*) %s;; "
-                   "*) echo " CHANGED ";; esac", pre, frame, cmd);
+    /* frame is "COUNT:BOOT" (ui_frame_valid: hex digits and dashes only). */
+    core_buf_printf(&b, "%scase \"$(" UI_FRAME_COMMAND ")|$(" UI_BOOT_COMMAND ")\" in "
+                   "'Result: Parcel(%.8s '*'|%s') %s;; *) echo " CHANGED ";; esac", pre, frame,
+                   frame + 9, cmd);
     char *line;
     *rc = act_buf_take(&b, &line);
     if (*rc < 0)
@@ -124,7 +117,7 @@ int act_on_ref(adbc_act_where *where, adbc_conn *c, const adbc_ui_ref *ref,
     /* The fast way needs the ref's own table (the record must be the one
      * the table holds, not a look-alike) and a frame mark in it. */
     const char *frame = o->verify && o->refs ? adbc_ui_reftab_frame(o->refs) : "";
-    if (frame_ok(frame) && adbc_ui_reftab_get(o->refs, ref->ref) == ref) {
+    if (ui_frame_valid(frame) && adbc_ui_reftab_get(o->refs, ref->ref) == ref) {
         char *cmd;
         int rc = build(&cmd, ref, user);
         if (rc < 0)

@@ -29,12 +29,14 @@
  * up in Output::postFramebuffer for every frame presented), and prints it
  * before the XML:
  *
- *   @adbc-ui-NONCE frame Result: Parcel(0000a3f1    '....')
+ *   @adbc-ui-NONCE frame Result: Parcel(0000a3f1    '....')|BOOT-ID
  *
  * An act on one of the snapshot's refs compares it with the count just
  * before its input (lib/act/verify.c): no frame since means the screen is
- * still the one dumped. A device that does not answer so leaves the mark
- * unknown and acts verify by a fresh dump, as without it.
+ * still the one dumped. The boot id beside it (/proc/sys/kernel/random/
+ * boot_id) tells a restarted SurfaceFlinger's count from the old one. A
+ * device that does not answer so leaves the mark unknown and acts verify
+ * by a fresh dump, as without it.
  *
  * A side command (the resumed activity, for an observation) runs in the
  * background from the start, beside the dump, and what it printed comes
@@ -107,8 +109,8 @@ int ui_dump_command(char *cmd, size_t cap, const char *nonce, int attempts, int 
         "while [ $i -lt %d ]; do i=$((i+1)); rm -f \"$f\"; "
         "o=$(uiautomator dump $m \"$f\" 2>&1); "
         "if [ -s \"$f\" ]; then case $o in *ERROR*) ;; *) "
-        "s=$(" UI_FRAME_COMMAND "); %s"
-        "echo \"" MARK "%s frame $s\"; "
+        "s=$(" UI_FRAME_COMMAND "); b=$(" UI_BOOT_COMMAND "); %s"
+        "echo \"" MARK "%s frame $s|$b\"; "
         "echo \"" MARK "%s ok $i $m\"; cat \"$f\"; rm -f \"$f\"; exit 0;; esac; fi; "
         "echo \"" MARK "%s fail $i $m\"; printf '%%s\\n' \"$o\"; "
         "case $o in *idle*) m=--compressed;; esac; "
@@ -145,7 +147,22 @@ static const char *marker_line(const char *out, size_t len, const char *nonce, c
     return NULL;
 }
 
-void ui_dump_extras(char frame[9], const char **side, size_t *side_len, const char *out,
+int ui_frame_valid(const char *f)
+{
+    size_t n = strlen(f);
+    if (n < 9 || n > 9 + 36 || f[8] != ':')
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        char ch = f[i];
+        if (i == 8)
+            continue;
+        if (!((ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f') || (i > 8 && ch == '-')))
+            return 0;
+    }
+    return 1;
+}
+
+void ui_dump_extras(char frame[UI_FRAME_LEN], const char **side, size_t *side_len, const char *out,
                     size_t xml_off, const char *nonce)
 {
     frame[0] = '\0';
@@ -165,9 +182,16 @@ void ui_dump_extras(char frame[9], const char **side, size_t *side_len, const ch
             char ch = v[wl + i];
             ok = (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f');
         }
-        if (ok) {
+        /* "|" and the boot id close the line (the script prints both). */
+        const char *bar = ok ? memrchr(v, '|', vl) : NULL;
+        size_t bl = bar ? vl - (size_t)(bar + 1 - v) : 0;
+        if (bar && bl <= 36) {
             memcpy(frame, v + wl, 8);
-            frame[8] = '\0';
+            frame[8] = ':';
+            memcpy(frame + 9, bar + 1, bl);
+            frame[9 + bl] = '\0';
+            if (!ui_frame_valid(frame))
+                frame[0] = '\0';
         }
     }
     const char *sl = marker_line(out, xml_off, nonce, "side", &ro, &ll);
@@ -249,7 +273,7 @@ static void make_nonce(char out[17])
 
 /* One round trip. On success *mem holds the whole output (malloc'd) and
  * the XML is (*mem)[*off .. *off + *len). */
-static int fetch(char **mem, size_t *off, size_t *len, char frame[9], char **side_out,
+static int fetch(char **mem, size_t *off, size_t *len, char frame[UI_FRAME_LEN], char **side_out,
                  adbc_conn *c, const adbc_ui_opts *o, const char *side, int timeout_ms)
 {
     char nonce[17], cmd[2048];
@@ -318,7 +342,7 @@ int adbc_ui_dump(char **xml, size_t *len, adbc_conn *c, const adbc_ui_opts *opts
     adbc_ui_opts o;
     if (effective(&o, opts) < 0)
         return ADBC_EINVAL;
-    char *mem, frame[9];
+    char *mem, frame[UI_FRAME_LEN];
     size_t off, n;
     int rc = fetch(&mem, &off, &n, frame, NULL, c, &o, NULL, o.timeout_ms);
     if (rc < 0)
@@ -375,7 +399,7 @@ int ui_snapshot_with(adbc_ui_snap **out, char **side_out, adbc_conn *c, const ad
         if (left == 0)
             return core_fail(ADBC_ETIMEDOUT, "no whole dump within %d ms: %s", o.timeout_ms,
                              damage[0] ? damage : "time ran out");
-        char *mem, frame[9];
+        char *mem, frame[UI_FRAME_LEN];
         size_t off, n;
         if (side_out) {
             core_free(*side_out);

@@ -6,7 +6,7 @@
  *   adbc-reftab 1
  *   id 9f0c3a5e7b1d2468
  *   timestamp 1732190000000
- *   frame 0000a3f1          (the frame mark; "-" when unknown)
+ *   frame 0000a3f1:BOOT-ID  (the frame mark; "-" when unknown)
  *   count 2
  *   1 <TAB> x1 y1 x2 y2 <TAB> x y <TAB> states window <TAB> exact identity
  *     <TAB> class resource-id text desc package      (all fields TAB-separated)
@@ -290,11 +290,8 @@ static int parse(adbc_ui_reftab *t, char *b, size_t n, const char *path)
         field(&p, end, ' ') == NULL || !(fr = field(&p, end, '\n')) ||
         field(&p, end, ' ') == NULL || !(cnt = field(&p, end, '\n')))
         return bad(path, "header cut short");
-    /* The frame mark: 8 lowercase hex digits, or "-". */
-    int frame_ok = strcmp(fr, "-") == 0 || strlen(fr) == 8;
-    for (size_t i = 0; frame_ok && fr[0] != '-' && i < 8; i++)
-        frame_ok = (fr[i] >= '0' && fr[i] <= '9') || (fr[i] >= 'a' && fr[i] <= 'f');
-    if (!frame_ok)
+    /* The frame mark (ui_observe.h), or "-". */
+    if (strcmp(fr, "-") != 0 && !ui_frame_valid(fr))
         return bad(path, "bad frame line");
     snprintf(t->frame, sizeof t->frame, "%s", fr[0] == '-' ? "" : fr);
     uint64_t idv;

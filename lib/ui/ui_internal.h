@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "adbc/ui.h"
+#include "ui/ui_observe.h"
 
 #define UI_NONE UINT32_MAX
 
@@ -135,9 +136,9 @@ struct adbc_ui_reftab {
     size_t count;
     char id[17];
     int64_t timestamp;
-    /* The device's frame mark when the dump was taken: SurfaceFlinger's
-     * page-flip count as 8 hex digits, "" when unknown (device.c). */
-    char frame[9];
+    /* The device's frame mark when the dump was taken (ui_observe.h), ""
+     * when unknown (device.c). */
+    char frame[UI_FRAME_LEN];
     char *strings;        /* owned string storage (loaded tables); NULL when
                              the strings live in a snapshot */
     int owned;            /* 1: loaded, freed by adbc_ui_reftab_free */
@@ -212,10 +213,10 @@ int ui_dump_command(char *cmd, size_t cap, const char *nonce, int attempts, int 
                     const char *side);
 int ui_dump_split(size_t *xml_off, const char *out, size_t len, const char *nonce);
 /* The frame mark and the side output in front of the XML (out[0..xml_off)):
- * frame gets 8 hex digits or "" (unknown, or not of the form the service
+ * frame gets the frame mark or "" (unknown, or not of the form the service
  * tool prints); side and side_len the side section (pointing into out;
  * NULL when there is none). */
-void ui_dump_extras(char frame[9], const char **side, size_t *side_len, const char *out,
+void ui_dump_extras(char frame[UI_FRAME_LEN], const char **side, size_t *side_len, const char *out,
                     size_t xml_off, const char *nonce);
 
 #endif

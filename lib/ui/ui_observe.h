@@ -14,7 +14,18 @@
 int ui_snapshot_with(adbc_ui_snap **out, char **side_out, adbc_conn *c, const adbc_ui_opts *opts,
                      const char *side);
 
-/* The device command that prints the frame mark ui_dump_extras reads. */
+/* The device commands whose output makes the frame mark: SurfaceFlinger's
+ * page-flip count, and the boot id (SurfaceFlinger counts from 0 again
+ * after a restart, so the count alone could meet an old value). */
 #define UI_FRAME_COMMAND "service call SurfaceFlinger 1013 2>/dev/null"
+#define UI_BOOT_COMMAND "cat /proc/sys/kernel/random/boot_id 2>/dev/null"
+
+/* A frame mark: the count as 8 lowercase hex digits, then ':' and the boot
+ * id (up to 36 of [0-9a-f-]; empty when the device did not give it). "" is
+ * unknown. Room for one, NUL included: */
+#define UI_FRAME_LEN 48
+
+/* 1 when f is a frame mark as above (not unknown). */
+int ui_frame_valid(const char *f);
 
 #endif

@@ -233,7 +233,7 @@ TEST(frame_mark_and_side_output)
     char dst[400];
     snprintf(dst, sizeof dst, "%s/d.xml", ctl);
     write_file(dst, "<node text=\"z\"/>", 16);
-    char cmd[2048], *out, frame[9];
+    char cmd[2048], *out, frame[UI_FRAME_LEN];
     size_t len, off, sn;
     const char *side;
     CHECK_EQ_INT(ui_dump_command(cmd, sizeof cmd, "fm", 3, 0, "echo side-said; echo two"), 0);
@@ -241,18 +241,18 @@ TEST(frame_mark_and_side_output)
     CHECK_EQ_INT(ui_dump_split(&off, out, len, "fm"), 0);
     CHECK_STR(out + off, "<node text=\"z\"/>");
     ui_dump_extras(frame, &side, &sn, out, off, "fm");
-    CHECK_EQ_INT(strlen(frame), 8);
+    CHECK(ui_frame_valid(frame) && strlen(frame) > 9); /* the count, ':' and the boot id */
     CHECK(side != NULL && sn == 14 && memcmp(side, "side-said\ntwo\n", 14) == 0);
     CHECK(tmp_is_empty()); /* the side file is removed too */
     /* Another screen, another mark (the stand-in's count follows the dump). */
-    char first[9];
+    char first[UI_FRAME_LEN];
     memcpy(first, frame, sizeof first);
     free(out);
     write_file(dst, "<node text=\"w\"/>", 16);
     CHECK_EQ_INT(run_script(cmd, &out, &len, 10000), 0);
     CHECK_EQ_INT(ui_dump_split(&off, out, len, "fm"), 0);
     ui_dump_extras(frame, &side, &sn, out, off, "fm");
-    CHECK(strlen(frame) == 8 && strcmp(frame, first) != 0);
+    CHECK(ui_frame_valid(frame) && strcmp(frame, first) != 0);
     free(out);
     /* A device that refuses the call: the mark is unknown, the dump stands. */
     char so[400];
@@ -269,23 +269,28 @@ TEST(frame_mark_and_side_output)
 
 TEST(extras_edge_cases)
 {
-    char frame[9];
+    char frame[UI_FRAME_LEN];
     const char *side;
     size_t sn;
-    static const char *const bad[] = {
-        "@adbc-ui-n frame \n",                                  /* no answer at all */
-        "@adbc-ui-n frame Result: Parcel(0000a3f\n",            /* cut short */
-        "@adbc-ui-n frame Result: Parcel(0000A3F1    '....')\n", /* not as printed */
-        "@adbc-ui-n frame Result: Parcel(0000a3f1 00000001 '........')\n",
-        "@adbc-ui-nn frame Result: Parcel(0000a3f1    '....')\n", /* another nonce */
+    static const char *const cases[][2] = {
+        {"@adbc-ui-n frame |\n", ""},                                   /* no answer at all */
+        {"@adbc-ui-n frame Result: Parcel(0000a3f|\n", ""},             /* cut short */
+        {"@adbc-ui-n frame Result: Parcel(0000A3F1    '....')|\n", ""}, /* not as printed */
+        {"@adbc-ui-n frame Result: Parcel(0000a3f1    '....')\n", ""},  /* no boot id part */
+        {"@adbc-ui-nn frame Result: Parcel(0000a3f1    '....')|\n", ""}, /* another nonce */
+        {"@adbc-ui-n frame Result: Parcel(0000a3f1    '....')|x'; reboot\n", ""},
+        {"@adbc-ui-n frame Result: Parcel(0000a3f1    '....')|"
+         "0123456789abcdef0123456789abcdef012345\n", ""}, /* boot id too long */
+        {"@adbc-ui-n frame Result: Parcel(0000a3f1 00000001 '........')|\n", "0000a3f1:"},
+        {"@adbc-ui-n frame Result: Parcel(0000a3f1    '....')|\n", "0000a3f1:"},
+        {"@adbc-ui-n frame Result: Parcel(0000a3f1    '....')|"
+         "5d6c3b3e-8f0a-4f4e-9c1e-2b7a1d0e9f11\n",
+         "0000a3f1:5d6c3b3e-8f0a-4f4e-9c1e-2b7a1d0e9f11"},
     };
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        ui_dump_extras(frame, &side, &sn, bad[i], strlen(bad[i]), "n");
-        CHECK_STR(frame, i == 3 ? "0000a3f1" : "");
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ui_dump_extras(frame, &side, &sn, cases[i][0], strlen(cases[i][0]), "n");
+        CHECK_STR(frame, cases[i][1]);
     }
-    const char *good = "@adbc-ui-n frame Result: Parcel(0000a3f1    '....')\n";
-    ui_dump_extras(frame, &side, &sn, good, strlen(good), "n");
-    CHECK_STR(frame, "0000a3f1");
 }
 
 TEST(split_edge_cases)
