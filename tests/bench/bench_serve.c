@@ -10,8 +10,9 @@
  * HTTP parsing, the lock, JSON building, the envelope. Rounds alternate
  * which goes first.
  *
- *   act:     a tap on a fresh ref (verified: a fresh dump, then
- *            `input tap`), then the observation (resumed activity + dump);
+ *   act:     a tap on a fresh ref (verified: the frame check, else a fresh
+ *            dump, then the input), then the observation (resumed
+ *            activity beside the dump, one round trip);
  *            HTTP: POST /v1/act {"action":"tap","ref":N,"settle_ms":0}
  *   observe: resumed activity + dump; HTTP: GET /v1/observe
  *   dump:    one snapshot, for scale

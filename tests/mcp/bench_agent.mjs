@@ -70,8 +70,8 @@ function serveFront(build) {
         });
       });
       r.on('error', reject);
-      if (data) r.write(data);
-      r.end();
+      r.setNoDelay(true); // headers and body may go out in two writes
+      r.end(data);
     });
   const act = async (a) => {
     const j = await req('POST', '/v1/act', a);
