@@ -14,6 +14,14 @@
 #include "adbc/devices.h"
 #include "adbc/error.h"
 
+#if defined(__SANITIZE_THREAD__)
+#define OPS_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define OPS_TSAN 1
+#endif
+#endif
+
 #define BACKOFF_MIN 100
 #define BACKOFF_MAX 5000
 #define TICK_MS 100
@@ -53,12 +61,14 @@ int ops_lock_within(pthread_mutex_t *m, int ms)
 {
     if (ms < 0)
         ms = 0;
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 30))
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 30)) && \
+    !defined(OPS_TSAN)
     struct timespec ts = time_after(CLOCK_MONOTONIC, ms);
     return pthread_mutex_clocklock(m, CLOCK_MONOTONIC, &ts);
 #else
-    /* No clocklock: the wait is on CLOCK_REALTIME, which a clock step may
-     * stretch or cut. */
+    /* No clocklock (or ThreadSanitizer, which does not see it and would
+     * take the lock as never held): the wait is on CLOCK_REALTIME, which a
+     * clock step may stretch or cut. */
     struct timespec ts = time_after(CLOCK_REALTIME, ms);
     return pthread_mutex_timedlock(m, &ts);
 #endif
