@@ -218,6 +218,54 @@ else
     echo "  (not root or no setpriv: skipped)"
 fi
 
+t_check "the socket in the device role: OPEN before CNXN ignored, the banner without delayed_ack, a refused service closed, the stream relayed"
+python3 - "$sock" << 'PY' || t_fail "the control socket's device role"
+import socket, struct, sys
+s = socket.socket(socket.AF_UNIX)
+s.settimeout(10)
+s.connect(sys.argv[1])
+def pkt(cmd, a0, a1, data=b''):
+    c = struct.unpack('<I', cmd)[0]
+    return struct.pack('<6I', c, a0, a1, len(data), 0, c ^ 0xffffffff) + data
+def get(n):
+    b = b''
+    while len(b) < n:
+        k = s.recv(n - len(b))
+        assert k, 'the socket closed'
+        b += k
+    return b
+def recv():
+    h = get(24)
+    c, a0, a1, n = struct.unpack('<4I', h[:16])
+    return h[:4], a0, a1, get(n) if n else b''
+# Before CNXN an OPEN is ignored (adbd ignores it): nothing answers it.
+s.sendall(pkt(b'OPEN', 7, 0, b'shell:echo early\0'))
+s.sendall(pkt(b'CNXN', 0x01000001, 256 * 1024, b'host::features=shell_v2,delayed_ack\0'))
+c, a0, a1, d = recv()
+assert c == b'CNXN', (c, d)
+assert d.startswith(b'device::'), d
+assert b'delayed_ack' not in d, d
+assert b'shell_v2' in d, d
+# A service the device refuses: CLSE(0, our id).
+s.sendall(pkt(b'OPEN', 1, 0, b'nosuchservice:\0'))
+c, a0, a1, d = recv()
+assert (c, a0, a1) == (b'CLSE', 0, 1), (c, a0, a1)
+# A stream: OKAY, the output one WRTE at a time, CLSE after our last OKAY.
+s.sendall(pkt(b'OPEN', 2, 0, b'shell:echo relayed\0'))
+c, local, a1, d = recv()
+assert (c, a1) == (b'OKAY', 2), (c, a1)
+out = b''
+while True:
+    c, a0, a1, d = recv()
+    assert a0 == local and a1 == 2, (c, a0, a1)
+    if c == b'CLSE':
+        break
+    assert c == b'WRTE', c
+    out += d
+    s.sendall(pkt(b'OKAY', 2, local))
+assert out == b'relayed\n', out
+PY
+
 t_check "two sessions for two devices, each answering for its own"
 R "$B" session start
 [ "$rc" = 0 ] || t_fail "start b: $(cat "$T_TMP/e")"

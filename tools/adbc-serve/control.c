@@ -1,18 +1,22 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The local control socket: adbc-snap's way into a running session. It is
  * a unix socket (mode 0600, in a 0700 directory; the peer's uid, from
- * SO_PEERCRED, must be ours) speaking the ADB wire protocol in the device
- * role: the client's CNXN is answered at once with the device's own banner
- * (no key, no TLS, no device round trip), and each stream the client opens
- * is opened on the connection the server already holds and relayed both
- * ways. adbc-snap runs its commands unchanged over it, so their output and
- * exit status are what they are without a session.
+ * SO_PEERCRED, must be ours) on which adbc-serve is the device: lib/session's
+ * device role (adbc/session.h, the engine the test device runs on) speaks
+ * the ADB wire protocol with the client, answering its CNXN at once with the
+ * device's own banner (no key, no TLS, no device round trip), and each
+ * stream the client opens is opened on the connection the server already
+ * holds and relayed both ways. adbc-snap runs its commands unchanged over
+ * it, so their output and exit status are what they are without a session.
  *
  * A client holds its device's lock while connected (its commands do not
- * interleave with HTTP calls on the same device). Streams follow ADB's
- * flow control: one WRTE to the client at a time, the next after its
- * OKAY. delayed_ack is left out of the banner so the client never expects
- * a window. */
+ * interleave with HTTP calls on the same device). Flow control is the
+ * session's: one WRTE to the client at a time, the next after its OKAY;
+ * delayed_ack is left out of the banner so the client never expects a
+ * window. Threads: the client's own reads the socket and feeds the session
+ * (opening and writing device streams from its callbacks); one per stream
+ * reads the device and writes into the session. One lock per client guards
+ * the session and the socket's sending side. */
 #include "serve.h"
 
 #include <errno.h>
@@ -22,32 +26,34 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include "adbc/session.h"
 
+typedef struct pclient pclient;
+
 typedef struct pstream {
-    uint32_t id, peer;
-    adbc_stream *ds;
+    uint32_t id;             /* the session's id of the stream */
+    adbc_stream *ds;         /* the device's stream */
+    pclient *c;
     pthread_t pump;
-    pthread_mutex_t m;
-    pthread_cond_t cv;
-    int credit;              /* the client acknowledged our last WRTE */
-    _Atomic int stop;
+    int stop;                /* closed by the client, or being dropped (the lock held) */
+    int finished;            /* the pump closed it and ended (the lock held) */
     struct pstream *next;
 } pstream;
 
-typedef struct pclient {
+struct pclient {
     serve *srv;
     ops_dev *dev;
     int fd;
-    pthread_mutex_t wlock;
-    uint32_t maxp;
-    _Atomic int broken;      /* writing to the client failed */
+    adbc_session *s;
+    pthread_mutex_t lock;    /* s, streams, sending on fd */
+    pthread_cond_t cv;       /* a stream became writable or was stopped */
+    int broken;              /* sending to the client failed (the lock held) */
     pstream *streams;
-    uint32_t next_id;
-} pclient;
+};
 
 static int ctl_fd = -1;
 static pthread_t ctl_thread;
@@ -55,59 +61,42 @@ static pthread_mutex_t clients_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t clients_cv = PTHREAD_COND_INITIALIZER;
 static int nclients;
 
-static int io_all(int fd, void *buf, size_t len, int writing, serve *s)
+/* Send what the session has queued (the lock held). A client that takes
+ * nothing for the call timeout is dropped. */
+static void flush(pclient *c)
 {
-    uint8_t *p = buf;
-    while (len) {
-        struct pollfd pf = {fd, (short)(writing ? POLLOUT : POLLIN), 0};
-        int r = poll(&pf, 1, 250);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0)
-            return -1;
-        if (r == 0) {
-            if (s->stopping)
-                return -1;
+    int64_t last = ops_now_ms();
+    while (!c->broken && adbc_session_send_queued(c->s) > 0) {
+        struct iovec iov[16];
+        int n = adbc_session_peek_send(c->s, iov, 16);
+        struct msghdr m = {.msg_iov = iov, .msg_iovlen = (size_t)n};
+        ssize_t k = sendmsg(c->fd, &m, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (k > 0) {
+            adbc_session_sent(c->s, (size_t)k);
+            last = ops_now_ms();
             continue;
         }
-        ssize_t k = writing ? send(fd, p, len, MSG_NOSIGNAL) : recv(fd, p, len, 0);
-        if (k < 0 && (errno == EINTR || errno == EAGAIN))
-            continue;
-        if (k <= 0)
-            return -1;
-        p += k;
-        len -= (size_t)k;
+        if (k < 0 && errno != EAGAIN && errno != EINTR) {
+            c->broken = 1;
+            break;
+        }
+        if (c->srv->stopping || ops_now_ms() - last > c->srv->call_ms) {
+            c->broken = 1;
+            break;
+        }
+        struct pollfd pf = {c->fd, POLLOUT, 0};
+        poll(&pf, 1, 250);
     }
-    return 0;
+    if (c->broken)
+        pthread_cond_broadcast(&c->cv);
 }
 
-static int send_pkt(pclient *c, uint32_t cmd, uint32_t a0, uint32_t a1, const void *data,
-                    size_t len)
+static pstream *find(pclient *c, uint32_t id)
 {
-    uint8_t h[ADBC_HEADER_SIZE];
-    adbc_header_encode(h, cmd, a0, a1, (uint32_t)len, 0);
-    pthread_mutex_lock(&c->wlock);
-    int rc = c->broken ? -1 : io_all(c->fd, h, sizeof h, 1, c->srv);
-    if (rc == 0 && len)
-        rc = io_all(c->fd, (void *)data, len, 1, c->srv);
-    if (rc)
-        c->broken = 1;
-    pthread_mutex_unlock(&c->wlock);
-    return rc;
-}
-
-/* Wait until the client acknowledged our last WRTE; 0 once it has, -1 when
- * the stream is being dropped. */
-static int wait_credit(pstream *st)
-{
-    pthread_mutex_lock(&st->m);
-    while (!st->credit && !st->stop)
-        pthread_cond_wait(&st->cv, &st->m);
-    int ok = !st->stop;
-    if (ok)
-        st->credit = 0;
-    pthread_mutex_unlock(&st->m);
-    return ok ? 0 : -1;
+    for (pstream *st = c->streams; st; st = st->next)
+        if (st->id == id)
+            return st;
+    return NULL;
 }
 
 /* Device to client. The next read from the device's stream is taken while
@@ -115,56 +104,132 @@ static int wait_credit(pstream *st)
  * read overlap: one packet in flight to the client, one ready behind it. */
 static void *pump(void *arg)
 {
-    pstream *st = ((void **)arg)[0];
-    pclient *c = ((void **)arg)[1];
-    free(arg);
-    uint8_t *buf = malloc(c->maxp);
+    pstream *st = arg;
+    pclient *c = st->c;
+    pthread_mutex_lock(&c->lock);
+    uint32_t maxp = adbc_session_max_payload(c->s);
+    pthread_mutex_unlock(&c->lock);
+    uint8_t *buf = malloc(maxp);
     int ended = 0; /* the device's stream ended: CLSE once the client is caught up */
-    while (buf && !st->stop && !c->broken) {
-        ssize_t n = adbc_stream_read(st->ds, buf, c->maxp, 20); /* drop() waits this at most */
-        if (n == ADBC_ETIMEDOUT)
+    int stop = 0;
+    while (buf && !stop) {
+        ssize_t n = adbc_stream_read(st->ds, buf, maxp, 20); /* a drop waits this at most */
+        pthread_mutex_lock(&c->lock);
+        if (n == ADBC_ETIMEDOUT) {
+            stop = st->stop || c->broken;
+            pthread_mutex_unlock(&c->lock);
             continue;
+        }
         if (n <= 0) {
             ended = 1;
+            pthread_mutex_unlock(&c->lock);
             break;
         }
-        if (wait_credit(st) != 0 ||
-            send_pkt(c, ADBC_A_WRTE, st->id, st->peer, buf, (size_t)n) != 0)
-            break;
+        while (!st->stop && !c->broken && adbc_session_writable(c->s, st->id) == 0)
+            pthread_cond_wait(&c->cv, &c->lock);
+        stop = st->stop || c->broken ||
+               adbc_session_write(c->s, st->id, buf, (size_t)n) != (long)n;
+        flush(c);
+        pthread_mutex_unlock(&c->lock);
     }
     free(buf);
-    /* As before: CLSE goes after the client's OKAY for the last WRTE. */
-    if (ended && !st->stop && wait_credit(st) == 0)
-        send_pkt(c, ADBC_A_CLSE, st->id, st->peer, NULL, 0);
-    else if (!ended && !st->stop)
-        send_pkt(c, ADBC_A_CLSE, st->id, st->peer, NULL, 0);
+    pthread_mutex_lock(&c->lock);
+    /* As adbd does: CLSE goes after the client's OKAY for the last WRTE. */
+    while (ended && !st->stop && !c->broken && adbc_session_writable(c->s, st->id) == 0)
+        pthread_cond_wait(&c->cv, &c->lock);
+    if (!st->stop) {
+        adbc_session_close_stream(c->s, st->id);
+        flush(c);
+    }
+    st->finished = 1;
+    pthread_mutex_unlock(&c->lock);
     return NULL;
 }
 
-static pstream *find(pclient *c, uint32_t id)
+/* Join and free the streams that ended (the lock not held). */
+static void reap(pclient *c, int all)
 {
-    for (pstream *s = c->streams; s; s = s->next)
-        if (s->id == id)
-            return s;
-    return NULL;
-}
-
-static void drop(pclient *c, pstream *st)
-{
-    pthread_mutex_lock(&st->m);
-    st->stop = 1;
-    pthread_cond_broadcast(&st->cv);
-    pthread_mutex_unlock(&st->m);
-    pthread_join(st->pump, NULL);
-    adbc_stream_close(st->ds);
-    for (pstream **pp = &c->streams; *pp; pp = &(*pp)->next)
-        if (*pp == st) {
+    for (;;) {
+        pthread_mutex_lock(&c->lock);
+        pstream **pp = &c->streams;
+        while (*pp && !(all || (*pp)->stop || (*pp)->finished))
+            pp = &(*pp)->next;
+        pstream *st = *pp;
+        if (st) {
             *pp = st->next;
-            break;
+            st->stop = 1;
+            pthread_cond_broadcast(&c->cv);
         }
-    pthread_mutex_destroy(&st->m);
-    pthread_cond_destroy(&st->cv);
-    free(st);
+        pthread_mutex_unlock(&c->lock);
+        if (!st)
+            return;
+        pthread_join(st->pump, NULL);
+        adbc_stream_close(st->ds);
+        free(st);
+    }
+}
+
+/* ---- the session's callbacks: run with the lock held ---- */
+
+static int on_open(void *user, uint32_t id, const char *service)
+{
+    pclient *c = user;
+    pstream *st = calloc(1, sizeof *st);
+    if (!st || adbc_stream_open(&st->ds, c->dev->conn, service, c->srv->call_ms) < 0) {
+        free(st);
+        return -1; /* the client gets CLSE, as for a service the device refuses */
+    }
+    st->id = id;
+    st->c = c;
+    if (pthread_create(&st->pump, NULL, pump, st) != 0) {
+        adbc_stream_close(st->ds);
+        free(st);
+        return -1;
+    }
+    st->next = c->streams;
+    c->streams = st;
+    return 0;
+}
+
+static void on_data(void *user, uint32_t id, const uint8_t *data, size_t len)
+{
+    pclient *c = user;
+    pstream *st = find(c, id);
+    if (!st || st->stop)
+        return;
+    int wr = adbc_stream_write(st->ds, data, len, c->srv->call_ms);
+    if (wr == ADBC_ECLOSED) {
+        /* The device closed the stream while this was on its way (a
+         * shell's close-stdin racing the command's exit). What the device
+         * sent before its CLSE (the exit status) is still to be relayed:
+         * the pump does that, then closes. The data is dropped, as adbd
+         * drops data for a stream it closed. */
+        return;
+    }
+    if (wr < 0) {
+        st->stop = 1;
+        adbc_session_close_stream(c->s, id);
+        pthread_cond_broadcast(&c->cv);
+        return;
+    }
+    adbc_session_consume(c->s, id, len); /* the OKAY */
+}
+
+static void on_writable(void *user, uint32_t id)
+{
+    pclient *c = user;
+    (void)id;
+    pthread_cond_broadcast(&c->cv);
+}
+
+static void on_closed(void *user, uint32_t id, int reason)
+{
+    pclient *c = user;
+    (void)reason;
+    pstream *st = find(c, id);
+    if (st)
+        st->stop = 1;
+    pthread_cond_broadcast(&c->cv);
 }
 
 /* The device's banner without delayed_ack. */
@@ -192,105 +257,60 @@ static char *banner(adbc_conn *conn)
 static void serve_client(pclient *c)
 {
     adbc_conn *conn = c->dev->conn;
-    uint32_t dev_max = adbc_conn_max_payload(conn);
-    uint8_t *data = malloc(ADBC_MAX_PAYLOAD);
-    int online = 0;
-    while (data && !c->broken) {
-        uint8_t hb[ADBC_HEADER_SIZE];
-        adbc_header h;
-        if (io_all(c->fd, hb, sizeof hb, 0, c->srv) != 0 ||
-            adbc_header_decode(&h, hb, ADBC_MAX_PAYLOAD) != 0 ||
-            (h.data_length && io_all(c->fd, data, h.data_length, 0, c->srv) != 0))
-            break;
-        if (h.command == ADBC_A_CNXN) {
-            c->maxp = h.arg1 < dev_max ? h.arg1 : dev_max;
-            if (c->maxp < ADBC_MAX_PAYLOAD_V1)
-                c->maxp = ADBC_MAX_PAYLOAD_V1;
-            char *b = banner(conn);
-            int rc = b ? send_pkt(c, ADBC_A_CNXN, ADBC_VERSION_SKIP_CHECKSUM, c->maxp, b,
-                                  strlen(b)) : -1;
-            free(b);
-            if (rc)
-                break;
-            online = 1;
-            continue;
-        }
-        if (!online)
-            break; /* AUTH, STLS or anything before CNXN: not for us */
-        pstream *st = find(c, h.arg1);
-        switch (h.command) {
-        case ADBC_A_OPEN: {
-            char svc[4097];
-            size_t n = h.data_length < sizeof svc - 1 ? h.data_length : sizeof svc - 1;
-            memcpy(svc, data, n);
-            svc[n] = '\0';
-            adbc_stream *ds = NULL;
-            pstream *ns = calloc(1, sizeof *ns);
-            void **arg = malloc(2 * sizeof *arg);
-            if (!ns || !arg || adbc_stream_open(&ds, conn, svc, c->srv->call_ms) < 0) {
-                free(ns);
-                free(arg);
-                send_pkt(c, ADBC_A_CLSE, 0, h.arg0, NULL, 0);
-                break;
-            }
-            ns->id = ++c->next_id;
-            ns->peer = h.arg0;
-            ns->ds = ds;
-            ns->credit = 1;
-            pthread_mutex_init(&ns->m, NULL);
-            pthread_cond_init(&ns->cv, NULL);
-            arg[0] = ns;
-            arg[1] = c;
-            send_pkt(c, ADBC_A_OKAY, ns->id, ns->peer, NULL, 0);
-            if (pthread_create(&ns->pump, NULL, pump, arg) != 0) {
-                free(arg);
-                adbc_stream_close(ds);
-                send_pkt(c, ADBC_A_CLSE, ns->id, ns->peer, NULL, 0);
-                free(ns);
-                break;
-            }
-            ns->next = c->streams;
-            c->streams = ns;
-            break;
-        }
-        case ADBC_A_WRTE:
-            if (!st)
-                break;
-            int wr = adbc_stream_write(st->ds, data, h.data_length, c->srv->call_ms);
-            if (wr == ADBC_ECLOSED) {
-                /* The device closed the stream while this was on its way
-                 * (a shell's close-stdin racing the command's exit). What
-                 * the device sent before its CLSE (the exit status) is
-                 * still to be relayed: the pump does that, then sends the
-                 * CLSE. The data is dropped, as adbd drops data for a
-                 * stream it closed. */
-                break;
-            }
-            if (wr < 0) {
-                drop(c, st);
-                send_pkt(c, ADBC_A_CLSE, h.arg1, h.arg0, NULL, 0);
-                break;
-            }
-            send_pkt(c, ADBC_A_OKAY, st->id, st->peer, NULL, 0);
-            break;
-        case ADBC_A_OKAY:
-            if (st) {
-                pthread_mutex_lock(&st->m);
-                st->credit = 1;
-                pthread_cond_signal(&st->cv);
-                pthread_mutex_unlock(&st->m);
-            }
-            break;
-        case ADBC_A_CLSE:
-            if (st)
-                drop(c, st);
-            break;
-        default: break;
-        }
+    char *b = banner(conn);
+    adbc_session_config cfg;
+    adbc_session_config_init(&cfg, ADBC_ROLE_DEVICE);
+    cfg.banner = b;
+    cfg.max_payload = adbc_conn_max_payload(conn);
+    cfg.auth_required = 0; /* the socket's owner is checked instead (SO_PEERCRED) */
+    adbc_session_callbacks cb;
+    memset(&cb, 0, sizeof cb);
+    cb.size = sizeof cb;
+    cb.on_open = on_open;
+    cb.on_data = on_data;
+    cb.on_writable = on_writable;
+    cb.on_closed = on_closed;
+    size_t cap = 64 * 1024;
+    uint8_t *buf = malloc(cap);
+    if (!b || !buf || adbc_session_new(&c->s, &cfg, &cb, c) != 0) {
+        fprintf(stderr, SERVE_NAME ": control client: %s\n",
+                !b || !buf ? "out of memory" : adbc_last_error());
+        free(b);
+        free(buf);
+        return;
     }
-    while (c->streams)
-        drop(c, c->streams);
-    free(data);
+    free(b);
+    for (;;) {
+        struct pollfd pf = {c->fd, POLLIN, 0};
+        int r = poll(&pf, 1, 250);
+        if (c->srv->stopping || (r < 0 && errno != EINTR))
+            break;
+        if (r <= 0)
+            continue;
+        ssize_t n = recv(c->fd, buf, cap, 0);
+        if (n < 0 && (errno == EINTR || errno == EAGAIN))
+            continue;
+        if (n <= 0)
+            break;
+        pthread_mutex_lock(&c->lock);
+        int rc = adbc_session_recv(c->s, buf, (size_t)n);
+        if (rc >= 0 && adbc_session_state_get(c->s) != ADBC_SESSION_ONLINE &&
+            adbc_session_state_get(c->s) != ADBC_SESSION_HANDSHAKE)
+            rc = -1; /* AUTH or STLS: not for us */
+        flush(c);
+        int broken = c->broken;
+        pthread_mutex_unlock(&c->lock);
+        if (rc < 0 || broken)
+            break;
+        reap(c, 0);
+    }
+    pthread_mutex_lock(&c->lock);
+    c->broken = 1; /* nothing more goes to the client */
+    pthread_cond_broadcast(&c->cv);
+    pthread_mutex_unlock(&c->lock);
+    reap(c, 1);
+    adbc_session_free(c->s);
+    free(buf);
 }
 
 static void *client_thread(void *arg)
@@ -306,7 +326,8 @@ static void *client_thread(void *arg)
         fprintf(stderr, SERVE_NAME ": control client refused: %s\n", e.msg);
     }
     close(c->fd);
-    pthread_mutex_destroy(&c->wlock);
+    pthread_mutex_destroy(&c->lock);
+    pthread_cond_destroy(&c->cv);
     c->srv->last_client_ms = ops_now_ms();
     free(c);
     pthread_mutex_lock(&clients_lock);
@@ -343,8 +364,8 @@ static void *accept_loop(void *arg)
         c->srv = s;
         c->dev = s->devs[0];
         c->fd = fd;
-        c->maxp = ADBC_MAX_PAYLOAD_V1;
-        pthread_mutex_init(&c->wlock, NULL);
+        pthread_mutex_init(&c->lock, NULL);
+        pthread_cond_init(&c->cv, NULL);
         pthread_attr_t at;
         pthread_attr_init(&at);
         pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
@@ -354,7 +375,8 @@ static void *accept_loop(void *arg)
         pthread_mutex_unlock(&clients_lock);
         if (pthread_create(&t, &at, client_thread, c) != 0) {
             close(fd);
-            pthread_mutex_destroy(&c->wlock);
+            pthread_mutex_destroy(&c->lock);
+            pthread_cond_destroy(&c->cv);
             free(c);
             pthread_mutex_lock(&clients_lock);
             nclients--;
