@@ -126,8 +126,8 @@ int adbc_conn_open(adbc_conn **out, adbc_transport *t, const adbc_conn_opts *opt
     c->t = t;
     c->try_write = transport_can_try_write(t);
     pthread_mutex_init(&c->mu, NULL);
-    pthread_cond_init(&c->cond, NULL);
-    pthread_cond_init(&c->send_cond, NULL);
+    core_cond_init(&c->cond);
+    core_cond_init(&c->send_cond);
     int rc;
     c->keys = c->opts.keys;
     adbc_session_config cfg;

@@ -11,28 +11,14 @@
 #include "transport/fd_int.h"
 
 #include <stdio.h>
-#include <time.h>
 
 #define IOV_MAX_SEND 64
 
 int conn_wait(adbc_conn *c, pthread_cond_t *cv, int64_t deadline)
 {
-    if (deadline < 0) {
-        pthread_cond_wait(cv, &c->mu);
-        return 0;
-    }
-    int left = core_remaining(deadline);
-    if (left == 0)
+    if (deadline >= 0 && core_remaining(deadline) == 0)
         return ADBC_ETIMEDOUT;
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_sec += left / 1000;
-    ts.tv_nsec += (long)(left % 1000) * 1000000L;
-    if (ts.tv_nsec >= 1000000000L) {
-        ts.tv_sec++;
-        ts.tv_nsec -= 1000000000L;
-    }
-    pthread_cond_timedwait(cv, &c->mu, &ts);
+    core_cond_wait(cv, &c->mu, deadline); /* a wait that times out: the caller looks again */
     return 0;
 }
 

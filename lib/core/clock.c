@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Clocks and deadlines: the one place time is read.
+/* Clocks, deadlines and timed waits: the one place time is read.
  *
  * Bounded operations take a call-wide deadline (core_deadline once, at the
  * start) and pass what is left (core_remaining) to each wait inside them;
@@ -7,6 +7,7 @@
  * each wait gets the whole timeout again once bytes move. */
 #include "core/internal.h"
 
+#include <errno.h>
 #include <time.h>
 
 int64_t core_now_ms(void)
@@ -33,4 +34,35 @@ int core_remaining(int64_t deadline)
     if (left > 0x7fffffff)
         return 0x7fffffff;
     return (int)left;
+}
+
+int64_t core_wall_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int core_cond_init(pthread_cond_t *cv)
+{
+    pthread_condattr_t a;
+    int rc = pthread_condattr_init(&a);
+    if (rc != 0)
+        return rc;
+    rc = pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+    if (rc == 0)
+        rc = pthread_cond_init(cv, &a);
+    pthread_condattr_destroy(&a);
+    return rc;
+}
+
+int core_cond_wait(pthread_cond_t *cv, pthread_mutex_t *mu, int64_t deadline)
+{
+    if (deadline < 0)
+        return pthread_cond_wait(cv, mu);
+    if (core_now_ms() >= deadline)
+        return ETIMEDOUT;
+    struct timespec ts = {.tv_sec = (time_t)(deadline / 1000),
+                          .tv_nsec = (long)(deadline % 1000) * 1000000L};
+    return pthread_cond_timedwait(cv, mu, &ts);
 }

@@ -3,6 +3,7 @@
 #ifndef ADBC_CORE_INTERNAL_H
 #define ADBC_CORE_INTERNAL_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -77,6 +78,20 @@ void core_buf_free(core_buf *b);
 
 /* Monotonic clock in milliseconds. */
 int64_t core_now_ms(void);
+/* Wall clock in milliseconds since 1970, for timestamps shown to people
+ * and seeds, never for measuring or bounding a wait. */
+int64_t core_wall_ms(void);
+
+/* A condition variable whose timed waits count on the monotonic clock
+ * (core_now_ms), so a step of the wall clock neither cuts a wait short nor
+ * stretches it. Every timed wait in adbc goes through these two. 0 or an
+ * errno value. */
+int core_cond_init(pthread_cond_t *cv);
+/* Wait on cv (mu held) until signalled or core_now_ms() reaches deadline
+ * (< 0: no deadline). 0 when woken (perhaps spuriously: check the
+ * condition), ETIMEDOUT once the deadline has passed. cv must come from
+ * core_cond_init. */
+int core_cond_wait(pthread_cond_t *cv, pthread_mutex_t *mu, int64_t deadline);
 
 /* Deadline helpers: timeout_ms < 0 means wait forever. */
 int64_t core_deadline(int timeout_ms);

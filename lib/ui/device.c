@@ -47,7 +47,6 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "adbc/shell.h"
@@ -264,9 +263,8 @@ static void make_nonce(char out[17])
         close(fd);
     }
     static _Atomic uint64_t counter;
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    seed = ui_hash_u64(seed ^ (uint64_t)ts.tv_nsec, (uint64_t)getpid() << 32 ^ (uint64_t)ts.tv_sec);
+    seed = ui_hash_u64(seed ^ (uint64_t)core_wall_ms(),
+                       (uint64_t)getpid() << 32 ^ (uint64_t)core_now_ms());
     seed = ui_hash_u64(seed, ++counter);
     snprintf(out, 17, "%016llx", (unsigned long long)seed);
 }

@@ -11,17 +11,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "core/internal.h"
-
-static int64_t wall_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* Same screen content, same id: the text and where every ref is. */
 static void make_id(adbc_ui_snap *s)
@@ -55,7 +47,7 @@ int ui_snap_from(adbc_ui_snap **out, char *mem, char *buf, size_t len)
         return rc;
     }
     make_id(s);
-    s->timestamp = wall_ms();
+    s->timestamp = core_wall_ms();
     memcpy(s->refs.id, s->id, sizeof s->id);
     s->refs.timestamp = s->timestamp;
     *out = s;

@@ -16,13 +16,6 @@ void mcp_log(const char *fmt, ...)
     fprintf(stderr, MCP_NAME ": %s\n", buf);
 }
 
-int64_t mcp_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 int64_t mcp_wall_ms(void)
 {
     struct timespec ts;

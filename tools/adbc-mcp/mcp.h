@@ -55,7 +55,6 @@ typedef struct mcp_call {
 
 /* ---- log.c ---- */
 void mcp_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-int64_t mcp_now_ms(void);       /* monotonic */
 int64_t mcp_wall_ms(void);      /* since the epoch */
 
 /* ---- rpc.c ---- */

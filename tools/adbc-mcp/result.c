@@ -56,6 +56,6 @@ int call_fail_adbc(mcp_call *c, int rc, const char *what)
 
 int call_remaining(const mcp_call *c)
 {
-    int64_t left = c->deadline - mcp_now_ms();
+    int64_t left = c->deadline - ops_now_ms();
     return left < 1 ? 1 : left > 600000 ? 600000 : (int)left;
 }

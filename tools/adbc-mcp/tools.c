@@ -121,7 +121,7 @@ cJSON *tools_call(mcp_server *s, const char *name, const cJSON *args, int *unkno
     memset(&c, 0, sizeof(c));
     c.srv = s;
     c.content = cJSON_CreateArray();
-    c.deadline = mcp_now_ms() + s->cfg.call_ms;
+    c.deadline = ops_now_ms() + s->cfg.call_ms;
     if (check_args(&c, schemas[idx], args) == 0)
         t->fn(&c, args);
     call_device_done(&c); /* in case a tool returned with its device held */

@@ -22,6 +22,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ops_core.h"
+#include "ops_util.h"
+
 #define SIGNAL_GRACE_S 10
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
@@ -89,23 +92,15 @@ int snap_signal_received(void)
 
 /* ---- the call-wide deadline of bounded commands ---- */
 
-static pthread_cond_t dl_cond = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t dl_cond; /* ops_cond_init: on the monotonic clock */
 static int dl_done;
 
 static void *deadline_main(void *arg)
 {
-    int ms = *(int *)arg;
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_sec += ms / 1000;
-    ts.tv_nsec += (long)(ms % 1000) * 1000000L;
-    if (ts.tv_nsec >= 1000000000L) {
-        ts.tv_sec++;
-        ts.tv_nsec -= 1000000000L;
-    }
+    int64_t deadline = ops_now_ms() + *(int *)arg;
     pthread_mutex_lock(&mu);
     while (!dl_done)
-        if (pthread_cond_timedwait(&dl_cond, &mu, &ts) != 0)
+        if (ops_cond_wait_until(&dl_cond, &mu, deadline) != 0)
             break;
     if (!dl_done) {
         dl_expired = 1;
@@ -122,8 +117,12 @@ static int dl_ms, dl_started;
 int snap_deadline_start(int ms)
 {
     dl_ms = ms;
-    if (pthread_create(&dl_thread, NULL, deadline_main, &dl_ms) != 0)
+    if (ops_cond_init(&dl_cond) != 0)
         return -1;
+    if (pthread_create(&dl_thread, NULL, deadline_main, &dl_ms) != 0) {
+        pthread_cond_destroy(&dl_cond);
+        return -1;
+    }
     dl_started = 1;
     return 0;
 }
@@ -136,6 +135,7 @@ int snap_deadline_stop(void)
         pthread_cond_signal(&dl_cond);
         pthread_mutex_unlock(&mu);
         pthread_join(dl_thread, NULL);
+        pthread_cond_destroy(&dl_cond);
         dl_started = 0;
     }
     return dl_expired;

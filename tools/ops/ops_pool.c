@@ -2,6 +2,7 @@
 /* The device pool (ops_pool.h): connect, the timed lock, the emulator check
  * and reconnecting, once for every front end. */
 #include "ops_pool.h"
+#include "ops_util.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -324,10 +325,8 @@ static void *reconnector(void *arg)
         else if (!p->gone_since)
             p->gone_since = ops_now_ms();
         pthread_mutex_lock(&p->wake_lock);
-        if (!p->stopping) {
-            struct timespec ts = time_after(CLOCK_MONOTONIC, TICK_MS);
-            pthread_cond_timedwait(&p->wake, &p->wake_lock, &ts);
-        }
+        if (!p->stopping)
+            ops_cond_wait_until(&p->wake, &p->wake_lock, ops_now_ms() + TICK_MS);
         pthread_mutex_unlock(&p->wake_lock);
     }
     return NULL;
@@ -344,11 +343,7 @@ int ops_pool_init(ops_pool *p, const ops_pool_opts *o, ops_err *e)
     p->tail = &p->devs;
     pthread_mutex_init(&p->lock, NULL);
     pthread_mutex_init(&p->wake_lock, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&p->wake, &ca);
-    pthread_condattr_destroy(&ca);
+    ops_cond_init(&p->wake);
     if (p->o.background) {
         if (pthread_create(&p->reconnector, NULL, reconnector, p) != 0) {
             ops_fail(e, OPS_EFAIL, "cannot start the reconnecting thread: %s", strerror(errno));
