@@ -65,12 +65,6 @@ long b64_decode(const char *in, size_t n, uint8_t *out, size_t out_size);
 int auth_read_file(const char *path, const char *what, size_t max, char **data,
                         size_t *len, unsigned *mode);
 
-/* Write data to path atomically: a temporary file in the same directory with
- * the given mode, fsync, then into place. replace = 0 refuses to overwrite an
- * existing path (ADBC_EBUSY), for creating a key no one else has yet. */
-int auth_write_file_atomic(const char *path, const void *data, size_t len,
-                                unsigned mode, int replace);
-
 /* adbc_key_save, with the same replace rule: with replace = 0 the key is
  * saved only if `path` does not exist yet (ADBC_EBUSY otherwise). */
 int key_save_ex(const adbc_key *key, const char *path, int replace);

@@ -220,11 +220,13 @@ int key_save_ex(const adbc_key *key, const char *path, int replace)
     }
     char *pem;
     long pem_len = BIO_get_mem_data(bio, &pem);
-    rc = auth_write_file_atomic(path, pem, (size_t)pem_len, 0600, replace);
+    unsigned how = CORE_FILE_SYNC | CORE_FILE_SYNC_DIR;
+    rc = core_file_write_atomic(path, pem, (size_t)pem_len, 0600,
+                                how | (replace ? 0 : CORE_FILE_NOREPLACE));
     if (rc)
         goto out;
     /* Like adb: the line alone, no trailing newline or NUL. */
-    rc = auth_write_file_atomic(pub_path, line, strlen(line), 0644, 1);
+    rc = core_file_write_atomic(pub_path, line, strlen(line), 0644, how);
 out:
     BIO_free(bio);
     core_free(pub_path);

@@ -76,6 +76,29 @@ void core_buf_printf(core_buf *b, const char *fmt, ...) ADBC_PRINTF(2, 3);
 int core_buf_take(core_buf *b, char **out, size_t *len);
 void core_buf_free(core_buf *b);
 
+/* Writing a file whole or not at all (file.c): a temporary file beside the
+ * target, moved over it once complete. */
+typedef struct core_tmpfile {
+    char *tmp; /* its name */
+    int fd;    /* open for writing, mode 0600 */
+} core_tmpfile;
+enum {
+    CORE_FILE_SYNC = 1,      /* fsync the file before it is moved */
+    CORE_FILE_SYNC_DIR = 2,  /* and the directory after (the move survives a crash) */
+    CORE_FILE_NOREPLACE = 4, /* ADBC_EBUSY when the target exists (of two, one wins) */
+};
+/* Create the temporary file beside path. */
+int core_tmpfile_open(core_tmpfile *f, const char *path);
+/* Close it and move it over path (flags: CORE_FILE_*). Consumes f: on
+ * failure the temporary file is removed. */
+int core_tmpfile_commit(core_tmpfile *f, const char *path, unsigned flags);
+/* Close and remove the temporary file. */
+void core_tmpfile_abort(core_tmpfile *f);
+/* The whole of it for data in memory, with mode (set before anything is
+ * written; flags: CORE_FILE_*). */
+int core_file_write_atomic(const char *path, const void *data, size_t len, unsigned mode,
+                           unsigned flags);
+
 /* Monotonic clock in milliseconds. */
 int64_t core_now_ms(void);
 /* Wall clock in milliseconds since 1970, for timestamps shown to people

@@ -142,8 +142,9 @@ static int store(char **list, size_t n, const char *drop, const char *add)
     if (make_dirs(path) != 0) {
         rc = core_fail(ADBC_EIO, "cannot create the directory of %s: %s", path,
                        strerror(errno));
-    } else if (auth_write_file_atomic(path, text, (size_t)(w - text), 0600, 1) != 0) {
-        rc = core_fail(ADBC_EIO, "cannot write %s: %s", path, strerror(errno));
+    } else {
+        rc = core_file_write_atomic(path, text, (size_t)(w - text), 0600,
+                                    CORE_FILE_SYNC | CORE_FILE_SYNC_DIR);
     }
     core_free(text);
     return rc;

@@ -238,7 +238,5 @@ char *sync_join(const char *a, const char *b);
 int sync_mkdirs(const char *path);
 /* The process umask, read without changing it. */
 mode_t sync_umask(void);
-/* Create a temporary file beside path; *tmp gets its name (malloc'd). */
-int sync_tmp_create(const char *path, char **tmp, int *fd);
 
 #endif

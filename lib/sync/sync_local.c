@@ -72,31 +72,3 @@ mode_t sync_umask(void)
     return m;
 }
 
-int sync_tmp_create(const char *path, char **tmp, int *fd)
-{
-    *tmp = NULL;
-    *fd = -1;
-    /* ".<name>.adbc-XXXXXX" in the target's directory, so the final rename
-     * stays on one file system; the leading dot keeps it out of listings. */
-    const char *slash = strrchr(path, '/');
-    size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
-    const char *base = path + dirlen;
-    size_t blen = strlen(base);
-    if (blen > 200)
-        blen = 200; /* stay under NAME_MAX with the suffix */
-    size_t n = dirlen + 1 + blen + 13 + 1;
-    char *t = core_malloc(n);
-    if (!t)
-        return core_fail(ADBC_ENOMEM, "out of memory");
-    snprintf(t, n, "%.*s.%.*s.adbc-XXXXXX", (int)dirlen, path, (int)blen, base);
-    int f = mkostemp(t, O_CLOEXEC);
-    if (f < 0) {
-        int e = errno;
-        core_free(t);
-        return core_fail(e == EACCES || e == EPERM ? ADBC_EPERM : ADBC_EIO,
-                         "cannot create a file beside %s: %s", path, strerror(e));
-    }
-    *tmp = t;
-    *fd = f;
-    return 0;
-}

@@ -393,14 +393,14 @@ int sync_pull_receive(adbc_sync *s, sync_job *j, const char *remote, const char 
         core_free(local);
         return rc;
     }
-    char *tmp;
-    int fd;
-    rc = sync_tmp_create(local, &tmp, &fd);
+    core_tmpfile tf;
+    rc = core_tmpfile_open(&tf, local);
     if (rc < 0) {
         core_free(local);
         sync_abort(s); /* its reply is on the way: drop the session */
         return rc;
     }
+    int fd = tf.fd;
     sync_reserve rs;
     reserve_init(fd, &rs, st->size);
     if (j->flags & ADBC_SYNC_FLAGS_COMP) {
@@ -417,14 +417,11 @@ int sync_pull_receive(adbc_sync *s, sync_job *j, const char *remote, const char 
         (void)!ftruncate(fd, (off_t)j->p.file_bytes);
     if (rc == 0)
         rc = set_attrs(j, fd, st, local);
-    if (close(fd) != 0 && rc == 0)
-        rc = core_fail(local_error(errno), "cannot write %s: %s", local, strerror(errno));
-    if (rc == 0 && rename(tmp, local) != 0)
-        rc = core_fail(local_error(errno), "cannot rename the received file to %s: %s", local,
-                       strerror(errno));
-    if (rc < 0)
-        unlink(tmp);
-    core_free(tmp);
+    /* Like adb, no fsync: the file is complete when moved into place. */
+    if (rc == 0)
+        rc = core_tmpfile_commit(&tf, local, 0);
+    else
+        core_tmpfile_abort(&tf);
     core_free(local);
     if (rc < 0)
         return rc;

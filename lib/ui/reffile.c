@@ -90,51 +90,8 @@ int adbc_ui_reftab_save(const adbc_ui_reftab *t, const char *path)
         core_free(b.p);
         return core_fail(ADBC_ENOMEM, "out of memory saving %zu refs", t->count);
     }
-    size_t plen = strlen(path);
-    char *tmp = core_malloc(plen + 16);
-    if (!tmp) {
-        core_free(b.p);
-        return core_fail(ADBC_ENOMEM, "out of memory saving refs");
-    }
-    memcpy(tmp, path, plen);
-    memcpy(tmp + plen, ".tmp-XXXXXX", 12);
-    int fd = mkstemp(tmp);
-    int rc = 0;
-    if (fd < 0) {
-        int e = errno;
-        rc = core_fail(errno_code(e), "cannot create %s: %s (is the directory there and writable?)",
-                       tmp, strerror(e));
-        goto out;
-    }
-    size_t off = 0;
-    while (off < b.len) {
-        ssize_t w = write(fd, b.p + off, b.len - off);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            int e = errno;
-            rc = core_fail(ADBC_EIO, "cannot write %s: %s", tmp, strerror(e));
-            break;
-        }
-        off += (size_t)w;
-    }
-    if (rc == 0 && fsync(fd) < 0) {
-        int e = errno;
-        rc = core_fail(ADBC_EIO, "cannot write %s: %s", tmp, strerror(e));
-    }
-    if (close(fd) < 0 && rc == 0) {
-        int e = errno;
-        rc = core_fail(ADBC_EIO, "cannot write %s: %s", tmp, strerror(e));
-    }
-    if (rc == 0 && rename(tmp, path) < 0) {
-        int e = errno;
-        rc = core_fail(errno_code(e), "cannot replace %s: %s", path, strerror(e));
-    }
-    if (rc != 0)
-        unlink(tmp);
-out:
-    core_free(tmp);
-    core_free(b.p);
+    int rc = core_file_write_atomic(path, b.p, b.len, 0600, CORE_FILE_SYNC);
+    core_buf_free(&b);
     return rc;
 }
 

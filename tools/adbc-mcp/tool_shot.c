@@ -5,6 +5,7 @@
 #include "mcp.h"
 
 #include "ops_json.h"
+#include "ops_util.h"
 
 #include "adbc/error.h"
 
@@ -60,33 +61,6 @@ static int make_dirs(const char *dir)
     return mkdir(tmp, 0755) != 0 && errno != EEXIST ? -1 : 0;
 }
 
-static int write_file(const char *path, const uint8_t *data, size_t len)
-{
-    char tmp[PATH_MAX];
-    if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
-        return -1;
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return -1;
-    size_t off = 0;
-    while (off < len) {
-        ssize_t w = write(fd, data + off, len - off);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            close(fd);
-            unlink(tmp);
-            return -1;
-        }
-        off += (size_t)w;
-    }
-    if (close(fd) != 0 || rename(tmp, path) != 0) {
-        unlink(tmp);
-        return -1;
-    }
-    return 0;
-}
-
 static int t_screenshot(mcp_call *c, const cJSON *a)
 {
     int image = 0, grid = 0;
@@ -121,7 +95,7 @@ static int t_screenshot(mcp_call *c, const cJSON *a)
     if (make_dirs(dir) != 0 ||
         snprintf(path, sizeof(path), "%s/%s-%s-%03d-%d.png", dir, ser, stamp,
                  (int)(now % 1000), n) >= (int)sizeof(path) ||
-        write_file(path, png, len) != 0) {
+        ops_write_file_atomic(path, png, len, 0644, 0) != 0) {
         adbc_free(png);
         return call_fail(c, "cannot write the screenshot under %s: %s (set [screenshots] dir "
                             "in the config to a writable directory)", dir, strerror(errno));

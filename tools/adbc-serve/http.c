@@ -29,6 +29,8 @@
 #include <sys/socket.h>
 #include <time.h>
 
+#include "ops_util.h"
+
 #define MAX_CONNECTIONS 64
 /* libmicrohttpd's own limit: room for connections closed by us that its
  * threads have not finished closing yet. */
@@ -387,11 +389,10 @@ int serve_http_start(serve *s, const char *listen, int explicit_token, const cha
     fprintf(stderr, SERVE_NAME ": listening on http://%s%s%s:%u\n", ipv6 ? "[" : "", host,
             ipv6 ? "]" : "", bound);
     if (ready_file) {
-        char tmp[4096];
-        snprintf(tmp, sizeof tmp, "%s.tmp", ready_file);
-        FILE *f = fopen(tmp, "w");
-        if (!f || fprintf(f, "%u\n", bound) < 0 || fclose(f) != 0 || rename(tmp, ready_file)) {
-            fprintf(stderr, SERVE_NAME ": cannot write %s\n", ready_file);
+        char line[16];
+        int n = snprintf(line, sizeof line, "%u\n", bound);
+        if (ops_write_file_atomic(ready_file, line, (size_t)n, 0644, 0) != 0) {
+            fprintf(stderr, SERVE_NAME ": cannot write %s: %s\n", ready_file, strerror(errno));
             return -1;
         }
     }

@@ -15,6 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ops_util.h"
+
 static int valid(const char *t)
 {
     size_t n = strlen(t);
@@ -44,16 +46,10 @@ static int create(const char *path)
     for (size_t i = 0; i < sizeof raw; i++)
         snprintf(hex + 2 * i, 3, "%02x", raw[i]);
     strcat(hex, "\n");
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    if (fd < 0) {
+    if (ops_write_file_atomic(path, hex, strlen(hex), 0600,
+                              OPS_FILE_SYNC | OPS_FILE_NOREPLACE) != 0) {
         fprintf(stderr, SERVE_NAME ": cannot create the token file %s: %s\n", path,
                 strerror(errno));
-        return -1;
-    }
-    ssize_t w = write(fd, hex, strlen(hex));
-    if (w != (ssize_t)strlen(hex) || fsync(fd) != 0 || close(fd) != 0) {
-        fprintf(stderr, SERVE_NAME ": writing the token file %s failed\n", path);
-        unlink(path);
         return -1;
     }
     fprintf(stderr, SERVE_NAME ": created the token file %s (mode 0600)\n", path);

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ops_util.h"
+
 static int cmd_screenshot(snap_ctx *ctx, int argc, char **argv);
 
 const snap_cmd snap_cmds_screen[] = {
@@ -28,23 +30,11 @@ static int write_out(const char *path, const uint8_t *data, size_t len)
         }
         return 0;
     }
-    size_t n = strlen(path) + 32;
-    char *tmp = malloc(n);
-    if (!tmp)
-        return -1;
-    snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "wb");
-    int ok = f && fwrite(data, 1, len, f) == len;
-    if (f && fclose(f) != 0)
-        ok = 0;
-    if (ok && rename(tmp, path) != 0)
-        ok = 0;
-    if (!ok) {
+    if (ops_write_file_atomic(path, data, len, 0644, 0) != 0) {
         fprintf(stderr, "adbc-snap: cannot write %s: %s\n", path, strerror(errno));
-        unlink(tmp);
+        return -1;
     }
-    free(tmp);
-    return ok ? 0 : -1;
+    return 0;
 }
 
 static int cmd_screenshot(snap_ctx *ctx, int argc, char **argv)
