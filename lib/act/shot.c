@@ -12,82 +12,32 @@
 
 #include <string.h>
 
+#include "adbc/shell.h"
 #include "core/internal.h"
 
 #define SHOT_MAX ((size_t)256 << 20) /* an 8K RGBA frame is 127 MiB */
 
-/* Read a whole exec: stream. Once the first 12 bytes show the raw frame's
- * size, the buffer is sized for it at once instead of growing by copies. */
-static int read_all(uint8_t **out, size_t *len, adbc_conn *c, const char *cmd, int raw,
-                    int64_t deadline)
+/* The whole output of a screencap command (adbc_run over exec:). */
+static int read_all(uint8_t **out, size_t *len, adbc_conn *c, const char *cmd, int64_t deadline)
 {
-    *out = NULL;
-    *len = 0;
-    adbc_stream *st;
-    int rc = adbc_stream_open(&st, c, cmd, act_left(deadline));
-    if (rc < 0)
-        return rc;
-    size_t cap = 1 << 20, n = 0;
-    int sized = !raw;
-    uint8_t *buf = core_malloc(cap);
-    if (!buf) {
-        adbc_stream_close(st);
-        return core_fail(ADBC_ENOMEM, "out of memory for a screenshot");
-    }
-    for (;;) {
-        if (n == cap) {
-            if (cap >= SHOT_MAX) {
-                rc = core_fail(ADBC_EFORMAT, "screencap printed more than %zu bytes: no screen "
-                               "is that large", SHOT_MAX);
-                break;
-            }
-            size_t ncap = cap * 2 > SHOT_MAX ? SHOT_MAX : cap * 2;
-            uint8_t *nb = core_realloc(buf, ncap);
-            if (!nb) {
-                rc = core_fail(ADBC_ENOMEM, "out of memory for a screenshot");
-                break;
-            }
-            buf = nb;
-            cap = ncap;
-        }
-        ssize_t r = adbc_stream_read(st, buf + n, cap - n, act_left(deadline));
-        if (r < 0) {
-            rc = (int)r;
-            if (rc == ADBC_ETIMEDOUT)
-                rc = core_fail(ADBC_ETIMEDOUT, "the screenshot did not arrive in time (%zu bytes "
-                               "read): give it a longer timeout", n);
-            break;
-        }
-        if (r == 0)
-            break;
-        n += (size_t)r;
-        if (!sized && n >= 12) {
-            sized = 1;
-            uint64_t want = 16 + (uint64_t)core_rd32(buf) * core_rd32(buf + 4) * 4;
-            if (want > cap && want <= SHOT_MAX) {
-                uint8_t *nb = core_realloc(buf, (size_t)want);
-                if (nb) {
-                    buf = nb;
-                    cap = (size_t)want;
-                }
-            }
-        }
-    }
-    adbc_stream_close(st);
-    if (rc < 0) {
-        core_free(buf);
-        return rc;
-    }
-    *out = buf;
-    *len = n;
-    return 0;
+    adbc_run_result r;
+    int rc = adbc_run(&r, c, ADBC_SHELL_EXEC, cmd, NULL, 0, SHOT_MAX, act_left(deadline));
+    if (rc == ADBC_ETIMEDOUT)
+        rc = core_fail(ADBC_ETIMEDOUT, "the screenshot did not arrive in time: give it a longer "
+                       "timeout");
+    *out = rc == 0 ? r.out : NULL;
+    *len = rc == 0 ? r.out_len : 0;
+    if (rc == 0)
+        r.out = NULL;
+    adbc_run_result_clear(&r);
+    return rc;
 }
 
 static int shot_raw(uint8_t **png, size_t *len, adbc_conn *c, int64_t deadline)
 {
     uint8_t *data;
     size_t n;
-    int rc = read_all(&data, &n, c, "exec:screencap 2>/dev/null", 1, deadline);
+    int rc = read_all(&data, &n, c, "screencap 2>/dev/null", deadline);
     if (rc < 0)
         return rc;
     adbc_frame f;
@@ -102,7 +52,7 @@ static int shot_png(uint8_t **png, size_t *len, adbc_conn *c, int64_t deadline)
 {
     uint8_t *data;
     size_t n;
-    int rc = read_all(&data, &n, c, "exec:screencap -p 2>/dev/null", 0, deadline);
+    int rc = read_all(&data, &n, c, "screencap -p 2>/dev/null", deadline);
     if (rc < 0)
         return rc;
     rc = act_png_check(data, n, NULL, NULL);

@@ -6,6 +6,7 @@
  * webSocketDebuggerUrl are kept; everything else (numbers, nested values)
  * is skipped with bounded depth. Fuzzed with the HTTP parser. */
 #include "adbc/webview.h"
+#include "adbc/shell.h"
 #include "core/internal.h"
 
 #include <ctype.h>
@@ -340,43 +341,18 @@ int adbc_devtools_scan_unix(char ***out, const char *text, size_t len)
     return (int)n;
 }
 
-/* Output of exec:CMD, at most max bytes. */
+/* Output of exec:CMD (adbc_run: ADBC_EIO past max bytes). */
 static int exec_out(adbc_conn *c, const char *cmd, size_t max, int timeout_ms, char **out,
                     size_t *len)
 {
-    *out = NULL;
-    *len = 0;
-    char svc[300];
-    snprintf(svc, sizeof svc, "exec:%s", cmd);
-    adbc_stream *st;
-    int64_t deadline = core_deadline(timeout_ms);
-    int rc = adbc_stream_open(&st, c, svc, timeout_ms);
-    if (rc < 0)
-        return rc;
-    char *buf = core_malloc(max + 1);
-    if (!buf) {
-        adbc_stream_close(st);
-        return core_fail(ADBC_ENOMEM, "out of memory");
-    }
-    size_t n = 0;
-    for (;;) {
-        if (n == max)
-            break; /* the rest is dropped: bounded */
-        ssize_t k = adbc_stream_read(st, buf + n, max - n, core_remaining(deadline));
-        if (k < 0) {
-            core_free(buf);
-            adbc_stream_close(st);
-            return (int)k;
-        }
-        if (k == 0)
-            break;
-        n += (size_t)k;
-    }
-    adbc_stream_close(st);
-    buf[n] = '\0';
-    *out = buf;
-    *len = n;
-    return 0;
+    adbc_run_result r;
+    int rc = adbc_run(&r, c, ADBC_SHELL_EXEC, cmd, NULL, 0, max, timeout_ms);
+    *out = rc == 0 ? (char *)r.out : NULL;
+    *len = rc == 0 ? r.out_len : 0;
+    if (rc == 0)
+        r.out = NULL;
+    adbc_run_result_clear(&r);
+    return rc;
 }
 
 /* "..._devtools_remote_<pid>" (WebViews name theirs so); 0 otherwise. */
@@ -439,7 +415,7 @@ int adbc_devtools_list(adbc_devtools_socket **out, size_t *nout, adbc_conn *c, i
             char cmd[64], *cl;
             size_t cl_len;
             snprintf(cmd, sizeof cmd, "cat /proc/%d/cmdline 2>/dev/null", s[i].pid);
-            if (exec_out(c, cmd, 4096, timeout_ms, &cl, &cl_len) == 0) {
+            if (exec_out(c, cmd, 65536, timeout_ms, &cl, &cl_len) == 0) {
                 s[i].package = core_strndup(cl, strnlen(cl, cl_len)); /* argv[0] */
                 core_free(cl);
             }

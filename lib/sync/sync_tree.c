@@ -193,37 +193,21 @@ static int run_mkdir(adbc_sync *s, sync_job *j, const char *cmd)
 {
     if (j->flags & ADBC_SYNC_FLAG_DRY_RUN)
         return 0; /* a dry run changes nothing on the device */
-    adbc_shell *sh;
-    int rc = adbc_shell_open(&sh, s->c, cmd, NULL, sync_job_wait(j));
-    char out[512];
-    size_t olen = 0;
-    while (rc == 0) {
-        int fd;
-        char buf[4096];
-        ssize_t n = adbc_shell_read(sh, &fd, buf, sizeof buf, sync_job_wait(j));
-        if (n < 0)
-            rc = (int)n;
-        if (n <= 0)
-            break;
-        size_t k = (size_t)n < sizeof out - 1 - olen ? (size_t)n : sizeof out - 1 - olen;
-        memcpy(out + olen, buf, k); /* keep the start of what it said */
-        olen += k;
-    }
-    out[olen] = '\0';
+    adbc_run_result r;
+    int rc = adbc_run(&r, s->c, ADBC_SHELL_AUTO, cmd, NULL, 0, 1u << 20, sync_job_wait(j));
     if (rc < 0) {
         char prev[768];
         snprintf(prev, sizeof prev, "%s", adbc_last_error());
-        if (sh)
-            adbc_shell_close(sh);
         return core_fail(rc, "creating directories on the device: %s", prev);
     }
-    int code = adbc_shell_exit_code(sh);
-    adbc_shell_close(sh);
     /* Without shell v2 there is no exit status: any output means an error. */
-    if (code > 0 || (code < 0 && olen > 0))
-        return core_fail(ADBC_EREMOTE, "creating directories on the device failed%s: %.300s",
-                         code > 0 ? "" : " (it printed an error)", out);
-    return 0;
+    int code = r.exit_code;
+    const char *said = r.err_len ? (const char *)r.err : (const char *)r.out;
+    if (code > 0 || (code < 0 && r.out_len + r.err_len > 0))
+        rc = core_fail(ADBC_EREMOTE, "creating directories on the device failed%s: %.300s",
+                       code > 0 ? "" : " (it printed an error)", said);
+    adbc_run_result_clear(&r);
+    return rc;
 }
 
 static int make_remote_dirs(adbc_sync *s, sync_job *j, tree *t)

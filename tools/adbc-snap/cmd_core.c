@@ -265,30 +265,6 @@ static int lead_opts(int argc, char **argv, int *json)
  * reads whole, not for streams. */
 #define JSON_MAX_OUTPUT (64u << 20)
 
-typedef struct obuf {
-    char *p;
-    size_t len, cap;
-} obuf;
-
-static int obuf_add(obuf *b, const char *d, size_t n)
-{
-    if (b->len + n > JSON_MAX_OUTPUT)
-        return -1;
-    if (b->len + n > b->cap) {
-        size_t cap = b->cap ? b->cap : 65536;
-        while (cap < b->len + n)
-            cap *= 2;
-        char *p = realloc(b->p, cap);
-        if (!p)
-            return -1;
-        b->p = p;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->len, d, n);
-    b->len += n;
-    return 0;
-}
-
 /* --json: run to the end with stdin closed, then print one object:
  * {"exit_code": N or null, "stdout": ..., "stderr": ...} (exec: stdout
  * only); byte strings that are not UTF-8 as "<name>_base64". Exits with the
@@ -298,57 +274,29 @@ static int run_json(snap_ctx *ctx, const char *cmd, adbc_shell_mode mode)
     adbc_conn *c;
     if (snap_connect(ctx, &c) < 0)
         return SNAP_EXIT_FAIL;
-    adbc_shell_opts o = {.size = sizeof o, .mode = mode};
-    adbc_shell *sh;
-    int rc = adbc_shell_open(&sh, c, cmd, &o, ctx->timeout_ms);
+    /* No bound on the time a command may run (^C cancels), only on what
+     * it may print. */
+    adbc_run_result r;
+    int rc = adbc_run(&r, c, mode, cmd, NULL, 0, JSON_MAX_OUTPUT, -1);
     if (rc < 0)
         return snap_fail(cmd, rc);
-    if (adbc_shell_is_v2(sh))
-        adbc_shell_close_stdin(sh, ctx->timeout_ms);
-    obuf out = {0}, err = {0};
-    char buf[65536];
-    int status = 0, code = -1, failed = 0;
-    for (;;) {
-        int fd;
-        ssize_t n = adbc_shell_read(sh, &fd, buf, sizeof buf, -1);
-        if (n < 0) {
-            status = snap_fail(cmd, (int)n);
-            failed = 1;
-            break;
-        }
-        if (n == 0) {
-            code = adbc_shell_exit_code(sh);
-            status = code >= 0 ? code : 0;
-            break;
-        }
-        if (obuf_add(fd == 2 ? &err : &out, buf, (size_t)n) < 0) {
-            status = snap_error(SNAP_EXIT_FAIL, cmd,
-                                "the output passed %u MiB: run it without --json",
-                                JSON_MAX_OUTPUT >> 20);
-            failed = 1;
-            break;
-        }
+    int code = r.exit_code, status = code >= 0 ? code : 0;
+    printf("{");
+    if (mode != ADBC_SHELL_EXEC) {
+        if (code >= 0)
+            printf("\"exit_code\":%d,", code);
+        else
+            printf("\"exit_code\":null,");
     }
-    adbc_shell_close(sh);
-    if (!failed) {
-        printf("{");
-        if (mode != ADBC_SHELL_EXEC) {
-            if (code >= 0)
-                printf("\"exit_code\":%d,", code);
-            else
-                printf("\"exit_code\":null,");
-        }
-        snap_json_bytes(stdout, "stdout", out.p ? out.p : "", out.len);
-        if (mode != ADBC_SHELL_EXEC) {
-            putchar(',');
-            snap_json_bytes(stdout, "stderr", err.p ? err.p : "", err.len);
-        }
-        printf("}\n");
-        fflush(stdout);
-        snap_json_mark();
+    snap_json_bytes(stdout, "stdout", r.out, r.out_len);
+    if (mode != ADBC_SHELL_EXEC) {
+        putchar(',');
+        snap_json_bytes(stdout, "stderr", r.err, r.err_len);
     }
-    free(out.p);
-    free(err.p);
+    printf("}\n");
+    fflush(stdout);
+    snap_json_mark();
+    adbc_run_result_clear(&r);
     return status;
 }
 
