@@ -16,6 +16,12 @@ extern "C" {
 
 typedef struct adbc_transport adbc_transport;
 
+/* abi: out — filled in by adbc; the caller only reads it */
+typedef struct adbc_transport_link {
+    int local;     /* 1: the peer runs on this machine (TCP over loopback) */
+    unsigned mbps; /* the link's signalling rate in Mbit/s (USB: the bus speed); 0: unknown */
+} adbc_transport_link;
+
 /* abi: in — filled in by the caller: size first (docs/abi.md) */
 typedef struct adbc_transport_ops {
     size_t size;           /* sizeof the struct as the caller compiled it */
@@ -37,6 +43,10 @@ typedef struct adbc_transport_ops {
     /* Optional, byte-stream transports only: write every iovec, in order,
      * with as few system calls as possible. NULL: write() per segment. */
     int (*writev)(adbc_transport *t, const struct iovec *iov, int iovcnt, int timeout_ms);
+    /* Optional: what the link is, for choices that depend on its speed (sync
+     * compresses only links slower than its compressors). Fill in what is
+     * known; out comes zeroed. NULL: nothing is known. */
+    void (*link)(adbc_transport *t, adbc_transport_link *out);
 } adbc_transport_ops;
 
 /* abi: in — filled in by the caller: size first (docs/abi.md) */
@@ -64,6 +74,10 @@ ADBC_API int adbc_parse_hostport(char *host, size_t hostlen, unsigned *port, con
                         unsigned default_port);
 
 ADBC_API void adbc_transport_free(adbc_transport *t);
+
+/* What t says of its link (its ops' link(); all zero when it says nothing):
+ * where the peer is and how fast the link is. */
+ADBC_API void adbc_transport_link_get(adbc_transport_link *out, adbc_transport *t);
 
 #ifdef __cplusplus
 }

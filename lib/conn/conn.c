@@ -271,6 +271,25 @@ const char *adbc_conn_desc(const adbc_conn *c)
     return c->t->desc;
 }
 
+int conn_status_msg(const adbc_conn *c, char *msg, size_t len)
+{
+    adbc_conn *m = (adbc_conn *)c;
+    pthread_mutex_lock(&m->mu);
+    int st = m->status;
+    if (len)
+        snprintf(msg, len, "%s", st ? m->errmsg : "");
+    pthread_mutex_unlock(&m->mu);
+    return st;
+}
+
+void conn_link(adbc_transport_link *out, const adbc_conn *c)
+{
+    adbc_conn *m = (adbc_conn *)c;
+    pthread_mutex_lock(&m->mu); /* a TLS upgrade replaces c->t under it */
+    adbc_transport_link_get(out, m->t);
+    pthread_mutex_unlock(&m->mu);
+}
+
 int adbc_conn_status(const adbc_conn *c)
 {
     /* The reader thread sets it under the lock; read it under the lock too

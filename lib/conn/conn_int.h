@@ -11,6 +11,7 @@
 
 #include "adbc/conn.h"
 #include "adbc/session.h"
+#include "conn/conn_svc.h"
 #include "core/internal.h"
 #include "conn/conn_facts.h"
 
@@ -105,40 +106,6 @@ struct adbc_conn {
      * (conn_facts.h); 0: not known yet. */
     _Atomic int facts[CONN_FACTS];
 };
-
-/* Read everything buffered on the stream (waiting as adbc_stream_read
- * does) without copying it when there is much: *buf, of *cap bytes and
- * allocated with core_malloc, is handed to the stream for its next data and
- * the stream's own buffer comes back in its place, with *cap updated. The
- * bytes read are (*buf)[*off .. *off + n) for a return of n > 0; 0 is the
- * stream's clean end and a negative value an error, as for
- * adbc_stream_read. The caller owns and frees whatever *buf holds. */
-ssize_t conn_stream_read_swap(adbc_stream *st, uint8_t **buf, size_t *cap, size_t *off,
-                              int timeout_ms);
-
-/* Hand what the stream holds to sink(user, p, n) without copying it: p
- * points into the stream's buffer, the lock is not held during the call,
- * and sink returns how many bytes it took (0..n) or a negative adbc error.
- * Waits as adbc_stream_read does. Returns the bytes taken (possibly 0),
- * 0 at the stream's clean end too (*ended = 1), or a negative error (the
- * sink's or the stream's). One reader per stream at a time. */
-ssize_t conn_stream_read_to(adbc_stream *st, long (*sink)(void *user, const uint8_t *p, size_t n),
-                            void *user, int *ended, int timeout_ms);
-
-/* Let the connection's reader thread hand arriving data straight to sink
- * (called with the connection's lock held, so it must not block for long:
- * a nonblocking send, a write into a regular file's page cache) while the
- * stream holds nothing unread; NULL stops it.
- * After this returns with NULL the sink is never called again. The sink
- * returns bytes taken or a negative value (the data is then buffered and
- * left to the stream's reader). */
-void conn_stream_set_sink(adbc_stream *st, long (*sink)(void *user, const uint8_t *p, size_t n),
-                          void *user);
-
-/* Queue what flow control allows of buf now, waiting up to timeout_ms for
- * room: the number of bytes taken (> 0), or an error (ADBC_ETIMEDOUT when
- * nothing could be taken in time; the stream stays usable). */
-long conn_stream_write_some(adbc_stream *st, const void *buf, size_t len, int timeout_ms);
 
 /* Lock held: end the connection with an error (first one wins). */
 void conn_set_error(adbc_conn *c, int code, const char *msg);

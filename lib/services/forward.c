@@ -300,9 +300,10 @@ static void peer_name(const struct sockaddr_storage *ss, char *out, size_t len)
 int adbc_forward_dispatch(adbc_forward *f)
 {
     relays_reap(&f->relays);
-    int st = adbc_conn_status(f->c);
+    char why[512];
+    int st = conn_status_msg(f->c, why, sizeof why);
     if (st != 0)
-        return core_fail(st, "the device connection ended: %s", f->c->errmsg);
+        return core_fail(st, "the device connection ended: %s", why);
     while (relays_active(&f->relays) < f->relays.opts.max_connections) {
         struct sockaddr_storage ss;
         socklen_t sl = sizeof ss;

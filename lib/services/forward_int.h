@@ -11,7 +11,8 @@
 #include <sys/un.h>
 
 #include "adbc/forward.h"
-#include "conn/conn_int.h"
+#include "conn/conn_svc.h"
+#include "core/internal.h"
 
 /* The relays of one forward or reverse object. */
 typedef struct fwd_relays {

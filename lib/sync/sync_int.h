@@ -12,7 +12,7 @@
 #include <sys/uio.h>
 
 #include "adbc/sync.h"
-#include "conn/conn_int.h"
+#include "conn/conn_svc.h"
 #include "core/internal.h"
 #include "sync/sync_comp.h"
 #include "sync/sync_proto.h"

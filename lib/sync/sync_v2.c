@@ -5,7 +5,6 @@
  * choice, or by default the best algorithm both sides have unless the link
  * is faster than the compressor. */
 #include "sync/sync_int.h"
-#include "transport/usb_int.h"
 
 #include <string.h>
 #include <strings.h>
@@ -62,24 +61,14 @@ static adbc_sync_compression of_flag(uint32_t flag)
 }
 
 /* Links that outrun the compressor (docs/sync.md, "Compression", has the
- * figures): TCP to this machine (also under TLS: wireless debugging on the
- * phone itself) and USB 3. The transport's description is
- * "tcp:<host>:<port>" for TCP, "tls:" before it for TLS. USB 2, USB of
- * unknown speed, remote TCP and descriptors handed over count as slow. */
+ * figures), as the transport reports its link: TCP to this machine (also
+ * under TLS: wireless debugging on the phone itself) and USB 3. USB 2, USB
+ * of unknown speed, remote TCP and other descriptors count as slow. */
 static int link_is_fast(const adbc_conn *c)
 {
-    if (!c->t)
-        return 0;
-    if (usb_transport_mbps(c->t) >= 5000)
-        return 1;
-    const char *d = c->t->desc;
-    if (strncmp(d, "tls:", 4) == 0)
-        d += 4;
-    if (strncmp(d, "tcp:", 4) != 0)
-        return 0;
-    d += 4;
-    return strncmp(d, "127.", 4) == 0 || strncmp(d, "[::1]", 5) == 0 ||
-           strncmp(d, "localhost:", 10) == 0 || strncmp(d, "[::ffff:127.", 12) == 0;
+    adbc_transport_link l;
+    conn_link(&l, c);
+    return l.local || l.mbps >= 5000;
 }
 
 void sync_v2_init(adbc_sync *s)

@@ -345,6 +345,12 @@ static void tls_destroy(adbc_transport *bt)
     tls_free_only(t);
 }
 
+/* TLS changes nothing of the link: the transport it runs over says. */
+static void tls_link(adbc_transport *bt, adbc_transport_link *out)
+{
+    adbc_transport_link_get(out, ((tls_transport *)bt)->inner);
+}
+
 static const adbc_transport_ops tls_ops = {
     .size = sizeof(adbc_transport_ops),
     .name = "tls",
@@ -353,6 +359,7 @@ static const adbc_transport_ops tls_ops = {
     .shutdown = tls_shutdown,
     .destroy = tls_destroy,
     .writev = tls_writev,
+    .link = tls_link,
 };
 
 int tls_is_tls(const adbc_transport *t)

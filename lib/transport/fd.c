@@ -10,7 +10,10 @@
  * it once, not on every read as a poll() timeout would. */
 #include "transport/fd_int.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <stdatomic.h>
@@ -251,6 +254,27 @@ static void fd_destroy(adbc_transport *bt)
     core_free(t);
 }
 
+/* A TCP socket whose peer address is a loopback one (127/8, ::1, or 127/8
+ * mapped into IPv6) reaches a device on this machine (an emulator, adbd on
+ * the phone itself under Termux). Other descriptors say nothing. */
+static void fd_link(adbc_transport *bt, adbc_transport_link *out)
+{
+    fd_transport *t = (fd_transport *)bt;
+    if (!t->is_socket)
+        return;
+    struct sockaddr_storage ss;
+    socklen_t sl = sizeof ss;
+    if (getpeername(t->fd, (struct sockaddr *)&ss, &sl) != 0)
+        return;
+    if (ss.ss_family == AF_INET) {
+        const struct sockaddr_in *a = (const struct sockaddr_in *)&ss;
+        out->local = (ntohl(a->sin_addr.s_addr) >> 24) == 127;
+    } else if (ss.ss_family == AF_INET6) {
+        const struct in6_addr *a = &((const struct sockaddr_in6 *)&ss)->sin6_addr;
+        out->local = IN6_IS_ADDR_LOOPBACK(a) || (IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr[12] == 127);
+    }
+}
+
 static const adbc_transport_ops fd_ops = {
     .size = sizeof(adbc_transport_ops),
     .name = "fd",
@@ -259,6 +283,7 @@ static const adbc_transport_ops fd_ops = {
     .shutdown = fd_shutdown,
     .destroy = fd_destroy,
     .writev = fd_writev,
+    .link = fd_link,
 };
 
 int transport_fd_named(adbc_transport **out, int fd, int own, const char *desc)
@@ -304,4 +329,15 @@ void adbc_transport_free(adbc_transport *t)
 {
     if (t)
         t->ops->destroy(t);
+}
+
+void adbc_transport_link_get(adbc_transport_link *out, adbc_transport *t)
+{
+    if (!out)
+        return;
+    memset(out, 0, sizeof *out);
+    /* The op only where the caller's struct has it (the size rule). */
+    if (t && t->ops && t->ops->size >= offsetof(adbc_transport_ops, link) + sizeof t->ops->link &&
+        t->ops->link)
+        t->ops->link(t, out);
 }

@@ -217,6 +217,23 @@ static void usb_destroy(adbc_transport *bt)
     core_free(t);
 }
 
+/* The bus speed the device was enumerated at. */
+static void usb_link(adbc_transport *bt, adbc_transport_link *out)
+{
+    const usb_transport *u = (const usb_transport *)bt;
+    libusb_device *d = u->dev ? u->dev : u->h ? libusb_get_device(u->h) : NULL;
+    if (!d)
+        return;
+    switch (libusb_get_device_speed(d)) {
+    case LIBUSB_SPEED_LOW: out->mbps = 1; break;
+    case LIBUSB_SPEED_FULL: out->mbps = 12; break;
+    case LIBUSB_SPEED_HIGH: out->mbps = 480; break;
+    case LIBUSB_SPEED_SUPER: out->mbps = 5000; break;
+    case LIBUSB_SPEED_SUPER_PLUS: out->mbps = 10000; break;
+    default: break;
+    }
+}
+
 static const adbc_transport_ops usb_ops = {
     .size = sizeof(adbc_transport_ops),
     .name = "usb",
@@ -225,6 +242,7 @@ static const adbc_transport_ops usb_ops = {
     .shutdown = usb_shutdown,
     .destroy = usb_destroy,
     .writev = NULL,
+    .link = usb_link,
 };
 
 static int LIBUSB_CALL on_hotplug(libusb_context *ctx, libusb_device *dev,
@@ -398,22 +416,4 @@ void usb_transport_set_zlp(adbc_transport *t, int on)
 {
     if (t && t->ops == &usb_ops)
         ((usb_transport *)t)->zlp = on;
-}
-
-int usb_transport_mbps(const adbc_transport *t)
-{
-    if (!t || !t->ops || !t->ops->name || strcmp(t->ops->name, "usb") != 0)
-        return 0;
-    const usb_transport *u = (const usb_transport *)t;
-    libusb_device *d = u->dev ? u->dev : u->h ? libusb_get_device(u->h) : NULL;
-    if (!d)
-        return 0;
-    switch (libusb_get_device_speed(d)) {
-    case LIBUSB_SPEED_LOW: return 1;
-    case LIBUSB_SPEED_FULL: return 12;
-    case LIBUSB_SPEED_HIGH: return 480;
-    case LIBUSB_SPEED_SUPER: return 5000;
-    case LIBUSB_SPEED_SUPER_PLUS: return 10000;
-    default: return 0;
-    }
 }

@@ -130,8 +130,4 @@ int usb_xfer_status(usb_transport *t, const usb_xfer *x, const char *dir);
 /* The device disconnected: mark it and say so. */
 int usb_gone(usb_transport *t);
 
-/* The signalling rate of a USB transport's device in Mbit/s (480: USB 2,
- * 5000 and up: USB 3); 0 when t is not USB or the speed is unknown. */
-int usb_transport_mbps(const adbc_transport *t);
-
 #endif

@@ -32,11 +32,10 @@ transport/fd_int.h conn
 transport/fd_int.h devices
 auth/auth_internal.h tls
 auth/auth_internal.h devices
-conn/conn_int.h services
-conn/conn_int.h sync
+conn/conn_svc.h services
+conn/conn_svc.h sync
 conn/conn_facts.h act
 ui/ui_observe.h act
-transport/usb_int.h sync
 "
 
 t_check "every folder of lib/ has a rank"

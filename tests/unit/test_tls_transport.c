@@ -530,7 +530,7 @@ TEST(handshake_timeout_close_and_garbage)
 static int pkt_read(adbc_transport *t, void *b, size_t l, int ms) { (void)t, (void)b, (void)l, (void)ms; return ADBC_EIO; }
 static int pkt_write(adbc_transport *t, const void *b, size_t l, int ms) { (void)t, (void)b, (void)l, (void)ms; return ADBC_EIO; }
 static void pkt_nop(adbc_transport *t) { (void)t; }
-static const adbc_transport_ops pkt_ops = {sizeof(adbc_transport_ops), "usb", pkt_read, pkt_write, pkt_nop, pkt_nop, NULL};
+static const adbc_transport_ops pkt_ops = {sizeof(adbc_transport_ops), "usb", pkt_read, pkt_write, pkt_nop, pkt_nop, NULL, NULL};
 
 TEST(packet_transports_are_refused)
 {
