@@ -197,33 +197,26 @@ int adbc_http_get(adbc_http_response *out, adbc_conn *c, const char *service, co
         return core_fail(ADBC_EINVAL, "HTTP: path too long");
     }
     rc = adbc_stream_write(st, req, (size_t)n, core_remaining(deadline));
-    uint8_t *buf = NULL;
-    size_t len = 0, cap = 0;
+    core_buf b = {0};
     while (rc == 0) {
-        if (len == cap) {
-            if (cap >= max_bytes) {
-                rc = core_fail(ADBC_EPROTO, "HTTP: %s sent more than %zu bytes", service,
-                               max_bytes);
-                break;
-            }
-            size_t ncap = cap ? cap * 2 : 16384;
-            if (ncap > max_bytes)
-                ncap = max_bytes;
-            uint8_t *nb = core_realloc(buf, ncap);
-            if (!nb) {
-                rc = core_fail(ADBC_ENOMEM, "out of memory reading HTTP");
-                break;
-            }
-            buf = nb;
-            cap = ncap;
+        if (b.len == max_bytes) {
+            rc = core_fail(ADBC_EPROTO, "HTTP: %s sent more than %zu bytes", service, max_bytes);
+            break;
         }
-        ssize_t k = adbc_stream_read(st, buf + len, cap - len, core_remaining(deadline));
+        if (b.cap - b.len <= 1 && core_buf_reserve(&b, b.len ? b.len : 16384) < 0) {
+            rc = core_fail(ADBC_ENOMEM, "out of memory reading HTTP");
+            break;
+        }
+        size_t want = b.cap - b.len - 1;
+        if (want > max_bytes - b.len)
+            want = max_bytes - b.len;
+        ssize_t k = adbc_stream_read(st, b.p + b.len, want, core_remaining(deadline));
         if (k < 0) {
             rc = (int)k;
             break;
         }
-        len += (size_t)k;
-        int pr = adbc_http_parse(out, buf, len, k == 0);
+        b.len += (size_t)k;
+        int pr = adbc_http_parse(out, (const uint8_t *)b.p, b.len, k == 0);
         if (pr == 1)
             break;
         if (pr < 0) {
@@ -235,7 +228,7 @@ int adbc_http_get(adbc_http_response *out, adbc_conn *c, const char *service, co
             break;
         }
     }
-    core_free(buf);
+    core_buf_free(&b);
     adbc_stream_close(st);
     return rc;
 }

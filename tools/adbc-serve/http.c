@@ -66,7 +66,7 @@ static struct {
     int64_t request_ms;
     pthread_t watchdog;
     int watching;
-} slots = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
+} slots = {.mu = PTHREAD_MUTEX_INITIALIZER}; /* .cv: ops_cond_init, before the watchdog */
 
 /* Under slots.mu. The connection's thread sees end of file and closes it. */
 static void conn_shed(conn_slot *c)
@@ -169,12 +169,7 @@ static void *conn_watchdog(void *arg)
         for (conn_slot *c = slots.list; c; c = c->next)
             if (c->reading && !c->shed && now - c->since > slots.request_ms)
                 conn_shed(c);
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_nsec += WATCH_MS * 1000000L;
-        ts.tv_sec += ts.tv_nsec / 1000000000L;
-        ts.tv_nsec %= 1000000000L;
-        pthread_cond_timedwait(&slots.cv, &slots.mu, &ts);
+        ops_cond_wait_until(&slots.cv, &slots.mu, now + WATCH_MS);
     }
     pthread_mutex_unlock(&slots.mu);
     return NULL;
@@ -377,7 +372,8 @@ int serve_http_start(serve *s, const char *listen, int explicit_token, const cha
     }
     slots.request_ms = (int64_t)s->conn_timeout_s * 1000;
     slots.stop = 0;
-    if (pthread_create(&slots.watchdog, NULL, conn_watchdog, NULL) != 0) {
+    if (ops_cond_init(&slots.cv) != 0 ||
+        pthread_create(&slots.watchdog, NULL, conn_watchdog, NULL) != 0) {
         fprintf(stderr, SERVE_NAME ": cannot start a thread\n");
         MHD_stop_daemon(daemon_);
         daemon_ = NULL;
