@@ -77,17 +77,21 @@ PY=$(python3 -c 'import sys; print(sys.executable)')
 PKG=com.example.webapp
 
 # relay NAME TARGET: the app's DevTools socket, its process named PKG.
+# Each relay writes its own file: a later one must not be taken as ready on
+# the words of an earlier one.
+NRELAY=0
 relay()
 {
+    local out=$T_TMP/relay.$((++NRELAY))
     bash -c "exec -a $PKG '$PY' '$FIX/devtools_relay.py' webview_devtools_remote_\$\$ $1" \
-        > "$T_TMP/relay.out" 2> "$T_TMP/relay.err" &
+        > "$out.out" 2> "$out.err" &
     T_BG_PIDS+=("$!")
     RELAY=$!
-    for ((i = 0; i < 100; i++)); do
-        grep -q '^listening on' "$T_TMP/relay.out" 2> /dev/null && return 0
+    for ((i = 0; i < 200; i++)); do
+        grep -q '^listening on' "$out.out" 2> /dev/null && return 0
         sleep 0.05
     done
-    t_fail "relay did not start: $(cat "$T_TMP/relay.err")"
+    t_fail "relay did not start: $(cat "$out.err")"
 }
 relay "$PORT"
 
@@ -183,8 +187,37 @@ grep -q 'stale ref 4' "$ERR" || t_fail "no stale message: $(cat "$ERR")"
 [ ! -s "$ctl/calls" ] || t_fail "a stale web ref was tapped: $(cat "$ctl/calls")"
 [ "$(cdp 'JSON.stringify(window.clicks)')" = '"[\"go\"]"' ] || t_fail "clicks changed"
 
+t_check "adbc-serve: observe with web=1 lists the page's elements and their refs; without, the box"
+SERVE=$ADBC_BUILD_DIR/tools/adbc-serve
+if [ -x "$SERVE" ] && command -v curl > /dev/null; then
+    "$SERVE" -t "$DEV" --listen 127.0.0.1:0 --token-file "$T_TMP/token" \
+        --ready-file "$T_TMP/port" --settle 0 2> "$T_TMP/serve.log" &
+    T_BG_PIDS+=("$!")
+    for ((i = 0; i < 100; i++)); do
+        [ -s "$T_TMP/port" ] && break
+        sleep 0.05
+    done
+    [ -s "$T_TMP/port" ] || t_fail "adbc-serve did not start: $(cat "$T_TMP/serve.log")"
+    get() { curl -sS --max-time 30 -H "Authorization: Bearer $(cat "$T_TMP/token")" \
+        "http://127.0.0.1:$(cat "$T_TMP/port")$1"; }
+    get "/v1/observe?web=1" > "$OUT" || t_fail "observe?web=1: $(cat "$OUT")"
+    python3 - "$OUT" << 'PY' || t_fail "observe?web=1: $(head -c 800 "$OUT")"
+import json, sys
+r = json.load(open(sys.argv[1]))["result"]
+assert 'Button [ref=3] "Go"' in r["snapshot"], r["snapshot"]
+go = [x for x in r["refs"] if x["ref"] == 3][0]
+assert go["class"] == "web.Button" and go["tap"] == [200, 500], go
+PY
+    get "/v1/observe" > "$OUT"
+    grep -q 'seen by uiautomator' "$OUT" || t_fail "observe without web: $(head -c 400 "$OUT")"
+    grep -q '"Go"' "$OUT" && t_fail "observe without web read the page"
+else
+    echo "adbc-serve or curl missing: observe not checked" >&2
+fi
+
 t_check "a hung DevTools socket costs at most its budget and leaves the WebView as a box with a note"
 kill "$RELAY"
+wait "$RELAY" 2> /dev/null
 relay --hang
 start=$(date +%s%N)
 S snapshot --web --web-budget 1500

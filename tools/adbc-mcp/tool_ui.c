@@ -47,8 +47,14 @@ static void ctx(mcp_call *c, ops_ctx *oc)
 
 int ui_snapshot_into(mcp_call *c, int json, const char *heading)
 {
+    return ui_snapshot_web(c, json, 0, heading);
+}
+
+int ui_snapshot_web(mcp_call *c, int json, int web, const char *heading)
+{
     ops_ctx oc;
     ctx(c, &oc);
+    oc.web = web;
     if (ops_snapshot(&oc) != 0)
         return call_fail(c, "%s", oc.err.msg);
     return present(c, json, heading);
@@ -76,7 +82,8 @@ void ui_after_act(mcp_call *c)
 static int t_snapshot(mcp_call *c, const cJSON *a)
 {
     const char *format = NULL;
-    if (arg_str(c, a, "format", 0, 16, &format) != 0)
+    int web = 0;
+    if (arg_str(c, a, "format", 0, 16, &format) != 0 || arg_bool(c, a, "web", &web) != 0)
         return -1;
     int json = 0;
     if (format && strcmp(format, "json") == 0)
@@ -85,7 +92,7 @@ static int t_snapshot(mcp_call *c, const cJSON *a)
         return call_fail(c, "argument 'format' must be \"text\" or \"json\"");
     if (call_device(c) != 0)
         return -1;
-    return ui_snapshot_into(c, json, NULL);
+    return ui_snapshot_web(c, json, web, NULL);
 }
 
 static int t_find(mcp_call *c, const cJSON *a)
@@ -145,9 +152,13 @@ const mcp_tool mcp_tools_ui[] = {
      "The screen as an indented list of elements, one a line: role, [ref=N] for those you "
      "can act on, \"text\", (description), [states]. Refs are valid for this screen: pass "
      "them to tap, type, scroll, long_press. Call this first, and again when a ref is refused "
-     "as stale. format \"json\" gives the same tree as JSON.",
+     "as stale. format \"json\" gives the same tree as JSON. web: true also reads the pages "
+     "shown in debuggable WebViews and Chrome and lists their elements, with refs, under the "
+     "WebView (slower; a page that does not answer in time is left as a box with a note).",
      "{\"type\":\"object\",\"properties\":{\"format\":{\"type\":\"string\",\"enum\":[\"text\","
-     "\"json\"],\"description\":\"text (default) or json\"}},\"additionalProperties\":false}",
+     "\"json\"],\"description\":\"text (default) or json\"},\"web\":{\"type\":\"boolean\","
+     "\"description\":\"read WebView and Chrome pages too (default false)\"}},"
+     "\"additionalProperties\":false}",
      t_snapshot, TOOL_READONLY},
     {"find", "Find elements",
      "Take a snapshot and list the refs of elements matching all the given fields: text, "

@@ -137,6 +137,7 @@ static int r_observe(serve_req *r, char **body, size_t *len)
     if (begin(r, &c, NULL) != 0)
         return err(&c.ctx.err, body, len);
     cJSON *obs = NULL;
+    c.ctx.web = flag(r, "web");
     int rc = ops_observe(&c.ctx, &obs);
     if (rc == 0 && flag(r, "screenshot"))
         rc = screenshot_b64(&c, obs);
@@ -157,6 +158,7 @@ static int r_snapshot(serve_req *r, char **body, size_t *len)
     call c;
     if (begin(r, &c, NULL) != 0)
         return err(&c.ctx.err, body, len);
+    c.ctx.web = flag(r, "web");
     int rc = ops_snapshot(&c.ctx);
     cJSON *res = NULL;
     if (rc == 0) {
@@ -203,7 +205,9 @@ static int r_screenshot(serve_req *r, char **body, size_t *len, const char **cty
     } else {
         /* The screen and its refs of the same moment: the snapshot (which
          * becomes the latest, so the numbers drawn are the refs to act on)
-         * and the raw frame, drawn on and encoded here. */
+         * and the raw frame, drawn on and encoded here. web=1: the
+         * pages' refs are drawn too. */
+        c.ctx.web = flag(r, "web");
         rc = ops_snapshot(&c.ctx);
         adbc_run_result res;
         memset(&res, 0, sizeof res);

@@ -12,6 +12,7 @@ int ops_snapshot(ops_ctx *c)
     adbc_ui_opts uo;
     adbc_ui_opts_init(&uo);
     uo.timeout_ms = ops_remaining(c);
+    uo.web = c->web;
     adbc_ui_snap *snap = NULL;
     int rc = adbc_ui_snapshot(&snap, c->conn, &uo);
     if (rc < 0)
