@@ -366,6 +366,7 @@ static int ax_nodes(axn **out, int **order, int *count, int *nord, const jread *
     for (i = 0; i < n; i++) {
         int e = a[i].tok;
         a[i].parent = ax_find(j, a, tab, cap, jread_get(j, e, "parentId"));
+        a[i].backend = (long)jread_num(j, jread_get(j, e, "backendDOMNodeId"), 0);
         if (jread_bool(j, jread_get(j, e, "ignored"), 0))
             continue;
         int role = jread_get(j, jread_get(j, e, "role"), "value");
@@ -376,7 +377,6 @@ static int ax_nodes(axn **out, int **order, int *count, int *nord, const jread *
             }
         if (a[i].kind < 0)
             continue;
-        a[i].backend = (long)jread_num(j, jread_get(j, e, "backendDOMNodeId"), 0);
         char *name = NULL, *value = NULL;
         jread_str(j, jread_get(j, jread_get(j, e, "name"), "value"), &name);
         int vv = jread_get(j, jread_get(j, e, "value"), "value");
@@ -477,6 +477,30 @@ static int num_of(const jread *j, int obj, const char *k, double *v)
     return 0;
 }
 
+/* The start tag of one web node. */
+static void open_node(core_buf *b, const char *cls, const char *text, const char *desc,
+                      const char *sock, const char *page, long backend, const char *pkg,
+                      unsigned st, const int box[4])
+{
+    char rid[600], bounds[96];
+    snprintf(rid, sizeof rid, "web:%s/%s#%ld", sock, page, backend);
+    snprintf(bounds, sizeof bounds, "[%d,%d][%d,%d]", box[0], box[1], box[2], box[3]);
+    core_buf_puts(b, "<node");
+    wb_attr(b, "class", cls);
+    wb_attr(b, "text", text);
+    wb_attr(b, "resource-id", rid);
+    wb_attr(b, "package", pkg);
+    wb_attr(b, "content-desc", desc);
+    wb_attr(b, "checked", st & UI_CHECKED ? "true" : "false");
+    wb_attr(b, "clickable", st & UI_CLICKABLE ? "true" : "false");
+    wb_attr(b, "enabled", st & UI_ENABLED ? "true" : "false");
+    wb_attr(b, "focused", st & UI_FOCUSED ? "true" : "false");
+    wb_attr(b, "scrollable", st & UI_SCROLLABLE ? "true" : "false");
+    wb_attr(b, "selected", st & UI_SELECTED ? "true" : "false");
+    wb_attr(b, "bounds", bounds);
+    core_buf_puts(b, ">");
+}
+
 static int read_page(wview *v, adbc_conn *c, const char *sock, int64_t deadline)
 {
     char *path, *pageid;
@@ -499,7 +523,7 @@ static int read_page(wview *v, adbc_conn *c, const char *sock, int64_t deadline)
         rc = jread_parse(&jm, metrics, strlen(metrics));
     if (rc == 0)
         rc = jread_parse(&jt, tree, strlen(tree));
-    double ox = 0, oy = 0, cw = 0;
+    double ox = 0, oy = 0, cw = 0, ch = 0, sw = 0, sh = 0;
     if (rc == 0) {
         int vv = jread_get(&jm, 0, "cssVisualViewport");
         if (vv < 0)
@@ -507,6 +531,10 @@ static int read_page(wview *v, adbc_conn *c, const char *sock, int64_t deadline)
         if (num_of(&jm, vv, "offsetX", &ox) < 0 || num_of(&jm, vv, "offsetY", &oy) < 0 ||
             num_of(&jm, vv, "clientWidth", &cw) < 0 || cw < 1)
             rc = core_fail(ADBC_EPROTO, "Page.getLayoutMetrics gave no visual viewport");
+        int cs = jread_get(&jm, 0, "cssContentSize");
+        num_of(&jm, vv, "clientHeight", &ch);
+        num_of(&jm, cs, "width", &sw);
+        num_of(&jm, cs, "height", &sh);
     }
     if (rc == 0)
         rc = ax_nodes(&a, &ord, &n, &nord, &jt, jread_get(&jt, 0, "nodes"));
@@ -582,6 +610,14 @@ static int read_page(wview *v, adbc_conn *c, const char *sock, int64_t deadline)
     if (rc == 0 && n && !stack)
         rc = core_fail(ADBC_ENOMEM, "out of memory");
     int depth = 0;
+    /* A page larger than its viewport is one scrollable element, the
+     * document, over the whole WebView: its ref scrolls the page. */
+    int scroll = rc == 0 && nord > 0 && (sh > ch + 1 || sw > cw + 1) && a[ord[0]].backend > 0;
+    if (scroll) {
+        int box[4] = {v->x1, v->y1, v->x2, v->y2};
+        open_node(&v->frag, "web.ScrollView", "", "", sock, pageid, a[ord[0]].backend, v->pkg,
+                  UI_SCROLLABLE | UI_ENABLED, box);
+    }
     for (int k = 0; rc == 0 && k < nord; k++) {
         int i = ord[k];
         if (a[i].kind < 0 || !a[i].boxed)
@@ -598,29 +634,17 @@ static int read_page(wview *v, adbc_conn *c, const char *sock, int64_t deadline)
         }
         unsigned kd = kinds[a[i].kind].kind;
         unsigned st = a[i].st | (kd & (K_CLICK | K_EDIT) ? UI_CLICKABLE : 0);
-        char rid[400], bounds[96];
-        snprintf(rid, sizeof rid, "web:%s/%s#%ld", sock, pageid, a[i].backend);
-        snprintf(bounds, sizeof bounds, "[%d,%d][%d,%d]", a[i].x1, a[i].y1, a[i].x2, a[i].y2);
         const char *text = kd & K_EDIT ? (a[i].value ? a[i].value : "")
                            : kd & K_DESC ? "" : (a[i].name ? a[i].name : "");
         const char *desc = kd & K_EDIT || kd & K_DESC ? (a[i].name ? a[i].name : "") : "";
-        core_buf_puts(&v->frag, "<node");
-        wb_attr(&v->frag, "class", kinds[a[i].kind].cls);
-        wb_attr(&v->frag, "text", text);
-        wb_attr(&v->frag, "resource-id", rid);
-        wb_attr(&v->frag, "package", v->pkg);
-        wb_attr(&v->frag, "content-desc", desc);
-        wb_attr(&v->frag, "checked", st & UI_CHECKED ? "true" : "false");
-        wb_attr(&v->frag, "clickable", st & UI_CLICKABLE ? "true" : "false");
-        wb_attr(&v->frag, "enabled", st & UI_ENABLED ? "true" : "false");
-        wb_attr(&v->frag, "focused", st & UI_FOCUSED ? "true" : "false");
-        wb_attr(&v->frag, "scrollable", "false");
-        wb_attr(&v->frag, "selected", st & UI_SELECTED ? "true" : "false");
-        wb_attr(&v->frag, "bounds", bounds);
-        core_buf_puts(&v->frag, ">");
+        int box[4] = {a[i].x1, a[i].y1, a[i].x2, a[i].y2};
+        open_node(&v->frag, kinds[a[i].kind].cls, text, desc, sock, pageid, a[i].backend,
+                  v->pkg, st, box);
         stack[depth++] = i;
     }
     while (rc == 0 && depth-- > 0)
+        core_buf_puts(&v->frag, "</node>");
+    if (scroll)
         core_buf_puts(&v->frag, "</node>");
     if (rc == 0 && v->frag.err)
         rc = core_fail(ADBC_ENOMEM, "out of memory for a page's nodes");

@@ -187,6 +187,43 @@ grep -q 'stale ref 4' "$ERR" || t_fail "no stale message: $(cat "$ERR")"
 [ ! -s "$ctl/calls" ] || t_fail "a stale web ref was tapped: $(cat "$ctl/calls")"
 [ "$(cdp 'JSON.stringify(window.clicks)')" = '"[\"go\"]"' ] || t_fail "clicks changed"
 
+t_check "a page taller than its view: a scrollable ref over the WebView scrolls it; bounds follow the scroll"
+cdp 'document.body.style.height = "3000px"; 1' > /dev/null
+S snapshot --web
+grep -q '^    - ScrollView \[ref=2\]$' "$OUT" || t_fail "no scrollable page: $(cat "$OUT")"
+grep -q 'Heading "Sign in"' "$OUT" || t_fail "heading missing: $(cat "$OUT")"
+rm -f "$ctl/calls"
+S scroll 2 down
+[ $rc -eq 0 ] || t_fail "scroll: $(cat "$ERR")"
+grep -q '^input swipe 540 957 540 738 300$' "$ctl/calls" || t_fail "calls: $(cat "$ctl/calls")"
+for ((i = 0; i < 100; i++)); do
+    [ "$(cdp 'window.scrollY')" = 0 ] || break
+    sleep 0.05
+done
+Y=$(cdp 'window.scrollY')
+[ "$Y" != 0 ] || t_fail "the page did not scroll"
+S snapshot --web --json
+python3 - "$OUT" "$Y" << 'PY' || t_fail "after scrolling by $Y CSS px: $(head -c 600 "$OUT")"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+y = float(sys.argv[2])
+def walk(n):
+    yield n
+    for c in n["children"]:
+        yield from walk(c)
+nodes = list(walk(doc["windows"][0]["root"]))
+go = [n for n in nodes if n["text"] == "Go"]
+# The button's page top is 80 CSS px: on the screen 300 + 2 * (80 - y), clipped to the
+# WebView's top edge, or gone once above it.
+top = 300 + 2 * (80 - y)
+if top + 80 <= 300:
+    assert not go, go
+else:
+    assert go and go[0]["bounds"]["y"] == max(300, round(top)), (go, top)
+assert not [n for n in nodes if n["text"] == "Sign in"] or y < 20, y
+PY
+cdp 'window.scrollTo(0, 0); document.body.style.height = ""; 1' > /dev/null
+
 t_check "adbc-serve: observe with web=1 lists the page's elements and their refs; without, the box"
 SERVE=$ADBC_BUILD_DIR/tools/adbc-serve
 if [ -x "$SERVE" ] && command -v curl > /dev/null; then
