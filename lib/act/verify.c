@@ -35,8 +35,12 @@ int adbc_act_locate(adbc_ui_snap **snap, const adbc_ui_ref **found, adbc_act_how
         return ADBC_EINVAL;
     /* A web ref is found again among the page's nodes: the fresh
      * snapshot reads the web part too. */
-    if (old->resource_id && strncmp(old->resource_id, "web:", 4) == 0)
+    if (old->resource_id && strncmp(old->resource_id, "web:", 4) == 0) {
         uo.web = 1;
+        /* Finding a web ref again needs its page: it gets the act's time. */
+        if (o->timeout_ms > uo.web_budget_ms)
+            uo.web_budget_ms = o->timeout_ms > 60000 ? 60000 : o->timeout_ms;
+    }
     /* The act's budget bounds the dump too. */
     if (o->timeout_ms >= 0 && (uo.timeout_ms < 0 || uo.timeout_ms > o->timeout_ms))
         uo.timeout_ms = o->timeout_ms;

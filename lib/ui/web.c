@@ -780,7 +780,11 @@ int ui_web_splice(char **out, size_t *out_len, const adbc_ui_snap *s, const char
     for (size_t i = 0; i < nv; i++) {
         wview *v = &vs[i];
         if (rc < 0) {
-            snprintf(v->note, sizeof v->note, "web content not read: %s", adbc_last_error());
+            if (rc == ADBC_ETIMEDOUT || core_remaining(deadline) == 0)
+                snprintf(v->note, sizeof v->note, "web content not read: the device did not "
+                         "list its DevTools sockets within the %d ms budget", budget_ms);
+            else
+                snprintf(v->note, sizeof v->note, "web content not read: %s", adbc_last_error());
             continue;
         }
         const char *sock = NULL;

@@ -131,13 +131,35 @@ static int screenshot_b64(call *c, cJSON *into)
     return 0;
 }
 
+/* web=1 and web_budget=MS (1..60000): the web part of a snapshot
+ * (docs/webview.md). 0, or the status of a refusal with *body set. */
+static int web_args(serve_req *r, ops_ctx *ctx, char **body, size_t *len)
+{
+    ctx->web = flag(r, "web");
+    const char *b = r->arg(r->conn, "web_budget");
+    if (b) {
+        char *end;
+        long v = strtol(b, &end, 10);
+        if (!*b || *end || v < 1 || v > 60000)
+            return err2("bad_request", 400, "web_budget must be 1..60000 (ms)", body, len);
+        ctx->web_budget_ms = (int)v;
+    }
+    return 0;
+}
+
 static int r_observe(serve_req *r, char **body, size_t *len)
 {
+    ops_ctx web;
+    memset(&web, 0, sizeof web);
+    int st = web_args(r, &web, body, len);
+    if (st)
+        return st;
     call c;
     if (begin(r, &c, NULL) != 0)
         return err(&c.ctx.err, body, len);
     cJSON *obs = NULL;
-    c.ctx.web = flag(r, "web");
+    c.ctx.web = web.web;
+    c.ctx.web_budget_ms = web.web_budget_ms;
     int rc = ops_observe(&c.ctx, &obs);
     if (rc == 0 && flag(r, "screenshot"))
         rc = screenshot_b64(&c, obs);
@@ -155,10 +177,16 @@ static int r_snapshot(serve_req *r, char **body, size_t *len)
     int json = fmt && strcmp(fmt, "json") == 0;
     if (fmt && !json && strcmp(fmt, "text") != 0)
         return err2("bad_request", 400, "format must be text or json", body, len);
+    ops_ctx web;
+    memset(&web, 0, sizeof web);
+    int st = web_args(r, &web, body, len);
+    if (st)
+        return st;
     call c;
     if (begin(r, &c, NULL) != 0)
         return err(&c.ctx.err, body, len);
-    c.ctx.web = flag(r, "web");
+    c.ctx.web = web.web;
+    c.ctx.web_budget_ms = web.web_budget_ms;
     int rc = ops_snapshot(&c.ctx);
     cJSON *res = NULL;
     if (rc == 0) {
@@ -192,6 +220,11 @@ static int r_snapshot(serve_req *r, char **body, size_t *len)
 static int r_screenshot(serve_req *r, char **body, size_t *len, const char **ctype)
 {
     int marks = flag(r, "marks");
+    ops_ctx web;
+    memset(&web, 0, sizeof web);
+    int st = web_args(r, &web, body, len);
+    if (st)
+        return st;
     call c;
     if (begin(r, &c, NULL) != 0)
         return err(&c.ctx.err, body, len);
@@ -207,7 +240,8 @@ static int r_screenshot(serve_req *r, char **body, size_t *len, const char **cty
          * becomes the latest, so the numbers drawn are the refs to act on)
          * and the raw frame, drawn on and encoded here. web=1: the
          * pages' refs are drawn too. */
-        c.ctx.web = flag(r, "web");
+        c.ctx.web = web.web;
+        c.ctx.web_budget_ms = web.web_budget_ms;
         rc = ops_snapshot(&c.ctx);
         adbc_run_result res;
         memset(&res, 0, sizeof res);

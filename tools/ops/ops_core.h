@@ -134,6 +134,7 @@ typedef struct ops_ctx {
     int acted_ref;           /* the ref acted on (0 for points and keys) */
     int tier;                /* the selector tier that picked it (1..5), 0 without one */
     int web;                 /* snapshots read WebViews' pages too (docs/webview.md) */
+    int web_budget_ms;       /* their time, 1..60000; 0: the library's default */
 } ops_ctx;
 
 void ops_ctx_init(ops_ctx *c, adbc_conn *conn, adbc_ui_snap **last, int64_t deadline);

@@ -13,6 +13,8 @@ int ops_snapshot(ops_ctx *c)
     adbc_ui_opts_init(&uo);
     uo.timeout_ms = ops_remaining(c);
     uo.web = c->web;
+    if (c->web_budget_ms > 0)
+        uo.web_budget_ms = c->web_budget_ms;
     adbc_ui_snap *snap = NULL;
     int rc = adbc_ui_snapshot(&snap, c->conn, &uo);
     if (rc < 0)
