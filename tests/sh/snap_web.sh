@@ -161,7 +161,7 @@ t_check "tap on a web ref: the verified path taps the mapped point, and the page
 rm -f "$ctl/calls"
 S tap 3
 [ $rc -eq 0 ] || t_fail "tap 3: $(cat "$ERR")"
-grep -q 'input tap 200 500' "$ctl/calls" || t_fail "calls: $(cat "$ctl/calls")"
+grep -qE '^(cmd )?input tap 200 500$' "$ctl/calls" || t_fail "calls: $(cat "$ctl/calls")"
 [ "$(cdp 'JSON.stringify(window.clicks || [])')" = '"[\"go\"]"' ] ||
     t_fail "the page recorded clicks: $(cdp 'JSON.stringify(window.clicks || [])')"
 rm -f "$ctl/calls"
@@ -195,7 +195,7 @@ grep -q 'Heading "Sign in"' "$OUT" || t_fail "heading missing: $(cat "$OUT")"
 rm -f "$ctl/calls"
 S scroll 2 down
 [ $rc -eq 0 ] || t_fail "scroll: $(cat "$ERR")"
-grep -q '^input swipe 540 957 540 738 300$' "$ctl/calls" || t_fail "calls: $(cat "$ctl/calls")"
+grep -qE '^(cmd )?input swipe 540 957 540 738 300$' "$ctl/calls" || t_fail "calls: $(cat "$ctl/calls")"
 # Until the page has scrolled and stays put (a scroll may take frames).
 Y=0
 for ((i = 0; i < 200; i++)); do

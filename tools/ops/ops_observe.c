@@ -45,6 +45,9 @@ int ops_observe_take(ops_ctx *c, char **activity, char **package)
     adbc_ui_opts uo;
     adbc_ui_opts_init(&uo);
     uo.timeout_ms = ops_remaining(c);
+    uo.web = c->web;
+    if (c->web_budget_ms > 0)
+        uo.web_budget_ms = c->web_budget_ms;
     adbc_ui_snap *snap = NULL;
     /* One round trip: the activity's dumpsys runs beside the dump. */
     int rc = adbc_act_observe(&snap, &act, &pkg, c->conn, &uo);
