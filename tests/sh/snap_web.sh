@@ -248,6 +248,8 @@ assert 'Button [ref=3] "Go"' in r["snapshot"], r["snapshot"]
 go = [x for x in r["refs"] if x["ref"] == 3][0]
 assert go["class"] == "web.Button" and go["tap"] == [200, 500], go
 PY
+    get "/v1/snapshot?web=1&web_budget=20000" > "$OUT"
+    grep -q 'Button \[ref=3\] \\"Go\\"' "$OUT" || t_fail "snapshot?web=1: $(head -c 600 "$OUT")"
     get "/v1/observe?web=1&web_budget=0" > "$OUT"
     grep -q 'web_budget must be 1..60000' "$OUT" || t_fail "web_budget=0: $(cat "$OUT")"
     get "/v1/observe" > "$OUT"

@@ -129,7 +129,7 @@ extern const mcp_tool mcp_tools_shell[];
  * add it to the result (text, or JSON when json). */
 int ui_snapshot_into(mcp_call *c, int json, const char *heading);
 /* The same, reading the pages of WebViews too when web is set. */
-int ui_snapshot_web(mcp_call *c, int json, int web, const char *heading);
+int ui_snapshot_web(mcp_call *c, int json, int web, int web_budget_ms, const char *heading);
 /* After an act: settle, then a snapshot as above; a failed snapshot is a
  * note, not an error (the act was done). */
 void ui_after_act(mcp_call *c);

@@ -47,14 +47,15 @@ static void ctx(mcp_call *c, ops_ctx *oc)
 
 int ui_snapshot_into(mcp_call *c, int json, const char *heading)
 {
-    return ui_snapshot_web(c, json, 0, heading);
+    return ui_snapshot_web(c, json, 0, 0, heading);
 }
 
-int ui_snapshot_web(mcp_call *c, int json, int web, const char *heading)
+int ui_snapshot_web(mcp_call *c, int json, int web, int web_budget_ms, const char *heading)
 {
     ops_ctx oc;
     ctx(c, &oc);
     oc.web = web;
+    oc.web_budget_ms = web_budget_ms;
     if (ops_snapshot(&oc) != 0)
         return call_fail(c, "%s", oc.err.msg);
     return present(c, json, heading);
@@ -82,8 +83,9 @@ void ui_after_act(mcp_call *c)
 static int t_snapshot(mcp_call *c, const cJSON *a)
 {
     const char *format = NULL;
-    int web = 0;
-    if (arg_str(c, a, "format", 0, 16, &format) != 0 || arg_bool(c, a, "web", &web) != 0)
+    int web = 0, budget = 0;
+    if (arg_str(c, a, "format", 0, 16, &format) != 0 || arg_bool(c, a, "web", &web) != 0 ||
+        arg_int(c, a, "web_budget_ms", 0, 1, 60000, &budget) != 0)
         return -1;
     int json = 0;
     if (format && strcmp(format, "json") == 0)
@@ -92,7 +94,7 @@ static int t_snapshot(mcp_call *c, const cJSON *a)
         return call_fail(c, "argument 'format' must be \"text\" or \"json\"");
     if (call_device(c) != 0)
         return -1;
-    return ui_snapshot_web(c, json, web, NULL);
+    return ui_snapshot_web(c, json, web, budget, NULL);
 }
 
 static int t_find(mcp_call *c, const cJSON *a)
@@ -157,7 +159,9 @@ const mcp_tool mcp_tools_ui[] = {
      "WebView (slower; a page that does not answer in time is left as a box with a note).",
      "{\"type\":\"object\",\"properties\":{\"format\":{\"type\":\"string\",\"enum\":[\"text\","
      "\"json\"],\"description\":\"text (default) or json\"},\"web\":{\"type\":\"boolean\","
-     "\"description\":\"read WebView and Chrome pages too (default false)\"}},"
+     "\"description\":\"read WebView and Chrome pages too (default false)\"},"
+     "\"web_budget_ms\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":60000,"
+     "\"description\":\"with web: the pages' time, all together (default 3000)\"}},"
      "\"additionalProperties\":false}",
      t_snapshot, TOOL_READONLY},
     {"find", "Find elements",
