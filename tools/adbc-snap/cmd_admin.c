@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "adbc/devices.h"
+#include "ops_core.h"
 
 static int cmd_admin(snap_ctx *ctx, int argc, char **argv);
 
@@ -38,13 +39,6 @@ static const snap_cmd *self_of(const char *name)
         if (strcmp(c->name, name) == 0)
             return c;
     return &snap_cmds_admin[0];
-}
-
-static int64_t mono_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /* The service adb opens for the command, into svc; NULL when the
@@ -108,7 +102,7 @@ static const char *service_for(int argc, char **argv, char *svc, size_t n, const
 static int wait_gone(adbc_conn *c, int64_t deadline)
 {
     while (adbc_conn_status(c) == 0) {
-        if (mono_ms() >= deadline || snap_signal_received())
+        if (ops_now_ms() >= deadline || snap_signal_received())
             return -1;
         usleep(50 * 1000);
     }
@@ -126,7 +120,7 @@ static int cmd_admin(snap_ctx *ctx, int argc, char **argv)
     adbc_conn *c;
     if (snap_connect(ctx, &c) < 0)
         return SNAP_EXIT_FAIL;
-    int64_t deadline = mono_ms() + ctx->timeout_ms;
+    int64_t deadline = ops_now_ms() + ctx->timeout_ms;
     adbc_stream *s;
     int rc = adbc_stream_open(&s, c, svc, ctx->timeout_ms);
     if (rc == ADBC_EREFUSED)
@@ -141,7 +135,7 @@ static int cmd_admin(snap_ctx *ctx, int argc, char **argv)
     char text[4096];
     size_t len = 0;
     for (;;) {
-        int64_t left = deadline - mono_ms();
+        int64_t left = deadline - ops_now_ms();
         ssize_t n = left > 0 ? adbc_stream_read(s, text + len, sizeof text - 1 - len, (int)left)
                              : ADBC_ETIMEDOUT;
         if (n == 0 || n == ADBC_ECLOSED)
@@ -175,7 +169,7 @@ static int cmd_admin(snap_ctx *ctx, int argc, char **argv)
     const char *sel = ctx->target ? ctx->target : ctx->serial;
     adbc_devices_opts o;
     adbc_devices_opts_init(&o);
-    int left = (int)(deadline - mono_ms());
+    int left = (int)(deadline - ops_now_ms());
     rc = adbc_device_wait(NULL, sel, ADBC_WAIT_ANY, ADBC_DEV_DEVICE, left > 0 ? left : 0, &o);
     if (rc < 0)
         return snap_error(SNAP_EXIT_FAIL, argv[0],

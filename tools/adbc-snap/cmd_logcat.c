@@ -21,6 +21,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "ops_core.h"
+
 static int cmd_logcat(snap_ctx *ctx, int argc, char **argv);
 
 const snap_cmd snap_cmds_logcat[] = {
@@ -44,13 +46,6 @@ static int ends_by_itself(const char *a)
             return 1;
     /* -t N and -tN imply -d (-T N does not) */
     return strncmp(a, "-t", 2) == 0;
-}
-
-static int64_t mono_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /* Append " 'word'" (or the word bare when raw) to *cmd. */
@@ -169,13 +164,13 @@ static int cmd_logcat(snap_ctx *ctx, int argc, char **argv)
         adbc_shell_close(sh);
         return snap_fail("logcat", ADBC_ENOMEM);
     }
-    int64_t end = for_ms ? mono_ms() + for_ms : 0;
+    int64_t end = for_ms ? ops_now_ms() + for_ms : 0;
     int status = 0;
     char buf[65536];
     for (;;) {
         int wait = ctx->stream_timeout_ms;
         if (end) {
-            int64_t left = end - mono_ms();
+            int64_t left = end - ops_now_ms();
             if (left <= 0)
                 break; /* --for: the time is up */
             if (wait < 0 || left < wait)
@@ -183,7 +178,7 @@ static int cmd_logcat(snap_ctx *ctx, int argc, char **argv)
         }
         int fd;
         ssize_t r = adbc_shell_read(sh, &fd, buf, sizeof buf, wait);
-        if (r == ADBC_ETIMEDOUT && end && mono_ms() >= end)
+        if (r == ADBC_ETIMEDOUT && end && ops_now_ms() >= end)
             break;
         if (r == ADBC_ETIMEDOUT) {
             status = snap_error(SNAP_EXIT_FAIL, "logcat",
