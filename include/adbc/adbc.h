@@ -10,6 +10,13 @@
  * and buffers and strings adbc hands out are freed with adbc_free()
  * (adbc/alloc.h); adbc_last_error() gives the calling thread's message for
  * the last failure.
+ *
+ * NULL: a pointer argument may be NULL only where its function's comment
+ * says so ("opts may be NULL"). Elsewhere a NULL handle or out-parameter
+ * is ADBC_EINVAL naming it; a query on a NULL handle returns 0, NULL
+ * or "" (adbc_conn_version, adbc_stream_destination); a free or close of
+ * NULL does nothing. A struct the caller fills in whose .size is 0 was
+ * never initialised: ADBC_EINVAL saying which X_init() to call.
  */
 #ifndef ADBC_ADBC_H
 #define ADBC_ADBC_H

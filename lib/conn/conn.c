@@ -243,31 +243,43 @@ void adbc_conn_close(adbc_conn *c)
 
 const adbc_banner *adbc_conn_banner(const adbc_conn *c)
 {
+    if (!c)
+        return NULL;
     return adbc_session_peer(c->s);
 }
 
 int adbc_conn_has_feature(const adbc_conn *c, const char *feature)
 {
+    if (!c || !feature)
+        return 0;
     return adbc_banner_has_feature(adbc_session_peer(c->s), feature);
 }
 
 uint32_t adbc_conn_version(const adbc_conn *c)
 {
+    if (!c)
+        return 0;
     return adbc_session_version(c->s);
 }
 
 uint32_t adbc_conn_max_payload(const adbc_conn *c)
 {
+    if (!c)
+        return 0;
     return adbc_session_max_payload(c->s);
 }
 
 int adbc_conn_delayed_ack(const adbc_conn *c)
 {
+    if (!c)
+        return 0;
     return adbc_session_delayed_ack(c->s);
 }
 
 const char *adbc_conn_desc(const adbc_conn *c)
 {
+    if (!c)
+        return "";
     return c->t->desc;
 }
 
@@ -292,6 +304,8 @@ void conn_link(adbc_transport_link *out, const adbc_conn *c)
 
 int adbc_conn_status(const adbc_conn *c)
 {
+    if (!c)
+        return core_null(__func__, "the connection");
     /* The reader thread sets it under the lock; read it under the lock too
      * (a caller may poll it while the connection fails). */
     adbc_conn *m = (adbc_conn *)c;

@@ -13,6 +13,8 @@
 
 int adbc_stream_open(adbc_stream **out, adbc_conn *c, const char *service, int timeout_ms)
 {
+    if (!out)
+        return core_null(__func__, "out");
     *out = NULL;
     if (!c || !service || !*service)
         return core_fail(ADBC_EINVAL, "adbc_stream_open: need a connection and a service name");
@@ -77,6 +79,8 @@ out:
 
 int adbc_conn_accept(adbc_stream **out, adbc_conn *c, int timeout_ms)
 {
+    if (!out)
+        return core_null(__func__, "out");
     *out = NULL;
     if (!c)
         return core_fail(ADBC_EINVAL, "adbc_conn_accept: no connection");
@@ -112,6 +116,8 @@ int adbc_conn_accept(adbc_stream **out, adbc_conn *c, int timeout_ms)
 
 const char *adbc_stream_destination(const adbc_stream *st)
 {
+    if (!st)
+        return "";
     return st->service ? st->service : "";
 }
 
@@ -150,6 +156,8 @@ static void taken(adbc_conn *c, adbc_stream *st)
 
 ssize_t adbc_stream_read(adbc_stream *st, void *buf, size_t len, int timeout_ms)
 {
+    if (!st || (!buf && len))
+        return core_null(__func__, !st ? "the stream" : "buf");
     adbc_conn *c = st->c;
     if (!c)
         return orphaned();
@@ -325,6 +333,8 @@ static int wait_room(adbc_conn *c, adbc_stream *st, size_t want, int64_t deadlin
 
 int adbc_stream_write(adbc_stream *st, const void *buf, size_t len, int timeout_ms)
 {
+    if (!st || (!buf && len))
+        return core_null(__func__, !st ? "the stream" : "buf");
     adbc_conn *c = st->c;
     if (!c)
         return orphaned();
@@ -434,6 +444,8 @@ static int drain(adbc_conn *c, adbc_stream *st, int64_t deadline)
 
 int adbc_stream_flush(adbc_stream *st, int timeout_ms)
 {
+    if (!st)
+        return core_null(__func__, "the stream");
     adbc_conn *c = st->c;
     if (!c)
         return orphaned();
@@ -481,5 +493,7 @@ void adbc_stream_close(adbc_stream *st)
 
 adbc_conn *adbc_stream_conn(adbc_stream *st)
 {
+    if (!st)
+        return NULL;
     return st->c;
 }

@@ -57,6 +57,11 @@ int core_fail(int code, const char *fmt, ...)
     return code;
 }
 
+int core_null(const char *fn, const char *what)
+{
+    return core_fail(ADBC_EINVAL, "%s: %s is NULL", fn, what);
+}
+
 int core_fail_keep(int code)
 {
     if (last_msg[0] == '\0')

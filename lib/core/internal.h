@@ -23,6 +23,10 @@ int core_fail(int code, const char *fmt, ...) ADBC_PRINTF(2, 3);
  * strerror text when there is none). */
 int core_fail_keep(int code);
 
+/* A public function's argument that may not be NULL was: ADBC_EINVAL with
+ * "FN: WHAT is NULL". */
+int core_null(const char *fn, const char *what);
+
 /* Allocation wrappers. They go through one place so the fault-injection
  * build can fail the Nth allocation. */
 void *core_malloc(size_t n);

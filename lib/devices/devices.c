@@ -107,6 +107,8 @@ static void usb_entry(adbc_device_entry *e, const adbc_usb_device *u, const adbc
 int adbc_devices_list(adbc_device_entry **out, size_t *count, const char *const *tcp, size_t ntcp,
                       const adbc_devices_opts *opts)
 {
+    if (!out || !count)
+        return core_null(__func__, !out ? "out" : "count");
     *out = NULL;
     *count = 0;
     adbc_devices_opts def;
@@ -192,6 +194,8 @@ void adbc_devices_free(adbc_device_entry *list)
 
 const char *adbc_device_state_text(const adbc_device_entry *e)
 {
+    if (!e)
+        return "";
     if (e->error == ADBC_EPERM)
         return "no permissions";
     if (e->error == ADBC_EBUSY)

@@ -247,6 +247,8 @@ static int tcp_entry(adbc_device_entry *out, const char *serial, const char *add
 
 int adbc_device_find(adbc_device_entry *out, const char *serial, const adbc_devices_opts *opts)
 {
+    if (!out)
+        return core_null(__func__, "out");
     memset(out, 0, sizeof *out);
     adbc_devices_opts def;
     adbc_devices_opts_init(&def);
@@ -308,6 +310,8 @@ int adbc_device_find(adbc_device_entry *out, const char *serial, const adbc_devi
 
 int adbc_device_connect(adbc_conn **out, const char *serial, const adbc_conn_opts *opts)
 {
+    if (!out)
+        return core_null(__func__, "out");
     *out = NULL;
     serial = adbc_device_serial(serial);
     char addr[128];

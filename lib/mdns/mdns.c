@@ -432,6 +432,8 @@ static adbc_mdns_service *wanted(browse *b, const char *inst)
 
 int adbc_mdns_browse(adbc_mdns_service **out, size_t *count, const adbc_mdns_opts *opts)
 {
+    if (!out || !count)
+        return core_null(__func__, !out ? "out" : "count");
     *out = NULL;
     *count = 0;
     adbc_mdns_opts def;
@@ -529,6 +531,12 @@ void adbc_mdns_free(adbc_mdns_service *list)
 
 void adbc_mdns_addr(char *buf, size_t len, const adbc_mdns_service *s)
 {
+    if (!buf || !len)
+        return;
+    if (!s) {
+        buf[0] = '\0';
+        return;
+    }
     if (s->local)
         snprintf(buf, len, "127.0.0.1:%u", s->port);
     else if (strchr(s->addr, ':'))
@@ -539,6 +547,8 @@ void adbc_mdns_addr(char *buf, size_t len, const adbc_mdns_service *s)
 
 int adbc_mdns_resolve(adbc_mdns_service *out, const char *name, int timeout_ms)
 {
+    if (!out)
+        return core_null(__func__, "out");
     memset(out, 0, sizeof *out);
     char inst[64];
     const char *rest;

@@ -217,6 +217,8 @@ static int listen_spec(adbc_forward *f, const char *spec)
 int adbc_forward_new(adbc_forward **out, adbc_conn *c, const char *local, const char *remote,
                      const adbc_forward_opts *opts)
 {
+    if (!out)
+        return core_null(__func__, "out");
     *out = NULL;
     if (!c || !local || !remote)
         return core_fail(ADBC_EINVAL, "adbc_forward_new: need a connection, LOCAL and REMOTE");
@@ -263,21 +265,29 @@ fail:
 
 const char *adbc_forward_local(const adbc_forward *f)
 {
+    if (!f)
+        return "";
     return f->local;
 }
 
 const char *adbc_forward_remote(const adbc_forward *f)
 {
+    if (!f)
+        return "";
     return f->remote;
 }
 
 int adbc_forward_port(const adbc_forward *f)
 {
+    if (!f)
+        return 0;
     return f->port;
 }
 
 int adbc_forward_fd(const adbc_forward *f)
 {
+    if (!f)
+        return -1;
     return f->lfd;
 }
 
@@ -299,6 +309,8 @@ static void peer_name(const struct sockaddr_storage *ss, char *out, size_t len)
 
 int adbc_forward_dispatch(adbc_forward *f)
 {
+    if (!f)
+        return core_null(__func__, "the forwarder");
     relays_reap(&f->relays);
     char why[512];
     int st = conn_status_msg(f->c, why, sizeof why);
@@ -334,6 +346,8 @@ int adbc_forward_dispatch(adbc_forward *f)
 
 int adbc_forward_run(adbc_forward *f, int timeout_ms)
 {
+    if (!f)
+        return core_null(__func__, "the forwarder");
     int64_t deadline = core_deadline(timeout_ms);
     for (;;) {
         int rc = adbc_forward_dispatch(f);
@@ -361,6 +375,8 @@ int adbc_forward_run(adbc_forward *f, int timeout_ms)
 
 void adbc_forward_stop(adbc_forward *f)
 {
+    if (!f)
+        return;
     char b = 1;
     if (write(f->wake[1], &b, 1) < 0) {
         /* full pipe: a stop is already pending */
@@ -369,6 +385,8 @@ void adbc_forward_stop(adbc_forward *f)
 
 size_t adbc_forward_active(adbc_forward *f)
 {
+    if (!f)
+        return 0;
     relays_reap(&f->relays);
     return relays_active(&f->relays);
 }

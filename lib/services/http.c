@@ -94,6 +94,8 @@ static int dechunk(const uint8_t *p, const uint8_t *end, int eof, adbc_http_resp
 
 int adbc_http_parse(adbc_http_response *out, const uint8_t *buf, size_t len, int eof)
 {
+    if (!out || (!buf && len))
+        return core_null(__func__, !out ? "out" : "buf");
     memset(out, 0, sizeof *out);
     const uint8_t *end = buf + len;
     const uint8_t *eol = find_crlf(buf, end);
@@ -177,6 +179,8 @@ int adbc_http_parse(adbc_http_response *out, const uint8_t *buf, size_t len, int
 int adbc_http_get(adbc_http_response *out, adbc_conn *c, const char *service, const char *path,
                   size_t max_bytes, int timeout_ms)
 {
+    if (!out)
+        return core_null(__func__, "out");
     memset(out, 0, sizeof *out);
     if (!max_bytes)
         max_bytes = DEFAULT_MAX;

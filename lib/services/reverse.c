@@ -105,6 +105,8 @@ int adbc_reverse_request(char *reply, size_t len, adbc_conn *c, const char *requ
 
 int adbc_reverse_list(char **out, adbc_conn *c)
 {
+    if (!out)
+        return core_null(__func__, "out");
     *out = NULL;
     adbc_stream *st;
     int rc = adbc_stream_open(&st, c, "reverse:list-forward", REQ_TIMEOUT_MS);
@@ -146,6 +148,8 @@ static int allow(void *user, const char *dest)
 
 int adbc_reverse_new(adbc_reverse **out, const adbc_forward_opts *opts)
 {
+    if (!out)
+        return core_null(__func__, "out");
     *out = NULL;
     adbc_forward_opts own;
     adbc_forward_opts_init(&own);
@@ -163,6 +167,8 @@ int adbc_reverse_new(adbc_reverse **out, const adbc_forward_opts *opts)
 
 void adbc_reverse_conn_opts(adbc_conn_opts *o, adbc_reverse *r)
 {
+    if (!o || !r)
+        return;
     o->on_device_open = allow;
     o->device_open_user = r;
 }
@@ -204,6 +210,8 @@ static void *accept_main(void *arg)
 
 int adbc_reverse_start(adbc_reverse *r, adbc_conn *c)
 {
+    if (!r || !c)
+        return core_null(__func__, !r ? "the reverse handle" : "the connection");
     if (r->running)
         return core_fail(ADBC_EINVAL, "adbc_reverse_start: already started");
     r->c = c;
@@ -216,6 +224,8 @@ int adbc_reverse_start(adbc_reverse *r, adbc_conn *c)
 int adbc_reverse_add(char *resolved, size_t len, adbc_reverse *r, const char *remote,
                      const char *local, int norebind)
 {
+    if (!r)
+        return core_null(__func__, "the reverse handle");
     if (!r->c)
         return core_fail(ADBC_EINVAL, "adbc_reverse_add: call adbc_reverse_start first");
     struct addrinfo *ai;
@@ -276,6 +286,8 @@ int adbc_reverse_add(char *resolved, size_t len, adbc_reverse *r, const char *re
 
 int adbc_reverse_remove(adbc_reverse *r, const char *remote)
 {
+    if (!r || !remote)
+        return core_null(__func__, !r ? "the reverse handle" : "remote");
     if (!r->c)
         return core_fail(ADBC_EINVAL, "adbc_reverse_remove: call adbc_reverse_start first");
     char req[300];
@@ -293,6 +305,8 @@ int adbc_reverse_remove(adbc_reverse *r, const char *remote)
 
 int adbc_reverse_remove_all(adbc_reverse *r)
 {
+    if (!r)
+        return core_null(__func__, "the reverse handle");
     if (!r->c)
         return core_fail(ADBC_EINVAL, "adbc_reverse_remove_all: call adbc_reverse_start first");
     int rc = adbc_reverse_request(NULL, 0, r->c, "killforward-all");
@@ -304,6 +318,8 @@ int adbc_reverse_remove_all(adbc_reverse *r)
 
 size_t adbc_reverse_active(adbc_reverse *r)
 {
+    if (!r)
+        return 0;
     relays_reap(&r->relays);
     return relays_active(&r->relays);
 }

@@ -24,6 +24,8 @@ struct adbc_shell {
 
 int adbc_shell_quote(char **out, const char *s)
 {
+    if (!out)
+        return core_null(__func__, "out");
     *out = NULL;
     if (!s)
         return core_fail(ADBC_EINVAL, "adbc_shell_quote: NULL string");
@@ -88,6 +90,8 @@ static int build_service(adbc_conn *c, const char *command, const adbc_shell_opt
 int adbc_shell_open(adbc_shell **out, adbc_conn *c, const char *command,
                     const adbc_shell_opts *opts, int timeout_ms)
 {
+    if (!out)
+        return core_null(__func__, "out");
     *out = NULL;
     if (!c)
         return core_fail(ADBC_EINVAL, "adbc_shell_open: no connection");
@@ -119,6 +123,8 @@ int adbc_shell_open(adbc_shell **out, adbc_conn *c, const char *command,
 
 ssize_t adbc_shell_read(adbc_shell *sh, int *fd, void *buf, size_t len, int timeout_ms)
 {
+    if (!sh || !fd || (!buf && len))
+        return core_null(__func__, !sh ? "the shell" : !fd ? "fd" : "buf");
     *fd = 1;
     if (sh->ended)
         return 0;
@@ -195,6 +201,8 @@ static int write_packet(adbc_shell *sh, int id, const void *buf, size_t len, int
 
 int adbc_shell_write(adbc_shell *sh, const void *buf, size_t len, int timeout_ms)
 {
+    if (!sh || (!buf && len))
+        return core_null(__func__, !sh ? "the shell" : "buf");
     if (!sh->v2)
         return adbc_stream_write(sh->st, buf, len, timeout_ms);
     int64_t deadline = core_deadline(timeout_ms);
@@ -212,6 +220,8 @@ int adbc_shell_write(adbc_shell *sh, const void *buf, size_t len, int timeout_ms
 
 int adbc_shell_close_stdin(adbc_shell *sh, int timeout_ms)
 {
+    if (!sh)
+        return core_null(__func__, "the shell");
     if (!sh->v2)
         return core_fail(ADBC_EUNSUPPORTED,
                          "closing stdin needs shell v2; with shell v1 or exec, close the stream");
@@ -221,6 +231,8 @@ int adbc_shell_close_stdin(adbc_shell *sh, int timeout_ms)
 int adbc_shell_resize(adbc_shell *sh, unsigned rows, unsigned cols, unsigned xpixels,
                       unsigned ypixels, int timeout_ms)
 {
+    if (!sh)
+        return core_null(__func__, "the shell");
     if (!sh->v2)
         return core_fail(ADBC_EUNSUPPORTED, "window size changes need shell v2");
     char msg[64];
@@ -230,11 +242,15 @@ int adbc_shell_resize(adbc_shell *sh, unsigned rows, unsigned cols, unsigned xpi
 
 int adbc_shell_exit_code(const adbc_shell *sh)
 {
+    if (!sh)
+        return -1;
     return sh->exit_code;
 }
 
 int adbc_shell_is_v2(const adbc_shell *sh)
 {
+    if (!sh)
+        return 0;
     return sh->v2;
 }
 

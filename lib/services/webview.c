@@ -240,6 +240,8 @@ static int page_object(jr *j, adbc_devtools_page *pg)
 
 int adbc_devtools_parse_pages(adbc_devtools_page **out, const char *json, size_t len)
 {
+    if (!out || (!json && len))
+        return core_null(__func__, !out ? "out" : "json");
     *out = NULL;
     jr j = {json, json + len};
     ws(&j);
@@ -292,6 +294,8 @@ bad:
 
 int adbc_devtools_scan_unix(char ***out, const char *text, size_t len)
 {
+    if (!out || (!text && len))
+        return core_null(__func__, !out ? "out" : "text");
     *out = NULL;
     char **names = NULL;
     size_t n = 0;
@@ -388,6 +392,8 @@ void adbc_devtools_free(adbc_devtools_socket *s, size_t n)
 
 int adbc_devtools_list(adbc_devtools_socket **out, size_t *nout, adbc_conn *c, int timeout_ms)
 {
+    if (!out || !nout)
+        return core_null(__func__, !out ? "out" : "nout");
     *out = NULL;
     *nout = 0;
     char *text;

@@ -116,6 +116,8 @@ static char *dup_or_empty(const char *v)
 
 int adbc_banner_parse(adbc_banner *b, const char *data, size_t len)
 {
+    if (!b || (!data && len))
+        return core_null(__func__, !b ? "the banner" : "data");
     memset(b, 0, sizeof *b);
     while (len > 0 && data[len - 1] == '\0')
         len--;

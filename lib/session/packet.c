@@ -8,6 +8,8 @@
 void adbc_header_encode(uint8_t out[ADBC_HEADER_SIZE], uint32_t command, uint32_t arg0,
                         uint32_t arg1, uint32_t data_length, uint32_t data_check)
 {
+    if (!out)
+        return;
     core_wr32(out, command);
     core_wr32(out + 4, arg0);
     core_wr32(out + 8, arg1);
@@ -26,6 +28,8 @@ uint32_t adbc_payload_sum(const uint8_t *data, size_t len)
 
 const char *adbc_command_name(uint32_t command, char buf[5])
 {
+    if (!buf)
+        return "????";
     switch (command) {
     case ADBC_A_SYNC: case ADBC_A_CNXN: case ADBC_A_AUTH: case ADBC_A_OPEN:
     case ADBC_A_OKAY: case ADBC_A_CLSE: case ADBC_A_WRTE: case ADBC_A_STLS:
@@ -43,6 +47,8 @@ const char *adbc_command_name(uint32_t command, char buf[5])
 
 int adbc_header_decode(adbc_header *h, const uint8_t in[ADBC_HEADER_SIZE], uint32_t max_payload)
 {
+    if (!h || !in)
+        return core_null(__func__, !h ? "the header" : "in");
     h->command = core_rd32(in);
     h->arg0 = core_rd32(in + 4);
     h->arg1 = core_rd32(in + 8);

@@ -54,6 +54,10 @@ int sq_push(adbc_session *s, uint32_t cmd, uint32_t arg0, uint32_t arg1,
 
 size_t adbc_session_next_send(const uint8_t **data, adbc_session *s)
 {
+    if (data)
+        *data = NULL;
+    if (!data || !s)
+        return 0;
     adbc_pkt *p = s->qhead;
     if (!p) {
         *data = NULL;
@@ -69,6 +73,8 @@ size_t adbc_session_next_send(const uint8_t **data, adbc_session *s)
 
 int adbc_session_peek_send(adbc_session *s, struct iovec *iov, int max)
 {
+    if (!s || !iov)
+        return 0;
     int n = 0;
     size_t off = s->qoff;
     int seg = s->qseg;
@@ -136,6 +142,8 @@ void adbc_session_sent(adbc_session *s, size_t n)
 
 size_t adbc_session_send_queued(const adbc_session *s)
 {
+    if (!s)
+        return 0;
     return s->queued;
 }
 

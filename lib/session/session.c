@@ -54,6 +54,8 @@ static int list_has(const char *list, const char *item)
 int adbc_session_new(adbc_session **out, const adbc_session_config *cfg,
                      const adbc_session_callbacks *cb, void *user)
 {
+    if (!out)
+        return core_null(__func__, "out");
     *out = NULL;
     adbc_session_config def;
     adbc_session_config_init(&def, cfg ? cfg->role : ADBC_ROLE_HOST);
@@ -145,6 +147,8 @@ static int send_cnxn(adbc_session *s)
 
 int adbc_session_start(adbc_session *s)
 {
+    if (!s)
+        return core_null(__func__, "the session");
     if (s->role != ADBC_ROLE_HOST)
         return core_fail(ADBC_EINVAL, "adbc_session_start: only the host role sends the first CNXN");
     return send_cnxn(s);
@@ -374,6 +378,8 @@ static int handle_stls(adbc_session *s, const adbc_header *h)
 
 int adbc_session_tls_done(adbc_session *s)
 {
+    if (!s)
+        return core_null(__func__, "the session");
     if (s->state != ADBC_SESSION_TLS)
         return core_fail(ADBC_EINVAL, "adbc_session_tls_done: no TLS upgrade in progress");
     if (s->role == ADBC_ROLE_HOST) {
@@ -386,6 +392,8 @@ int adbc_session_tls_done(adbc_session *s)
 
 int adbc_session_auth_accept(adbc_session *s)
 {
+    if (!s)
+        return core_null(__func__, "the session");
     if (s->role != ADBC_ROLE_DEVICE || !s->pending_offer)
         return core_fail(ADBC_EINVAL, "adbc_session_auth_accept: no key offer is pending");
     return device_accept(s);
@@ -437,6 +445,8 @@ static int check_packet(adbc_session *s, const adbc_header *h, const uint8_t *da
 
 int adbc_session_recv(adbc_session *s, const uint8_t *data, size_t len)
 {
+    if (!s || (!data && len))
+        return core_null(__func__, !s ? "the session" : "data");
     if (s->state == ADBC_SESSION_FAILED)
         return core_fail(ADBC_EPROTO, "session already failed: %s", s->err);
     if (s->state == ADBC_SESSION_TLS)
@@ -525,26 +535,36 @@ int adbc_session_recv(adbc_session *s, const uint8_t *data, size_t len)
 
 adbc_session_state adbc_session_state_get(const adbc_session *s)
 {
+    if (!s)
+        return ADBC_SESSION_FAILED;
     return s->state;
 }
 
 const adbc_banner *adbc_session_peer(const adbc_session *s)
 {
+    if (!s)
+        return NULL;
     return s->peer_cnxn ? &s->peer : NULL;
 }
 
 uint32_t adbc_session_version(const adbc_session *s)
 {
+    if (!s)
+        return 0;
     return s->version;
 }
 
 uint32_t adbc_session_max_payload(const adbc_session *s)
 {
+    if (!s)
+        return 0;
     return s->max_payload;
 }
 
 int adbc_session_delayed_ack(const adbc_session *s)
 {
+    if (!s)
+        return 0;
     return s->delayed_ack;
 }
 

@@ -52,6 +52,8 @@ void session_stream_remove(adbc_session *s, uint32_t local)
 
 size_t adbc_session_stream_count(const adbc_session *s)
 {
+    if (!s)
+        return 0;
     return s->nstreams;
 }
 
@@ -250,6 +252,8 @@ int session_handle_clse(adbc_session *s, const adbc_header *h)
 
 int adbc_session_open(uint32_t *id, adbc_session *s, const char *service)
 {
+    if (!id || !s || !service)
+        return core_null(__func__, !id ? "id" : !s ? "the session" : "service");
     if (s->state != ADBC_SESSION_ONLINE)
         return core_fail(ADBC_EOFFLINE, "cannot open \"%s\": the session is not online", service);
     size_t n = strlen(service);
@@ -273,6 +277,8 @@ int adbc_session_open(uint32_t *id, adbc_session *s, const char *service)
 
 size_t adbc_session_writable(const adbc_session *s, uint32_t id)
 {
+    if (!s)
+        return 0;
     adbc_sstream *st = session_stream_find((adbc_session *)s, id);
     if (!st || st->state != ST_OPEN || s->state != ADBC_SESSION_ONLINE)
         return 0;
@@ -287,6 +293,8 @@ size_t adbc_session_writable(const adbc_session *s, uint32_t id)
 
 ssize_t adbc_session_write(adbc_session *s, uint32_t id, const uint8_t *data, size_t len)
 {
+    if (!s || (!data && len))
+        return core_null(__func__, !s ? "the session" : "data");
     adbc_sstream *st = session_stream_find(s, id);
     if (!st)
         return core_fail(ADBC_ECLOSED, "stream %u is closed", id);
@@ -315,6 +323,8 @@ ssize_t adbc_session_write(adbc_session *s, uint32_t id, const uint8_t *data, si
 
 int adbc_session_consume(adbc_session *s, uint32_t id, size_t n)
 {
+    if (!s)
+        return core_null(__func__, "the session");
     adbc_sstream *st = session_stream_find(s, id);
     if (!st)
         return 0; /* closed meanwhile: nothing to acknowledge */
@@ -341,6 +351,8 @@ int adbc_session_consume(adbc_session *s, uint32_t id, size_t n)
 
 int adbc_session_close_stream(adbc_session *s, uint32_t id)
 {
+    if (!s)
+        return core_null(__func__, "the session");
     adbc_sstream *st = session_stream_find(s, id);
     if (!st)
         return 0;

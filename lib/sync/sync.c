@@ -37,6 +37,8 @@ void adbc_sync_opts_init_sized(adbc_sync_opts *out, size_t size)
 
 int adbc_sync_open(adbc_sync **out, adbc_conn *c, int timeout_ms)
 {
+    if (!out)
+        return core_null(__func__, "out");
     *out = NULL;
     if (!c)
         return core_fail(ADBC_EINVAL, "adbc_sync_open: no connection");
@@ -66,11 +68,15 @@ int adbc_sync_open(adbc_sync **out, adbc_conn *c, int timeout_ms)
 
 int adbc_sync_has_stat_v2(const adbc_sync *s)
 {
+    if (!s)
+        return 0;
     return s->stat_v2;
 }
 
 int adbc_sync_has_ls_v2(const adbc_sync *s)
 {
+    if (!s)
+        return 0;
     return s->ls_v2;
 }
 

@@ -320,6 +320,8 @@ int transport_fd_named(adbc_transport **out, int fd, int own, const char *desc)
 
 int adbc_transport_fd(adbc_transport **out, int fd, int own)
 {
+    if (!out)
+        return core_null(__func__, "out");
     char desc[32];
     snprintf(desc, sizeof desc, "fd:%d", fd);
     return transport_fd_named(out, fd, own, desc);

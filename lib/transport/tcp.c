@@ -99,6 +99,8 @@ static int connect_one(const struct addrinfo *ai, int timeout_ms, int *err)
 
 int adbc_transport_tcp(adbc_transport **out, const char *addr, int timeout_ms)
 {
+    if (!out)
+        return core_null(__func__, "out");
     *out = NULL;
     char host[256];
     unsigned port;

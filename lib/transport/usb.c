@@ -332,6 +332,8 @@ int usb_transport_open(adbc_transport **out, libusb_context *ctx, const usb_foun
 
 int adbc_transport_usb_fd(adbc_transport **out, int fd, int own)
 {
+    if (!out)
+        return core_null(__func__, "out");
     *out = NULL;
     if (fd < 0)
         return core_fail(ADBC_EINVAL, "adbc_transport_usb_fd: invalid descriptor %d", fd);

@@ -243,6 +243,8 @@ void usb_found_free(usb_found *list, size_t count)
 
 int adbc_usb_list(adbc_usb_device **out, size_t *count)
 {
+    if (!out || !count)
+        return core_null(__func__, !out ? "out" : "count");
     *out = NULL;
     *count = 0;
     libusb_context *ctx;

@@ -91,6 +91,8 @@ static int choose(const usb_found *f, size_t n, const char *serial)
 
 int adbc_transport_usb(adbc_transport **out, const char *serial)
 {
+    if (!out)
+        return core_null(__func__, "out");
     *out = NULL;
     libusb_context *ctx;
     int rc = usb_context_new(&ctx, 1);
