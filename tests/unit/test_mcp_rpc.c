@@ -99,7 +99,25 @@ static int stop(void)
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-/* send line, expect an error with this id text and code */
+/* 1 when s is valid UTF-8 (written apart from the server's checker). */
+static int utf8_ok(const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p) {
+        int n = *p < 0x80 ? 0 : (*p & 0xe0) == 0xc0 ? 1 : (*p & 0xf0) == 0xe0 ? 2
+                : (*p & 0xf8) == 0xf0 ? 3 : -1;
+        if (n < 0 || (n == 1 && *p < 0xc2))
+            return 0;
+        for (int k = 1; k <= n; k++)
+            if ((p[k] & 0xc0) != 0x80)
+                return 0;
+        p += n + 1;
+    }
+    return 1;
+}
+
+/* send line, expect an error with this id text and code, in an answer
+ * that is valid UTF-8 */
 static int expect_error(const char *line, const char *id, int code)
 {
     send_line(line);
@@ -108,7 +126,7 @@ static int expect_error(const char *line, const char *id, int code)
     snprintf(want_id, sizeof(want_id), "\"id\":%s,", id);
     snprintf(want_code, sizeof(want_code), "\"error\":{\"code\":%d,", code);
     if (!got || strncmp(got, "{\"jsonrpc\":\"2.0\",", 17) != 0 || !strstr(got, want_id) ||
-        !strstr(got, want_code)) {
+        !strstr(got, want_code) || !utf8_ok(got)) {
         fprintf(stderr, "    sent %.200s\n    got  %.300s\n    want id %s code %d\n", line,
                 got ? got : "(nothing)", id, code);
         return 0;
@@ -187,61 +205,28 @@ TEST(valid_requests_and_notifications)
     CHECK_EQ_INT(stop(), 0);
 }
 
-/* 1 when s is valid UTF-8 (written apart from the server's checker). */
-static int utf8_ok(const char *s)
-{
-    const unsigned char *p = (const unsigned char *)s;
-    while (*p) {
-        int n = *p < 0x80 ? 0 : (*p & 0xe0) == 0xc0 ? 1 : (*p & 0xf0) == 0xe0 ? 2
-                : (*p & 0xf8) == 0xf0 ? 3 : -1;
-        if (n < 0 || (n == 1 && *p < 0xc2))
-            return 0;
-        for (int k = 1; k <= n; k++)
-            if ((p[k] & 0xc0) != 0x80)
-                return 0;
-        p += n + 1;
-    }
-    return 1;
-}
-
-/* send line, expect an error with this code and an answer that is UTF-8 */
-static int expect_utf8_error(const char *line, const char *id, int code)
-{
-    send_line(line);
-    const char *got = next_line();
-    char want_id[64], want_code[64];
-    snprintf(want_id, sizeof(want_id), "\"id\":%s,", id);
-    snprintf(want_code, sizeof(want_code), "\"error\":{\"code\":%d,", code);
-    if (!got || !utf8_ok(got) || !strstr(got, want_id) || !strstr(got, want_code)) {
-        fprintf(stderr, "    sent %.200s\n    got  %.300s (UTF-8: %d)\n    want id %s code %d\n",
-                line, got ? got : "(nothing)", got ? utf8_ok(got) : 0, id, code);
-        return 0;
-    }
-    return 1;
-}
-
 /* Invalid UTF-8 anywhere in a request is a parse error, and nothing that
  * is not UTF-8 is ever quoted back; keys given twice and "\u0000" (which
  * would cut the string) are refused, not read first-wins or cut short. */
 TEST(invalid_utf8_duplicate_keys_and_nul_escapes)
 {
     CHECK_EQ_INT(start("--no-usb"), 0);
-    CHECK(expect_utf8_error("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\xfe\"}", "null",
+    CHECK(expect_error("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\xfe\"}", "null",
                             -32700));
-    CHECK(expect_utf8_error("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":"
+    CHECK(expect_error("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":"
                             "{\"name\":\"\xff\xfe\"}}", "null", -32700));
-    CHECK(expect_utf8_error("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"p\xc3\"}", "null",
+    CHECK(expect_error("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"p\xc3\"}", "null",
                             -32700)); /* a sequence cut short */
-    CHECK(expect_utf8_error("{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"\xc0\xaf\"}", "null",
+    CHECK(expect_error("{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"\xc0\xaf\"}", "null",
                             -32700)); /* overlong */
-    CHECK(expect_utf8_error("{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"\xed\xa0\x80\"}", "null",
+    CHECK(expect_error("{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"\xed\xa0\x80\"}", "null",
                             -32700)); /* a surrogate */
-    CHECK(expect_utf8_error("{\"jsonrpc\":\"2.0\",\"id\":6,\"id\":7,\"method\":\"ping\"}", "null",
+    CHECK(expect_error("{\"jsonrpc\":\"2.0\",\"id\":6,\"id\":7,\"method\":\"ping\"}", "null",
                             -32700));
-    CHECK(expect_utf8_error("{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"tools/call\",\"params\":"
+    CHECK(expect_error("{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"tools/call\",\"params\":"
                             "{\"name\":\"tap\",\"arguments\":{\"ref\":1,\"ref\":2}}}", "null",
                             -32700));
-    CHECK(expect_utf8_error("{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\\u0000x\"}", "null",
+    CHECK(expect_error("{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\\u0000x\"}", "null",
                             -32700));
     /* Valid UTF-8 quoted back cut at 100 bytes: never in the middle of a
      * character. */
@@ -249,7 +234,7 @@ TEST(invalid_utf8_duplicate_keys_and_nul_escapes)
     memset(name, 'a', 99);
     strcpy(name + 99, "\xc3\xa9\xc3\xa9");
     snprintf(line, sizeof line, "{\"jsonrpc\":\"2.0\",\"id\":10,\"method\":\"%s\"}", name);
-    CHECK(expect_utf8_error(line, "10", -32601));
+    CHECK(expect_error(line, "10", -32601));
     /* An escaped backslash before u0000 is no NUL. */
     send_line("{\"jsonrpc\":\"2.0\",\"id\":11,\"method\":\"ping\",\"params\":{\"x\":\"\\\\u0000\"}}");
     const char *got = next_line();

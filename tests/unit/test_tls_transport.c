@@ -202,6 +202,24 @@ static void *bulk_reader(void *arg)
     return NULL;
 }
 
+/* len bytes each way between c and s, each side reading on one thread
+ * while it writes on another: 0, or the first thread's error. */
+static int duplex(adbc_transport *c, adbc_transport *s, size_t len, uint32_t seed)
+{
+    bulk b[4] = {{c, len, seed, 0}, {s, len, seed, 0}, {s, len, seed + 100, 0},
+                 {c, len, seed + 100, 0}};
+    pthread_t t[4];
+    for (int i = 0; i < 4; i++)
+        pthread_create(&t[i], NULL, i % 2 ? bulk_reader : bulk_writer, &b[i]);
+    int rc = 0;
+    for (int i = 0; i < 4; i++) {
+        pthread_join(t[i], NULL);
+        if (b[i].rc && !rc)
+            rc = b[i].rc;
+    }
+    return rc;
+}
+
 /* Each side reads on one thread while it writes on another: the transport's
  * locking must keep both streams intact. */
 TEST(full_duplex_from_four_threads)
@@ -215,21 +233,7 @@ TEST(full_duplex_from_four_threads)
     pthread_join(th, NULL);
     CHECK_EQ_INT(rc, 0);
     CHECK_EQ_INT(j.rc, 0);
-    const size_t len = 3 * 1024 * 1024 + 17;
-    bulk cw = {c, len, 1, 0}, sr = {j.t, len, 1, 0}, sw = {j.t, len, 2, 0}, cr = {c, len, 2, 0};
-    pthread_t t1, t2, t3, t4;
-    pthread_create(&t1, NULL, bulk_writer, &cw);
-    pthread_create(&t2, NULL, bulk_reader, &sr);
-    pthread_create(&t3, NULL, bulk_writer, &sw);
-    pthread_create(&t4, NULL, bulk_reader, &cr);
-    pthread_join(t1, NULL);
-    pthread_join(t2, NULL);
-    pthread_join(t3, NULL);
-    pthread_join(t4, NULL);
-    CHECK_EQ_INT(cw.rc, 0);
-    CHECK_EQ_INT(sw.rc, 0);
-    CHECK_EQ_INT(sr.rc, 0);
-    CHECK_EQ_INT(cr.rc, 0);
+    CHECK_EQ_INT(duplex(c, j.t, 3 * 1024 * 1024 + 17, 1), 0);
     /* writev keeps order across segments. */
     struct iovec v[3] = {{"ab", 2}, {"", 0}, {"cde", 3}};
     CHECK_EQ_INT(c->ops->writev(c, v, 3, 5000), 0);
@@ -441,26 +445,8 @@ TEST(full_duplex_through_small_socket_buffers)
     pthread_join(th, NULL);
     CHECK_EQ_INT(rc, 0);
     CHECK_EQ_INT(j.rc, 0);
-    for (int round = 0; round < 4; round++) {
-        const size_t len = 2 * 1024 * 1024 + 5;
-        bulk cw = {c, len, 4, 0}, sr = {j.t, len, 4, 0}, sw = {j.t, len, 5, 0},
-             cr = {c, len, 5, 0};
-        pthread_t t1, t2, t3, t4;
-        pthread_create(&t1, NULL, bulk_writer, &cw);
-        pthread_create(&t2, NULL, bulk_reader, &sr);
-        pthread_create(&t3, NULL, bulk_writer, &sw);
-        pthread_create(&t4, NULL, bulk_reader, &cr);
-        pthread_join(t1, NULL);
-        pthread_join(t2, NULL);
-        pthread_join(t3, NULL);
-        pthread_join(t4, NULL);
-        CHECK_EQ_INT(cw.rc, 0);
-        CHECK_EQ_INT(sw.rc, 0);
-        CHECK_EQ_INT(sr.rc, 0);
-        CHECK_EQ_INT(cr.rc, 0);
-        if (cw.rc || sw.rc || sr.rc || cr.rc)
-            break;
-    }
+    for (int round = 0; round < 4; round++)
+        CHECK_EQ_INT(duplex(c, j.t, 2 * 1024 * 1024 + 5, (uint32_t)(4 + round)), 0);
     adbc_transport_free(c);
     adbc_transport_free(j.t);
 }
