@@ -169,7 +169,14 @@ grep -q "^adb-?]0;pwned??forged?row?	_adb._tcp	10.77.0.2:37001\$" <<< "$text" ||
     t_fail "the hostile instance name is not escaped: $(od -c <<< "$text" | head -20)"
 LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f]' <<< "$text" && t_fail "control characters printed"
 iconv -f UTF-8 -t UTF-8 <<< "$text" > /dev/null || t_fail "mdns services printed bytes that are not UTF-8"
-out=$(timeout 20 "$SNAP" -s adb-LOOP-1._adb._tcp --timeout 3 info 2>&1) && t_fail "-s of a service announced at 127.0.0.1 connected: $out"
+# An adbd on this machine's loopback (a local emulator's, say) at the port
+# the hostile answers name: -s must not reach it through them.
+td_start loopdev --host 127.0.0.1 --port 5555 --no-auth --prop ro.product.model=Loopback_Device
+for inst in adb-LOOP-1 adb-ZERO-1; do
+    out=$(timeout 20 "$SNAP" -s "$inst._adb._tcp" --timeout 3 info 2>&1) &&
+        t_fail "-s $inst (announced at a loopback/unspecified address) connected: $out"
+    case $out in *Loopback_Device*) t_fail "-s $inst reached the local device: $out" ;; esac
+done
 echo "hostile: $n services kept, browse $((t1 - t0)) ms"
 
 echo "ok: $T_CHECKS checks"
