@@ -16,7 +16,12 @@ python3 "$ADBC_SOURCE_DIR/tests/sh/null_args.py" "$ADBC_SOURCE_DIR" > "$T_TMP/ca
     t_fail "could not write the calls"
 n=$(grep -c '^    case ' "$T_TMP/calls.c")
 [ "$n" -gt 150 ] || t_fail "only $n functions found: the header scan is broken"
-cc -w -I"$ADBC_SOURCE_DIR/include" "$ADBC_SOURCE_DIR/tests/sh/null_args_main.c" "$T_TMP/calls.c" \
+# A sanitized libadbc.so needs its runtime in the program too.
+san=()
+grep -q '^ADBC_SANITIZE:BOOL=ON' "$ADBC_BUILD_DIR/CMakeCache.txt" 2> /dev/null &&
+    san=(-fsanitize=address,undefined)
+grep -q '^ADBC_TSAN:BOOL=ON' "$ADBC_BUILD_DIR/CMakeCache.txt" 2> /dev/null && san=(-fsanitize=thread)
+cc -w ${san[@]+"${san[@]}"} -I"$ADBC_SOURCE_DIR/include" "$ADBC_SOURCE_DIR/tests/sh/null_args_main.c" "$T_TMP/calls.c" \
     -L"$ADBC_BUILD_DIR" -ladbc -Wl,-rpath,"$ADBC_BUILD_DIR" -o "$T_TMP/null_args" 2> "$T_TMP/cc.err" ||
     t_fail "the calls do not compile: $(head -20 "$T_TMP/cc.err")"
 out=$(HOME=$T_TMP ADB_VENDOR_KEYS= "$T_TMP/null_args") || t_fail "$out"
