@@ -38,11 +38,7 @@ setup_dev()
 # grey_frame FILE: a grey 1080x2400 RGBX raw frame for screencap.
 grey_frame()
 {
-    python3 - "$1" << 'PY' || t_fail "could not write a raw frame"
-import struct, sys
-w, h = 1080, 2400
-open(sys.argv[1], 'wb').write(struct.pack('<III', w, h, 2) + bytes([90, 90, 90, 255]) * (w * h))
-PY
+    python3 "$ADBC_SOURCE_DIR/tests/sh/marks_check.py" grey "$1" || t_fail "could not write a raw frame"
 }
 
 # serve_start ARGS...: start adbc-serve on a free port with the token file

@@ -250,6 +250,17 @@ assert go["class"] == "web.Button" and go["tap"] == [200, 500], go
 PY
     get "/v1/snapshot?web=1&web_budget=20000" > "$OUT"
     grep -q 'Button \[ref=3\] \\"Go\\"' "$OUT" || t_fail "snapshot?web=1: $(head -c 600 "$OUT")"
+    t_check "adbc-serve: a marked screenshot with web=1 draws the web refs' boxes and numbers"
+    python3 "$ADBC_SOURCE_DIR/tests/sh/marks_check.py" grey "$ctl/screencap.raw" || t_fail "no raw frame"
+    python3 -c 'import json, sys; json.dump(json.load(open(sys.argv[1]))["result"]["refs"], open(sys.argv[2], "w"))' \
+        "$OUT" "$T_TMP/webrefs.json" || t_fail "snapshot?web=1 refs: $(head -c 600 "$OUT")"
+    get "/v1/screenshot?marks=1&web=1&web_budget=20000" > "$T_TMP/webmarks.png"
+    web_refs=$(python3 -c 'import json, sys; print(" ".join(str(r["ref"]) for r in json.load(open(sys.argv[1])) if r["class"].startswith("web.")))' "$T_TMP/webrefs.json")
+    [ -n "$web_refs" ] || t_fail "no web refs in the snapshot: $(cat "$T_TMP/webrefs.json")"
+    # shellcheck disable=SC2086
+    python3 "$ADBC_SOURCE_DIR/tests/sh/marks_check.py" check "$T_TMP/webmarks.png" "$T_TMP/webrefs.json" $web_refs ||
+        t_fail "web refs $web_refs not marked: $(head -c 300 "$T_TMP/webmarks.png")"
+    rm -f "$ctl/screencap.raw"
     get "/v1/observe?web=1&web_budget=0" > "$OUT"
     grep -q 'web_budget must be 1..60000' "$OUT" || t_fail "web_budget=0: $(cat "$OUT")"
     get "/v1/observe" > "$OUT"
