@@ -68,6 +68,9 @@ t_fail()
 t_init()
 {
     T_TMP=$(mktemp -d "${TMPDIR:-/tmp}/adbc-sh.XXXXXX") || { echo "mktemp failed" >&2; exit 1; }
+    # A subshell (a `( ... ) &` watchdog, say) killed before it runs a
+    # command can still run the traps it copied: only this shell cleans up.
+    T_MAIN_PID=$BASHPID
     trap t_cleanup EXIT
     trap 'exit 130' INT
     trap 'exit 143' TERM
@@ -107,9 +110,16 @@ _t_stop_pid()
     return 1
 }
 
+# t_at_exit CMD: run CMD (in this shell, not a subshell) when the test
+# exits, before the devices and servers it started are stopped.
+T_AT_EXIT=()
+t_at_exit() { T_AT_EXIT+=("$1"); }
+
 t_cleanup()
 {
     local rc=$? n
+    [ "$BASHPID" = "$T_MAIN_PID" ] || exit $rc
+    for n in "${T_AT_EXIT[@]}"; do eval "$n"; done
     for n in "${T_BG_PIDS[@]}"; do _t_stop_pid "$n" 2; done
     for n in "${!TD_PID[@]}"; do _t_stop_pid "${TD_PID[$n]}"; done
     for n in "${!ADB_PID[@]}"; do _t_stop_pid "${ADB_PID[$n]}"; done

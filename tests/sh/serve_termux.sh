@@ -26,7 +26,7 @@ ctl=${TD_SANDBOX[phone]}/data/local/tmp/.adbc-test
 mkdir -p "$ctl"
 printf '%s' "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation=\"0\"><node class=\"android.widget.FrameLayout\" package=\"com.termux\" enabled=\"true\" bounds=\"[0,0][1080,2400]\"><node class=\"android.widget.Button\" text=\"Run\" clickable=\"true\" package=\"com.termux\" enabled=\"true\" bounds=\"[100,100][500,300]\"/></node></hierarchy>" > "$ctl/screen.xml"
 echo "dump=screen.xml" > "$ctl/uiautomator.conf"
-trap '"$SNAP" -q -t "$DEV" session stop > /dev/null 2>&1; t_cleanup' EXIT
+t_at_exit '"$SNAP" -q -t "$DEV" session stop > /dev/null 2>&1'
 
 t_check "pair with the phone's wireless debugging on localhost"
 timeout 60 "$SNAP" --timeout 20 pair "$PAIR" "$CODE" > /dev/null 2> "$T_TMP/e" || t_fail "pair: $(cat "$T_TMP/e")"

@@ -37,7 +37,7 @@ stop_all()
     "$SNAP" -q -t "$B" session stop > /dev/null 2>&1
     return $st
 }
-trap 'stop_all; t_cleanup' EXIT
+t_at_exit stop_all
 
 # R DEV [GLOBAL OPTS] ARGS...: run adbc-snap; stdout, stderr, status kept.
 R()
@@ -175,7 +175,8 @@ if [ -x "$ADBC_BUILD_DIR/tools/adbc-snap-core" ]; then
     for ((k = 0; k < 200; k++)); do
         timeout 20 "$FRONT" -t "$A" shell true < /dev/null 2>> "$T_TMP/e200" || bad=$((bad + 1))
     done
-    [ "$bad" = 0 ] || t_fail "$bad of 200 failed: $(sort "$T_TMP/e200" | uniq -c)"
+    [ "$bad" = 0 ] || t_fail "$bad of 200 failed: $(sort "$T_TMP/e200" | uniq -c)
+session server's log: $(tail -n 30 "$RUN"/session-*"${TD_PORT[a]}".log 2>&1)"
 
     t_check "front end: the session's server killed mid-command: exit 1, a clear error, no hang"
     timeout 60 "$FRONT" -t "$A" shell "echo started; sleep 10; echo never" > "$T_TMP/o" 2> "$T_TMP/e" < /dev/null &
