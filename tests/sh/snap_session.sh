@@ -76,6 +76,12 @@ sock=$(ls "$RUN"/session-*.sock)
 R "$A" session status
 [ "$rc" = 0 ] && grep -q "session for $A: running" "$T_TMP/o" || t_fail "status: $rc $(cat "$T_TMP/o")"
 
+t_check "devices lists the TCP device a session holds, with no -t given (as adb lists connected ones)"
+ADB_LOCAL_TRANSPORT_MAX_PORT=5555 timeout 60 "$SNAP" -q devices > "$T_TMP/o" 2> "$T_TMP/e"
+# (listed, in whatever state its short handshake found: the state is not the point)
+grep -q "^$A[[:space:]]" "$T_TMP/o" || t_fail "devices: $(cat "$T_TMP/o" "$T_TMP/e")"
+grep -q "^$B[[:space:]]" "$T_TMP/o" && t_fail "devices lists $B, which has no session: $(cat "$T_TMP/o")"
+
 t_check "through the session: the same output and status, and no new connection to the device"
 before=$(online a)
 i=0
