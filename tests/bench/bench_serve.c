@@ -40,11 +40,13 @@ static double now_ms(void)
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-static int http_fd = -1;
+static int http_fd = -1, http_port;
+static double http_used; /* when the kept connection last answered */
 static char resp[1 << 22];
 
 static int http_connect(int port)
 {
+    http_port = port;
     struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
     sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     http_fd = socket(AF_INET, SOCK_STREAM, 0);
@@ -61,7 +63,15 @@ static int http(const char *method, const char *path, const char *token, const c
                      "%s %s HTTP/1.1\r\nHost: b\r\nAuthorization: Bearer %s\r\n"
                      "Content-Type: application/json\r\nContent-Length: %zu\r\n\r\n%s",
                      method, path, token, body ? strlen(body) : 0, body ? body : "");
-    if (write(http_fd, req, (size_t)n) != n)
+    /* adbc-serve closes a connection idle for --conn-timeout (10 s), as a
+     * server may: on a phone's timings a direct pass is longer than that,
+     * so a connection idle for 5 s is replaced before it is used. */
+    if (now_ms() - http_used > 5000) {
+        close(http_fd);
+        if (http_connect(http_port) != 0)
+            return -1;
+    }
+    if (send(http_fd, req, (size_t)n, MSG_NOSIGNAL) != n)
         return -1;
     size_t got = 0;
     for (;;) {
@@ -81,6 +91,7 @@ static int http(const char *method, const char *path, const char *token, const c
             int status = atoi(resp + 9);
             if (got != (size_t)(end + 4 - resp) + len)
                 return -1;
+            http_used = now_ms();
             return status;
         }
     }
