@@ -80,8 +80,12 @@ for mode in shared static; do
         cmake --build "$d" >>"$d.log" 2>&1 || { cat "$d.log"; fail "find_package $mode build"; }
     ok "examples built with find_package(adbc) ($mode)"
 done
-ldd "$work/cm-shared/shell" | grep -q "libadbc.so.0.2 => $libdir" || fail "shared example does not use the installed libadbc.so.0.2: $(ldd "$work/cm-shared/shell")"
-! ldd "$work/cm-static/shell" | grep -q libadbc || fail "static example still needs libadbc.so"
+# ldd's output is read whole before grep looks at it: `ldd | grep -q` under
+# pipefail fails when grep's early exit cuts ldd off with SIGPIPE.
+deps=$(ldd "$work/cm-shared/shell")
+grep -q "libadbc.so.0.2 => $libdir" <<<"$deps" || fail "shared example does not use the installed libadbc.so.0.2: $deps"
+deps=$(ldd "$work/cm-static/shell")
+! grep -q libadbc <<<"$deps" || fail "static example still needs libadbc.so: $deps"
 ok "the shared examples load the installed libadbc.so.0.2; the static ones need no libadbc.so"
 
 echo "== run against the test device"
