@@ -74,7 +74,11 @@ td_start dev --no-auth --no-sandbox
 DEV=127.0.0.1:${TD_PORT[dev]}
 ctl=${TD_SANDBOX[dev]}/data/local/tmp/.adbc-test
 PY=$(python3 -c 'import sys; print(sys.executable)')
-PKG=com.example.webapp
+# The app's package, unique to this run: DevTools sockets are abstract
+# sockets of the host, where another test (snap_webviews.sh) may at the same
+# moment offer one for an app of its own; one package name for both made
+# this snapshot find two apps' pages and rightly decline to pick one.
+PKG=com.example.webform.t$$
 
 # relay NAME TARGET: the app's DevTools socket, its process named PKG.
 # Each relay writes its own file: a later one must not be taken as ready on
