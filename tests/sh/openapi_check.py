@@ -13,6 +13,7 @@ keyword it does not know fails the check instead of being ignored.
 
 usage: openapi_check.py SOURCE_DIR URL TOKEN_FILE DEV_A DEV_B DEV_GONE
 """
+import glob
 import json
 import re
 import subprocess
@@ -204,12 +205,17 @@ def doc_routes():
 
 
 def source_routes():
+    """The routes[] tables of tools/adbc-serve/*.c (routes.c's and those of
+    the files that keep their own routes)."""
     text = open(f"{SRC}/tools/adbc-serve/routes.c").read()
     m = re.search(r"routes\[\]\s*=\s*\{(.*?)\};", text, re.S)
     if not m:
         fail("tools/adbc-serve/routes.c: no routes[] table found (the check must be updated)")
         return set()
-    found = set(re.findall(r'\{\s*"(/[^"]*)"\s*,\s*"([A-Z]+)"\s*\}', m.group(1)))
+    found = set()
+    for f in sorted(glob.glob(f"{SRC}/tools/adbc-serve/*.c")):
+        for m in re.finditer(r"routes\[\]\s*=\s*\{(.*?)\};", open(f).read(), re.S):
+            found |= set(re.findall(r'\{\s*"(/[^"]*)"\s*,\s*"([A-Z]+)"\s*\}', m.group(1)))
     if len(found) < 3:
         fail(f"tools/adbc-serve/routes.c: only {len(found)} routes read from routes[]")
     return found
@@ -221,9 +227,10 @@ def source_codes():
     m = re.search(r"ops_code_name\(.*?\n\}", ops, re.S)
     codes |= set(re.findall(r'return "([a-z_]+)";', m.group(0))) if m else set()
     codes.discard("ok")
-    for f in ("routes.c", "http.c"):
-        text = open(f"{SRC}/tools/adbc-serve/{f}").read()
+    for f in sorted(glob.glob(f"{SRC}/tools/adbc-serve/*.c")):
+        text = open(f).read()
         codes |= set(re.findall(r'err2\(\s*"([a-z_]+)"', text))
+        codes |= set(re.findall(r'serve_error_json\(\s*"([a-z_]+)"', text))
         codes |= set(re.findall(r'send_err\([^,]+,\s*\d+,\s*"([a-z_]+)"', text))
     return codes
 
@@ -256,6 +263,17 @@ codes_seen = set()
 lock = threading.Lock()
 
 
+def doc_path(path):
+    """The document's path for a concrete one: itself, or the template
+    ("/v1/tools/{name}") it fills."""
+    if path in DOC["paths"]:
+        return path
+    for p in DOC["paths"]:
+        if "{" in p and re.fullmatch(re.sub(r"\\\{[^}]*\\\}", "[^/]+", re.escape(p)), path):
+            return p
+    return path
+
+
 def call(method, path, query="", body=None, token=TOKEN, expect=None, code=None, raw=None):
     """Send one request with curl and check the answer against the document."""
     cmd = ["curl", "-s", "-m", "60", "-o", "-", "-w", "\n%{http_code} %{content_type}", "-X", method]
@@ -281,6 +299,7 @@ def call(method, path, query="", body=None, token=TOKEN, expect=None, code=None,
     status = int(status)
     if expect is not None and status != expect:
         fail(f"{what}: status {status}, the case expects {expect}: {content[:300]!r}")
+    path = doc_path(path)
     item = DOC["paths"].get(path, {}).get(method.lower())
     if item is None and token is None and path.startswith("/v1/"):
         resp = DOC["components"]["responses"]["Error"]  # the token is checked first
@@ -440,6 +459,25 @@ def cases():
     call("POST", "/v1/wait", query=A, body={"text": 5}, expect=400, code="bad_request")
     call("POST", "/v1/wait", query=C, body={"stable": True}, expect=502, code="device_gone")
     call("GET", "/v1/wait", query=A, expect=405, code="method_not_allowed")
+    # the tool table
+    tl = call("GET", "/v1/tools", expect=200)
+    if tl and "tap" not in [t["name"] for t in tl["result"]]:
+        fail("GET /v1/tools lists no tap")
+    call("POST", "/v1/tools", expect=405, code="method_not_allowed")
+    call("POST", "/v1/tools/snapshot", query=A, expect=200)
+    call("POST", "/v1/tools/screenshot", query=A, body={"include_image": True}, expect=200)
+    call("POST", "/v1/tools/tap", body={"selector": {"text": "Send"}, "device": DEV_A}, expect=200)
+    call("POST", "/v1/tools/tap", query=A, body={"ref": 999}, expect=404, code="unknown_ref")
+    call("POST", "/v1/tools/tap", query=B, body={"selector": {"text": "Reply"}}, expect=409,
+         code="ambiguous")
+    call("POST", "/v1/tools/tap", query=A, body={"ref": 1, "colour": "red"}, expect=400,
+         code="bad_request")
+    call("POST", "/v1/tools/tap", query=A, raw=b"tap 3", expect=400, code="bad_json")
+    call("POST", "/v1/tools/no_such_tool", query=A, body={}, expect=404, code="not_found")
+    call("POST", "/v1/tools/launch", query=A, body={"package": "com.not.installed"}, expect=500,
+         code="failed")
+    call("POST", "/v1/tools/back", query=C, expect=502, code="device_gone")
+    call("GET", "/v1/tools/tap", query=A, expect=405, code="method_not_allowed")
     # busy and timeout: a wait that cannot be met holds device B until it
     # runs out (504); while /v1/devices shows B held, a call with ?wait=0 is
     # refused (423) at once. Nothing here depends on how fast the machine is:
@@ -461,7 +499,8 @@ def cases():
                                    ("/v1/screenshot", "GET", None),
                                    ("/v1/act", "POST", {"action": "back"}),
                                    ("/v1/app", "POST", {"op": "top"}),
-                                   ("/v1/wait", "POST", {"stable": True})):
+                                   ("/v1/wait", "POST", {"stable": True}),
+                                   ("/v1/tools/top_activity", "POST", {})):
             call(method, path, query=B + "&wait=0", body=body, expect=423, code="busy")
     holder.join()
 

@@ -27,6 +27,32 @@
 #include "adbc/error.h"
 #include "adbc/mdns.h"
 
+static mcp_server *srv(const ops_call *c)
+{
+    return c->fe->user;
+}
+
+static void log_line(void *user, const char *line)
+{
+    (void)user;
+    mcp_log("%s", line);
+}
+
+void mcp_front(const mcp_server *s, ops_front *fe)
+{
+    memset(fe, 0, sizeof *fe);
+    fe->device = call_device;
+    fe->device_done = call_device_done;
+    fe->list_devices = device_list_text;
+    fe->select_device = device_select;
+    fe->log = log_line;
+    fe->user = (void *)s;
+    fe->allow = OPS_TOOL_DEVICES | OPS_TOOL_HOSTFILE | (s->allow_shell ? OPS_TOOL_SHELL : 0);
+    fe->call_ms = s->cfg.call_ms;
+    fe->settle_ms = s->cfg.settle_ms;
+    fe->shot_dir = s->cfg.screenshot_dir;
+}
+
 int devices_init(mcp_server *s)
 {
     ops_pool_opts o;
@@ -50,19 +76,19 @@ void devices_free(mcp_server *s)
     s->active = NULL;
 }
 
-static ops_dev *dev_find(mcp_call *c, const char *serial)
+static ops_dev *dev_find(ops_call *c, const char *serial)
 {
     ops_err e;
-    ops_dev *d = ops_pool_dev(&c->srv->pool, serial, &e);
+    ops_dev *d = ops_pool_dev(&srv(c)->pool, serial, &e);
     if (!d)
-        call_fail(c, "%s", e.msg);
+        ops_call_err(c, &e);
     return d;
 }
 
 /* The phones announced by mDNS ([device] mdns = true): each connect
  * service, probed at its address and named INSTANCE.SERVICE, appended to
  * *l. A browse that cannot run (no multicast interface) adds nothing. */
-static int add_mdns(mcp_call *c, adbc_device_entry **l, size_t *n, int timeout_ms)
+static int add_mdns(ops_call *c, adbc_device_entry **l, size_t *n, int timeout_ms)
 {
     adbc_mdns_opts mo;
     adbc_mdns_opts_init(&mo);
@@ -82,7 +108,7 @@ static int add_mdns(mcp_call *c, adbc_device_entry **l, size_t *n, int timeout_m
         free(addrs);
         free(which);
         adbc_mdns_free(sv);
-        return call_fail(c, "out of memory");
+        return ops_call_fail(c, OPS_EFAIL, "out of memory");
     }
     for (size_t i = 0; i < nsv; i++) {
         if (!sv[i].port || !sv[i].addr[0] || strcmp(sv[i].service, ADBC_MDNS_TLS_PAIRING) == 0)
@@ -99,15 +125,15 @@ static int add_mdns(mcp_call *c, adbc_device_entry **l, size_t *n, int timeout_m
         adbc_devices_opts_init(&o);
         o.usb = 0;
         o.local = 0;
-        int left = call_remaining(c);
+        int left = ops_call_remaining(c);
         if (o.timeout_ms > left)
             o.timeout_ms = left;
         rc = adbc_devices_list(&m, &nm, addrs, k, &o);
     }
     adbc_device_entry *grown = rc == 0 && nm ? realloc(*l, (*n + nm) * sizeof **l) : NULL;
     if (rc < 0 || (nm && !grown)) {
-        rc = rc < 0 ? call_fail_adbc(c, rc, "probing the phones announced by mDNS")
-                    : call_fail(c, "out of memory");
+        rc = rc < 0 ? ops_call_adbc(c, rc, "probing the phones announced by mDNS")
+                    : ops_call_fail(c, OPS_EFAIL, "out of memory");
     } else {
         if (nm)
             *l = grown;
@@ -132,13 +158,13 @@ static int add_mdns(mcp_call *c, adbc_device_entry **l, size_t *n, int timeout_m
 
 /* USB (when configured and available), the emulators, the configured TCP
  * targets and, with [device] mdns, the phones announced by mDNS. */
-static int list_all(mcp_call *c, adbc_device_entry **out, size_t *n, int with_mdns)
+static int list_all(ops_call *c, adbc_device_entry **out, size_t *n, int with_mdns)
 {
-    mcp_server *s = c->srv;
+    mcp_server *s = srv(c);
     adbc_devices_opts o;
     adbc_devices_opts_init(&o);
     o.usb = s->cfg.usb;
-    int left = call_remaining(c);
+    int left = ops_call_remaining(c);
     if (o.timeout_ms > left)
         o.timeout_ms = left;
     int rc = adbc_devices_list(out, n, (const char *const *)s->cfg.targets, s->cfg.ntargets, &o);
@@ -149,7 +175,7 @@ static int list_all(mcp_call *c, adbc_device_entry **out, size_t *n, int with_md
                                &o);
     }
     if (rc < 0)
-        return call_fail_adbc(c, rc, "listing devices");
+        return ops_call_adbc(c, rc, "listing devices");
     if (with_mdns && s->cfg.mdns && add_mdns(c, out, n, left < 1000 ? left : 1000) != 0) {
         adbc_devices_free(*out);
         *out = NULL;
@@ -201,12 +227,12 @@ static int allowed(const mcp_server *s, const ops_dev *d)
 }
 
 /* Lock d, connect if needed, apply the safety rules. */
-static int take(mcp_call *c, ops_dev *d)
+static int take(ops_call *c, ops_dev *d)
 {
-    mcp_server *s = c->srv;
+    mcp_server *s = srv(c);
     ops_err e;
-    if (ops_dev_take(&s->pool, d, call_remaining(c), c->deadline, &e) != 0)
-        return call_fail(c, "%s", e.msg);
+    if (ops_dev_take(&s->pool, d, ops_call_remaining(c), c->deadline, &e) != 0)
+        return ops_call_err(c, &e);
     if (!allowed(s, d)) {
         mcp_log("refused %s: physical device not on the allowlist", d->serial);
         char serials[512];
@@ -214,7 +240,8 @@ static int take(mcp_call *c, ops_dev *d)
                  d->serialno[0] && strcmp(d->serialno, d->serial) ? " (or its ro.serialno \"" : "",
                  d->serialno[0] && strcmp(d->serialno, d->serial) ? d->serialno : "",
                  d->serialno[0] && strcmp(d->serialno, d->serial) ? "\")" : "");
-        call_fail(c, "refused: %s is a physical device (not an emulator: its serial does not "
+        ops_call_fail(c, OPS_EFAIL,
+                      "refused: %s is a physical device (not an emulator: its serial does not "
                      "start with emulator- and ro.kernel.qemu / ro.boot.qemu are not 1) and it "
                      "is not on the allowlist. Physical devices are off unless allowed by "
                      "name: a person must add %s to allowlist under [device] in %s and restart "
@@ -228,9 +255,9 @@ static int take(mcp_call *c, ops_dev *d)
     return 0;
 }
 
-int call_device(mcp_call *c)
+int call_device(ops_call *c)
 {
-    mcp_server *s = c->srv;
+    mcp_server *s = srv(c);
     pthread_mutex_lock(&s->state_lock);
     ops_dev *d = s->active;
     pthread_mutex_unlock(&s->state_lock);
@@ -252,17 +279,20 @@ int call_device(mcp_call *c)
         if (n != 1 || l[0].state != ADBC_DEV_DEVICE || l[0].error) {
             int rc;
             if (n == 0)
-                rc = call_fail(c, "no device found: connect one by USB, start an emulator, "
+                rc = ops_call_fail(c, OPS_EFAIL,
+                                   "no device found: connect one by USB, start an emulator, "
                                   "list a TCP device under [device] targets in the config, or "
                                   "name one (a phone announced by mDNS is used only when "
                                   "named: -s INSTANCE, [device] default or select_device)");
             else if (n == 1)
-                rc = call_fail(c, "the only device, %s, is not ready: %s%s%s. Fix the state "
+                rc = ops_call_fail(c, OPS_EFAIL,
+                                   "the only device, %s, is not ready: %s%s%s. Fix the state "
                                   "shown (accept the USB debugging prompt, reconnect), then "
                                   "retry", l[0].serial, adbc_device_state_text(&l[0]),
                                l[0].message[0] ? ": " : "", l[0].message);
             else
-                rc = call_fail(c, "%zu devices are connected and none is selected: call "
+                rc = ops_call_fail(c, OPS_EFAIL,
+                                   "%zu devices are connected and none is selected: call "
                                   "select_device with one of: %s", n, names);
             adbc_devices_free(l);
             return rc;
@@ -282,18 +312,18 @@ int call_device(mcp_call *c)
     return 0;
 }
 
-void call_device_done(mcp_call *c)
+void call_device_done(ops_call *c)
 {
     ops_dev *d = c->dev;
     if (!d)
         return;
     c->dev = NULL;
-    ops_dev_give(&c->srv->pool, d, OPS_OK);
+    ops_dev_give(&srv(c)->pool, d, OPS_OK);
 }
 
-int device_select(mcp_call *c, const char *serial)
+int device_select(ops_call *c, const char *serial)
 {
-    mcp_server *s = c->srv;
+    mcp_server *s = srv(c);
     adbc_device_entry *l = NULL;
     size_t n = 0;
     if (list_all(c, &l, &n, 1) != 0)
@@ -306,7 +336,7 @@ int device_select(mcp_call *c, const char *serial)
     describe(names, sizeof(names), l, n);
     char inst[256];
     if (!e) {
-        int rc = call_fail(c, "no device '%s'. Connected: %s%s", serial,
+        int rc = ops_call_fail(c, OPS_EFAIL, "no device '%s'. Connected: %s%s", serial,
                            n ? names : "none (connect one, or list a TCP device under [device] "
                                        "targets in the config)",
                            mdns_instance(inst, sizeof inst, serial) && !s->cfg.mdns
@@ -317,7 +347,8 @@ int device_select(mcp_call *c, const char *serial)
         return rc;
     }
     if (e->state != ADBC_DEV_DEVICE || e->error) {
-        int rc = call_fail(c, "device %s is %s%s%s: fix that first, then select it again",
+        int rc = ops_call_fail(c, OPS_EFAIL,
+                               "device %s is %s%s%s: fix that first, then select it again",
                            serial, adbc_device_state_text(e), e->message[0] ? ": " : "",
                            e->message);
         adbc_devices_free(l);
@@ -332,16 +363,16 @@ int device_select(mcp_call *c, const char *serial)
     pthread_mutex_lock(&s->state_lock);
     s->active = d;
     pthread_mutex_unlock(&s->state_lock);
-    call_text(c, "selected %s (%s%s%s)", d->serial, ops_kind_name(d->kind),
+    ops_call_text(c, "selected %s (%s%s%s)", d->serial, ops_kind_name(d->kind),
               d->kind == OPS_KIND_PHYSICAL ? ", on the allowlist" : "",
               "");
     call_device_done(c);
     return 0;
 }
 
-int device_list_text(mcp_call *c)
+int device_list_text(ops_call *c)
 {
-    mcp_server *s = c->srv;
+    mcp_server *s = srv(c);
     adbc_device_entry *l = NULL;
     size_t n = 0;
     if (list_all(c, &l, &n, 1) != 0)
@@ -354,7 +385,7 @@ int device_list_text(mcp_call *c)
     FILE *f = open_memstream(&out, &cap);
     if (!f) {
         adbc_devices_free(l);
-        return call_fail(c, "out of memory");
+        return ops_call_fail(c, OPS_EFAIL, "out of memory");
     }
     if (!n)
         fprintf(f, "no devices (connect one by USB, start an emulator, or list a TCP device "
@@ -377,7 +408,7 @@ int device_list_text(mcp_call *c)
     fprintf(f, "%s", active ? "" : "no device selected: select_device chooses one (with "
                                    "exactly one ready, it is used automatically)\n");
     fclose(f);
-    call_text_raw(c, out ? out : "");
+    ops_call_text_raw(c, out ? out : "");
     free(out);
     adbc_devices_free(l);
     return 0;

@@ -209,8 +209,9 @@ int main(int argc, char **argv)
         rc = 0;
         goto out;
     }
-    if (tools_init() != 0)
+    if (ops_tools_init() != 0)
         goto out;
+    mcp_front(&s, &s.fe);
 
     /* stdout is the protocol: keep it private and send fd 1 to stderr, so
      * nothing printed by accident can corrupt the stream. */
@@ -243,7 +244,7 @@ int main(int argc, char **argv)
     close(s.out_fd);
     rc = 0;
 out:
-    tools_free();
+    ops_tools_free();
     mcp_config_free(&s.cfg);
     free(s.config_path);
     free(targets);

@@ -19,6 +19,7 @@
 #include "adbc/ui.h"
 #include "config.h"
 #include "ops_pool.h"
+#include "ops_tools.h"
 
 #define MCP_NAME "adbc-mcp"
 /* The one version: the library's (include/adbc/version.h). */
@@ -34,6 +35,7 @@ typedef struct mcp_server {
     pthread_mutex_t state_lock; /* active */
     ops_pool pool;            /* the devices touched, reconnected on the next call */
     ops_dev *active;
+    ops_front fe;             /* what the tool table is given (mcp_front) */
     pthread_mutex_t flight_lock;
     pthread_cond_t flight_cond;
     int inflight;
@@ -44,18 +46,8 @@ typedef struct mcp_server {
     int ndone;
 } mcp_server;
 
-/* One tool call being served. */
-typedef struct mcp_call {
-    mcp_server *srv;
-    cJSON *content;           /* the result's content array */
-    int is_error;
-    int64_t deadline;         /* monotonic ms */
-    ops_dev *dev;             /* the device, locked, once call_device succeeded */
-} mcp_call;
-
 /* ---- log.c ---- */
 void mcp_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-int64_t mcp_wall_ms(void);      /* since the epoch */
 
 /* ---- rpc.c ---- */
 void rpc_send(mcp_server *s, cJSON *msg);  /* writes one line, frees msg */
@@ -64,74 +56,25 @@ void rpc_error(mcp_server *s, const cJSON *id, int code, const char *fmt, ...)
 void rpc_handle_line(mcp_server *s, const char *line, size_t len);
 void rpc_join_done(mcp_server *s); /* join call threads that have finished */
 
-/* ---- result.c: building a tool's result ---- */
-void call_text(mcp_call *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void call_text_raw(mcp_call *c, const char *text);
-int call_fail(mcp_call *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Fail with adbc's last error for rc, and what to do next. */
-int call_fail_adbc(mcp_call *c, int rc, const char *what);
-int call_remaining(const mcp_call *c); /* ms left, at least 1 */
-
-/* ---- args.c: reading arguments, with errors an agent can act on ---- */
-int arg_str(mcp_call *c, const cJSON *args, const char *name, int required, size_t maxlen,
-            const char **out);
-int arg_int(mcp_call *c, const cJSON *args, const char *name, int required, int lo, int hi,
-            int *out);
-int arg_bool(mcp_call *c, const cJSON *args, const char *name, int *out);
-/* Android package / permission names: [A-Za-z0-9_.]+, starting with a letter. */
-int arg_name(mcp_call *c, const cJSON *args, const char *name, int required, const char **out);
-
 /* ---- device.c ---- */
 /* Find the active device (selecting the only one, or the configured
  * default, when none is), connect, decide emulator or physical, apply the
  * allowlist, and lock it for this call. */
-int call_device(mcp_call *c);
+int call_device(ops_call *c);
 /* Unlock; a connection that broke is closed so the next call reconnects. */
-void call_device_done(mcp_call *c);
+void call_device_done(ops_call *c);
 /* Select serial as the active device (checked as above). */
-int device_select(mcp_call *c, const char *serial);
+int device_select(ops_call *c, const char *serial);
 /* Text listing for list_devices. */
-int device_list_text(mcp_call *c);
+int device_list_text(ops_call *c);
 /* The device pool (connect within connect_ms, I/O bound call_ms, the
  * emulator check on connecting). */
 int devices_init(mcp_server *s);
 void devices_free(mcp_server *s);
 
-/* ---- tools.c ---- */
-typedef int (*tool_fn)(mcp_call *c, const cJSON *args);
-typedef struct mcp_tool {
-    const char *name;
-    const char *title;
-    const char *description;
-    const char *schema;       /* JSON Schema of the arguments */
-    tool_fn fn;
-    unsigned flags;
-} mcp_tool;
-enum { TOOL_READONLY = 1, TOOL_SHELL = 2 };
-
-int tools_init(void);          /* parse every schema once; -1 if one is broken */
-void tools_free(void);
-cJSON *tools_list(const mcp_server *s);
-/* Run a tool; returns the result object. NULL with *unknown set when there
- * is no such tool. */
-cJSON *tools_call(mcp_server *s, const char *name, const cJSON *args, int *unknown);
-
-/* Tool sets, each in its own file. */
-extern const mcp_tool mcp_tools_device[];
-extern const mcp_tool mcp_tools_ui[];
-extern const mcp_tool mcp_tools_input[];
-extern const mcp_tool mcp_tools_app[];
-extern const mcp_tool mcp_tools_shot[];
-extern const mcp_tool mcp_tools_shell[];
-
-/* ---- snapshot helpers (tool_ui.c) ---- */
-/* Take a snapshot on the call's device, keep it as the device's latest, and
- * add it to the result (text, or JSON when json). */
-int ui_snapshot_into(mcp_call *c, int json, const char *heading);
-/* The same, reading the pages of WebViews too when web is set. */
-int ui_snapshot_web(mcp_call *c, int json, int web, int web_budget_ms, const char *heading);
-/* After an act: settle, then a snapshot as above; a failed snapshot is a
- * note, not an error (the act was done). */
-void ui_after_act(mcp_call *c);
+/* ---- tools: the table is tools/ops' (ops_tools.h) ---- */
+/* The front end given to it: this server's device hooks, the shell when
+ * --allow-shell, the call bound, settle and screenshot directory. */
+void mcp_front(const mcp_server *s, ops_front *fe);
 
 #endif

@@ -127,13 +127,18 @@ static void *call_thread(void *arg)
     mcp_server *s = job->srv;
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(job->params, "name");
     const cJSON *args = cJSON_GetObjectItemCaseSensitive(job->params, "arguments");
-    int unknown = 0;
-    cJSON *r = tools_call(s, name->valuestring, cJSON_IsObject(args) ? args : NULL, &unknown);
-    if (unknown)
-        rpc_error(s, job->id, -32602, "unknown tool '%.100s': tools/list names the tools",
-                  name->valuestring);
-    else
+    cJSON *r = NULL;
+    ops_err e;
+    if (ops_tools_call(&s->fe, name->valuestring, cJSON_IsObject(args) ? args : NULL, &r,
+                       &e) != 0) {
+        if (e.code == OPS_ENOMATCH)
+            rpc_error(s, job->id, -32602, "unknown tool '%.100s': tools/list names the tools",
+                      name->valuestring);
+        else
+            rpc_error(s, job->id, -32603, "%s", e.msg);
+    } else {
         rpc_result(s, job->id, r);
+    }
     cJSON_Delete(job->id);
     cJSON_Delete(job->params);
     free(job);
@@ -263,7 +268,14 @@ void rpc_handle_line(mcp_server *s, const char *line, size_t len)
     } else if (strcmp(m, "ping") == 0) {
         rpc_result(s, id, cJSON_CreateObject());
     } else if (strcmp(m, "tools/list") == 0) {
-        rpc_result(s, id, tools_list(s));
+        cJSON *r = cJSON_CreateObject(), *l = ops_tools_list(s->fe.allow);
+        if (r && l)
+            cJSON_AddItemToObject(r, "tools", l);
+        else
+            cJSON_Delete(l);
+        rpc_result(s, id, r && l ? r : NULL);
+        if (!l)
+            cJSON_Delete(r);
     } else if (strcmp(m, "tools/call") == 0) {
         on_tools_call(s, id, params);
     } else {

@@ -2,6 +2,7 @@
 /* adbc-serve: options, the devices, the token, then serve until SIGINT or
  * SIGTERM. See docs/serve.md. */
 #include "serve.h"
+#include "ops_tools.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -191,7 +192,7 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
 
     s.last_client_ms = ops_now_ms();
-    if (serve_devs_init(&s, names, nnames) != 0)
+    if (ops_tools_init() != 0 || serve_devs_init(&s, names, nnames) != 0)
         return 1;
     int status = 0;
     if ((control && serve_control_start(&s, control) != 0) ||
@@ -232,5 +233,6 @@ int main(int argc, char **argv)
     if (pid_file)
         unlink(pid_file);
     serve_devs_free(&s);
+    ops_tools_free();
     return status;
 }

@@ -56,6 +56,16 @@ static int err2(const char *code, int status, const char *msg, char **body, size
     return status;
 }
 
+int serve_reply_ok(cJSON *result, char **body, size_t *len)
+{
+    return ok(result, body, len);
+}
+
+int serve_reply_err(const ops_err *e, char **body, size_t *len)
+{
+    return err(e, body, len);
+}
+
 static char *base64(const uint8_t *p, size_t n)
 {
     static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -427,12 +437,15 @@ int serve_route(serve_req *r, char **body, size_t *len, const char **ctype)
                   {"/v1/snapshot", "GET"}, {"/v1/screenshot", "GET"}, {"/v1/act", "POST"},
                   {"/v1/app", "POST"},    {"/v1/wait", "POST"}};
     *ctype = "application/json";
+    if (strcmp(r->path, "/v1/tools") == 0 || strncmp(r->path, "/v1/tools/", 10) == 0)
+        return serve_tools_route(r, body, len);
     size_t i, n = sizeof routes / sizeof routes[0];
     for (i = 0; i < n && strcmp(r->path, routes[i].path) != 0; i++) {
     }
     if (i == n)
         return err2("no_route", 404, "no such route: GET /health, /v1/devices, /v1/observe, "
-                    "/v1/snapshot, /v1/screenshot; POST /v1/act, /v1/app, /v1/wait", body, len);
+                    "/v1/snapshot, /v1/screenshot, /v1/tools; POST /v1/act, /v1/app, /v1/wait, "
+                    "/v1/tools/NAME", body, len);
     if (strcmp(r->method, routes[i].method) != 0) {
         char m[128];
         snprintf(m, sizeof m, "%s takes %s", routes[i].path, routes[i].method);

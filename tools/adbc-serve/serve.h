@@ -83,5 +83,12 @@ typedef struct serve_req {
 int serve_route(serve_req *r, char **body, size_t *len, const char **ctype);
 /* {"ok":false,"error":{"code","message"}} */
 char *serve_error_json(const char *code, const char *msg, size_t *len);
+/* The envelope of result (taken; NULL: null), or of e with its code's
+ * status; each returns the HTTP status. */
+int serve_reply_ok(cJSON *result, char **body, size_t *len);
+int serve_reply_err(const ops_err *e, char **body, size_t *len);
+
+/* ---- tools.c: GET /v1/tools, POST /v1/tools/NAME (tools/ops' table) ---- */
+int serve_tools_route(serve_req *r, char **body, size_t *len);
 
 #endif

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Screenshots: a PNG written to the screenshot directory (atomically: a
+/* Screenshots: a PNG written to the front end's screenshot directory (atomically: a
  * temporary name, then rename), described by path, size and time, and on
  * request also returned as MCP image content. */
-#include "mcp.h"
+#include "ops_tool.h"
 
 #include "ops_json.h"
 #include "ops_util.h"
@@ -61,18 +61,20 @@ static int make_dirs(const char *dir)
     return mkdir(tmp, 0755) != 0 && errno != EEXIST ? -1 : 0;
 }
 
-static int t_screenshot(mcp_call *c, const cJSON *a)
+static int t_screenshot(ops_call *c, const cJSON *a)
 {
     int image = 0, grid = 0;
-    if (arg_bool(c, a, "include_image", &image) || arg_bool(c, a, "grid", &grid) ||
-        call_device(c))
+    if (ops_call_bool(c, a, "include_image", &image) || ops_call_bool(c, a, "grid", &grid) ||
+        ops_call_device(c))
         return -1;
     uint8_t *png = NULL;
     size_t len = 0;
-    int rc = adbc_screenshot(&png, &len, c->dev->conn, ADBC_SHOT_AUTO, call_remaining(c));
+    int rc = adbc_screenshot(&png, &len, c->dev->conn, ADBC_SHOT_AUTO, ops_call_remaining(c));
     if (rc < 0)
-        return call_fail_adbc(c, rc, "screenshot");
-    int64_t now = mcp_wall_ms();
+        return ops_call_adbc(c, rc, "screenshot");
+    struct timespec wall;
+    clock_gettime(CLOCK_REALTIME, &wall);
+    int64_t now = (int64_t)wall.tv_sec * 1000 + wall.tv_nsec / 1000000;
     time_t secs = (time_t)(now / 1000);
     struct tm tm;
     gmtime_r(&secs, &tm);
@@ -88,22 +90,25 @@ static int t_screenshot(mcp_call *c, const cJSON *a)
                            (*p >= '0' && *p <= '9') || *p == '-' || *p == '.'
                        ? *p : '_';
     ser[k] = 0;
-    const char *dir = c->srv->cfg.screenshot_dir;
-    char path[PATH_MAX], abs[PATH_MAX];
+    const char *dir = c->fe->shot_dir;
+    char path[PATH_MAX], abs[PATH_MAX] = "";
     static int seq;
     int n = __atomic_add_fetch(&seq, 1, __ATOMIC_RELAXED);
-    if (make_dirs(dir) != 0 ||
+    /* Without a directory (a front end that keeps no files): no file. */
+    if (dir && (make_dirs(dir) != 0 ||
         snprintf(path, sizeof(path), "%s/%s-%s-%03d-%d.png", dir, ser, stamp,
                  (int)(now % 1000), n) >= (int)sizeof(path) ||
-        ops_write_file_atomic(path, png, len, 0644, 0) != 0) {
+        ops_write_file_atomic(path, png, len, 0644, 0) != 0)) {
         adbc_free(png);
-        return call_fail(c, "cannot write the screenshot under %s: %s (set [screenshots] dir "
+        return ops_call_fail(c, OPS_EFAIL,
+                             "cannot write the screenshot under %s: %s (set [screenshots] dir "
                             "in the config to a writable directory)", dir, strerror(errno));
     }
-    if (!realpath(path, abs))
+    if (dir && !realpath(path, abs))
         snprintf(abs, sizeof(abs), "%s", path);
     cJSON *info = cJSON_CreateObject();
-    cJSON_AddStringToObject(info, "path", abs);
+    if (dir)
+        cJSON_AddStringToObject(info, "path", abs);
     cJSON_AddNumberToObject(info, "bytes", (double)len);
     cJSON_AddStringToObject(info, "timestamp", iso);
     cJSON_AddStringToObject(info, "mimeType", "image/png");
@@ -115,13 +120,13 @@ static int t_screenshot(mcp_call *c, const cJSON *a)
     }
     char *js = cJSON_PrintUnformatted(info);
     cJSON_Delete(info);
-    call_text_raw(c, js ? js : "{}");
+    ops_call_text_raw(c, js ? js : "{}");
     free(js);
     if (grid) {
         adbc_act_opts o;
         adbc_ui_opts uo;
         ops_ctx oc;
-        ops_ctx_init(&oc, c->dev->conn, &c->dev->last, c->deadline);
+        ops_call_ctx(c, &oc);
         ops_act_opts(&oc, &o, &uo);
         adbc_grid g;
         char *legend = NULL;
@@ -129,16 +134,16 @@ static int t_screenshot(mcp_call *c, const cJSON *a)
         if (rc == 0)
             rc = adbc_grid_legend(&legend, &g);
         if (rc < 0)
-            call_text(c, "(no grid: %s)", adbc_last_error());
+            ops_call_text(c, "(no grid: %s)", adbc_last_error());
         else
-            call_text_raw(c, legend);
+            ops_call_text_raw(c, legend);
         adbc_free(legend);
     }
     if (image) {
         char *b64 = base64(png, len);
         if (!b64) {
             adbc_free(png);
-            return call_fail(c, "out of memory encoding the image");
+            return ops_call_fail(c, OPS_EFAIL, "out of memory encoding the image");
         }
         cJSON *item = cJSON_CreateObject();
         cJSON_AddStringToObject(item, "type", "image");
@@ -151,13 +156,13 @@ static int t_screenshot(mcp_call *c, const cJSON *a)
     return 0;
 }
 
-const mcp_tool mcp_tools_shot[] = {
+const ops_tool ops_tools_shot[] = {
     {"screenshot", "Take a screenshot",
      "Save the screen as a PNG in the screenshot directory and return its path, bytes, "
      "timestamp, size and mimeType. include_image: true also returns the picture itself; "
      "grid: true adds the tap_grid layout.",
      "{\"type\":\"object\",\"properties\":{\"include_image\":{\"type\":\"boolean\"},\"grid\":"
      "{\"type\":\"boolean\"}},\"additionalProperties\":false}",
-     t_screenshot, TOOL_READONLY},
+     t_screenshot, OPS_TOOL_READONLY},
     {NULL, NULL, NULL, NULL, NULL, 0},
 };

@@ -3,7 +3,7 @@
  * tools/ops' ops_app (shared with adbc-serve). Package and permission names are checked to
  * be Android names before anything is sent, and quoted as one word when
  * they are (adbc_shell_quote), so no argument can reach the shell as code. */
-#include "mcp.h"
+#include "ops_tool.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,53 +16,53 @@
 /* Run ops_app (shared with adbc-serve's POST /v1/app) with the tool's
  * arguments and "op": the checks, the device commands and the errors are
  * its own. *res: its result (NULL on failure). */
-static int app_op(mcp_call *c, const cJSON *a, const char *op, ops_ctx *oc, cJSON **res)
+static int app_op(ops_call *c, const cJSON *a, const char *op, ops_ctx *oc, cJSON **res)
 {
     *res = NULL;
     cJSON *args = a ? cJSON_Duplicate(a, 1) : cJSON_CreateObject();
     if (!args || !cJSON_AddStringToObject(args, "op", op)) {
         cJSON_Delete(args);
-        return call_fail(c, "out of memory");
+        return ops_call_fail(c, OPS_EFAIL, "out of memory");
     }
-    if (call_device(c) != 0) {
+    if (ops_call_device(c) != 0) {
         cJSON_Delete(args);
         return -1;
     }
-    ops_ctx_init(oc, c->dev->conn, &c->dev->last, c->deadline);
+    ops_call_ctx(c, oc);
     int rc = ops_app(oc, args, res);
     cJSON_Delete(args);
-    return rc != 0 ? call_fail(c, "%s", oc->err.msg) : 0;
+    return rc != 0 ? ops_call_err(c, &oc->err) : 0;
 }
 
 /* launch, intent, stop_app: what was done, then the screen after. */
-static int app_act(mcp_call *c, const cJSON *a, const char *op)
+static int app_act(ops_call *c, const cJSON *a, const char *op)
 {
     ops_ctx oc;
     cJSON *res;
     if (app_op(c, a, op, &oc, &res) != 0)
         return -1;
     cJSON_Delete(res);
-    call_text(c, "%s", oc.done);
-    ui_after_act(c);
+    ops_call_text(c, "%s", oc.done);
+    ops_tool_after_act(c);
     return 0;
 }
 
-static int t_launch(mcp_call *c, const cJSON *a)
+static int t_launch(ops_call *c, const cJSON *a)
 {
     return app_act(c, a, "launch");
 }
 
-static int t_intent(mcp_call *c, const cJSON *a)
+static int t_intent(ops_call *c, const cJSON *a)
 {
     return app_act(c, a, "intent");
 }
 
-static int t_stop_app(mcp_call *c, const cJSON *a)
+static int t_stop_app(ops_call *c, const cJSON *a)
 {
     return app_act(c, a, "stop");
 }
 
-static int t_top_activity(mcp_call *c, const cJSON *a)
+static int t_top_activity(ops_call *c, const cJSON *a)
 {
     ops_ctx oc;
     cJSON *res;
@@ -70,112 +70,114 @@ static int t_top_activity(mcp_call *c, const cJSON *a)
         return -1;
     const char *act = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(res, "activity"));
     const char *pkg = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(res, "package"));
-    call_text(c, "activity: %s\npackage: %s", act && *act ? act : "(none)",
+    ops_call_text(c, "activity: %s\npackage: %s", act && *act ? act : "(none)",
               pkg && *pkg ? pkg : "(none)");
     cJSON_Delete(res);
     return 0;
 }
 
-static int t_install_apk(mcp_call *c, const cJSON *a)
+static int t_install_apk(ops_call *c, const cJSON *a)
 {
     const char *path;
-    if (arg_str(c, a, "path", 1, 4096, &path))
+    if (ops_call_str(c, a, "path", 1, 4096, &path))
         return -1;
     struct stat st;
     if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
-        return call_fail(c, "no APK file at '%s' on this computer (path is a file on the "
+        return ops_call_fail(c, OPS_EARG,
+                             "no APK file at '%s' on this computer (path is a file on the "
                             "machine running adbc-mcp)", path);
-    if (call_device(c) != 0)
+    if (ops_call_device(c) != 0)
         return -1;
-    int rc = adbc_app_install(c->dev->conn, path, call_remaining(c));
+    int rc = adbc_app_install(c->dev->conn, path, ops_call_remaining(c));
     if (rc < 0)
-        return call_fail_adbc(c, rc, "install_apk");
-    call_text(c, "installed %s (%lld bytes)", path, (long long)st.st_size);
+        return ops_call_adbc(c, rc, "install_apk");
+    ops_call_text(c, "installed %s (%lld bytes)", path, (long long)st.st_size);
     return 0;
 }
 
 /* Run `pm WORD ARG...` with each argument quoted. Failure: a nonzero exit
  * status, or the "Error"/"Failure"/"Exception" text pm prints. */
-static int pm(mcp_call *c, const char *what, const char *word, const char *a1, const char *a2)
+static int pm(ops_call *c, const char *what, const char *word, const char *a1, const char *a2)
 {
     char *q1 = NULL, *q2 = NULL, *cmd = NULL;
     if (adbc_shell_quote(&q1, a1) < 0 || (a2 && adbc_shell_quote(&q2, a2) < 0) ||
         asprintf(&cmd, "pm %s %s%s%s", word, q1, q2 ? " " : "", q2 ? q2 : "") < 0) {
         adbc_free(q1);
         adbc_free(q2);
-        return call_fail(c, "out of memory");
+        return ops_call_fail(c, OPS_EFAIL, "out of memory");
     }
     adbc_free(q1);
     adbc_free(q2);
     adbc_run_result res;
     memset(&res, 0, sizeof(res));
     int rc = adbc_run(&res, c->dev->conn, ADBC_SHELL_AUTO, cmd, NULL, 0, 65536,
-                      call_remaining(c));
+                      ops_call_remaining(c));
     free(cmd);
     if (rc < 0) {
         adbc_run_result_clear(&res);
-        return call_fail_adbc(c, rc, what);
+        return ops_call_adbc(c, rc, what);
     }
     const char *out = res.out ? (const char *)res.out : "";
     const char *err = res.err_len ? (const char *)res.err : "";
     int bad = res.exit_code > 0 || strstr(out, "Error") || strstr(out, "Failure") ||
               strstr(out, "Exception") || strstr(err, "Error") || strstr(err, "Exception");
     if (bad)
-        rc = call_fail(c, "%s failed: the device said: %s%s%s (check the package and "
+        rc = ops_call_fail(c, OPS_EFAIL,
+                           "%s failed: the device said: %s%s%s (check the package and "
                           "permission names; runtime permissions only)", what, out,
                        *out && *err ? " " : "", err);
     else
-        call_text(c, "%s: done%s%s", what, *out ? ": " : "", out);
+        ops_call_text(c, "%s: done%s%s", what, *out ? ": " : "", out);
     adbc_run_result_clear(&res);
     return rc;
 }
 
-static int perm_tool(mcp_call *c, const cJSON *a, int grant)
+static int perm_tool(ops_call *c, const cJSON *a, int grant)
 {
     const char *pkg, *perm;
-    if (arg_name(c, a, "package", 1, &pkg) || arg_name(c, a, "permission", 1, &perm) ||
-        call_device(c))
+    if (ops_call_name(c, a, "package", 1, &pkg) || ops_call_name(c, a, "permission", 1, &perm) ||
+        ops_call_device(c))
         return -1;
     return pm(c, grant ? "grant_permission" : "revoke_permission", grant ? "grant" : "revoke",
               pkg, perm);
 }
 
-static int t_grant(mcp_call *c, const cJSON *a)
+static int t_grant(ops_call *c, const cJSON *a)
 {
     return perm_tool(c, a, 1);
 }
 
-static int t_revoke(mcp_call *c, const cJSON *a)
+static int t_revoke(ops_call *c, const cJSON *a)
 {
     return perm_tool(c, a, 0);
 }
 
-static int t_clear_app_data(mcp_call *c, const cJSON *a)
+static int t_clear_app_data(ops_call *c, const cJSON *a)
 {
     const char *pkg;
-    if (arg_name(c, a, "package", 1, &pkg) || call_device(c))
+    if (ops_call_name(c, a, "package", 1, &pkg) || ops_call_device(c))
         return -1;
     return pm(c, "clear_app_data", "clear", pkg, NULL);
 }
 
-static int t_logcat(mcp_call *c, const cJSON *a)
+static int t_logcat(ops_call *c, const cJSON *a)
 {
     int lines = 200;
-    if (arg_int(c, a, "lines", 0, 1, 5000, &lines) || call_device(c))
+    if (ops_call_int(c, a, "lines", 0, 1, 5000, &lines) || ops_call_device(c))
         return -1;
     char *out = NULL;
     size_t len = 0;
-    int rc = adbc_logcat(&out, &len, c->dev->conn, lines, 0, call_remaining(c));
+    int rc = adbc_logcat(&out, &len, c->dev->conn, lines, 0, ops_call_remaining(c));
     if (rc < 0)
-        return call_fail_adbc(c, rc, "logcat");
-    call_text_raw(c, len ? out : "(the log is empty)");
+        return ops_call_adbc(c, rc, "logcat");
+    ops_call_text_raw(c, len ? out : "(the log is empty)");
     adbc_free(out);
     return 0;
 }
 
 #define PKG_PROP "\"package\":{\"type\":\"string\",\"description\":\"an Android package name, e.g. com.android.settings\"}"
 
-const mcp_tool mcp_tools_app[] = {
+const ops_tool ops_tools_app[] = {
     {"launch", "Launch an app", "Start an app's launcher activity by package name. Returns the "
      "screen after.",
      "{\"type\":\"object\",\"properties\":{" PKG_PROP "},\"required\":[\"package\"],"
@@ -198,13 +200,13 @@ const mcp_tool mcp_tools_app[] = {
     {"top_activity", "Current activity",
      "The activity in front and the package of the focused window.",
      "{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false}", t_top_activity,
-     TOOL_READONLY},
+     OPS_TOOL_READONLY},
     {"install_apk", "Install an APK",
      "Install (or update) an APK file from this computer onto the device.",
      "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\",\"description\":\"path "
      "of the .apk on the machine running adbc-mcp\"}},\"required\":[\"path\"],"
      "\"additionalProperties\":false}",
-     t_install_apk, 0},
+     t_install_apk, OPS_TOOL_HOSTFILE},
     {"grant_permission", "Grant a permission",
      "Grant a runtime permission (android.permission.CAMERA) to a package.",
      "{\"type\":\"object\",\"properties\":{" PKG_PROP ",\"permission\":{\"type\":\"string\"}},"
@@ -219,11 +221,11 @@ const mcp_tool mcp_tools_app[] = {
      "Delete all of a package's data (pm clear): it starts as freshly installed.",
      "{\"type\":\"object\",\"properties\":{" PKG_PROP "},\"required\":[\"package\"],"
      "\"additionalProperties\":false}",
-     t_clear_app_data, 0},
+     t_clear_app_data, OPS_TOOL_DESTRUCTIVE},
     {"logcat", "Read the log",
      "The last lines of the device log (default 200, at most 5000).",
      "{\"type\":\"object\",\"properties\":{\"lines\":{\"type\":\"integer\",\"minimum\":1,"
      "\"maximum\":5000}},\"additionalProperties\":false}",
-     t_logcat, TOOL_READONLY},
+     t_logcat, OPS_TOOL_READONLY},
     {NULL, NULL, NULL, NULL, NULL, 0},
 };

@@ -3,75 +3,75 @@
  * element is found again in a fresh dump and a ref that no longer matches
  * is refused (ADBC_ESTALE), never guessed. Every act returns the screen as
  * it is after a short settle. */
-#include "mcp.h"
+#include "ops_tool.h"
 
 #include "ops_json.h"
 
 /* Parse, find the device, run: the meaning of each act, its checks and its
  * errors live in tools/ops, shared with adbc-serve. */
-static int act(mcp_call *c, ops_action action, const cJSON *a)
+static int act(ops_call *c, ops_action action, const cJSON *a)
 {
     ops_act op;
     ops_err e;
     if (ops_act_parse(&op, action, a, &e) != 0)
-        return call_fail(c, "%s", e.msg);
-    if (call_device(c) != 0)
+        return ops_call_err(c, &e);
+    if (ops_call_device(c) != 0)
         return -1;
     ops_ctx oc;
-    ops_ctx_init(&oc, c->dev->conn, &c->dev->last, c->deadline);
+    ops_call_ctx(c, &oc);
     if (ops_act_run(&oc, &op) != 0)
-        return call_fail(c, "%s", oc.err.msg);
-    call_text(c, "%s", oc.done);
-    ui_after_act(c);
+        return ops_call_err(c, &oc.err);
+    ops_call_text(c, "%s", oc.done);
+    ops_tool_after_act(c);
     return 0;
 }
 
-static int t_tap(mcp_call *c, const cJSON *a)
+static int t_tap(ops_call *c, const cJSON *a)
 {
     return act(c, OPS_TAP, a);
 }
 
-static int t_long_press(mcp_call *c, const cJSON *a)
+static int t_long_press(ops_call *c, const cJSON *a)
 {
     return act(c, OPS_LONG_PRESS, a);
 }
 
-static int t_tap_xy(mcp_call *c, const cJSON *a)
+static int t_tap_xy(ops_call *c, const cJSON *a)
 {
     return act(c, OPS_TAP, a);
 }
 
-static int t_tap_grid(mcp_call *c, const cJSON *a)
+static int t_tap_grid(ops_call *c, const cJSON *a)
 {
     return act(c, OPS_TAP, a);
 }
 
-static int t_type(mcp_call *c, const cJSON *a)
+static int t_type(ops_call *c, const cJSON *a)
 {
     return act(c, OPS_TYPE, a);
 }
 
-static int t_press(mcp_call *c, const cJSON *a)
+static int t_press(ops_call *c, const cJSON *a)
 {
     return act(c, OPS_PRESS, a);
 }
 
-static int t_back(mcp_call *c, const cJSON *a)
+static int t_back(ops_call *c, const cJSON *a)
 {
     return act(c, OPS_BACK, a);
 }
 
-static int t_home(mcp_call *c, const cJSON *a)
+static int t_home(ops_call *c, const cJSON *a)
 {
     return act(c, OPS_HOME, a);
 }
 
-static int t_swipe(mcp_call *c, const cJSON *a)
+static int t_swipe(ops_call *c, const cJSON *a)
 {
     return act(c, OPS_SWIPE, a);
 }
 
-static int t_scroll(mcp_call *c, const cJSON *a)
+static int t_scroll(ops_call *c, const cJSON *a)
 {
     return act(c, OPS_SCROLL, a);
 }
@@ -83,7 +83,7 @@ static int t_scroll(mcp_call *c, const cJSON *a)
     "\"string\"},\"text\":{\"type\":\"string\"},\"desc\":{\"type\":\"string\"}}," \
     "\"additionalProperties\":false}"
 
-const mcp_tool mcp_tools_input[] = {
+const ops_tool ops_tools_input[] = {
     {"tap", "Tap an element",
      "Tap the element with this ref from the latest snapshot. The element is found again in "
      "a fresh dump first: if it moved it is tapped where it is now; if it is gone or cannot "

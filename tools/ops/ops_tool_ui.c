@@ -2,8 +2,8 @@
 /* Seeing the screen: snapshot, find, and the waits. A snapshot taken here
  * becomes the device's latest: the refs the act tools take are its refs.
  * The operations are tools/ops' (shared with adbc-serve); this file presents
- * them as MCP tools. */
-#include "mcp.h"
+ * them as tools. */
+#include "ops_tool.h"
 
 #include "adbc/error.h"
 #include "ops_json.h"
@@ -14,7 +14,7 @@
 #include <time.h>
 
 /* Add the device's latest snapshot to the result. */
-static int present(mcp_call *c, int json, const char *heading)
+static int present(ops_call *c, int json, const char *heading)
 {
     ops_dev *d = c->dev;
     const adbc_ui_snap *snap = d->last;
@@ -24,132 +24,127 @@ static int present(mcp_call *c, int json, const char *heading)
         size_t len = 0;
         int rc = adbc_ui_snap_json(&js, &len, snap);
         if (rc < 0)
-            return call_fail_adbc(c, rc, "formatting the snapshot as JSON");
+            return ops_call_adbc(c, rc, "formatting the snapshot as JSON");
         if (heading)
-            call_text_raw(c, heading);
-        call_text_raw(c, js);
+            ops_call_text_raw(c, heading);
+        ops_call_text_raw(c, js);
         adbc_free(js);
         return 0;
     }
     const char *text = adbc_ui_snap_text(snap, NULL);
-    call_text(c, "%s%sscreen %s on %s (%s), %zu refs%s\n%s", heading ? heading : "",
+    ops_call_text(c, "%s%sscreen %s on %s (%s), %zu refs%s\n%s", heading ? heading : "",
               heading ? "\n" : "", adbc_ui_snap_id(snap), d->serial, ops_kind_name(d->kind),
               nrefs, nrefs ? "; act on them with {\"ref\": N}" : "",
               *text ? text : "(nothing on screen to show)");
     return 0;
 }
 
-/* An operation context on the call's device (call_device() done). */
-static void ctx(mcp_call *c, ops_ctx *oc)
+int ops_tool_snapshot(ops_call *c, int json, const char *heading)
 {
-    ops_ctx_init(oc, c->dev->conn, &c->dev->last, c->deadline);
+    return ops_tool_snapshot_web(c, json, 0, 0, heading);
 }
 
-int ui_snapshot_into(mcp_call *c, int json, const char *heading)
-{
-    return ui_snapshot_web(c, json, 0, 0, heading);
-}
-
-int ui_snapshot_web(mcp_call *c, int json, int web, int web_budget_ms, const char *heading)
+int ops_tool_snapshot_web(ops_call *c, int json, int web, int web_budget_ms, const char *heading)
 {
     ops_ctx oc;
-    ctx(c, &oc);
+    ops_call_ctx(c, &oc);
     oc.web = web;
     oc.web_budget_ms = web_budget_ms;
     if (ops_snapshot(&oc) != 0)
-        return call_fail(c, "%s", oc.err.msg);
+        return ops_call_err(c, &oc.err);
     return present(c, json, heading);
 }
 
-void ui_after_act(mcp_call *c)
+void ops_tool_after_act(ops_call *c)
 {
-    int settle = c->srv->cfg.settle_ms;
-    if (settle > call_remaining(c) / 2)
-        settle = call_remaining(c) / 2;
+    int settle = c->fe->settle_ms;
+    if (settle > ops_call_remaining(c) / 2)
+        settle = ops_call_remaining(c) / 2;
     struct timespec ts = {settle / 1000, (long)(settle % 1000) * 1000000L};
     if (settle > 0)
         nanosleep(&ts, NULL);
     ops_ctx oc;
-    ctx(c, &oc);
+    ops_call_ctx(c, &oc);
     if (ops_snapshot(&oc) != 0) {
         /* The act was done; only the look afterwards failed. */
-        call_text(c, "(no snapshot after the act: %s; call snapshot to see the screen)",
+        ops_call_text(c, "(no snapshot after the act: %s; call snapshot to see the screen)",
                   oc.err.msg);
         return;
     }
     present(c, 0, "after:");
 }
 
-static int t_snapshot(mcp_call *c, const cJSON *a)
+static int t_snapshot(ops_call *c, const cJSON *a)
 {
     const char *format = NULL;
     int web = 0, budget = 0;
-    if (arg_str(c, a, "format", 0, 16, &format) != 0 || arg_bool(c, a, "web", &web) != 0 ||
-        arg_int(c, a, "web_budget_ms", 0, 1, 60000, &budget) != 0)
+    if (ops_call_str(c, a, "format", 0, 16, &format) != 0 ||
+        ops_call_bool(c, a, "web", &web) != 0 ||
+        ops_call_int(c, a, "web_budget_ms", 0, 1, 60000, &budget) != 0)
         return -1;
     int json = 0;
     if (format && strcmp(format, "json") == 0)
         json = 1;
     else if (format && strcmp(format, "text") != 0)
-        return call_fail(c, "argument 'format' must be \"text\" or \"json\"");
-    if (call_device(c) != 0)
+        return ops_call_fail(c, OPS_EARG, "argument 'format' must be \"text\" or \"json\"");
+    if (ops_call_device(c) != 0)
         return -1;
-    return ui_snapshot_web(c, json, web, budget, NULL);
+    return ops_tool_snapshot_web(c, json, web, budget, NULL);
 }
 
-static int t_find(mcp_call *c, const cJSON *a)
+static int t_find(ops_call *c, const cJSON *a)
 {
     adbc_ui_selector sel;
     ops_err e;
     if (ops_find_parse(&sel, a, &e) != 0)
-        return call_fail(c, "%s", e.msg);
-    if (call_device(c) != 0)
+        return ops_call_err(c, &e);
+    if (ops_call_device(c) != 0)
         return -1;
     ops_ctx oc;
-    ctx(c, &oc);
+    ops_call_ctx(c, &oc);
     char *out = NULL;
     if (ops_find(&oc, &sel, &out) != 0)
-        return call_fail(c, "%s", oc.err.msg);
-    call_text_raw(c, out);
+        return ops_call_err(c, &oc.err);
+    ops_call_text_raw(c, out);
     free(out);
     return 0;
 }
 
 /* wait_for_text and wait_stable are ops_wait's two forms ({"text":..} and
  * {"stable":true}): the checks, the limits and the errors are its own. */
-static int wait_tool(mcp_call *c, const cJSON *a, int stable)
+static int wait_tool(ops_call *c, const cJSON *a, int stable)
 {
     cJSON *args = a ? cJSON_Duplicate(a, 1) : cJSON_CreateObject();
     if (!args || (stable && !cJSON_AddTrueToObject(args, "stable"))) {
         cJSON_Delete(args);
-        return call_fail(c, "out of memory");
+        return ops_call_fail(c, OPS_EFAIL, "out of memory");
     }
-    if (call_device(c) != 0) {
+    if (ops_call_device(c) != 0) {
         cJSON_Delete(args);
         return -1;
     }
     ops_ctx oc;
-    ctx(c, &oc);
+    ops_call_ctx(c, &oc);
     int rc = ops_wait(&oc, args);
     cJSON_Delete(args);
     if (rc != 0)
-        return call_fail(c, "%s", oc.err.msg);
+        return ops_call_err(c, &oc.err);
     char heading[sizeof oc.done + 1];
     snprintf(heading, sizeof heading, "%s:", oc.done);
     return present(c, 0, heading);
 }
 
-static int t_wait_for_text(mcp_call *c, const cJSON *a)
+static int t_wait_for_text(ops_call *c, const cJSON *a)
 {
     return wait_tool(c, a, 0);
 }
 
-static int t_wait_stable(mcp_call *c, const cJSON *a)
+static int t_wait_stable(ops_call *c, const cJSON *a)
 {
     return wait_tool(c, a, 1);
 }
 
-const mcp_tool mcp_tools_ui[] = {
+const ops_tool ops_tools_ui[] = {
     {"snapshot", "Snapshot the screen",
      "The screen as an indented list of elements, one a line: role, [ref=N] for those you "
      "can act on, \"text\", (description), [states]. Refs are valid for this screen: pass "
@@ -163,7 +158,7 @@ const mcp_tool mcp_tools_ui[] = {
      "\"web_budget_ms\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":60000,"
      "\"description\":\"with web: the pages' time, all together (default 3000)\"}},"
      "\"additionalProperties\":false}",
-     t_snapshot, TOOL_READONLY},
+     t_snapshot, OPS_TOOL_READONLY},
     {"find", "Find elements",
      "Take a snapshot and list the refs of elements matching all the given fields: text, "
      "desc (content description), resource_id (\"pkg:id/name\" or just \"name\"), class "
@@ -173,7 +168,7 @@ const mcp_tool mcp_tools_ui[] = {
      "\"string\"},\"resource_id\":{\"type\":\"string\"},\"class\":{\"type\":\"string\"},"
      "\"contains\":{\"type\":\"boolean\"},\"ignore_case\":{\"type\":\"boolean\"}},"
      "\"additionalProperties\":false}",
-     t_find, TOOL_READONLY},
+     t_find, OPS_TOOL_READONLY},
     {"wait_for_text", "Wait for text",
      "Poll snapshots until an element's text or description equals text (contains: "
      "substring; ignore_case), or with gone: true until none does. Fails after timeout_ms "
@@ -182,12 +177,12 @@ const mcp_tool mcp_tools_ui[] = {
      "\"boolean\"},\"contains\":{\"type\":\"boolean\"},\"ignore_case\":{\"type\":\"boolean\"},"
      "\"timeout_ms\":{\"type\":\"integer\",\"minimum\":1}},\"required\":[\"text\"],"
      "\"additionalProperties\":false}",
-     t_wait_for_text, TOOL_READONLY},
+     t_wait_for_text, OPS_TOOL_READONLY},
     {"wait_stable", "Wait for a still screen",
      "Poll snapshots until two in a row are the same (animations and loading done), at most "
      "timeout_ms (default 10000). Returns that snapshot.",
      "{\"type\":\"object\",\"properties\":{\"timeout_ms\":{\"type\":\"integer\",\"minimum\":1}},"
      "\"additionalProperties\":false}",
-     t_wait_stable, TOOL_READONLY},
+     t_wait_stable, OPS_TOOL_READONLY},
     {NULL, NULL, NULL, NULL, NULL, 0},
 };

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Inside the tool table (ops_tools.h): a tool's record, the sets each
+ * ops_tool_*.c file defines, and what their handlers share. Not for front
+ * ends. */
+#ifndef ADBC_OPS_TOOL_H
+#define ADBC_OPS_TOOL_H
+
+#include "ops_json.h"
+#include "ops_tools.h"
+
+typedef int (*ops_tool_fn)(ops_call *c, const cJSON *args);
+typedef struct ops_tool {
+    const char *name;
+    const char *title;
+    const char *description;
+    const char *schema;       /* JSON Schema of the arguments */
+    ops_tool_fn fn;
+    unsigned flags;           /* OPS_TOOL_* */
+} ops_tool;
+
+/* Tool sets, each in its own file, each ended by a record with no name. */
+extern const ops_tool ops_tools_device[];
+extern const ops_tool ops_tools_ui[];
+extern const ops_tool ops_tools_input[];
+extern const ops_tool ops_tools_app[];
+extern const ops_tool ops_tools_shot[];
+extern const ops_tool ops_tools_shell[];
+
+/* ---- arguments: ops_args.c's checks, failing the call with their message ---- */
+int ops_call_str(ops_call *c, const cJSON *args, const char *name, int required, size_t maxlen,
+                 const char **out);
+int ops_call_int(ops_call *c, const cJSON *args, const char *name, int required, int lo, int hi,
+                 int *out);
+int ops_call_bool(ops_call *c, const cJSON *args, const char *name, int *out);
+/* Android package / permission names (ops_android_name). */
+int ops_call_name(ops_call *c, const cJSON *args, const char *name, int required,
+                  const char **out);
+
+/* An operation context on the call's device (ops_call_device done). */
+void ops_call_ctx(ops_call *c, ops_ctx *oc);
+
+/* ---- snapshots (ops_tool_ui.c) ---- */
+/* Take a snapshot on the call's device, keep it as the device's latest, and
+ * add it to the result (text, or JSON when json). */
+int ops_tool_snapshot(ops_call *c, int json, const char *heading);
+/* The same, reading the pages of WebViews too when web is set. */
+int ops_tool_snapshot_web(ops_call *c, int json, int web, int web_budget_ms,
+                          const char *heading);
+/* After an act: settle, then a snapshot as above; a failed snapshot is a
+ * note, not an error (the act was done). */
+void ops_tool_after_act(ops_call *c);
+
+#endif

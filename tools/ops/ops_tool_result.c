@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* A tool's result: content blocks, and isError when the tool failed. A
+ * failure is a result the agent reads, not a protocol error, so every
+ * message says what to do next. Arguments are read with ops_args.c's
+ * checks; a failed one fails the call with its message, which names the
+ * argument and what it must be. */
+#include "ops_tool.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void ops_call_text_raw(ops_call *c, const char *text)
+{
+    cJSON *item = cJSON_CreateObject();
+    if (!item)
+        return;
+    cJSON_AddStringToObject(item, "type", "text");
+    cJSON_AddStringToObject(item, "text", text);
+    cJSON_AddItemToArray(c->content, item);
+}
+
+void ops_call_text(ops_call *c, const char *fmt, ...)
+{
+    char *s = NULL;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vasprintf(&s, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    ops_call_text_raw(c, s);
+    free(s);
+}
+
+int ops_call_err(ops_call *c, const ops_err *e)
+{
+    if (&c->err != e)
+        c->err = *e;
+    if (c->err.code == OPS_OK)
+        c->err.code = OPS_EFAIL;
+    ops_call_text_raw(c, c->err.msg);
+    c->is_error = 1;
+    return -1;
+}
+
+int ops_call_fail(ops_call *c, ops_code code, const char *fmt, ...)
+{
+    ops_err e;
+    e.code = code;
+    e.rc = 0;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e.msg, sizeof e.msg, fmt, ap);
+    va_end(ap);
+    return ops_call_err(c, &e);
+}
+
+int ops_call_adbc(ops_call *c, int rc, const char *what)
+{
+    ops_err e;
+    ops_fail_adbc(&e, rc, what);
+    return ops_call_err(c, &e);
+}
+
+int ops_call_remaining(const ops_call *c)
+{
+    int64_t left = c->deadline - ops_now_ms();
+    return left < 1 ? 1 : left > 600000 ? 600000 : (int)left;
+}
+
+int ops_call_device(ops_call *c)
+{
+    if (c->dev)
+        return 0;
+    return c->fe->device(c);
+}
+
+void ops_call_log(ops_call *c, const char *fmt, ...)
+{
+    if (!c->fe->log)
+        return;
+    char line[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    c->fe->log(c->fe->user, line);
+}
+
+void ops_call_ctx(ops_call *c, ops_ctx *oc)
+{
+    ops_ctx_init(oc, c->dev->conn, &c->dev->last, c->deadline);
+}
+
+int ops_call_str(ops_call *c, const cJSON *args, const char *name, int required, size_t maxlen,
+                 const char **out)
+{
+    ops_err e;
+    return ops_arg_str(&e, args, name, required, maxlen, out) ? ops_call_err(c, &e) : 0;
+}
+
+int ops_call_int(ops_call *c, const cJSON *args, const char *name, int required, int lo, int hi,
+                 int *out)
+{
+    ops_err e;
+    return ops_arg_int(&e, args, name, required, lo, hi, out) ? ops_call_err(c, &e) : 0;
+}
+
+int ops_call_bool(ops_call *c, const cJSON *args, const char *name, int *out)
+{
+    ops_err e;
+    return ops_arg_bool(&e, args, name, out) ? ops_call_err(c, &e) : 0;
+}
+
+int ops_call_name(ops_call *c, const cJSON *args, const char *name, int required,
+                  const char **out)
+{
+    ops_err e;
+    return ops_arg_name(&e, args, name, required, out) ? ops_call_err(c, &e) : 0;
+}

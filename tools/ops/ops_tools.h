@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The tool table: every operation an agent can call, once, for every front
+ * end (adbc-mcp's tools/list and tools/call, adbc-serve's /v1/tools, the
+ * agent's own tool table). Each tool is a name, a title, a description, the
+ * JSON Schema of its arguments, flags, and a handler; the result is MCP's
+ * shape, {"content":[{"type":"text","text":..}|{"type":"image",..}],
+ * "isError":true when it failed}, which a front end passes on or maps.
+ *
+ * What stays the front end's: which device a call goes to and whether it
+ * may (allowlist, active device, the pool), given as hooks in ops_front.
+ * A tool asks for its device with ops_call_device(); the front end's
+ * device() finds, checks and locks it; device_done() releases it when the
+ * call ends (ops_tools_call calls it whatever the tool did).
+ *
+ * Arguments are checked before the handler runs: an argument the schema
+ * does not name is refused (a misspelt "clear" must not type into a full
+ * field), a required one missing is refused; the handler then checks each
+ * value. Nothing reaches a device before its arguments are checked.
+ *
+ * Usage:
+ *     ops_tools_init();                         // once, at start
+ *     cJSON *l = ops_tools_list(fe.allow);   // [{name, title, description, ...}]
+ *     cJSON *res; ops_err e;
+ *     if (ops_tools_call(&fe, "tap", args, &res, &e) != 0) -> no such tool (e.msg)
+ *     else res is the result; e.code is OPS_OK or the failure's code.
+ *
+ * Built with cJSON only (libadbc_ops_json). */
+#ifndef ADBC_OPS_TOOLS_H
+#define ADBC_OPS_TOOLS_H
+
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "ops_core.h"
+
+/* A tool's flags. READONLY and DESTRUCTIVE are descriptive (MCP's
+ * annotations); the others gate: such a tool is listed and callable only
+ * when the front end's allow has its flag. */
+enum {
+    OPS_TOOL_READONLY = 1,     /* changes nothing on the device */
+    OPS_TOOL_DESTRUCTIVE = 2,  /* may delete data */
+    OPS_TOOL_SHELL = 4,        /* runs a caller's shell command: allowed by the user */
+    OPS_TOOL_DEVICES = 8,      /* lists or chooses devices: front ends with those hooks */
+    OPS_TOOL_HOSTFILE = 16,    /* reads or writes files on the machine running adbc */
+};
+/* The gating flags (a tool with one of these needs it in allow). */
+#define OPS_TOOL_GATES (OPS_TOOL_SHELL | OPS_TOOL_DEVICES | OPS_TOOL_HOSTFILE)
+
+typedef struct ops_call ops_call;
+
+/* What a front end gives the table. */
+typedef struct ops_front {
+    /* Find, check and lock the device for c: set c->dev (a locked ops_dev of
+     * the front end's pool) and return 0, or fail c (ops_call_fail) and
+     * return -1. Required. */
+    int (*device)(ops_call *c);
+    /* Release c->dev (c->code says whether the call failed and how); set
+     * c->dev to NULL. Required. */
+    void (*device_done)(ops_call *c);
+    /* The devices, as text (OPS_TOOL_DEVICES). */
+    int (*list_devices)(ops_call *c);
+    /* Choose serial as the device of the next calls (OPS_TOOL_DEVICES). */
+    int (*select_device)(ops_call *c, const char *serial);
+    /* One line for the front end's log (a shell command run); may be NULL. */
+    void (*log)(void *user, const char *line);
+    void *user;                /* the front end's, for its hooks */
+    unsigned allow;            /* the gating flags allowed (OPS_TOOL_GATES) */
+    int call_ms;               /* bound of one call */
+    int settle_ms;             /* pause after an act before the snapshot it returns */
+    const char *shot_dir;      /* screenshots are written here (OPS_TOOL_HOSTFILE) */
+} ops_front;
+
+/* One call being served. */
+struct ops_call {
+    const ops_front *fe;
+    cJSON *content;            /* the result's content array */
+    int is_error;
+    ops_err err;               /* the failure: code (OPS_OK while none) and message */
+    int64_t deadline;          /* monotonic ms */
+    ops_dev *dev;              /* the device, locked, once ops_call_device succeeded */
+};
+
+/* Parse every schema once: 0, or -1 when one is broken (a build defect). */
+int ops_tools_init(void);
+void ops_tools_free(void);
+
+/* The tools allow lets through, in the table's order: a JSON array of
+ * {name, title, description, inputSchema, annotations{readOnlyHint,
+ * destructiveHint, openWorldHint}}. NULL when out of memory. */
+cJSON *ops_tools_list(unsigned allow);
+
+/* Run the tool name (one fe->allow lets through) with args (a JSON object,
+ * or NULL for none). -1 with e (OPS_ENOMATCH) when there is no such tool,
+ * (OPS_EARG) when fe lacks a required hook or args is not an object,
+ * (OPS_EFAIL) out of memory. Else 0 with *result (cJSON_Delete it) and e
+ * the outcome: e->code OPS_OK, or the failure's code and e->msg its
+ * message (also in the result's content, with isError). */
+int ops_tools_call(const ops_front *fe, const char *name, const cJSON *args, cJSON **result,
+                   ops_err *e);
+
+/* The text parts of a result joined with newlines (images left out).
+ * malloc'd; NULL when out of memory. */
+char *ops_tools_text(const cJSON *result);
+
+/* ---- for handlers and front-end hooks (ops_tool_result.c) ---- */
+void ops_call_text(ops_call *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void ops_call_text_raw(ops_call *c, const char *text);
+/* Fail the call with code and the message (also added as text). -1. */
+int ops_call_fail(ops_call *c, ops_code code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+int ops_call_err(ops_call *c, const ops_err *e);
+/* Fail with adbc's last error for rc ("WHAT failed: ... (next step)"). */
+int ops_call_adbc(ops_call *c, int rc, const char *what);
+int ops_call_remaining(const ops_call *c); /* ms left, 1..600000 */
+/* The call's device, through the front end's hook (idempotent). */
+int ops_call_device(ops_call *c);
+void ops_call_log(ops_call *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif
