@@ -59,3 +59,26 @@ serve_start()
     [ -s "$T_TMP/port" ] || t_fail "adbc-serve did not start: $(cat "$T_TMP/serve.log")"
     URL=http://127.0.0.1:$(cat "$T_TMP/port")
 }
+
+# After serve_start: requests with the token and checks of their answers.
+OUT=$T_TMP/out
+
+# H [CURL ARGS...] PATH: a request with the token; body in $OUT, status in $code.
+H()
+{
+    local path=${*: -1}
+    code=$(curl -s -m 30 -o "$OUT" -w '%{http_code}' -H "Authorization: Bearer $(cat "$TOK")" \
+        "${@:1:$#-1}" "$URL$path")
+}
+J() { jq -r "$1" "$OUT"; }
+expect()
+{
+    [ "$code" = "$1" ] || t_fail "status $code, expected $1: $(head -c 600 "$OUT")"
+    if [ $# -gt 1 ]; then
+        [ "$(J .error.code)" = "$2" ] || t_fail "error code $(J .error.code), expected $2: $(head -c 600 "$OUT")"
+        [ "$(J .ok)" = false ] && [ -n "$(J .error.message)" ] || t_fail "not an error envelope: $(head -c 300 "$OUT")"
+    elif [ "$1" = 200 ] && [ "$(J .ok)" != true ]; then
+        t_fail "not an ok envelope: $(head -c 300 "$OUT")"
+    fi
+}
+calls() { grep -v -e '^uiautomator' -e '^dumpsys' "$1/calls" 2> /dev/null; rm -f "$1/calls"; }
