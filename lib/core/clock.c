@@ -6,15 +6,14 @@
  * transfers and streams apply their timeout as an inactivity bound instead:
  * each wait gets the whole timeout again once bytes move. */
 #include "core/internal.h"
+#include "portable/portable.h"
 
 #include <errno.h>
 #include <time.h>
 
 int64_t core_now_ms(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    return portable_now_ms();
 }
 
 int64_t core_deadline(int timeout_ms)
@@ -45,24 +44,10 @@ int64_t core_wall_ms(void)
 
 int core_cond_init(pthread_cond_t *cv)
 {
-    pthread_condattr_t a;
-    int rc = pthread_condattr_init(&a);
-    if (rc != 0)
-        return rc;
-    rc = pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
-    if (rc == 0)
-        rc = pthread_cond_init(cv, &a);
-    pthread_condattr_destroy(&a);
-    return rc;
+    return portable_cond_init(cv);
 }
 
 int core_cond_wait(pthread_cond_t *cv, pthread_mutex_t *mu, int64_t deadline)
 {
-    if (deadline < 0)
-        return pthread_cond_wait(cv, mu);
-    if (core_now_ms() >= deadline)
-        return ETIMEDOUT;
-    struct timespec ts = {.tv_sec = (time_t)(deadline / 1000),
-                          .tv_nsec = (long)(deadline % 1000) * 1000000L};
-    return pthread_cond_timedwait(cv, mu, &ts);
+    return portable_cond_wait(cv, mu, deadline);
 }

@@ -6,6 +6,7 @@
  * leaves a half-written file under the target's name, and on failure the
  * temporary file is removed. */
 #include "core/internal.h"
+#include "portable/portable.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -30,17 +31,11 @@ int core_tmpfile_open(core_tmpfile *f, const char *path)
 {
     f->tmp = NULL;
     f->fd = -1;
-    const char *slash = strrchr(path, '/');
-    size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
-    const char *base = path + dirlen;
-    size_t blen = strlen(base);
-    if (blen > 200)
-        blen = 200; /* stay under NAME_MAX with the suffix */
-    size_t n = dirlen + 1 + blen + 13 + 1;
+    size_t n = portable_tmp_size(path);
     char *t = core_malloc(n);
     if (!t)
         return core_fail(ADBC_ENOMEM, "out of memory writing %s", path);
-    snprintf(t, n, "%.*s.%.*s.adbc-XXXXXX", (int)dirlen, path, (int)blen, base);
+    portable_tmp_name(t, n, path);
     /* mkostemp creates it 0600: a private key is never readable by others,
      * not even for the moment before its mode is set. */
     int fd = mkostemp(t, O_CLOEXEC);

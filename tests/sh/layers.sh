@@ -9,13 +9,15 @@
 #  - only public functions are named adbc_*: an internal one is named after
 #    its layer or its file (conn_kick, sync_enc_hdr, dns_parse, core_fail);
 #  - the tools (tools/) include no lib/ header and call no function libadbc
-#    does not export: they are front ends of the public API.
+#    does not export: they are front ends of the public API. The one folder
+#    of lib/ they compile is lib/portable (plain POSIX, no library state,
+#    nothing of lib/ included), so lib/core and tools/ops keep no copies.
 . "$(dirname "$0")/lib.sh"
 t_init
 src=$ADBC_SOURCE_DIR
 
 # Rank of each folder of lib/ (docs/design.md draws the same stack).
-declare -A RANK=([core]=0 [auth]=1 [session]=1 [transport]=2 [tls]=3 [conn]=4
+declare -A RANK=([portable]=0 [core]=0 [auth]=1 [session]=1 [transport]=2 [tls]=3 [conn]=4
                  [devices]=5 [mdns]=5 [services]=6 [sync]=6 [ui]=7 [act]=8)
 # Which layer each public header belongs to.
 declare -A PUB=([error.h]=core [version.h]=core [alloc.h]=core [auth.h]=auth [session.h]=session
@@ -25,6 +27,7 @@ declare -A PUB=([error.h]=core [version.h]=core [alloc.h]=core [auth.h]=auth [se
                 [webview.h]=services [sync.h]=sync [ui.h]=ui [act.h]=act)
 # Internal headers a folder other than their own may include: "header user-folder".
 ALLOWED="
+portable/portable.h *
 core/internal.h *
 core/testhooks.h *
 core/jread.h *
@@ -78,6 +81,10 @@ while IFS= read -r line; do
 done < <(grep -rHoE '^#include "[^"]+"' "$src"/lib --include='*.c' --include='*.h' |
          sed -E 's/:#include "([^"]+)"$/:\1/')
 [ -z "$bad" ] || t_fail "$bad"
+
+t_check "lib/portable includes nothing of lib/ (the tools compile it too)"
+p=$(grep -rnE '^#include "' "$src"/lib/portable || true)
+[ -z "$p" ] || t_fail "lib/portable must stay plain POSIX: $p"
 
 t_check "the tools include no header of lib/"
 leaks=$(grep -rnE '^#include "(core|auth|session|transport|tls|conn|devices|mdns|services|sync|ui|act)/' \

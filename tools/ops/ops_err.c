@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "adbc/error.h"
+#include "portable.h"
 
 const char *ops_code_name(ops_code code)
 {
@@ -98,7 +99,5 @@ int ops_fail_adbc(ops_err *e, int rc, const char *what)
 
 int64_t ops_now_ms(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    return portable_now_ms();
 }

@@ -12,29 +12,16 @@
 #include <unistd.h>
 
 #include "ops_core.h"
+#include "portable.h"
 
 int ops_cond_init(pthread_cond_t *cv)
 {
-    pthread_condattr_t a;
-    int rc = pthread_condattr_init(&a);
-    if (rc != 0)
-        return rc;
-    rc = pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
-    if (rc == 0)
-        rc = pthread_cond_init(cv, &a);
-    pthread_condattr_destroy(&a);
-    return rc;
+    return portable_cond_init(cv);
 }
 
 int ops_cond_wait_until(pthread_cond_t *cv, pthread_mutex_t *mu, int64_t deadline_ms)
 {
-    if (deadline_ms < 0)
-        return pthread_cond_wait(cv, mu);
-    if (ops_now_ms() >= deadline_ms)
-        return ETIMEDOUT;
-    struct timespec ts = {.tv_sec = (time_t)(deadline_ms / 1000),
-                          .tv_nsec = (long)(deadline_ms % 1000) * 1000000L};
-    return pthread_cond_timedwait(cv, mu, &ts);
+    return portable_cond_wait(cv, mu, deadline_ms);
 }
 
 static int write_all(int fd, const void *data, size_t len)
@@ -55,17 +42,11 @@ static int write_all(int fd, const void *data, size_t len)
 int ops_write_file_atomic(const char *path, const void *data, size_t len, unsigned mode,
                           unsigned flags)
 {
-    const char *slash = strrchr(path, '/');
-    size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
-    const char *base = path + dirlen;
-    size_t blen = strlen(base);
-    if (blen > 200)
-        blen = 200; /* stay under NAME_MAX with the suffix */
-    size_t n = dirlen + 1 + blen + 13 + 1;
+    size_t n = portable_tmp_size(path);
     char *tmp = malloc(n);
     if (!tmp)
         return -1;
-    snprintf(tmp, n, "%.*s.%.*s.adbc-XXXXXX", (int)dirlen, path, (int)blen, base);
+    portable_tmp_name(tmp, n, path);
     int fd = mkostemp(tmp, O_CLOEXEC);
     if (fd < 0) {
         free(tmp);

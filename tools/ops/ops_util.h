@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The tools' one copy of what libadbc keeps internal in lib/core: timed
- * waits on the monotonic clock, and writing a file whole or not at all. Every tool uses these, never a copy of its
- * own (the tools see only the public API, so they cannot call lib/core). */
+/* What the tools need of lib/core, which libadbc keeps internal: timed
+ * waits on the monotonic clock, and writing a file whole or not at all.
+ * Both are built on lib/portable/portable.h, the stateless POSIX pieces
+ * lib/core compiles too, so there is no second copy. Every tool uses these,
+ * never a copy of its own. */
 #ifndef ADBC_OPS_UTIL_H
 #define ADBC_OPS_UTIL_H
 
