@@ -74,4 +74,77 @@ static inline void portable_tmp_name(char *tmp, size_t size, const char *path)
     snprintf(tmp, size, "%.*s.%.*s.adbc-XXXXXX", (int)dirlen, path, (int)blen, path + dirlen);
 }
 
+/* Length of the UTF-8 sequence at p[0..n): 1 to 4, or 0 when it is not
+ * valid UTF-8 (a stray continuation byte, a cut sequence, an overlong
+ * form, a surrogate, beyond U+10FFFF). */
+static inline size_t portable_utf8_len(const unsigned char *p, size_t n)
+{
+    unsigned c = p[0];
+    size_t len;
+    uint32_t v, min;
+    if (c < 0x80)
+        return 1;
+    if ((c & 0xe0) == 0xc0)
+        len = 2, v = c & 0x1f, min = 0x80;
+    else if ((c & 0xf0) == 0xe0)
+        len = 3, v = c & 0x0f, min = 0x800;
+    else if ((c & 0xf8) == 0xf0)
+        len = 4, v = c & 0x07, min = 0x10000;
+    else
+        return 0;
+    if (len > n)
+        return 0;
+    for (size_t i = 1; i < len; i++) {
+        if ((p[i] & 0xc0) != 0x80)
+            return 0;
+        v = v << 6 | (p[i] & 0x3f);
+    }
+    if (v < min || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff))
+        return 0;
+    return len;
+}
+
+/* How every JSON string adbc writes is escaped (the snapshot's JSON and
+ * text, adbc-snap's --json): backslash and double quote escaped; newline,
+ * carriage return and tab in their short forms; every other control
+ * character (C0, DEL, C1 U+0080..U+009F) as \u00XX; a byte that is not
+ * UTF-8 as \ufffd; everything else copied. For the unit at p[0..n) (n >= 1):
+ * *span is the bytes it takes; the return is the length of its escaped form
+ * written to out, or 0 when it is copied as it is. */
+static inline size_t portable_json_unit(const unsigned char *p, size_t n, char out[6],
+                                        size_t *span)
+{
+    static const char hex[] = "0123456789abcdef";
+    unsigned c = p[0];
+    *span = 1;
+    if (c >= 0x80) {
+        size_t l = portable_utf8_len(p, n);
+        if (!l) {
+            memcpy(out, "\\ufffd", 6);
+            return 6;
+        }
+        *span = l;
+        if (l != 2 || c != 0xc2 || p[1] > 0x9f)
+            return 0;
+        c = p[1]; /* C2 80..9F is U+0080..U+009F */
+    }
+    out[0] = '\\';
+    switch (c) {
+    case '"': out[1] = '"'; return 2;
+    case '\\': out[1] = '\\'; return 2;
+    case '\n': out[1] = 'n'; return 2;
+    case '\r': out[1] = 'r'; return 2;
+    case '\t': out[1] = 't'; return 2;
+    default:
+        if (c >= 0x20 && c != 0x7f && c < 0x80)
+            return 0;
+        out[1] = 'u';
+        out[2] = '0';
+        out[3] = '0';
+        out[4] = hex[c >> 4];
+        out[5] = hex[c & 15];
+        return 6;
+    }
+}
+
 #endif

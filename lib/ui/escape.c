@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Escaping for the snapshot text and JSON: one node is always one line.
  *
- * Both outputs share the rules: backslash and double quote are escaped,
- * newline, carriage return and tab get their short forms, and every other
- * control character (C0, DEL, and the C1 range U+0080..U+009F) becomes
- * \u00XX. Everything else, CJK and emoji included, is copied as UTF-8;
- * the parser has already made it valid. The output is valid JSON string
- * content too. */
+ * Both outputs share the rules of every JSON string adbc writes
+ * (portable_json_unit): backslash and double quote are escaped, newline,
+ * carriage return and tab get their short forms, and every other control
+ * character (C0, DEL, and the C1 range U+0080..U+009F) becomes \u00XX.
+ * Everything else, CJK and emoji included, is copied as UTF-8; the parser
+ * has already made it valid. The output is valid JSON string content too.
+ * What is here of its own is speed: runs of plain bytes are skipped a word
+ * at a time. */
 #include "ui/ui_internal.h"
+#include "portable/portable.h"
 
 #include <string.h>
 
@@ -43,22 +46,6 @@ static inline size_t plain_run(const unsigned char *s, size_t n)
     return i;
 }
 
-/* Bytes of one escaped unit at s[i] (0 when it is copied as is). */
-static inline size_t unit(const unsigned char *s, size_t n, size_t i, size_t *span)
-{
-    unsigned char c = s[i];
-    *span = 1;
-    if (c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t')
-        return 2;
-    if (c < 0x20 || c == 0x7f)
-        return 6;
-    if (c == 0xc2 && i + 1 < n && s[i + 1] >= 0x80 && s[i + 1] <= 0x9f) {
-        *span = 2;
-        return 6;
-    }
-    return 0;
-}
-
 size_t ui_escape_len(const char *str, size_t n)
 {
     const unsigned char *s = (const unsigned char *)str;
@@ -67,7 +54,8 @@ size_t ui_escape_len(const char *str, size_t n)
         i += plain_run(s + i, n - i);
         if (i >= n)
             break;
-        size_t span, u = unit(s, n, i, &span);
+        char e[6];
+        size_t span, u = portable_json_unit(s + i, n - i, e, &span);
         if (u)
             out += u - span;
         i += span;
@@ -77,37 +65,22 @@ size_t ui_escape_len(const char *str, size_t n)
 
 char *ui_escape(char *dst, const char *str, size_t n)
 {
-    static const char hex[] = "0123456789abcdef";
     const unsigned char *s = (const unsigned char *)str;
     size_t i = 0, run = 0;
     while (i < n) {
         i += plain_run(s + i, n - i);
         if (i >= n)
             break;
-        size_t span, u = unit(s, n, i, &span);
+        char e[6];
+        size_t span, u = portable_json_unit(s + i, n - i, e, &span);
         if (!u) {
-            i++;
+            i += span;
             continue;
         }
         memcpy(dst, s + run, i - run);
         dst += i - run;
-        unsigned cp = s[i];
-        if (span == 2)
-            cp = s[i + 1]; /* C2 80..9F is U+0080..U+009F */
-        *dst++ = '\\';
-        switch (cp) {
-        case '"': *dst++ = '"'; break;
-        case '\\': *dst++ = '\\'; break;
-        case '\n': *dst++ = 'n'; break;
-        case '\r': *dst++ = 'r'; break;
-        case '\t': *dst++ = 't'; break;
-        default:
-            *dst++ = 'u';
-            *dst++ = '0';
-            *dst++ = '0';
-            *dst++ = hex[cp >> 4];
-            *dst++ = hex[cp & 15];
-        }
+        memcpy(dst, e, u);
+        dst += u;
         i += span;
         run = i;
     }

@@ -3,6 +3,7 @@
  * object (see snap.h for its shape). */
 #include "snap.h"
 #include "ops_core.h"
+#include "portable.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -57,35 +58,19 @@ void snap_json_error(const char *what, int code, const char *message, const char
     fflush(stdout);
 }
 
-/* The bytes as a JSON string; bytes that are not UTF-8 as U+FFFD. */
+/* The bytes as a JSON string, escaped as every JSON string adbc writes
+ * (portable_json_unit: bytes that are not UTF-8 as U+FFFD). */
 static void put_str(FILE *f, const unsigned char *p, size_t n)
 {
     fputc('"', f);
     for (size_t i = 0; i < n;) {
-        size_t l = ops_utf8_len(p + i, n - i);
-        if (!l) {
-            fputs("\\ufffd", f);
-            i++;
-            continue;
-        }
-        unsigned c = p[i];
-        if (l > 1)
-            fwrite(p + i, 1, l, f);
-        else if (c == '"')
-            fputs("\\\"", f);
-        else if (c == '\\')
-            fputs("\\\\", f);
-        else if (c == '\n')
-            fputs("\\n", f);
-        else if (c == '\r')
-            fputs("\\r", f);
-        else if (c == '\t')
-            fputs("\\t", f);
-        else if (c < 0x20 || c == 0x7f)
-            fprintf(f, "\\u%04x", c);
+        char e[6];
+        size_t span, u = portable_json_unit(p + i, n - i, e, &span);
+        if (u)
+            fwrite(e, 1, u, f);
         else
-            fputc((int)c, f);
-        i += l;
+            fwrite(p + i, 1, span, f);
+        i += span;
     }
     fputc('"', f);
 }
@@ -100,22 +85,11 @@ void snap_json_strn(FILE *f, const char *s, size_t len)
     put_str(f, (const unsigned char *)s, len);
 }
 
-static int is_utf8(const unsigned char *p, size_t n)
-{
-    for (size_t i = 0; i < n;) {
-        size_t l = ops_utf8_len(p + i, n - i);
-        if (!l)
-            return 0;
-        i += l;
-    }
-    return 1;
-}
-
 void snap_json_bytes(FILE *f, const char *key, const void *data, size_t len)
 {
     static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     const unsigned char *p = data;
-    if (is_utf8(p, len)) {
+    if (ops_utf8_bad(data, len) == len) {
         fprintf(f, "\"%s\":", key);
         put_str(f, p, len);
         return;
