@@ -9,6 +9,10 @@
  * holds and relayed both ways. adbc-snap runs its commands unchanged over
  * it, so their output and exit status are what they are without a session.
  *
+ * Streams for adb's server services ("host:forward:...", list-forward,
+ * killforward) are answered by the server itself (held.c): forwards made
+ * through a session are held by it and outlive the command.
+ *
  * A client holds its device's lock while connected (its commands do not
  * interleave with HTTP calls on the same device). Flow control is the
  * session's: one WRTE to the client at a time, the next after its OKAY;
@@ -36,7 +40,9 @@ typedef struct pclient pclient;
 
 typedef struct pstream {
     uint32_t id;             /* the session's id of the stream */
-    adbc_stream *ds;         /* the device's stream */
+    adbc_stream *ds;         /* the device's stream; NULL for a "host:" service */
+    char *reply;             /* a "host:" service's answer (held.c), sent then closed */
+    size_t reply_len;
     pclient *c;
     pthread_t pump;
     int stop;                /* closed by the client, or being dropped (the lock held) */
@@ -109,9 +115,21 @@ static void *pump(void *arg)
     pthread_mutex_lock(&c->lock);
     uint32_t maxp = adbc_session_max_payload(c->s);
     pthread_mutex_unlock(&c->lock);
-    uint8_t *buf = malloc(maxp);
+    uint8_t *buf = st->reply ? NULL : malloc(maxp);
     int ended = 0; /* the device's stream ended: CLSE once the client is caught up */
     int stop = 0;
+    for (size_t off = 0; st->reply && !stop && off < st->reply_len;) {
+        size_t n = st->reply_len - off < maxp ? st->reply_len - off : maxp;
+        pthread_mutex_lock(&c->lock);
+        while (!st->stop && !c->broken && adbc_session_writable(c->s, st->id) == 0)
+            pthread_cond_wait(&c->cv, &c->lock);
+        stop = st->stop || c->broken ||
+               adbc_session_write(c->s, st->id, (const uint8_t *)st->reply + off, n) != (long)n;
+        flush(c);
+        pthread_mutex_unlock(&c->lock);
+        off += n;
+        ended = 1;
+    }
     while (buf && !stop) {
         ssize_t n = adbc_stream_read(st->ds, buf, maxp, 20); /* a drop waits this at most */
         pthread_mutex_lock(&c->lock);
@@ -164,7 +182,9 @@ static void reap(pclient *c, int all)
         if (!st)
             return;
         pthread_join(st->pump, NULL);
-        adbc_stream_close(st->ds);
+        if (st->ds)
+            adbc_stream_close(st->ds);
+        free(st->reply);
         free(st);
     }
 }
@@ -175,14 +195,26 @@ static int on_open(void *user, uint32_t id, const char *service)
 {
     pclient *c = user;
     pstream *st = calloc(1, sizeof *st);
-    if (!st || adbc_stream_open(&st->ds, c->dev->conn, service, c->srv->call_ms) < 0) {
+    if (!st)
+        return -1;
+    if (strncmp(service, "host:", 5) == 0) {
+        /* adb's server services (held forwards): answered here, never sent
+         * to the device (adbd has no "host:" service). */
+        st->reply = serve_held_request(c->srv, c->dev, service, &st->reply_len);
+        if (!st->reply) {
+            free(st);
+            return -1;
+        }
+    } else if (adbc_stream_open(&st->ds, c->dev->conn, service, c->srv->call_ms) < 0) {
         free(st);
         return -1; /* the client gets CLSE, as for a service the device refuses */
     }
     st->id = id;
     st->c = c;
     if (pthread_create(&st->pump, NULL, pump, st) != 0) {
-        adbc_stream_close(st->ds);
+        if (st->ds)
+            adbc_stream_close(st->ds);
+        free(st->reply);
         free(st);
         return -1;
     }
@@ -197,6 +229,10 @@ static void on_data(void *user, uint32_t id, const uint8_t *data, size_t len)
     pstream *st = find(c, id);
     if (!st || st->stop)
         return;
+    if (!st->ds) { /* a "host:" service reads nothing */
+        adbc_session_consume(c->s, id, len);
+        return;
+    }
     int wr = adbc_stream_write(st->ds, data, len, c->srv->call_ms);
     if (wr == ADBC_ECLOSED) {
         /* The device closed the stream while this was on its way (a
@@ -446,5 +482,6 @@ void serve_control_stop(serve *s, const char *path)
     while (nclients > 0)
         pthread_cond_wait(&clients_cv, &clients_lock);
     pthread_mutex_unlock(&clients_lock);
+    serve_held_stop(); /* before the pool closes the device's connection */
     (void)s;
 }

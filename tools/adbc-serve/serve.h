@@ -66,6 +66,15 @@ void serve_control_stop(serve *s, const char *path);
 /* Control clients connected now. */
 int serve_control_clients(void);
 
+/* ---- held.c: forwards the session holds (adb's host:forward services) ---- */
+/* The answer to a "host:" service on the control socket, as adb's server
+ * answers it (malloc'd, *len bytes); NULL when out of memory or not "host:". */
+char *serve_held_request(serve *s, ops_dev *d, const char *service, size_t *len);
+/* The pool's on_conn_close: free every forward on connection c. */
+void serve_held_conn_close(void *user, ops_dev *d, adbc_conn *c);
+/* Free every forward (s->stopping set). */
+void serve_held_stop(void);
+
 /* ---- http.c ---- */
 int serve_http_start(serve *s, const char *listen, int explicit_token, const char *ready_file);
 void serve_http_stop(void);

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* adbc-snap forward / reverse: with no adb server to keep them, forwards
- * live as long as the command runs (like ssh -L or kubectl port-forward):
- * several LOCAL REMOTE pairs in one process, a line per connection with
- * -v, until interrupted or the device goes away (every local connection
- * is then closed and the command exits with a message). */
+/* adbc-snap forward / reverse. Through a running session (adbc-snap -s DEV
+ * session start) a forward is held by the session's server and outlives the
+ * command, as adb's server holds forwards (--list, --remove, --remove-all,
+ * --no-rebind as adb's). Without a session, or with -v or --half-close,
+ * forwards live as long as the command runs (like ssh -L or kubectl
+ * port-forward): several LOCAL REMOTE pairs in one process, a line per
+ * connection with -v, until interrupted or the device goes away (every
+ * local connection is then closed and the command exits with a message). */
 #include "snap.h"
 
 #include "adbc/forward.h"
@@ -38,8 +41,11 @@ static int cmd_forward(snap_ctx *ctx, int argc, char **argv);
 static int cmd_reverse(snap_ctx *ctx, int argc, char **argv);
 
 const snap_cmd snap_cmds_forward[] = {
-    {"forward", cmd_forward, "forward [-v] [--half-close] LOCAL REMOTE [LOCAL REMOTE ...]",
-     "relay local sockets to device sockets until interrupted (tcp:0 picks a port)"},
+    {"forward", cmd_forward,
+     "forward [-v] [--half-close] [--no-rebind] LOCAL REMOTE [LOCAL REMOTE ...] | --list | "
+     "--remove LOCAL | --remove-all",
+     "relay local sockets to device sockets (held by a running session, else until "
+     "interrupted); list or remove held forwards"},
     {"reverse", cmd_reverse,
      "reverse [-v] [--no-rebind] REMOTE LOCAL [REMOTE LOCAL ...] | --list | --remove REMOTE | "
      "--remove-all",
@@ -90,17 +96,214 @@ static int ended(snap_ctx *ctx, adbc_conn *c)
     return -1;
 }
 
+/* ---- forwards a session holds ----
+ *
+ * Through a running session (adbc-snap -s DEV session start) a forward is
+ * held by the session's server and outlives the command, as adb's server
+ * holds its forwards; --list, --remove and --remove-all ask the sessions.
+ * The requests are adb's server services, answered as adb's server does
+ * (tools/adbc-serve/held.c). */
+
+/* Send a "host:" request to the session behind c; *reply gets what follows
+ * OKAY (malloc'd, NUL-terminated). 0; 1 with the server's FAIL message in
+ * *reply; -1 when the session did not answer (message printed). */
+static int held_ask(char **reply, snap_ctx *ctx, adbc_conn *c, const char *req)
+{
+    *reply = NULL;
+    adbc_stream *st;
+    int rc = adbc_stream_open(&st, c, req, ctx->timeout_ms);
+    if (rc < 0) {
+        snap_fail("forward: the session refused the request", rc);
+        return -1;
+    }
+    size_t cap = 4096, len = 0;
+    char *buf = malloc(cap);
+    for (;;) {
+        if (!buf) {
+            adbc_stream_close(st);
+            snap_error(SNAP_EXIT_FAIL, "forward", "out of memory");
+            return -1;
+        }
+        ssize_t n = adbc_stream_read(st, buf + len, cap - len - 1, ctx->timeout_ms);
+        if (n == 0)
+            break;
+        if (n < 0) {
+            free(buf);
+            adbc_stream_close(st);
+            snap_fail("forward: reading the session's answer", (int)n);
+            return -1;
+        }
+        len += (size_t)n;
+        if (len + 1 == cap) {
+            if (cap >= (1u << 20)) {
+                free(buf);
+                adbc_stream_close(st);
+                snap_error(SNAP_EXIT_FAIL, "forward", "the session's answer is over "
+                                  "1 MiB");
+                return -1;
+            }
+            char *nb = realloc(buf, cap * 2);
+            if (!nb)
+                free(buf);
+            buf = nb;
+            cap *= 2;
+        }
+    }
+    adbc_stream_close(st);
+    buf[len] = '\0';
+    int failed = len >= 4 && memcmp(buf, "FAIL", 4) == 0;
+    if (len < 4 || (!failed && memcmp(buf, "OKAY", 4) != 0)) {
+        free(buf);
+        snap_error(SNAP_EXIT_FAIL, "forward", "the session answered what is not adb's "
+                          "server protocol (an older adbc-serve? restart the session)");
+        return -1;
+    }
+    /* OKAY [OKAY] [%04x STRING], or FAIL %04x MESSAGE: the string alone. */
+    size_t off = 4;
+    if (!failed && len >= 8 && memcmp(buf + 4, "OKAY", 4) == 0)
+        off = 8;
+    if (len >= off + 4)
+        off += 4;
+    memmove(buf, buf + off, len - off + 1);
+    *reply = buf;
+    return failed;
+}
+
+/* The sessions a request goes to: the named device's, or with none named
+ * every running session (as adb's server answers for all its devices). */
+static int held_each(snap_ctx *ctx, const char *req, int (*each)(void *u, const char *reply,
+                     int failed), void *u)
+{
+    char names[16][256];
+    int n;
+    snap_globals g = {.serial = ctx->serial, .target = ctx->target};
+    const char *named = snap_session_name(&g);
+    if (ctx->no_session)
+        n = 0;
+    else if (named) {
+        snprintf(names[0], sizeof names[0], "%s", named);
+        n = 1;
+    } else {
+        n = snap_session_devices(names, 16);
+    }
+    int rc = 0;
+    for (int i = 0; i < n; i++) {
+        snap_ctx one = *ctx;
+        one.serial = names[i];
+        one.target = NULL;
+        one.conn = NULL;
+        adbc_conn *c;
+        if (snap_session_connect(&one, &c) != 0) {
+            ctx->session_keys = one.session_keys;
+            continue; /* no session for it: it holds nothing */
+        }
+        ctx->session_keys = one.session_keys;
+        char *reply;
+        int r = held_ask(&reply, &one, c, req);
+        adbc_conn_close(c);
+        if (r < 0)
+            return SNAP_EXIT_FAIL;
+        r = each(u, reply, r);
+        free(reply);
+        if (r != 0)
+            rc = r;
+        if (r == 0 && strncmp(req, "host:killforward:", 17) == 0)
+            return 0; /* removed where it was */
+    }
+    return rc;
+}
+
+static int list_one(void *u, const char *reply, int failed)
+{
+    (void)u;
+    if (failed)
+        return snap_error(SNAP_EXIT_FAIL, "forward --list", "%s", reply);
+    fputs(reply, stdout);
+    return 0;
+}
+
+static int remove_one(void *u, const char *reply, int failed)
+{
+    (void)reply;
+    int *found = u;
+    if (!failed)
+        *found = 1;
+    return failed ? 1 : 0;
+}
+
+static int held_admin(snap_ctx *ctx, const char *op, const char *local)
+{
+    if (strcmp(op, "--list") == 0) {
+        int rc = held_each(ctx, "host:list-forward", list_one, NULL);
+        if (rc == 0)
+            putchar('\n'); /* adb prints the list and a newline */
+        return rc;
+    }
+    if (strcmp(op, "--remove-all") == 0) {
+        int found = 0;
+        return held_each(ctx, "host:killforward-all", remove_one, &found) ? SNAP_EXIT_FAIL : 0;
+    }
+    if (strchr(local, ';') || strlen(local) > 300)
+        return snap_error(SNAP_EXIT_USAGE, "forward --remove", "not a local address: %s",
+                          local);
+    char req[400];
+    snprintf(req, sizeof req, "host:killforward:%s", local);
+    int found = 0;
+    held_each(ctx, req, remove_one, &found);
+    if (!found)
+        return snap_error(SNAP_EXIT_FAIL, "forward --remove",
+                          "listener '%s' not found (forwards are held by sessions: `adbc-snap "
+                          "forward --list` lists them)", local);
+    return 0;
+}
+
+/* Hold LOCAL REMOTE in the session behind c; prints the port of a new TCP
+ * listener, as adb does. */
+static int held_add(snap_ctx *ctx, adbc_conn *c, const char *local, const char *remote,
+                    int norebind)
+{
+    if (strchr(local, ';') || strchr(remote, ';') || strlen(local) > 300 ||
+        strlen(remote) > 300)
+        return snap_error(SNAP_EXIT_USAGE, "forward", "';' and addresses over 300 bytes are "
+                          "not taken: %s %s", local, remote);
+    char req[700], *reply;
+    snprintf(req, sizeof req, "host:forward:%s%s;%s", norebind ? "norebind:" : "", local,
+             remote);
+    int r = held_ask(&reply, ctx, c, req);
+    if (r < 0)
+        return SNAP_EXIT_FAIL;
+    int rc = 0;
+    if (r > 0)
+        rc = snap_error(SNAP_EXIT_FAIL, "forward", "%s", reply);
+    else if (*reply)
+        printf("%s\n", reply);
+    free(reply);
+    return rc;
+}
+
 static int cmd_forward(snap_ctx *ctx, int argc, char **argv)
 {
     const snap_cmd *self = &snap_cmds_forward[0];
+    if (argc >= 2 && (strcmp(argv[1], "--list") == 0 || strcmp(argv[1], "--remove-all") == 0)) {
+        if (argc != 2)
+            return snap_usage(self, "nothing may follow this option");
+        return held_admin(ctx, argv[1], NULL);
+    }
+    if (argc >= 2 && strcmp(argv[1], "--remove") == 0) {
+        if (argc != 3)
+            return snap_usage(self, "--remove takes one LOCAL");
+        return held_admin(ctx, argv[1], argv[2]);
+    }
     adbc_forward_opts o;
     adbc_forward_opts_init(&o);
-    int verbose = 0, i = 1;
+    int verbose = 0, norebind = 0, i = 1;
     for (; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
         if (strcmp(argv[i], "-v") == 0)
             verbose = 1;
         else if (strcmp(argv[i], "--half-close") == 0)
             o.half_close = 1;
+        else if (strcmp(argv[i], "--no-rebind") == 0)
+            norebind = 1;
         else
             return snap_usage(self, "unknown option");
     }
@@ -117,6 +320,16 @@ static int cmd_forward(snap_ctx *ctx, int argc, char **argv)
     relay_conn(ctx);
     if (snap_connect(ctx, &c) < 0)
         return SNAP_EXIT_FAIL;
+    /* Through a session, and with nothing only this process could do (-v
+     * prints its connections, --half-close is the relay's): held. */
+    if (ctx->via_session && !verbose && !o.half_close) {
+        for (int k = 0; k < npairs; k++) {
+            int rc = held_add(ctx, c, argv[i + 2 * k], argv[i + 2 * k + 1], norebind);
+            if (rc)
+                return rc;
+        }
+        return 0;
+    }
     adbc_forward *f[MAX_PAIRS] = {0};
     int rc = 0;
     for (int k = 0; k < npairs; k++) {
@@ -206,6 +419,10 @@ static int cmd_reverse(snap_ctx *ctx, int argc, char **argv)
     if (adbc_reverse_new(&r, &o) < 0)
         return snap_fail("reverse", -1);
     ctx->reverse = r;
+    /* The streams the device opens for these rules come to the connection
+     * that made them: this process's own, never a session's (whose server
+     * would refuse them). */
+    ctx->no_session = 1;
     adbc_conn *c;
     int rc = 0;
     relay_conn(ctx);

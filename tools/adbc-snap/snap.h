@@ -21,6 +21,7 @@ typedef struct snap_ctx {
     int no_session;      /* --no-session: never through a running session */
     const char *argv0;
     adbc_conn *conn;     /* opened by snap_connect, closed by main */
+    int via_session;     /* conn goes through a running session (its server holds forwards) */
     struct adbc_reverse *reverse; /* set: snap_connect accepts its device-opened streams */
     uint32_t window;      /* nonzero: the connection's per-stream receive window */
     uint32_t max_payload; /* nonzero: the largest packet the connection offers */

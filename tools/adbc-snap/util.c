@@ -44,6 +44,7 @@ int snap_connect(snap_ctx *ctx, adbc_conn **out)
      * ANDROID_SERIAL (already in ctx->serial), else the only device. */
     const char *sel = ctx->target ? ctx->target : ctx->serial;
     if (snap_session_connect(ctx, &ctx->conn) == 0) {
+        ctx->via_session = 1;
         snap_signals_watch(ctx->conn);
         *out = ctx->conn;
         return 0;

@@ -82,12 +82,21 @@ void ops_pool_opts_init(ops_pool_opts *o)
     o->connect_ms = 10000;
 }
 
+/* Close d's connection (its lock held), telling the pool's owner first. */
+static void close_conn(ops_dev *d)
+{
+    if (!d->conn)
+        return;
+    if (d->pool && d->pool->o.on_conn_close)
+        d->pool->o.on_conn_close(d->pool->o.user, d, d->conn);
+    adbc_conn_close(d->conn);
+    d->conn = NULL;
+}
+
 /* Background: the device went away; try again after the backoff. */
 static void lost(ops_pool *p, ops_dev *d, const char *why)
 {
-    if (d->conn)
-        adbc_conn_close(d->conn);
-    d->conn = NULL;
+    close_conn(d);
     d->kind = OPS_KIND_UNKNOWN;
     d->serialno[0] = 0;
     d->state = OPS_DEV_GONE;
@@ -105,9 +114,7 @@ static void lost(ops_pool *p, ops_dev *d, const char *why)
 
 void ops_dev_drop(ops_dev *d)
 {
-    if (d->conn)
-        adbc_conn_close(d->conn);
-    d->conn = NULL;
+    close_conn(d);
     d->kind = OPS_KIND_UNKNOWN;
     d->serialno[0] = 0;
     d->state = OPS_DEV_CONNECTING;
@@ -268,6 +275,7 @@ ops_dev *ops_pool_dev(ops_pool *p, const char *serial, ops_err *e)
         d = d->next;
     if (!d && (d = calloc(1, sizeof *d))) {
         strcpy(d->serial, serial);
+        d->pool = p;
         pthread_mutex_init(&d->lock, NULL);
         *p->tail = d;
         p->tail = &d->next;
@@ -372,8 +380,7 @@ void ops_pool_free(ops_pool *p)
     ops_dev *d = p->devs;
     while (d) {
         ops_dev *next = d->next;
-        if (d->conn)
-            adbc_conn_close(d->conn);
+        close_conn(d);
         adbc_ui_snap_free(d->last);
         pthread_mutex_destroy(&d->lock);
         free(d);

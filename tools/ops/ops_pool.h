@@ -53,6 +53,7 @@ typedef struct ops_dev {
     _Atomic int state;       /* ops_dev_state */
     _Atomic unsigned long calls; /* calls served */
     struct ops_dev *next;    /* the pool's order: the order devices were added */
+    struct ops_pool *pool;   /* the pool it is in */
 } ops_dev;
 
 typedef struct ops_pool_opts {
@@ -63,6 +64,11 @@ typedef struct ops_pool_opts {
     int background;          /* 1: reconnect in a background thread (see above) */
     const char *busy_hint;   /* how the caller sets the busy bound, in the busy error
                                 (" (?wait=MS)"); NULL: none */
+    /* Called (the device's lock held) just before a device's connection is
+     * closed, for what was built on it and must go first (adbc-serve's held
+     * forwards); NULL: nothing. */
+    void (*on_conn_close)(void *user, ops_dev *d, adbc_conn *c);
+    void *user;
 } ops_pool_opts;
 
 typedef struct ops_pool {

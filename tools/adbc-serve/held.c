@@ -1,0 +1,291 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Forwards a session holds, as adb's server holds them: they outlive the
+ * adbc-snap command that made them and end when the session stops, when
+ * they are removed, or when the device's connection is lost (as adb's end
+ * with their transport).
+ *
+ * The requests are adb's server services, sent as a stream on the control
+ * socket (control.c passes every "host:" service here instead of opening
+ * it on the device) and answered as adb's server answers them
+ * (packages/modules/adb adb.cpp, handle_forward_request; adb_listeners.cpp):
+ *   host:forward:LOCAL;REMOTE           OKAY OKAY [%04x PORT: a new TCP listener]
+ *   host:forward:norebind:LOCAL;REMOTE  the same, or FAIL "cannot rebind existing socket"
+ *   host:killforward:LOCAL              OKAY OKAY, or FAIL "listener 'LOCAL' not found"
+ *   host:killforward-all                OKAY OKAY
+ *   host:list-forward                   OKAY %04x "SERIAL LOCAL REMOTE\n"...
+ * A failure is FAIL %04x MESSAGE ("cannot bind listener: ..." as adb's).
+ *
+ * One thread accepts on every held listener (adbc_forward_fd / dispatch);
+ * each relayed connection has its library threads. The device's connection
+ * is the session's own: the pool tells us before it closes one
+ * (on_conn_close), and every forward on it is freed first. */
+#include "serve.h"
+
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "adbc/forward.h"
+
+#define HELD_MAX 64
+
+typedef struct held {
+    adbc_forward *f;
+    adbc_conn *conn;
+    char serial[256];
+    char local[320];  /* as adb names it: a chosen port resolved */
+    char given[320];  /* as the request named it */
+    char remote[320];
+    struct held *next;
+} held;
+
+static pthread_mutex_t held_lock = PTHREAD_MUTEX_INITIALIZER;
+static held *helds;
+static int nheld;
+static pthread_t held_thread;
+static int held_started;
+static serve *held_srv;
+
+static void held_free(held *h)
+{
+    adbc_forward_free(h->f);
+    free(h);
+}
+
+/* Unlink *pp and free it, saying why (held_lock held). */
+static void drop(held **pp, const char *why)
+{
+    held *h = *pp;
+    fprintf(stderr, SERVE_NAME ": forward %s %s ended: %s\n", h->local, h->remote, why);
+    *pp = h->next;
+    nheld--;
+    held_free(h);
+}
+
+/* Accept on every listener; drop those whose device connection ended. */
+static void *accept_loop(void *arg)
+{
+    serve *s = arg;
+    while (!s->stopping) {
+        struct pollfd pf[HELD_MAX];
+        int n = 0;
+        pthread_mutex_lock(&held_lock);
+        for (held *h = helds; h && n < HELD_MAX; h = h->next)
+            pf[n++] = (struct pollfd){.fd = adbc_forward_fd(h->f), .events = POLLIN};
+        pthread_mutex_unlock(&held_lock);
+        /* A listener freed meanwhile only wakes this early. */
+        poll(pf, (nfds_t)n, 200);
+        pthread_mutex_lock(&held_lock);
+        for (held **pp = &helds; *pp;) {
+            if (adbc_forward_dispatch((*pp)->f) < 0)
+                drop(pp, "the device connection ended");
+            else
+                pp = &(*pp)->next;
+        }
+        pthread_mutex_unlock(&held_lock);
+    }
+    return NULL;
+}
+
+/* adb's protocol string: %04x then the bytes. */
+static size_t put_str(char *out, size_t cap, const char *s)
+{
+    size_t n = strlen(s);
+    if (n > 0xffff || n + 4 >= cap)
+        n = 0;
+    snprintf(out, cap, "%04zx%.*s", n, (int)n, s);
+    return 4 + n;
+}
+
+static char *fail(size_t *len, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static char *fail(size_t *len, const char *fmt, ...)
+{
+    char msg[600];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    char *out = malloc(4 + 4 + sizeof msg);
+    if (!out)
+        return NULL;
+    memcpy(out, "FAIL", 4);
+    *len = 4 + put_str(out + 4, 4 + sizeof msg, msg);
+    return out;
+}
+
+static char *okay(size_t *len, const char *str, int twice)
+{
+    size_t cap = 16 + (str ? strlen(str) : 0);
+    char *out = malloc(cap);
+    if (!out)
+        return NULL;
+    memcpy(out, twice ? "OKAYOKAY" : "OKAY", twice ? 8 : 4);
+    *len = twice ? 8 : 4;
+    if (str)
+        *len += put_str(out + *len, cap - *len, str);
+    return out;
+}
+
+static held *find(const char *local)
+{
+    for (held *h = helds; h; h = h->next)
+        if (strcmp(h->local, local) == 0 || strcmp(h->given, local) == 0)
+            return h;
+    return NULL;
+}
+
+static void unlink_held(held *h)
+{
+    for (held **pp = &helds; *pp; pp = &(*pp)->next)
+        if (*pp == h) {
+            *pp = h->next;
+            nheld--;
+            return;
+        }
+}
+
+static char *forward(serve *s, ops_dev *d, const char *spec, size_t *len)
+{
+    int norebind = strncmp(spec, "norebind:", 9) == 0;
+    if (norebind)
+        spec += 9;
+    const char *semi = strchr(spec, ';');
+    if (!semi || semi == spec || !semi[1] || semi - spec >= 320 || strlen(semi + 1) >= 320)
+        return fail(len, "bad forward: %s", spec);
+    char local[320];
+    memcpy(local, spec, (size_t)(semi - spec));
+    local[semi - spec] = '\0';
+    const char *remote = semi + 1;
+    held *old = strcmp(local, "tcp:0") ? find(local) : NULL;
+    if (old && norebind)
+        return fail(len, "cannot rebind existing socket");
+    if (!old && nheld >= HELD_MAX)
+        return fail(len, "cannot bind listener: this session holds %d forwards already",
+                    HELD_MAX);
+    if (!d->conn)
+        return fail(len, "device '%s' not found", d->serial);
+    if (!held_started) {
+        if (pthread_create(&held_thread, NULL, accept_loop, s) != 0)
+            return fail(len, "cannot bind listener: %s", "no thread for the listeners");
+        held_started = 1;
+        held_srv = s;
+    }
+    /* adb points an existing listener elsewhere; here the listener is made
+     * again for the new destination (its open connections end). */
+    if (old) {
+        unlink_held(old);
+        held_free(old);
+    }
+    held *h = calloc(1, sizeof *h);
+    if (!h)
+        return fail(len, "cannot bind listener: %s", "out of memory");
+    if (adbc_forward_new(&h->f, d->conn, local, remote, NULL) < 0) {
+        free(h);
+        return fail(len, "cannot bind listener: %s", adbc_last_error());
+    }
+    h->conn = d->conn;
+    snprintf(h->serial, sizeof h->serial, "%s", d->serial);
+    snprintf(h->local, sizeof h->local, "%s", adbc_forward_local(h->f));
+    snprintf(h->given, sizeof h->given, "%s", local);
+    snprintf(h->remote, sizeof h->remote, "%s", remote);
+    h->next = helds;
+    helds = h;
+    nheld++;
+    fprintf(stderr, SERVE_NAME ": forward %s %s held\n", h->local, h->remote);
+    /* adb (10 and later) answers a newly bound TCP listener with its port. */
+    char port[16];
+    if (!old && adbc_forward_port(h->f) > 0) {
+        snprintf(port, sizeof port, "%d", adbc_forward_port(h->f));
+        return okay(len, port, 1);
+    }
+    return okay(len, NULL, 1);
+}
+
+char *serve_held_request(serve *s, ops_dev *d, const char *service, size_t *len)
+{
+    if (!s || !d || !service || !len || strncmp(service, "host:", 5) != 0)
+        return NULL;
+    const char *req = service + 5;
+    char *out;
+    pthread_mutex_lock(&held_lock);
+    if (strncmp(req, "forward:", 8) == 0) {
+        out = forward(s, d, req + 8, len);
+    } else if (strncmp(req, "killforward:", 12) == 0) {
+        held *h = find(req + 12);
+        if (h) {
+            unlink_held(h);
+            held_free(h);
+            out = okay(len, NULL, 1);
+        } else {
+            out = fail(len, "listener '%s' not found", req + 12);
+        }
+    } else if (strcmp(req, "killforward-all") == 0) {
+        while (helds) {
+            held *h = helds;
+            helds = h->next;
+            held_free(h);
+        }
+        nheld = 0;
+        out = okay(len, NULL, 1);
+    } else if (strcmp(req, "list-forward") == 0) {
+        /* Oldest first, as adb lists its listeners. */
+        size_t cap = 1, used = 0;
+        for (held *h = helds; h; h = h->next)
+            cap += strlen(h->serial) + strlen(h->local) + strlen(h->remote) + 3;
+        char *list = malloc(cap);
+        held *rev[HELD_MAX];
+        int n = 0;
+        for (held *h = helds; h && n < HELD_MAX; h = h->next)
+            rev[n++] = h;
+        if (list) {
+            list[0] = '\0';
+            while (n-- > 0) {
+                held *h = rev[n];
+                used += (size_t)snprintf(list + used, cap - used, "%s %s %s\n", h->serial,
+                                         h->local, h->remote);
+            }
+            out = okay(len, list, 0);
+            free(list);
+        } else {
+            out = NULL;
+        }
+    } else {
+        out = fail(len, "unknown host service '%s' (this session answers forward, "
+                        "killforward, killforward-all and list-forward)", req);
+    }
+    pthread_mutex_unlock(&held_lock);
+    return out;
+}
+
+void serve_held_conn_close(void *user, ops_dev *d, adbc_conn *c)
+{
+    (void)user;
+    (void)d;
+    pthread_mutex_lock(&held_lock);
+    for (held **pp = &helds; *pp;) {
+        if ((*pp)->conn == c)
+            drop(pp, "the device connection closed");
+        else
+            pp = &(*pp)->next;
+    }
+    pthread_mutex_unlock(&held_lock);
+}
+
+void serve_held_stop(void)
+{
+    if (held_started) {
+        pthread_join(held_thread, NULL); /* held_srv->stopping is set: within 200 ms */
+        held_started = 0;
+    }
+    pthread_mutex_lock(&held_lock);
+    while (helds) {
+        held *h = helds;
+        helds = h->next;
+        held_free(h);
+    }
+    nheld = 0;
+    pthread_mutex_unlock(&held_lock);
+    held_srv = NULL;
+}
