@@ -21,11 +21,14 @@
  * (on_conn_close), and every forward on it is freed first. */
 #include "serve.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "adbc/forward.h"
 
@@ -42,6 +45,10 @@ typedef struct held {
 } held;
 
 static pthread_mutex_t held_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t held_cv = PTHREAD_COND_INITIALIZER; /* a poll of the loop ended */
+static unsigned long polls;  /* polls the loop ended (held_lock) */
+static int loop_done;        /* the loop has returned (held_lock) */
+static int wake_fd[2] = {-1, -1};
 static held *helds;
 static int nheld;
 static pthread_t held_thread;
@@ -52,6 +59,23 @@ static void held_free(held *h)
 {
     adbc_forward_free(h->f);
     free(h);
+}
+
+/* After closing listeners (held_lock held, not in the loop): wait until the
+ * loop's poll that may still hold them has returned. Linux keeps a socket a
+ * poll() waits on open until the poll returns, so its port could not be
+ * bound again before (a rebind, or a forward made again at once). */
+static void quiesce(void)
+{
+    if (!held_started || pthread_equal(pthread_self(), held_thread))
+        return;
+    unsigned long g = polls;
+    char b = 1;
+    if (write(wake_fd[1], &b, 1) < 0) {
+        /* full: the loop has a wake-up pending already */
+    }
+    while (polls == g && !loop_done)
+        pthread_cond_wait(&held_cv, &held_lock);
 }
 
 /* Unlink *pp and free it, saying why (held_lock held). */
@@ -69,15 +93,20 @@ static void *accept_loop(void *arg)
 {
     serve *s = arg;
     while (!s->stopping) {
-        struct pollfd pf[HELD_MAX];
+        struct pollfd pf[HELD_MAX + 1];
         int n = 0;
         pthread_mutex_lock(&held_lock);
-        for (held *h = helds; h && n < HELD_MAX; h = h->next)
+        pf[n++] = (struct pollfd){.fd = wake_fd[0], .events = POLLIN};
+        for (held *h = helds; h && n < HELD_MAX + 1; h = h->next)
             pf[n++] = (struct pollfd){.fd = adbc_forward_fd(h->f), .events = POLLIN};
         pthread_mutex_unlock(&held_lock);
-        /* A listener freed meanwhile only wakes this early. */
         poll(pf, (nfds_t)n, 200);
+        char drain[64];
+        while (read(wake_fd[0], drain, sizeof drain) > 0) {
+        }
         pthread_mutex_lock(&held_lock);
+        polls++;
+        pthread_cond_broadcast(&held_cv);
         for (held **pp = &helds; *pp;) {
             if (adbc_forward_dispatch((*pp)->f) < 0)
                 drop(pp, "the device connection ended");
@@ -86,6 +115,10 @@ static void *accept_loop(void *arg)
         }
         pthread_mutex_unlock(&held_lock);
     }
+    pthread_mutex_lock(&held_lock);
+    loop_done = 1;
+    pthread_cond_broadcast(&held_cv);
+    pthread_mutex_unlock(&held_lock);
     return NULL;
 }
 
@@ -167,6 +200,8 @@ static char *forward(serve *s, ops_dev *d, const char *spec, size_t *len)
     if (!d->conn)
         return fail(len, "device '%s' not found", d->serial);
     if (!held_started) {
+        if (wake_fd[0] < 0 && pipe2(wake_fd, O_CLOEXEC | O_NONBLOCK) != 0)
+            return fail(len, "cannot bind listener: %s", strerror(errno));
         if (pthread_create(&held_thread, NULL, accept_loop, s) != 0)
             return fail(len, "cannot bind listener: %s", "no thread for the listeners");
         held_started = 1;
@@ -177,6 +212,7 @@ static char *forward(serve *s, ops_dev *d, const char *spec, size_t *len)
     if (old) {
         unlink_held(old);
         held_free(old);
+        quiesce();
     }
     held *h = calloc(1, sizeof *h);
     if (!h)
@@ -217,6 +253,7 @@ char *serve_held_request(serve *s, ops_dev *d, const char *service, size_t *len)
         if (h) {
             unlink_held(h);
             held_free(h);
+            quiesce();
             out = okay(len, NULL, 1);
         } else {
             out = fail(len, "listener '%s' not found", req + 12);
@@ -228,6 +265,7 @@ char *serve_held_request(serve *s, ops_dev *d, const char *service, size_t *len)
             held_free(h);
         }
         nheld = 0;
+        quiesce();
         out = okay(len, NULL, 1);
     } else if (strcmp(req, "list-forward") == 0) {
         /* Oldest first, as adb lists its listeners. */
@@ -270,6 +308,7 @@ void serve_held_conn_close(void *user, ops_dev *d, adbc_conn *c)
         else
             pp = &(*pp)->next;
     }
+    quiesce();
     pthread_mutex_unlock(&held_lock);
 }
 
@@ -288,4 +327,9 @@ void serve_held_stop(void)
     nheld = 0;
     pthread_mutex_unlock(&held_lock);
     held_srv = NULL;
+    for (int i = 0; i < 2; i++) {
+        if (wake_fd[i] >= 0)
+            close(wake_fd[i]);
+        wake_fd[i] = -1;
+    }
 }
