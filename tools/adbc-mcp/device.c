@@ -198,32 +198,16 @@ static void describe(char *buf, size_t cap, const adbc_device_entry *l, size_t n
     }
 }
 
-/* "NAME._adb-tls-connect._tcp" (or "._adb._tcp", ".local" after it): NAME,
- * the mDNS instance, which the allowlist may name alone. */
-static int mdns_instance(char *out, size_t len, const char *serial)
-{
-    const char *p = strstr(serial, "._adb-tls-connect._tcp");
-    if (!p)
-        p = strstr(serial, "._adb._tcp");
-    if (!p || p == serial || (size_t)(p - serial) >= len)
-        return 0;
-    memcpy(out, serial, (size_t)(p - serial));
-    out[p - serial] = 0;
-    return 1;
-}
-
-/* The serial, or the mDNS instance it names, is on the allowlist. */
+/* The allowlist rule (ops_allowed, shared with the agent). */
 static int listed(const mcp_server *s, const char *serial)
 {
-    char inst[256];
-    return mcp_config_allowed(&s->cfg, serial) ||
-           (mdns_instance(inst, sizeof inst, serial) && mcp_config_allowed(&s->cfg, inst));
+    return ops_listed(serial, (const char *const *)s->cfg.allowlist, s->cfg.nallow);
 }
 
 static int allowed(const mcp_server *s, const ops_dev *d)
 {
-    return d->kind == OPS_KIND_EMULATOR || listed(s, d->serial) ||
-           mcp_config_allowed(&s->cfg, d->serialno);
+    return ops_allowed(d->kind, d->serial, d->serialno, (const char *const *)s->cfg.allowlist,
+                       s->cfg.nallow);
 }
 
 /* Lock d, connect if needed, apply the safety rules. */
@@ -339,7 +323,7 @@ int device_select(ops_call *c, const char *serial)
         int rc = ops_call_fail(c, OPS_EFAIL, "no device '%s'. Connected: %s%s", serial,
                            n ? names : "none (connect one, or list a TCP device under [device] "
                                        "targets in the config)",
-                           mdns_instance(inst, sizeof inst, serial) && !s->cfg.mdns
+                           ops_mdns_instance(inst, sizeof inst, serial) && !s->cfg.mdns
                                ? ". Phones announced by mDNS are listed and selectable only "
                                  "with mdns = true under [device] in the config"
                                : "");

@@ -120,38 +120,87 @@ void ops_dev_drop(ops_dev *d)
     d->state = OPS_DEV_CONNECTING;
 }
 
-/* Emulator or physical, by facts only (see ops_pool.h); the lock held and
- * d connected. -1 with e set (and the connection dropped) when the facts
- * cannot be read. */
-static int decide_kind(ops_pool *p, ops_dev *d, int64_t deadline, ops_err *e)
+int ops_device_kind(ops_kind *kind, char *serialno, size_t cap, adbc_conn *conn,
+                    const char *serial, int64_t deadline, ops_err *e)
 {
-    (void)p;
-    d->kind = strncmp(d->serial, "emulator-", 9) == 0 ? OPS_KIND_EMULATOR : OPS_KIND_PHYSICAL;
+    if (!e)
+        return -1;
+    if (!kind || !serialno || !cap || !conn)
+        return ops_fail(e, OPS_EARG, "ops_device_kind: NULL argument");
+    serialno[0] = 0;
+    if (!serial)
+        serial = "";
+    *kind = strncmp(serial, "emulator-", 9) == 0 ? OPS_KIND_EMULATOR : OPS_KIND_PHYSICAL;
     static const char *const qemu[] = {"ro.kernel.qemu", "ro.boot.qemu"};
-    for (int i = 0; i < 2 && d->kind != OPS_KIND_EMULATOR; i++) {
+    for (int i = 0; i < 2 && *kind != OPS_KIND_EMULATOR; i++) {
         char *v = NULL;
         int64_t left = deadline - ops_now_ms();
-        int rc = adbc_getprop(&v, d->conn, qemu[i], left < 1 ? 1 : left > 600000 ? 600000
-                                                                                 : (int)left);
+        int rc = adbc_getprop(&v, conn, qemu[i], left < 1 ? 1 : left > 600000 ? 600000
+                                                                             : (int)left);
         if (rc < 0) {
             char what[640];
             snprintf(what, sizeof what,
                      "reading %s from %s (needed to tell an emulator from a physical device; "
-                     "the device is refused until it can be read)", qemu[i], d->serial);
+                     "the device is refused until it can be read)", qemu[i],
+                     *serial ? serial : "the device");
             ops_fail_adbc(e, rc, what);
-            ops_dev_drop(d);
+            *kind = OPS_KIND_UNKNOWN;
             return -1;
         }
         if (strcmp(v, "1") == 0)
-            d->kind = OPS_KIND_EMULATOR;
+            *kind = OPS_KIND_EMULATOR;
         adbc_free(v);
     }
     char *sn = NULL;
     int64_t left = deadline - ops_now_ms();
-    if (adbc_getprop(&sn, d->conn, "ro.serialno", left < 1 ? 1 : left > 600000 ? 600000
-                                                                               : (int)left) == 0) {
-        snprintf(d->serialno, sizeof d->serialno, "%s", sn);
+    if (adbc_getprop(&sn, conn, "ro.serialno", left < 1 ? 1 : left > 600000 ? 600000
+                                                                           : (int)left) == 0) {
+        snprintf(serialno, cap, "%s", sn);
         adbc_free(sn);
+    }
+    return 0;
+}
+
+int ops_mdns_instance(char *out, size_t len, const char *serial)
+{
+    const char *p = strstr(serial, "._adb-tls-connect._tcp");
+    if (!p)
+        p = strstr(serial, "._adb._tcp");
+    if (!p || p == serial || (size_t)(p - serial) >= len)
+        return 0;
+    memcpy(out, serial, (size_t)(p - serial));
+    out[p - serial] = 0;
+    return 1;
+}
+
+int ops_listed(const char *serial, const char *const *list, size_t n)
+{
+    if (!serial || !*serial || !list)
+        return 0;
+    char inst[256];
+    int has_inst = ops_mdns_instance(inst, sizeof inst, serial);
+    for (size_t i = 0; i < n; i++)
+        if (list[i] && (strcmp(list[i], serial) == 0 || (has_inst && strcmp(list[i], inst) == 0)))
+            return 1;
+    return 0;
+}
+
+int ops_allowed(ops_kind kind, const char *serial, const char *serialno,
+                const char *const *list, size_t n)
+{
+    return kind == OPS_KIND_EMULATOR || ops_listed(serial, list, n) ||
+           ops_listed(serialno, list, n);
+}
+
+/* Emulator or physical (ops_device_kind); the lock held and d connected.
+ * -1 with e set (and the connection dropped) when the facts cannot be read. */
+static int decide_kind(ops_pool *p, ops_dev *d, int64_t deadline, ops_err *e)
+{
+    (void)p;
+    if (ops_device_kind(&d->kind, d->serialno, sizeof d->serialno, d->conn, d->serial, deadline,
+                        e) != 0) {
+        ops_dev_drop(d);
+        return -1;
     }
     return 0;
 }

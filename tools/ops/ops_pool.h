@@ -118,6 +118,24 @@ void ops_dev_drop(ops_dev *d);
  * one is (or before the thread first looked). */
 int64_t ops_pool_gone_since(const ops_pool *p);
 
+/* Emulator or physical, by facts only (the rule above): an "emulator-"
+ * serial, else ro.kernel.qemu / ro.boot.qemu read from conn; *serialno
+ * gets ro.serialno ("" when unreadable). A fact that cannot be read is -1
+ * with e set and *kind OPS_KIND_UNKNOWN: a policy that refuses physical
+ * devices must refuse it. */
+int ops_device_kind(ops_kind *kind, char *serialno, size_t cap, adbc_conn *conn,
+                    const char *serial, int64_t deadline, ops_err *e);
+/* The allowlist rule every front end applies (adbc-mcp's, the agent's): a
+ * device may be driven when it is an emulator, or its serial (as named,
+ * or the mDNS instance a "NAME._adb-tls-connect._tcp" serial holds) or its
+ * ro.serialno is on list. ops_listed: that serial alone is on list. */
+int ops_allowed(ops_kind kind, const char *serial, const char *serialno,
+                const char *const *list, size_t n);
+int ops_listed(const char *serial, const char *const *list, size_t n);
+/* "NAME._adb-tls-connect._tcp" (or "._adb._tcp", ".local" after it): NAME,
+ * the mDNS instance, into out; 0 when serial names none. */
+int ops_mdns_instance(char *out, size_t len, const char *serial);
+
 /* Lock m within ms milliseconds: 0, ETIMEDOUT, or another errno. */
 int ops_lock_within(pthread_mutex_t *m, int ms);
 
