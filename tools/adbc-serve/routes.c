@@ -248,26 +248,13 @@ static int r_screenshot(serve_req *r, char **body, size_t *len, const char **cty
     } else {
         /* The screen and its refs of the same moment: the snapshot (which
          * becomes the latest, so the numbers drawn are the refs to act on)
-         * and the raw frame, drawn on and encoded here. web=1: the
+         * and the raw frame with its refs drawn (ops_shot_marked). web=1: the
          * pages' refs are drawn too. */
         c.ctx.web = web.web;
         c.ctx.web_budget_ms = web.web_budget_ms;
         rc = ops_snapshot(&c.ctx);
-        adbc_run_result res;
-        memset(&res, 0, sizeof res);
-        if (rc == 0) {
-            rc = adbc_run(&res, c.ctx.conn, ADBC_SHELL_EXEC, "screencap 2>/dev/null", NULL,
-                          0, (size_t)512 << 20, ops_remaining(&c.ctx));
-            if (rc < 0)
-                ops_fail_adbc(&c.ctx.err, rc, "screenshot");
-        }
-        adbc_frame f;
-        if (rc == 0 && (rc = adbc_frame_parse(&f, res.out, res.out_len)) < 0)
-            ops_fail_adbc(&c.ctx.err, rc, "screenshot (raw frame)");
-        if (rc == 0 && (rc = serve_marks_png(&png, &n, &f, c.dev->last)) < 0)
-            ops_fail(&c.ctx.err, OPS_EFAIL, "drawing the marks on a %ux%u screen failed (out "
-                     "of memory)", f.width, f.height);
-        adbc_run_result_clear(&res);
+        if (rc == 0)
+            rc = ops_shot_marked(&c.ctx, &png, &n);
     }
     end(r, &c, rc < 0);
     if (rc < 0)

@@ -56,10 +56,6 @@ int serve_token_load(serve *s, const char *path);
 /* Constant-time (ops_secret_equal): the time depends only on the lengths. */
 int serve_token_ok(const serve *s, const char *given);
 
-/* ---- marks.c ---- */
-/* Draw every ref's box and number on a raw screencap frame, encode PNG. */
-int serve_marks_png(uint8_t **png, size_t *len, const adbc_frame *f, const adbc_ui_snap *snap);
-
 /* ---- control.c: the local control socket for adbc-snap (device 0) ---- */
 int serve_control_start(serve *s, const char *path);
 void serve_control_stop(serve *s, const char *path);

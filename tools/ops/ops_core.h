@@ -61,6 +61,10 @@ int64_t ops_now_ms(void); /* monotonic */
 int ops_secret_equal(const char *secret, size_t secret_len, const char *given,
                      size_t given_len);
 
+/* data[0..n) in base64 with padding, NUL-terminated, malloc'd; NULL when
+ * out of memory (ops_base64.c). */
+char *ops_base64(const void *data, size_t n);
+
 /* ---- UTF-8 (ops_utf8.c) ---- */
 /* The length of the UTF-8 sequence at p (at most n bytes, n >= 1), 0 when
  * it is not one (overlong forms, surrogates, past U+10FFFF). */
@@ -199,6 +203,14 @@ typedef struct ops_wait_req {
  * the snapshot that satisfied it becomes the latest. An element gone or
  * changed past telling is OPS_ESTALE. */
 int ops_wait_run(ops_ctx *c, const ops_wait_req *r);
+
+/* ---- set-of-marks (ops_marks.c) ---- */
+/* Draw every ref of snap (its box, and its number in a filled tab) on a raw
+ * screencap frame and encode it as PNG (*png: adbc_free it). */
+int ops_marks_png(uint8_t **png, size_t *len, const adbc_frame *f, const adbc_ui_snap *snap);
+/* The screen now with the refs of the latest snapshot drawn on it: what
+ * vision models are given beside the snapshot. 0 or -1 with c->err. */
+int ops_shot_marked(ops_ctx *c, uint8_t **png, size_t *len);
 
 #include "ops_pool.h"
 

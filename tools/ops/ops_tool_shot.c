@@ -19,31 +19,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static char *base64(const uint8_t *p, size_t n)
-{
-    static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    char *o = malloc((n + 2) / 3 * 4 + 1), *w = o;
-    if (!o)
-        return NULL;
-    size_t i = 0;
-    for (; i + 2 < n; i += 3) {
-        uint32_t v = (uint32_t)p[i] << 16 | (uint32_t)p[i + 1] << 8 | p[i + 2];
-        *w++ = tab[v >> 18];
-        *w++ = tab[(v >> 12) & 63];
-        *w++ = tab[(v >> 6) & 63];
-        *w++ = tab[v & 63];
-    }
-    if (i < n) {
-        uint32_t v = (uint32_t)p[i] << 16 | (i + 1 < n ? (uint32_t)p[i + 1] << 8 : 0);
-        *w++ = tab[v >> 18];
-        *w++ = tab[(v >> 12) & 63];
-        *w++ = i + 1 < n ? tab[(v >> 6) & 63] : '=';
-        *w++ = '=';
-    }
-    *w = 0;
-    return o;
-}
-
 /* mkdir -p */
 static int make_dirs(const char *dir)
 {
@@ -140,7 +115,7 @@ static int t_screenshot(ops_call *c, const cJSON *a)
         adbc_free(legend);
     }
     if (image) {
-        char *b64 = base64(png, len);
+        char *b64 = ops_base64(png, len);
         if (!b64) {
             adbc_free(png);
             return ops_call_fail(c, OPS_EFAIL, "out of memory encoding the image");

@@ -4,16 +4,18 @@
  * models are given beside the snapshot. Ref N is drawn in colour
  * marks_palette[(N - 1) % 8]; lines are max(2, width / 360) px thick and the
  * digits (a 3x5 font) max(2, width / 270) px per dot. The frame is turned
- * into RGB once, drawn on, and encoded by adbc's PNG encoder. */
-#include "serve.h"
+ * into RGB once, drawn on, and encoded by adbc's PNG encoder. adbc-serve's
+ * screenshot?marks=1 and the agent's vision both draw it here. */
+#include "ops_core.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "adbc/error.h"
+#include "adbc/shell.h"
 
-const uint8_t marks_palette[8][3] = {{230, 25, 75},  {60, 180, 75}, {0, 130, 200},
+static const uint8_t marks_palette[8][3] = {{230, 25, 75},  {60, 180, 75}, {0, 130, 200},
                                      {245, 130, 48}, {145, 30, 180}, {0, 160, 160},
                                      {240, 50, 230}, {128, 128, 0}};
 
@@ -88,7 +90,7 @@ static void mark(canvas *c, const adbc_ui_ref *r, int line, int dot)
                 }
 }
 
-int serve_marks_png(uint8_t **png, size_t *len, const adbc_frame *f, const adbc_ui_snap *snap)
+int ops_marks_png(uint8_t **png, size_t *len, const adbc_frame *f, const adbc_ui_snap *snap)
 {
     size_t n = (size_t)f->width * f->height * 3;
     canvas c = {malloc(n), (int)f->width, (int)f->height};
@@ -108,4 +110,28 @@ int serve_marks_png(uint8_t **png, size_t *len, const adbc_frame *f, const adbc_
     int rc = adbc_frame_png(png, len, &rgb, 1);
     free(c.px);
     return rc;
+}
+
+int ops_shot_marked(ops_ctx *c, uint8_t **png, size_t *len)
+{
+    *png = NULL;
+    *len = 0;
+    if (!*c->last)
+        return ops_fail(&c->err, OPS_ENOREF, "no snapshot to draw: take one first");
+    adbc_run_result res;
+    memset(&res, 0, sizeof res);
+    int rc = adbc_run(&res, c->conn, ADBC_SHELL_EXEC, "screencap 2>/dev/null", NULL, 0,
+                      (size_t)512 << 20, ops_remaining(c));
+    if (rc < 0) {
+        adbc_run_result_clear(&res);
+        return ops_fail_adbc(&c->err, rc, "screenshot");
+    }
+    adbc_frame f;
+    if ((rc = adbc_frame_parse(&f, res.out, res.out_len)) < 0)
+        ops_fail_adbc(&c->err, rc, "screenshot (raw frame)");
+    else if ((rc = ops_marks_png(png, len, &f, *c->last)) < 0)
+        ops_fail(&c->err, OPS_EFAIL, "drawing the marks on a %ux%u screen failed (out of "
+                 "memory)", f.width, f.height);
+    adbc_run_result_clear(&res);
+    return rc < 0 ? -1 : 0;
 }
