@@ -11,6 +11,11 @@ set(ADBC_TOOL_DEST ${CMAKE_INSTALL_LIBEXECDIR}/adbc)
 file(RELATIVE_PATH _core_to_bin "${CMAKE_INSTALL_FULL_LIBEXECDIR}/adbc" "${CMAKE_INSTALL_FULL_BINDIR}")
 file(RELATIVE_PATH _bin_to_core "${CMAKE_INSTALL_FULL_BINDIR}" "${CMAKE_INSTALL_FULL_LIBEXECDIR}/adbc")
 target_compile_definitions(adbc-snap PRIVATE ADBC_SNAP_BIN_DIR="${_core_to_bin}")
+# `adbc-snap agent` needs the agent (libcurl and cJSON); without it the
+# command says so.
+if(TARGET adbc_ops_agent)
+  target_link_libraries(adbc-snap PRIVATE adbc_ops_agent)
+endif()
 
 set(ADBC_WITH_MUSL AUTO CACHE STRING "Build adbc-snap's front end static against musl (musl-gcc): AUTO, ON (musl-gcc required; sanitizer, fuzz and cross builds still use the compiler) or OFF")
 set_property(CACHE ADBC_WITH_MUSL PROPERTY STRINGS AUTO ON OFF)

@@ -17,6 +17,28 @@ typedef struct snap_help {
 #define JSON_NOTE "--json   print the result as one JSON object on stdout; errors too"
 
 static const snap_help help_table[] = {
+    {"agent",
+     "Runs one task of the agent on the selected device (docs/agent.md): each step\n"
+     "reads the screen, asks the model for one tool call, checks it and runs it,\n"
+     "and is printed as it happens. Exits 0 only when the model ends the task as\n"
+     "done; otherwise 3 after max steps, 4 on a safety stop (a payment, purchase\n"
+     "or destructive screen), 5 when cancelled, 1 on a failure, 130 on Ctrl-C,\n"
+     "saying why on stderr. Without GOAL on a terminal: interactive, goals typed as\n"
+     "lines, with /stop, /model NAME, /setting KEY VALUE and /help.\n\n"
+     "  --model NAME       the model (else the provider's environment, see\n"
+     "                     docs/agent.md); --provider openai|anthropic,\n"
+     "                     --base-url URL, --api-key-env VAR, --api-key-file F,\n"
+     "                     --model-timeout MS, --max-tokens N, --budget-tokens N,\n"
+     "                     --budget-usd D set the rest\n"
+     "  --max-steps N      at most N steps, 1..50 (default 15)\n"
+     "  --step-delay MS    pause after each act (default 0)\n"
+     "  --hint-after N, --back-after N  stuck handling (default 3 and 5)\n"
+     "  --vision           send the screenshot with the refs marked\n"
+     "  --allow SERIAL     drive this physical device (emulators always may)\n"
+     "  --allow-shell      offer the model the shell tool\n"
+     "  --trace FILE       write every prompt, answer, action and screen to FILE\n"
+     "                     (JSON Lines, created 0600; it must not exist)\n"
+     "  --json             one JSON object per step and one for the end"},
     {"webviews",
      "Lists the DevTools sockets the device exposes (abstract sockets named\n"
      "webview_devtools_remote_<pid>, chrome_devtools_remote, *_devtools_remote*\n"

@@ -13,11 +13,16 @@
  *
  * A bounded command (one that is not a transfer or a stream) gets
  * --timeout as a deadline for the whole call: at its end the connection is
- * interrupted the same way and main reports the timeout. */
+ * interrupted the same way and main reports the timeout.
+ *
+ * A command that runs its own cancellable work (the agent) also registers
+ * a flag the first signal sets (snap_signals_flag): the work stops at its
+ * next check and the command ends as cancelled. */
 #include "snap.h"
 
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -29,6 +34,7 @@
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static adbc_conn *conn;
+static atomic_int *cancel_flag;
 static _Atomic int got;
 static _Atomic int dl_expired; /* the bounded command's deadline passed */
 static sigset_t set;
@@ -41,8 +47,10 @@ static void *waiter(void *arg)
         ;
     got = sig;
     pthread_mutex_lock(&mu);
-    int have = conn != NULL;
-    if (have)
+    if (cancel_flag)
+        atomic_store(cancel_flag, 1);
+    int have = conn != NULL || cancel_flag != NULL;
+    if (conn)
         adbc_conn_interrupt(conn);
     pthread_mutex_unlock(&mu);
     if (!have) {
@@ -82,6 +90,15 @@ void snap_signals_watch(adbc_conn *c)
     conn = c;
     if (c && (got || dl_expired))
         adbc_conn_interrupt(c);
+    pthread_mutex_unlock(&mu);
+}
+
+void snap_signals_flag(atomic_int *flag)
+{
+    pthread_mutex_lock(&mu);
+    cancel_flag = flag;
+    if (flag && got)
+        atomic_store(flag, 1);
     pthread_mutex_unlock(&mu);
 }
 

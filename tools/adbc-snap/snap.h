@@ -4,6 +4,7 @@
 #ifndef ADBC_SNAP_H
 #define ADBC_SNAP_H
 
+#include <stdatomic.h>
 #include <stdio.h>
 
 #include "adbc/adbc.h"
@@ -104,6 +105,9 @@ void snap_json_str(FILE *f, const char *s);
  * the signal that came (0: none). */
 int snap_signals_start(void);
 void snap_signals_watch(adbc_conn *c);
+/* Also set *flag on the first signal (NULL: none); a flag set counts as
+ * something to clean up, as a watched connection does. */
+void snap_signals_flag(atomic_int *flag);
 int snap_signal_received(void);
 /* Interrupt the watched connection ms from now (bounded commands); stop
  * returns 1 when the deadline had passed. */
@@ -133,6 +137,7 @@ extern const snap_cmd snap_cmds_pair[];
 extern const snap_cmd snap_cmds_forward[], snap_cmds_webviews[];
 extern const snap_cmd snap_cmds_wait[];
 extern const snap_cmd snap_cmds_mdns[];
+extern const snap_cmd snap_cmds_agent[];
 
 /* 1 if name is one of adb's wait-for-[TRANSPORT-]STATE commands. */
 int snap_is_wait_cmd(const char *name);

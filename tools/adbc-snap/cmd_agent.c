@@ -1,0 +1,493 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* adbc-snap agent: one task of the agent (tools/ops/ops_agent.h) on the
+ * selected device, each step printed as it happens, or an interactive
+ * session of tasks typed as lines (AgentBlue's /stop, /model, /setting,
+ * /help). The loop, its checks and its safety stops are tools/ops'; this
+ * file parses options, builds the model and prints. */
+#include "snap.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifdef ADBC_HAVE_AGENT
+#include <cjson/cJSON.h>
+
+#include "ops_agent.h"
+#include "ops_llm.h"
+#include "ops_tools.h"
+#endif
+
+static int cmd_agent(snap_ctx *ctx, int argc, char **argv);
+
+const snap_cmd snap_cmds_agent[] = {
+    {"agent", cmd_agent,
+     "agent [--model NAME] [--max-steps N] [--step-delay MS] [--json] [--trace FILE] [GOAL]",
+     "let a language model reach GOAL on the device, step by step (docs/agent.md)"},
+    {NULL, NULL, NULL, NULL},
+};
+
+/* Exit statuses of a task that did not end done (docs/agent.md). */
+#define AGENT_EXIT_FAILED 1
+#define AGENT_EXIT_MAX_STEPS 3
+#define AGENT_EXIT_SAFETY 4
+#define AGENT_EXIT_CANCELLED 5
+
+#ifndef ADBC_HAVE_AGENT
+static int cmd_agent(snap_ctx *ctx, int argc, char **argv)
+{
+    (void)ctx;
+    (void)argc;
+    (void)argv;
+    return snap_error(SNAP_EXIT_FAIL, "agent", "this adbc-snap was built without the agent (it "
+                      "needs libcurl and libcjson: see docs/build.md)");
+}
+#else
+
+#define MAX_ALLOW 32
+#define MAX_MODEL_OPTS 16
+
+typedef struct agent_opts {
+    const char *goal;
+    int json;
+    const char *trace;
+    const char *allow[MAX_ALLOW];
+    size_t nallow;
+    /* model settings, in order, as ops_llm_cfg_set keys */
+    const char *mkey[MAX_MODEL_OPTS], *mval[MAX_MODEL_OPTS];
+    char *mown[MAX_MODEL_OPTS]; /* values this file allocated (/model) */
+    int nm;
+    ops_agent_config cfg;
+} agent_opts;
+
+static const char *const llm_opts[][2] = {
+    {"--model", "model"},       {"--provider", "provider"}, {"--base-url", "base_url"},
+    {"--api-key-env", "api_key_env"}, {"--api-key-file", "api_key_file"},
+    {"--model-timeout", "timeout_ms"}, {"--budget-tokens", "budget_tokens"},
+    {"--budget-usd", "budget_usd"}, {"--max-tokens", "max_tokens"}, {NULL, NULL}};
+
+static const char *const agent_opts_n[][2] = {
+    {"--max-steps", "max_steps"}, {"--step-delay", "step_delay_ms"},
+    {"--hint-after", "hint_after"}, {"--back-after", "back_after"}, {NULL, NULL}};
+
+static int parse(agent_opts *o, int argc, char **argv)
+{
+    const snap_cmd *me = &snap_cmds_agent[0];
+    ops_err e;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--") == 0) {
+            if (i + 1 < argc)
+                o->goal = argv[++i];
+            if (i + 1 < argc)
+                return snap_usage(me, "give the goal as one argument (quote it)");
+            break;
+        }
+        if (strcmp(a, "--json") == 0) {
+            o->json = 1;
+            continue;
+        }
+        if (strcmp(a, "--vision") == 0) {
+            o->cfg.vision = 1;
+            continue;
+        }
+        if (strcmp(a, "--allow-shell") == 0) {
+            o->cfg.allow_shell = 1;
+            continue;
+        }
+        int done = 0;
+        for (int k = 0; llm_opts[k][0] && !done; k++)
+            if (strcmp(a, llm_opts[k][0]) == 0) {
+                if (i + 1 >= argc)
+                    return snap_usage(me, "an option needs a value");
+                if (o->nm == MAX_MODEL_OPTS)
+                    return snap_usage(me, "too many model options");
+                o->mkey[o->nm] = llm_opts[k][1];
+                o->mval[o->nm++] = argv[++i];
+                done = 1;
+            }
+        for (int k = 0; agent_opts_n[k][0] && !done; k++)
+            if (strcmp(a, agent_opts_n[k][0]) == 0) {
+                if (i + 1 >= argc)
+                    return snap_usage(me, "an option needs a value");
+                if (ops_agent_set(&o->cfg, agent_opts_n[k][1], argv[++i], &e) != 0)
+                    return snap_usage(me, e.msg);
+                done = 1;
+            }
+        if (done)
+            continue;
+        if (strcmp(a, "--trace") == 0 || strcmp(a, "--allow") == 0) {
+            if (i + 1 >= argc)
+                return snap_usage(me, "an option needs a value");
+            if (a[2] == 't') {
+                o->trace = argv[++i];
+            } else {
+                if (o->nallow == MAX_ALLOW)
+                    return snap_usage(me, "at most 32 --allow");
+                o->allow[o->nallow++] = argv[++i];
+            }
+            continue;
+        }
+        if (a[0] == '-' && a[1])
+            return snap_usage(me, "unknown option (see adbc-snap help agent)");
+        if (o->goal)
+            return snap_usage(me, "give the goal as one argument (quote it)");
+        o->goal = a;
+    }
+    return 0;
+}
+
+/* The model: the command line's settings over the environment's. */
+static int make_model(ops_llm **m, const agent_opts *o)
+{
+    ops_llm_cfg c;
+    ops_llm_cfg_init(&c);
+    ops_err e;
+    for (int i = 0; i < o->nm; i++)
+        if (ops_llm_cfg_set(&c, o->mkey[i], o->mval[i], "command line", &e) != 0)
+            goto bad;
+    if (ops_llm_cfg_resolve(&c, &e) != 0 || ops_llm_new(m, &c, &e) != 0)
+        goto bad;
+    ops_llm_cfg_wipe(&c);
+    return 0;
+bad:
+    ops_llm_cfg_wipe(&c);
+    return snap_error(SNAP_EXIT_USAGE, "agent", "%s", e.msg);
+}
+
+/* ---- printing a step ---- */
+
+typedef struct printer {
+    int json;
+    pthread_mutex_t mu; /* interactive: the task's thread and the reader print */
+} printer;
+
+static void print_text_field(const char *label, const char *s)
+{
+    char buf[4096];
+    printf("  %s: %s\n", label, snap_tty_safe(s, buf, sizeof buf));
+}
+
+static void on_step(void *arg, const ops_agent_step *s)
+{
+    printer *p = arg;
+    pthread_mutex_lock(&p->mu);
+    if (p->json) {
+        cJSON *o = cJSON_CreateObject();
+        if (o) {
+            cJSON_AddStringToObject(o, "type", "step");
+            cJSON_AddNumberToObject(o, "step", s->index);
+            cJSON_AddStringToObject(o, "observation", s->observation);
+            cJSON_AddStringToObject(o, "hint", s->hint);
+            cJSON_AddStringToObject(o, "reasoning", s->reasoning);
+            cJSON_AddStringToObject(o, "action", s->action);
+            cJSON_AddItemToObject(o, "args", cJSON_Parse(s->args));
+            cJSON_AddBoolToObject(o, "forced", s->forced);
+            cJSON_AddBoolToObject(o, "ok", s->ok);
+            cJSON_AddStringToObject(o, "result", s->result);
+            if (s->screen_changed >= 0)
+                cJSON_AddBoolToObject(o, "screen_changed", s->screen_changed);
+            cJSON *t = cJSON_AddObjectToObject(o, "ms");
+            cJSON_AddNumberToObject(t, "observe", (double)s->observe_ms);
+            cJSON_AddNumberToObject(t, "model", (double)s->model_ms);
+            cJSON_AddNumberToObject(t, "act", (double)s->act_ms);
+            cJSON_AddNumberToObject(t, "total", (double)s->total_ms);
+            cJSON *k = cJSON_AddObjectToObject(o, "tokens");
+            cJSON_AddNumberToObject(k, "in", (double)s->tokens_in);
+            cJSON_AddNumberToObject(k, "out", (double)s->tokens_out);
+            char *line = cJSON_PrintUnformatted(o);
+            if (line)
+                printf("%s\n", line);
+            free(line);
+            cJSON_Delete(o);
+            snap_json_mark();
+        }
+    } else {
+        char args[512], obs[600];
+        printf("step %d: %s%s %s -> %s\n", s->index, s->forced ? "(stuck) " : "",
+               *s->action ? s->action : "(no action)", snap_tty_safe(s->args, args, sizeof args),
+               s->ok ? "ok" : "FAILED");
+        printf("  screen: %s\n", snap_tty_safe(s->observation, obs, sizeof obs));
+        if (*s->hint)
+            print_text_field("hint", s->hint);
+        if (*s->reasoning)
+            print_text_field("why", s->reasoning);
+        if (*s->result)
+            print_text_field(s->ok ? "did" : "error", s->result);
+        printf("  time: observe %lld ms, model %lld ms, act %lld ms, step %lld ms; tokens %lld "
+               "in, %lld out\n", (long long)s->observe_ms, (long long)s->model_ms,
+               (long long)s->act_ms, (long long)s->total_ms, (long long)s->tokens_in,
+               (long long)s->tokens_out);
+    }
+    fflush(stdout);
+    pthread_mutex_unlock(&p->mu);
+}
+
+/* The end: a JSON line or text; the exit status. */
+static int report_end(printer *p, const ops_agent_result *r)
+{
+    int st = r->end == OPS_AGENT_DONE        ? 0
+             : r->end == OPS_AGENT_MAX_STEPS   ? AGENT_EXIT_MAX_STEPS
+             : r->end == OPS_AGENT_SAFETY_STOP ? AGENT_EXIT_SAFETY
+             : r->end == OPS_AGENT_CANCELLED   ? AGENT_EXIT_CANCELLED
+                                               : AGENT_EXIT_FAILED;
+    pthread_mutex_lock(&p->mu);
+    if (p->json) {
+        cJSON *o = cJSON_CreateObject();
+        if (o) {
+            cJSON_AddStringToObject(o, "type", "end");
+            cJSON_AddStringToObject(o, "end", ops_agent_end_name(r->end));
+            cJSON_AddNumberToObject(o, "steps", r->steps);
+            if (r->end == OPS_AGENT_DONE)
+                cJSON_AddStringToObject(o, "answer", r->answer);
+            else
+                cJSON_AddStringToObject(o, "reason", r->reason);
+            cJSON_AddNumberToObject(o, "tokens_in", (double)r->tokens_in);
+            cJSON_AddNumberToObject(o, "tokens_out", (double)r->tokens_out);
+            cJSON_AddNumberToObject(o, "total_ms", (double)r->total_ms);
+            cJSON_AddNumberToObject(o, "exit_status", st);
+            char *line = cJSON_PrintUnformatted(o);
+            if (line)
+                printf("%s\n", line);
+            free(line);
+            cJSON_Delete(o);
+            snap_json_mark();
+        }
+    }
+    char buf[4096];
+    if (r->end == OPS_AGENT_DONE) {
+        if (!p->json)
+            printf("done in %d steps (%lld ms, %lld tokens): %s\n", r->steps,
+                   (long long)r->total_ms, (long long)(r->tokens_in + r->tokens_out),
+                   snap_tty_safe(r->answer, buf, sizeof buf));
+    } else {
+        fprintf(stderr, "adbc-snap: agent: %s after %d steps: %s\n", ops_agent_end_name(r->end),
+                r->steps, snap_tty_safe(r->reason, buf, sizeof buf));
+    }
+    fflush(stdout);
+    pthread_mutex_unlock(&p->mu);
+    return st;
+}
+
+static int run_one(agent_opts *o, printer *p, adbc_conn *conn, const char *serial)
+{
+    ops_agent_device dev = {.conn = conn, .serial = serial};
+    ops_agent_result res;
+    ops_err e;
+    if (ops_agent_run(&res, &o->cfg, &dev, &e) != 0) {
+        pthread_mutex_lock(&p->mu);
+        int st = snap_error(e.code == OPS_EARG ? SNAP_EXIT_USAGE : SNAP_EXIT_FAIL, "agent", "%s",
+                            e.msg);
+        pthread_mutex_unlock(&p->mu);
+        return st;
+    }
+    return report_end(p, &res);
+}
+
+/* ---- interactive ---- */
+
+typedef struct session {
+    agent_opts *o;
+    printer *p;
+    adbc_conn *conn;
+    const char *serial;
+    char goal[4097];
+    pthread_t th;
+    int running;       /* a task thread exists (joined before the next) */
+    atomic_int done;   /* it has ended */
+} session;
+
+static void *task_main(void *arg)
+{
+    session *s = arg;
+    run_one(s->o, s->p, s->conn, s->serial);
+    atomic_store(&s->done, 1);
+    return NULL;
+}
+
+static void join_task(session *s)
+{
+    if (s->running) {
+        pthread_join(s->th, NULL);
+        s->running = 0;
+    }
+}
+
+static void say(session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(session *s, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    pthread_mutex_lock(&s->p->mu);
+    vprintf(fmt, ap);
+    fflush(stdout);
+    pthread_mutex_unlock(&s->p->mu);
+    va_end(ap);
+}
+
+static const char interactive_help[] =
+    "Type a goal to start a task; while it runs:\n"
+    "  /stop                 cancel the task (nothing more reaches the device)\n"
+    "  /model NAME           the model for the next tasks\n"
+    "  /setting KEY VALUE    max_steps, step_delay_ms, hint_after, back_after,\n"
+    "                        step_timeout_ms, vision (on/off)\n"
+    "  /help                 this text\n"
+    "End with Ctrl-D (Ctrl-C cancels a running task and exits).\n";
+
+static int interactive(agent_opts *o, printer *p, adbc_conn *conn, const char *serial,
+                       ops_llm **model)
+{
+    session s = {.o = o, .p = p, .conn = conn, .serial = serial};
+    atomic_int cancel;
+    atomic_init(&cancel, 0);
+    o->cfg.cancel = &cancel;
+    snap_signals_flag(&cancel);
+    say(&s, "adbc-snap agent: %s on %s. /help for the commands.\n", ops_llm_describe(*model),
+        serial ? serial : "the device");
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    while ((n = getline(&line, &cap, stdin)) >= 0) {
+        while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+            line[--n] = 0;
+        if (s.running && atomic_load(&s.done))
+            join_task(&s);
+        if (!n)
+            continue;
+        if (strcmp(line, "/help") == 0) {
+            say(&s, "%s", interactive_help);
+        } else if (strcmp(line, "/stop") == 0) {
+            if (!s.running) {
+                say(&s, "no task is running\n");
+                continue;
+            }
+            ops_agent_cancel(&cancel);
+            join_task(&s);
+        } else if (strncmp(line, "/model", 6) == 0 && (line[6] == ' ' || !line[6])) {
+            const char *name = line + 6;
+            while (*name == ' ')
+                name++;
+            if (s.running) {
+                say(&s, "a task is running: /stop it first\n");
+                continue;
+            }
+            if (!*name) {
+                say(&s, "model: %s\n", ops_llm_describe(*model));
+                continue;
+            }
+            if (o->nm == MAX_MODEL_OPTS) {
+                say(&s, "too many model changes: restart adbc-snap agent\n");
+                continue;
+            }
+            char *keep = strdup(name);
+            if (!keep)
+                continue;
+            o->mkey[o->nm] = "model";
+            o->mown[o->nm] = keep;
+            o->mval[o->nm++] = keep;
+            ops_llm *m = NULL;
+            if (make_model(&m, o) != 0) {
+                o->mown[--o->nm] = NULL;
+                free(keep);
+                continue;
+            }
+            ops_llm_free(*model);
+            *model = m;
+            o->cfg.model = m;
+            say(&s, "model: %s\n", ops_llm_describe(m));
+        } else if (strncmp(line, "/setting", 8) == 0 && (line[8] == ' ' || !line[8])) {
+            char key[64] = "", val[64] = "";
+            if (sscanf(line + 8, " %63s %63s", key, val) != 2) {
+                say(&s, "usage: /setting KEY VALUE (KEY: max_steps, step_delay_ms, "
+                        "hint_after, back_after, step_timeout_ms, vision)\n");
+                continue;
+            }
+            if (s.running) {
+                say(&s, "a task is running: settings apply to the next; /stop it first\n");
+                continue;
+            }
+            ops_err e;
+            if (ops_agent_set(&o->cfg, key, val, &e) != 0)
+                say(&s, "%s\n", e.msg);
+            else
+                say(&s, "%s = %s\n", key, val);
+        } else if (line[0] == '/') {
+            say(&s, "unknown command %.40s: /help lists them\n", line);
+        } else if (s.running) {
+            say(&s, "a task is running: /stop it first, or wait for its end\n");
+        } else if ((size_t)n >= sizeof s.goal) {
+            say(&s, "the goal is longer than %zu bytes\n", sizeof s.goal - 1);
+        } else {
+            memcpy(s.goal, line, (size_t)n + 1);
+            o->cfg.goal = s.goal;
+            atomic_store(&cancel, 0);
+            atomic_store(&s.done, 0);
+            o->trace = NULL; /* a trace file names one task */
+            o->cfg.trace_path = NULL;
+            if (pthread_create(&s.th, NULL, task_main, &s) != 0)
+                say(&s, "cannot start the task (out of threads)\n");
+            else
+                s.running = 1;
+        }
+    }
+    free(line);
+    if (s.running)
+        join_task(&s); /* end of input: let the task finish */
+    snap_signals_flag(NULL);
+    return snap_signal_received() ? 128 + snap_signal_received() : 0;
+}
+
+static int cmd_agent(snap_ctx *ctx, int argc, char **argv)
+{
+    static agent_opts o;
+    memset(&o, 0, sizeof o);
+    ops_agent_config_init(&o.cfg);
+    int st = parse(&o, argc, argv);
+    if (st)
+        return st;
+    int tty = isatty(0);
+    if (!o.goal && !tty)
+        return snap_usage(&snap_cmds_agent[0], "give a GOAL (interactive mode needs a "
+                                               "terminal on stdin)");
+    if (ops_tools_init() != 0)
+        return snap_error(SNAP_EXIT_FAIL, "agent", "internal: the tool table is broken");
+    ops_llm *model = NULL;
+    if ((st = make_model(&model, &o)) != 0) {
+        ops_tools_free();
+        return st;
+    }
+    o.cfg.model = model;
+    o.cfg.trace_path = o.trace;
+    o.cfg.allowlist = o.allow;
+    o.cfg.nallow = o.nallow;
+    if (ctx->timeout_set)
+        o.cfg.step_timeout_ms = ctx->timeout_ms;
+    printer p = {.json = o.json};
+    pthread_mutex_init(&p.mu, NULL);
+    o.cfg.on_step = on_step;
+    o.cfg.on_step_arg = &p;
+    adbc_conn *conn = NULL;
+    int rc = snap_connect(ctx, &conn);
+    if (rc < 0) {
+        st = SNAP_EXIT_FAIL;
+    } else if (o.goal) {
+        atomic_int cancel;
+        atomic_init(&cancel, 0);
+        o.cfg.cancel = &cancel;
+        o.cfg.goal = o.goal;
+        snap_signals_flag(&cancel);
+        st = run_one(&o, &p, conn, ctx->target ? ctx->target : ctx->serial);
+        snap_signals_flag(NULL);
+    } else {
+        st = interactive(&o, &p, conn, ctx->target ? ctx->target : ctx->serial, &model);
+    }
+    for (int i = 0; i < o.nm; i++)
+        free(o.mown[i]);
+    ops_llm_free(model);
+    ops_tools_free();
+    pthread_mutex_destroy(&p.mu);
+    return st;
+}
+#endif
