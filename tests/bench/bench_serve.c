@@ -5,8 +5,11 @@
  * "Direct" runs the operation layer (tools/ops, what adbc-serve runs) in
  * this process on a connection it holds: that is the device's own time
  * plus adbc's. "HTTP" sends the same operation to a running adbc-serve
- * holding its own connection to the same device, over one keep-alive
- * connection, and reads the whole answer. The difference is the server:
+ * holding its own connection to the same device and reads the whole
+ * answer; adbc-serve answers one request per connection (every answer says
+ * "Connection: close", so its gate checks every request head), so each
+ * request connects anew, as any HTTP client does then: the connect is part
+ * of the figure. The difference is the server:
  * HTTP parsing, the lock, JSON building, the envelope. Rounds alternate
  * which goes first.
  *
@@ -66,8 +69,9 @@ static int http(const char *method, const char *path, const char *token, const c
     /* adbc-serve closes a connection idle for --conn-timeout (10 s), as a
      * server may: on a phone's timings a direct pass is longer than that,
      * so a connection idle for 5 s is replaced before it is used. */
-    if (now_ms() - http_used > 5000) {
-        close(http_fd);
+    if (http_fd < 0 || now_ms() - http_used > 5000) {
+        if (http_fd >= 0)
+            close(http_fd);
         if (http_connect(http_port) != 0)
             return -1;
     }
@@ -92,6 +96,11 @@ static int http(const char *method, const char *path, const char *token, const c
             if (got != (size_t)(end + 4 - resp) + len)
                 return -1;
             http_used = now_ms();
+            *end = '\0';
+            if (strcasestr(resp, "\r\nConnection: close")) {
+                close(http_fd);
+                http_fd = -1;
+            }
             return status;
         }
     }

@@ -5,6 +5,10 @@
  * declared Content-Length over the cap is refused (413); a body that grows
  * past the cap while streaming is dropped and refused too.
  *
+ * Connections come through the gate (gate.c), which checks each request
+ * head before libmicrohttpd parses it; every answer says "Connection:
+ * close", so each connection carries one request and every head is seen.
+ *
  * Slots (conn_*): at most 64 connections are served at once, and a client
  * that does not send a request cannot hold one. Each connection must
  * deliver a whole request (head and body) within --conn-timeout seconds of
@@ -28,6 +32,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "ops_util.h"
 
@@ -38,6 +43,7 @@
 #define WATCH_MS 250
 
 static struct MHD_Daemon *daemon_;
+static int gate_fd = -1; /* the listening socket, the gate's */
 
 typedef struct hreq {
     char *body;
@@ -187,6 +193,8 @@ static enum MHD_Result send_buf(struct MHD_Connection *conn, int status, char *b
     }
     MHD_add_response_header(res, "Content-Type", ctype);
     MHD_add_response_header(res, "Cache-Control", "no-store");
+    /* One request per connection, so the gate sees every request head. */
+    MHD_add_response_header(res, "Connection", "close");
     if (status == 401)
         MHD_add_response_header(res, "WWW-Authenticate", "Bearer realm=\"adbc-serve\"");
     enum MHD_Result r = MHD_queue_response(conn, (unsigned)status, res);
@@ -299,6 +307,12 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     }
 }
 
+/* listen(2): serve_http_start's parameter of that name hides it. */
+static int sock_listen(int fd)
+{
+    return listen(fd, 128);
+}
+
 static void log_cb(void *cls, const char *fmt, va_list ap)
 {
     (void)cls;
@@ -354,22 +368,44 @@ int serve_http_start(serve *s, const char *listen, int explicit_token, const cha
                 host);
         return -1;
     }
+    /* The listening socket is ours: connections reach libmicrohttpd through
+     * the gate (gate.c), which checks each request head first. */
+    int lfd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    int one = 1;
+    socklen_t sslen = ipv6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+    if (lfd < 0 || setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0 ||
+        bind(lfd, (struct sockaddr *)&ss, sslen) != 0 || sock_listen(lfd) != 0) {
+        fprintf(stderr, SERVE_NAME ": cannot listen on %s: %s\n", listen, strerror(errno));
+        if (lfd >= 0)
+            close(lfd);
+        return -1;
+    }
     unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
-                     MHD_USE_ERROR_LOG | (ipv6 ? MHD_USE_IPv6 : 0);
+                     MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ITC | MHD_USE_ERROR_LOG |
+                     (ipv6 ? MHD_USE_IPv6 : 0);
     daemon_ = MHD_start_daemon(
-        flags, (uint16_t)port, NULL, NULL, handle, s,
+        flags, 0, NULL, NULL, handle, s,
         /* First, or libmicrohttpd logs the options before it to stderr. */
-        MHD_OPTION_EXTERNAL_LOGGER, log_cb, NULL, MHD_OPTION_SOCK_ADDR, &ss,
+        MHD_OPTION_EXTERNAL_LOGGER, log_cb, NULL,
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)s->conn_timeout_s,
         MHD_OPTION_CONNECTION_LIMIT, (unsigned)HARD_CONNECTIONS,
         MHD_OPTION_NOTIFY_CONNECTION, conn_notify, NULL,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)65536, MHD_OPTION_NOTIFY_COMPLETED,
         completed, NULL, MHD_OPTION_END);
     if (!daemon_) {
-        fprintf(stderr, SERVE_NAME ": cannot listen on %s (%s)\n", listen,
+        fprintf(stderr, SERVE_NAME ": cannot serve HTTP on %s (%s)\n", listen,
                 errno ? strerror(errno) : "libmicrohttpd refused");
+        close(lfd);
         return -1;
     }
+    if (serve_gate_start(daemon_, lfd, s->conn_timeout_s * 1000) != 0) {
+        fprintf(stderr, SERVE_NAME ": cannot start a thread\n");
+        MHD_stop_daemon(daemon_);
+        daemon_ = NULL;
+        close(lfd);
+        return -1;
+    }
+    gate_fd = lfd;
     slots.request_ms = (int64_t)s->conn_timeout_s * 1000;
     slots.stop = 0;
     if (ops_cond_init(&slots.cv) != 0 ||
@@ -380,8 +416,12 @@ int serve_http_start(serve *s, const char *listen, int explicit_token, const cha
         return -1;
     }
     slots.watching = 1;
-    const union MHD_DaemonInfo *di = MHD_get_daemon_info(daemon_, MHD_DAEMON_INFO_BIND_PORT);
-    unsigned bound = di ? di->port : (unsigned)port;
+    struct sockaddr_storage got;
+    socklen_t glen = sizeof got;
+    unsigned bound = (unsigned)port;
+    if (getsockname(lfd, (struct sockaddr *)&got, &glen) == 0)
+        bound = ntohs(got.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&got)->sin6_port
+                                                : ((struct sockaddr_in *)&got)->sin_port);
     fprintf(stderr, SERVE_NAME ": listening on http://%s%s%s:%u\n", ipv6 ? "[" : "", host,
             ipv6 ? "]" : "", bound);
     if (ready_file) {
@@ -405,6 +445,10 @@ void serve_http_stop(void)
         pthread_join(slots.watchdog, NULL);
         slots.watching = 0;
     }
+    serve_gate_stop();
+    if (gate_fd >= 0)
+        close(gate_fd);
+    gate_fd = -1;
     if (daemon_)
         MHD_stop_daemon(daemon_);
     daemon_ = NULL;

@@ -71,6 +71,11 @@ void serve_held_conn_close(void *user, ops_dev *d, adbc_conn *c);
 /* Free every forward (s->stopping set). */
 void serve_held_stop(void);
 
+/* ---- gate.c: accepts connections, checks each request head, hands it to
+ * libmicrohttpd's daemon (a struct MHD_Daemon *) ---- */
+int serve_gate_start(void *daemon, int listen_fd, int timeout_ms);
+void serve_gate_stop(void);
+
 /* ---- http.c ---- */
 int serve_http_start(serve *s, const char *listen, int explicit_token, const char *ready_file);
 void serve_http_stop(void);
