@@ -226,11 +226,16 @@ const char *ops_llm_describe(const ops_llm *m);
  * table, or with arguments that are not a JSON object, too.
  *
  * Before sending: the budget is checked (spent: OPS_LLM_EBUDGET, nothing
- * sent). A 429, 408, 5xx or a connection failure is retried up to retries
- * times, waiting 0.5 s, 1 s, 2 s ... (doubling, capped at retry_max_ms) with
- * random jitter, or the Retry-After the server asked for (seconds or an
- * HTTP date). Any other 4xx fails at once. After the answer: its usage is
- * added; over the budget is OPS_LLM_EBUDGET with the reply filled in.
+ * sent). A 429, 408, 5xx or a connection failure (refused, reset, DNS, TLS
+ * handshake) is retried up to retries times, waiting 0.5 s, 1 s, 2 s ...
+ * (doubling, capped at retry_max_ms; the upper half random), or at least
+ * the Retry-After the server asked for (seconds, an HTTP date, or
+ * retry-after-ms); a Retry-After beyond retry_max_ms fails at once saying
+ * so. A 3xx (never followed) and any other 4xx fail at once. A timeout is
+ * not retried: the server may still be at work, and another full wait
+ * would double the time and the cost. After the answer: its usage is
+ * added (also for an unusable answer: its tokens were spent); over the
+ * budget is OPS_LLM_EBUDGET with the reply filled in.
  *
  * Returns 0, or -1 with e filled (code: OPS_EARG for bad calls and budget,
  * OPS_ETIMEOUT for timeouts, OPS_EFAIL otherwise; the message names the
