@@ -295,6 +295,23 @@ static int tools_check(const cJSON *tools, ops_err *e)
     return 0;
 }
 
+cJSON *ops_llm_tool_entry(const cJSON *tool, const char *schema_key)
+{
+    const cJSON *n = cJSON_GetObjectItemCaseSensitive(tool, "name");
+    const cJSON *d = cJSON_GetObjectItemCaseSensitive(tool, "description");
+    const cJSON *s = cJSON_GetObjectItemCaseSensitive(tool, "inputSchema");
+    cJSON *o = cJSON_CreateObject();
+    cJSON *schema = s ? cJSON_Duplicate(s, 1) : cJSON_Parse("{\"type\":\"object\"}");
+    if (!o || !schema || !cJSON_AddStringToObject(o, "name", n->valuestring) ||
+        (d && !cJSON_AddStringToObject(o, "description", d->valuestring))) {
+        cJSON_Delete(o);
+        cJSON_Delete(schema);
+        return NULL;
+    }
+    cJSON_AddItemToObject(o, schema_key, schema);
+    return o;
+}
+
 static int tool_known(const cJSON *tools, const char *name)
 {
     const cJSON *t;

@@ -137,19 +137,8 @@ char *ops_llm_anthropic_request(const ops_llm_cfg *cfg, const ops_llm_conv *conv
         const cJSON *t;
         cJSON_ArrayForEach(t, tools)
         {
-            cJSON *o = cJSON_CreateObject();
-            if (add(arr, o) != 0)
+            if (add(arr, ops_llm_tool_entry(t, "input_schema")) != 0)
                 goto oom;
-            const cJSON *n = cJSON_GetObjectItemCaseSensitive(t, "name");
-            const cJSON *d = cJSON_GetObjectItemCaseSensitive(t, "description");
-            const cJSON *s = cJSON_GetObjectItemCaseSensitive(t, "inputSchema");
-            cJSON_AddStringToObject(o, "name", n->valuestring);
-            if (d)
-                cJSON_AddStringToObject(o, "description", d->valuestring);
-            cJSON *schema = s ? cJSON_Duplicate(s, 1) : cJSON_Parse("{\"type\":\"object\"}");
-            if (!schema)
-                goto oom;
-            cJSON_AddItemToObject(o, "input_schema", schema);
         }
         cJSON_AddStringToObject(choice, "type", "any");
         cJSON_AddBoolToObject(choice, "disable_parallel_tool_use", 1);

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ops_config.h"
 #include "ops_llm_int.h"
 
 const char *ops_llm_provider_name(ops_llm_provider p)
@@ -268,6 +269,26 @@ int ops_llm_cfg_set(ops_llm_cfg *c, const char *key, const char *value, const ch
                     "api_key_file, timeout_ms, connect_ms, retries, retry_max_ms, max_tokens, "
                     "temperature, budget_tokens, budget_usd, price_in, price_out, allow_http)",
                     key);
+}
+
+int ops_llm_cfg_value(ops_llm_cfg *c, const char *key, const struct ops_cfg_val *v, char *err,
+                      size_t errlen)
+{
+    char text[1200];
+    ops_err e;
+    if (!c || !key || !v || !err || !errlen)
+        return -1;
+    if (ops_cfg_text(v, text, sizeof(text)) != 0) {
+        snprintf(err, errlen, "[model] %s must be %s", key,
+                 v->type == OPS_CFG_ARR ? "a string, a number or true/false, not an array"
+                                        : "shorter");
+        return -1;
+    }
+    if (ops_llm_cfg_set(c, key, text, "config", &e) != 0) {
+        snprintf(err, errlen, "[model] %s", e.msg);
+        return -1;
+    }
+    return 0;
 }
 
 static const char *env(const char *name)

@@ -72,6 +72,12 @@ int ops_llm_anthropic_reply(const char *body, size_t len, ops_llm_reply *out, op
 void ops_llm_error_text(const char *body, size_t len, char *buf, size_t cap);
 /* Replace every occurrence of key in s with "[key]" (in place). */
 void ops_llm_scrub(char *s, const char *key);
+/* One entry of the tool table (checked: a name, maybe a description, an
+ * object inputSchema) as {"name","description",SCHEMA_KEY: the schema}:
+ * schema_key "parameters" for openai's function, "input_schema" for
+ * anthropic. A tool without a schema takes no arguments ({"type":"object"}).
+ * NULL when out of memory. */
+cJSON *ops_llm_tool_entry(const cJSON *tool, const char *schema_key);
 /* Duplicate s (NULL -> NULL), malloc'd. */
 char *ops_llm_strdup(const char *s);
 

@@ -125,7 +125,8 @@ char *ops_llm_openai_request(const ops_llm_cfg *cfg, const ops_llm_conv *conv,
         const cJSON *t;
         cJSON_ArrayForEach(t, tools)
         {
-            cJSON *o = cJSON_CreateObject(), *fn = cJSON_CreateObject();
+            cJSON *o = cJSON_CreateObject();
+            cJSON *fn = ops_llm_tool_entry(t, "parameters");
             if (!o || !fn) {
                 cJSON_Delete(o);
                 cJSON_Delete(fn);
@@ -134,16 +135,6 @@ char *ops_llm_openai_request(const ops_llm_cfg *cfg, const ops_llm_conv *conv,
             cJSON_AddItemToArray(arr, o);
             cJSON_AddStringToObject(o, "type", "function");
             cJSON_AddItemToObject(o, "function", fn);
-            const cJSON *n = cJSON_GetObjectItemCaseSensitive(t, "name");
-            const cJSON *d = cJSON_GetObjectItemCaseSensitive(t, "description");
-            const cJSON *s = cJSON_GetObjectItemCaseSensitive(t, "inputSchema");
-            cJSON_AddStringToObject(fn, "name", n->valuestring);
-            if (d)
-                cJSON_AddStringToObject(fn, "description", d->valuestring);
-            cJSON *params = s ? cJSON_Duplicate(s, 1) : cJSON_Parse("{\"type\":\"object\"}");
-            if (!params)
-                goto oom;
-            cJSON_AddItemToObject(fn, "parameters", params);
         }
         cJSON_AddStringToObject(root, "tool_choice", "required");
         cJSON_AddBoolToObject(root, "parallel_tool_calls", 0);
