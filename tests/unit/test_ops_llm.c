@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ops_config.h"
 #include "ops_llm.h"
 #include "t.h"
 
@@ -918,6 +919,52 @@ TEST(config_refusals)
     CHECK_STR(c.key, "");
 }
 
+static int model_key(void *ud, const char *table, const char *key, ops_cfg_val *v, char *err,
+                     size_t errlen)
+{
+    (void)table;
+    return ops_llm_cfg_value(ud, key, v, err, errlen);
+}
+
+/* The [model] table of a config file, read by the tools' one reader. */
+TEST(config_file_table)
+{
+    static const char *const tables[] = {"model", NULL};
+    ops_llm_cfg c;
+    ops_llm_cfg_init(&c);
+    ops_cfg_schema schema = {.tables = tables, .key = model_key, .ud = &c};
+    char err[600];
+    const char *text = "[model]\nprovider = \"anthropic\"\nmodel = \"claude-x\"  # the model\n"
+                       "base_url = 'http://127.0.0.1:9/'\ntimeout_ms = 30_000\n"
+                       "allow_http = true\nprice_in = \"0.25\"\n";
+    int rc = ops_cfg_parse(text, strlen(text), "agent.toml", &schema, err, sizeof(err));
+    if (rc)
+        fprintf(stderr, "  %s\n", err);
+    CHECK(rc == 0);
+    CHECK_EQ_INT(c.provider, OPS_LLM_ANTHROPIC);
+    CHECK_STR(c.provider_from, "config");
+    CHECK_STR(c.model, "claude-x");
+    CHECK_EQ_INT(c.timeout_ms, 30000);
+    CHECK_EQ_INT(c.allow_http, 1);
+    CHECK(c.price_in == 0.25);
+    const char *bad[][2] = {
+        {"[model]\nmodle = \"x\"\n", "agent.toml:2: [model] unknown model setting 'modle'"},
+        {"[model]\n\napi_key = \"sk-in-file\"\n", "agent.toml:3: [model] model setting api_key"},
+        {"[model]\nretries = 99\n", "agent.toml:2: [model] model setting retries"},
+        {"[model]\nmodel = [\"a\"]\n", "agent.toml:2: [model] model must be a string"},
+        {"[modle]\n", "agent.toml:1: unknown table [modle] (known: [model])"},
+        {"[model]\nmodel = \"a\"\nmodel = \"b\"\n", "agent.toml:3: key 'model' set twice"},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        err[0] = 0;
+        rc = ops_cfg_parse(bad[i][0], strlen(bad[i][0]), "agent.toml", &schema, err, sizeof(err));
+        if (rc != -1 || strncmp(err, bad[i][1], strlen(bad[i][1])) != 0)
+            fprintf(stderr, "  got \"%s\", want \"%s...\"\n", err, bad[i][1]);
+        CHECK(rc == -1 && strncmp(err, bad[i][1], strlen(bad[i][1])) == 0);
+        CHECK(!strstr(err, "sk-in-file"));
+    }
+}
+
 TEST(bad_calls)
 {
     ops_err e;
@@ -989,6 +1036,7 @@ int main(void)
     RUN(key_only_in_its_header);
     RUN(config_from_environment);
     RUN(config_refusals);
+    RUN(config_file_table);
     RUN(bad_calls);
     srv_stop();
     return T_DONE();

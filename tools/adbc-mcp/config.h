@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* adbc-mcp configuration: a strict subset of TOML (see docs/mcp.md).
+/* adbc-mcp configuration: a strict subset of TOML (see docs/mcp.md), read
+ * by the tools' one configuration reader (tools/ops/ops_config.h).
  *
  * Only the tables and keys listed in mcp_config are accepted; anything else
  * (an unknown key, a wrong type, a duplicate, a value out of range, TOML

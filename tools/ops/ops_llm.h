@@ -101,6 +101,16 @@ void ops_llm_cfg_init(ops_llm_cfg *c);
 int ops_llm_cfg_set(ops_llm_cfg *c, const char *key, const char *value, const char *from,
                     ops_err *e);
 
+/* One key = value of a config file's [model] table, for a schema callback
+ * of the tools' configuration reader (ops_config.h): the keys and values of
+ * ops_llm_cfg_set, from = "config"; strings, integers and booleans as TOML
+ * writes them (timeout_ms = 30000, allow_http = true, price_in = "0.15":
+ * the reader has no decimal numbers, so they are strings). 0, or -1 with
+ * "[model] ..." in err. */
+struct ops_cfg_val;
+int ops_llm_cfg_value(ops_llm_cfg *c, const char *key, const struct ops_cfg_val *v, char *err,
+                      size_t errlen);
+
 /* Fill in what was not set, as the providers' SDKs do, then check it all:
  * the provider, when not given: anthropic when the model name starts with
  * "claude", else the one whose environment is set (ANTHROPIC_API_KEY or
