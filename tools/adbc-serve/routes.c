@@ -66,24 +66,6 @@ int serve_reply_err(const ops_err *e, char **body, size_t *len)
     return err(e, body, len);
 }
 
-static char *base64(const uint8_t *p, size_t n)
-{
-    static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    char *out = malloc(4 * ((n + 2) / 3) + 1), *o = out;
-    if (!out)
-        return NULL;
-    for (size_t i = 0; i < n; i += 3) {
-        uint32_t v = (uint32_t)p[i] << 16 | (i + 1 < n ? (uint32_t)p[i + 1] << 8 : 0) |
-                     (i + 2 < n ? p[i + 2] : 0);
-        *o++ = tab[v >> 18 & 63];
-        *o++ = tab[v >> 12 & 63];
-        *o++ = i + 1 < n ? tab[v >> 6 & 63] : '=';
-        *o++ = i + 2 < n ? tab[v & 63] : '=';
-    }
-    *o = '\0';
-    return out;
-}
-
 static int flag(serve_req *r, const char *name)
 {
     const char *v = r->arg(r->conn, name);
@@ -132,7 +114,7 @@ static int screenshot_b64(call *c, cJSON *into)
     int rc = adbc_screenshot(&png, &n, c->ctx.conn, ADBC_SHOT_AUTO, ops_remaining(&c->ctx));
     if (rc < 0)
         return ops_fail_adbc(&c->ctx.err, rc, "screenshot");
-    char *b = base64(png, n);
+    char *b = ops_base64(png, n);
     adbc_free(png);
     if (!b)
         return ops_fail(&c->ctx.err, OPS_EFAIL, "out of memory");

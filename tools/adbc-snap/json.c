@@ -6,6 +6,7 @@
 #include "portable.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int json_mode; /* --json: errors go to stdout as JSON too */
@@ -87,28 +88,16 @@ void snap_json_strn(FILE *f, const char *s, size_t len)
 
 void snap_json_bytes(FILE *f, const char *key, const void *data, size_t len)
 {
-    static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    const unsigned char *p = data;
     if (ops_utf8_bad(data, len) == len) {
         fprintf(f, "\"%s\":", key);
-        put_str(f, p, len);
+        put_str(f, data, len);
         return;
     }
-    fprintf(f, "\"%s_base64\":\"", key);
-    size_t i = 0;
-    for (; i + 3 <= len; i += 3) {
-        uint32_t v = (uint32_t)p[i] << 16 | (uint32_t)p[i + 1] << 8 | p[i + 2];
-        fputc(b64[v >> 18], f);
-        fputc(b64[v >> 12 & 63], f);
-        fputc(b64[v >> 6 & 63], f);
-        fputc(b64[v & 63], f);
+    char *b = ops_base64(data, len);
+    if (!b) { /* out of memory: say so in the document rather than cut it */
+        fprintf(f, "\"%s_error\":\"out of memory encoding %zu bytes\"", key, len);
+        return;
     }
-    if (len - i == 1) {
-        uint32_t v = (uint32_t)p[i] << 16;
-        fprintf(f, "%c%c==", b64[v >> 18], b64[v >> 12 & 63]);
-    } else if (len - i == 2) {
-        uint32_t v = (uint32_t)p[i] << 16 | (uint32_t)p[i + 1] << 8;
-        fprintf(f, "%c%c%c=", b64[v >> 18], b64[v >> 12 & 63], b64[v >> 6 & 63]);
-    }
-    fputc('"', f);
+    fprintf(f, "\"%s_base64\":\"%s\"", key, b);
+    free(b);
 }
