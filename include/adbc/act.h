@@ -288,6 +288,38 @@ ADBC_API int adbc_act_observe(adbc_ui_snap **snap, char **activity, char **packa
  * device's Failure [...] text when it refuses. */
 ADBC_API int adbc_app_install(adbc_conn *c, const char *apk_path, int timeout_ms);
 
+/* pm install's flags (PackageManagerShellCommand makeInstallParams), as
+ * `adb install` takes them. */
+#define ADBC_INSTALL_FORWARD_LOCK 0x01u /* -l (refused by Android 9 and later) */
+#define ADBC_INSTALL_REPLACE 0x02u      /* -r: replace an installed app */
+#define ADBC_INSTALL_TEST 0x04u         /* -t: allow test packages */
+#define ADBC_INSTALL_EXTERNAL 0x08u     /* -s: on shared storage (old devices) */
+#define ADBC_INSTALL_DOWNGRADE 0x10u    /* -d: allow a lower version code */
+#define ADBC_INSTALL_GRANT 0x20u        /* -g: grant every runtime permission */
+#define ADBC_INSTALL_INSTANT 0x40u      /* --instant: as an instant app */
+
+/* abi: in — filled in by the caller: size first (docs/abi.md) */
+typedef struct adbc_install_opts {
+    size_t size;        /* sizeof the struct as the caller compiled it */
+    unsigned flags;     /* ADBC_INSTALL_* */
+    const char *user;   /* --user: a user id, "all" or "current"; NULL: pm's default */
+    int timeout_ms;     /* the whole install; default 120000 */
+} adbc_install_opts;
+ADBC_API void adbc_install_opts_init_sized(adbc_install_opts *opts, size_t size);
+#define adbc_install_opts_init(o) adbc_install_opts_init_sized((o), sizeof *(o))
+
+/* Install one app from napks files as adb does: one APK streamed to `cmd
+ * package install FLAGS -S SIZE` (pushed and `pm install FLAGS` without the
+ * cmd feature); several (a base and its splits, .apk/.dm/.fsv_sig/.idsig)
+ * in one package-installer session: `install-create FLAGS -S TOTAL`, an
+ * `install-write -S SIZE ID NAME -` per file streamed on stdin, then
+ * `install-commit ID` (`install-abandon ID` when a write fails), through
+ * `cmd package` (`pm` without the cmd feature). The flags and user are
+ * checked before anything is sent (ADBC_EINVAL). ADBC_EREMOTE with the
+ * device's "Failure [...]" text when it refuses. opts may be NULL. */
+ADBC_API int adbc_app_install_apks(adbc_conn *c, const char *const *apks, size_t napks,
+                                   const adbc_install_opts *opts);
+
 /* `pm uninstall PKG`. */
 ADBC_API int adbc_app_uninstall(adbc_conn *c, const char *package, int timeout_ms);
 

@@ -12,7 +12,7 @@
 /* The structs that have an X_init() (include/adbc/); the others are
  * filled in by the caller, .size first. */
 static const char *const with_init[] = {
-    "adbc_act_opts", "adbc_conn_opts", "adbc_devices_opts", "adbc_forward_opts",
+    "adbc_act_opts", "adbc_conn_opts", "adbc_devices_opts", "adbc_forward_opts", "adbc_install_opts",
     "adbc_mdns_opts", "adbc_session_config", "adbc_sync_opts", "adbc_ui_opts",
 };
 

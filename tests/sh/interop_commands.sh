@@ -8,17 +8,12 @@
 # of lines, the same leading words).
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-if ! command -v "$ADB_BIN" > /dev/null; then
-    echo "SKIP: Debian's adb is not installed (apt install adb)"
-    exit 77
-fi
+t_need_adb
 t_init
 SNAP=${ADBC_SNAP:-$ADBC_BUILD_DIR/tools/adbc-snap}
 [ -x "$SNAP" ] || t_fail "adbc-snap not built: $SNAP"
 adb_server_start a
-export HOME=$T_TMP/home
-mkdir -p "$HOME/.android"
-cp "${ADB_HOME[a]}/.android/adbkey" "${ADB_HOME[a]}/.android/adbkey.pub" "$HOME/.android/"
+home_with_adb_key a
 td_start dev --authorized-keys-from a
 td_start prod --authorized-keys-from a --prop ro.debuggable=0
 DEV=127.0.0.1:${TD_PORT[dev]}

@@ -10,21 +10,15 @@
 # made while a session runs relays on the command's own connection.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-for bin in curl python3 "$ADB_BIN"; do
+t_need_adb
+for bin in curl python3; do
     command -v "$bin" > /dev/null || { echo "SKIP: $bin is not installed"; exit 77; }
 done
 t_init
-SNAP=${ADBC_SNAP:-$ADBC_BUILD_DIR/tools/adbc-snap}
-[ -x "$SNAP" ] || t_fail "adbc-snap not built: $SNAP"
-export HOME=$T_TMP/home XDG_RUNTIME_DIR=$T_TMP/run
-mkdir -p "$HOME/.android" "$XDG_RUNTIME_DIR"
+export XDG_RUNTIME_DIR=$T_TMP/run
+mkdir -p "$XDG_RUNTIME_DIR"
 chmod 700 "$XDG_RUNTIME_DIR"
-adb_server_start a
-cp "${ADB_HOME[a]}/.android/adbkey" "${ADB_HOME[a]}/.android/adbkey.pub" "$HOME/.android/"
-td_start dev --authorized-keys-from a
-DEV=127.0.0.1:${TD_PORT[dev]}
-adb_run a connect "$DEV" > /dev/null
-adb_wait_state a "$DEV" device 10 || t_fail "adb: $DEV not ready"
+interop_start
 "$SNAP" -q -s "$DEV" session start || t_fail "session start failed"
 stop_session() { "$SNAP" -q -s "$DEV" session stop > /dev/null 2>&1; return 0; }
 t_at_exit stop_session

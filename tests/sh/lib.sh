@@ -294,6 +294,39 @@ adb_server_start()
     t_fail "adb server $name did not start: $(tail -n 5 "$dir/server.log")"
 }
 
+# t_need_adb: skip the test (status 77) when Debian's adb is not installed.
+t_need_adb()
+{
+    command -v "$ADB_BIN" > /dev/null && return 0
+    echo "SKIP: Debian's adb is not installed (apt install adb)"
+    exit 77
+}
+
+# home_with_adb_key NAME: HOME=$T_TMP/home holding adb server NAME's key, so
+# adbc-snap and that adb are let in by the same authorised key.
+home_with_adb_key()
+{
+    export HOME=$T_TMP/home
+    mkdir -p "$HOME/.android"
+    cp "${ADB_HOME[$1]}/.android/adbkey" "${ADB_HOME[$1]}/.android/adbkey.pub" "$HOME/.android/"
+}
+
+# interop_start [TD_ARGS...]: adbc-snap and Debian's adb side by side: adb
+# server "a", HOME with its key, test device "dev" authorising it and
+# connected in adb; SNAP, DEV (its address) and CTL (its control directory).
+interop_start()
+{
+    SNAP=${ADBC_SNAP:-$ADBC_BUILD_DIR/tools/adbc-snap}
+    [ -x "$SNAP" ] || t_fail "adbc-snap not built: $SNAP"
+    adb_server_start a
+    home_with_adb_key a
+    td_start dev --authorized-keys-from a "$@"
+    DEV=127.0.0.1:${TD_PORT[dev]}
+    CTL=${TD_SANDBOX[dev]}/data/local/tmp/.adbc-test
+    adb_run a connect "$DEV" > /dev/null
+    adb_wait_state a "$DEV" device 10 || t_fail "adb: $DEV not ready"
+}
+
 # adb_run NAME ARGS...: Debian's adb against server NAME, bounded by
 # ADB_TIMEOUT seconds. The client gets the server's HOME too.
 adb_run()

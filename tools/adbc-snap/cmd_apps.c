@@ -107,13 +107,94 @@ static int cmd_stop(snap_ctx *ctx, int argc, char **argv)
     return one_arg(ctx, argc, argv, NULL, "stopped");
 }
 
+/* install / install-multiple: pm install's flags as adb takes them, then the
+ * files. The flags become ADBC_INSTALL_* bits and the library builds the
+ * device's command (lib/act/install.c). */
+static int install_cmd(snap_ctx *ctx, int argc, char **argv, size_t max_files)
+{
+    static const struct {
+        const char *opt;
+        unsigned bit;
+    } flags[] = {{"-l", ADBC_INSTALL_FORWARD_LOCK}, {"-r", ADBC_INSTALL_REPLACE},
+                 {"-t", ADBC_INSTALL_TEST},         {"-s", ADBC_INSTALL_EXTERNAL},
+                 {"-d", ADBC_INSTALL_DOWNGRADE},    {"-g", ADBC_INSTALL_GRANT},
+                 {"--instant", ADBC_INSTALL_INSTANT}};
+    const snap_cmd *cmd = cmd_named(argv[0]);
+    adbc_install_opts o;
+    adbc_install_opts_init(&o);
+    o.timeout_ms = ctx->timeout_ms;
+    int json = 0, opts = 1;
+    size_t n = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        size_t k = 0;
+        if (opts && strcmp(a, "--") == 0) {
+            opts = 0;
+            continue;
+        }
+        if (!opts || a[0] != '-' || !a[1]) {
+            argv[1 + n++] = argv[i];
+            continue;
+        }
+        if (strcmp(a, "--json") == 0) {
+            json = 1;
+            continue;
+        }
+        if (strcmp(a, "--user") == 0) {
+            if (i + 1 >= argc)
+                return snap_usage(cmd, "--user takes a user id, all or current");
+            o.user = argv[++i];
+            continue;
+        }
+        while (k < sizeof flags / sizeof flags[0] && strcmp(a, flags[k].opt) != 0)
+            k++;
+        if (k == sizeof flags / sizeof flags[0]) {
+            fprintf(stderr, "adbc-snap %s: unknown option %s\n", cmd->name, a);
+            return snap_usage(cmd, "see adbc-snap help COMMAND");
+        }
+        o.flags |= flags[k].bit;
+    }
+    if (n == 0 || n > max_files)
+        return snap_usage(cmd, n == 0 ? "missing the APK" : "one APK (install-multiple takes "
+                                                             "several)");
+    adbc_conn *c;
+    if (snap_connect(ctx, &c) < 0)
+        return SNAP_EXIT_FAIL;
+    int rc = adbc_app_install_apks(c, (const char *const *)argv + 1, n, &o);
+    if (rc < 0)
+        return snap_fail_act(cmd->name, rc);
+    if (json)
+        json_ok("installed", argv[1]);
+    if (!ctx->quiet)
+        for (size_t i = 0; i < n; i++)
+            fprintf(stderr, "adbc-snap: installed %s\n", argv[1 + i]);
+    return 0;
+}
+
 static int cmd_install(snap_ctx *ctx, int argc, char **argv)
 {
-    return one_arg(ctx, argc, argv, adbc_app_install, "installed");
+    return install_cmd(ctx, argc, argv, 1);
+}
+
+static int cmd_install_multiple(snap_ctx *ctx, int argc, char **argv)
+{
+    return install_cmd(ctx, argc, argv, 64);
 }
 
 static int cmd_uninstall(snap_ctx *ctx, int argc, char **argv)
 {
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+        if (strcmp(argv[i], "-k") == 0) {
+            /* As adb: the data left behind could not be removed afterwards. */
+            printf("The -k option uninstalls the application while retaining the data/cache.\n"
+                   "At the moment, there is no way to remove the remaining data.\n"
+                   "You will have to reinstall the application with the same signature, and "
+                   "fully uninstall it.\n"
+                   "If you truly wish to continue, execute 'adbc-snap shell cmd package "
+                   "uninstall -k PACKAGE'.\n");
+            return SNAP_EXIT_FAIL;
+        }
+    }
     return one_arg(ctx, argc, argv, adbc_app_uninstall, "uninstalled");
 }
 
@@ -265,8 +346,14 @@ const snap_cmd snap_cmds_apps[] = {
      "am start, with --es K V, --ei K N, --ez K true|false extras"},
     {"stop", cmd_stop, "stop PKG [--json]", "force-stop an app"},
     {"top", cmd_top, "top [--json]", "the resumed activity and the focused package"},
-    {"install", cmd_install, "install APK [--json]", "install an APK (streamed when the device can)"},
-    {"uninstall", cmd_uninstall, "uninstall PKG [--json]", "remove an app"},
+    {"install", cmd_install,
+     "install [-l] [-r] [-t] [-s] [-d] [-g] [--instant] [--user USER] [--json] APK",
+     "install an APK (streamed when the device can), with pm install's flags"},
+    {"install-multiple", cmd_install_multiple,
+     "install-multiple [-l] [-r] [-t] [-s] [-d] [-g] [--instant] [--user USER] [--json] APK...",
+     "install one app from several APKs (a base and its splits) in one install session"},
+    {"uninstall", cmd_uninstall, "uninstall [-k] PKG [--json]",
+     "remove an app (-k is refused, as adb refuses it)"},
     {"getprop", cmd_getprop, "getprop [--json] [NAME]", "a system property, or all of them"},
     {NULL, NULL, NULL, NULL},
 };

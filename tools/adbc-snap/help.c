@@ -333,9 +333,25 @@ static const snap_help help_table[] = {
      "  " JSON_NOTE},
     {"install",
      "Installs APK (streamed with `cmd package install` when the device can,\n"
-     "else pushed to /data/local/tmp and installed with pm).\n\n"
+     "else pushed to /data/local/tmp and installed with pm), with pm install's\n"
+     "flags as adb passes them (checked here: an unknown one sends nothing).\n\n"
+     "  -r  replace an installed app     -t  allow test packages\n"
+     "  -d  allow a lower version code   -g  grant every runtime permission\n"
+     "  -l  forward-lock (old devices)   -s  on shared storage (old devices)\n"
+     "  --instant    as an instant app\n"
+     "  --user USER  for one user: an id, all or current\n"
      "  --json   {\"ok\": true, ...}; errors as JSON"},
-    {"uninstall", "Removes package PKG.\n\n  --json   {\"ok\": true, ...}; errors as JSON"},
+    {"install-multiple",
+     "Installs one app from several files (a base APK and its splits, .dm,\n"
+     "...) in one package-installer session as adb does: install-create with\n"
+     "the flags and the total size, install-write per file streamed on stdin,\n"
+     "install-commit (install-abandon when a write fails). Flags as install's.\n\n"
+     "  --json   {\"ok\": true, ...}; errors as JSON"},
+    {"uninstall",
+     "Removes package PKG. -k (keep the data) is refused as adb refuses it: the\n"
+     "data left could not be removed later; `adbc-snap shell cmd package\n"
+     "uninstall -k PKG` does it anyway.\n\n"
+     "  --json   {\"ok\": true, ...}; errors as JSON"},
     {"getprop",
      "One system property (its value), or all of them as getprop prints them.\n\n"
      "  --json   {\"NAME\": \"value\", ...} (one or all); errors as JSON"},
