@@ -170,40 +170,25 @@ static void print_text_field(const char *label, const char *s)
     printf("  %s: %s\n", label, snap_tty_safe(s, buf, sizeof buf));
 }
 
+/* One JSON line on stdout (the JSON stream of --json). */
+static void print_json(const cJSON *o)
+{
+    char *line = cJSON_PrintUnformatted(o);
+    if (line)
+        printf("%s\n", line);
+    free(line);
+    snap_json_mark();
+}
+
 static void on_step(void *arg, const ops_agent_step *s)
 {
     printer *p = arg;
     pthread_mutex_lock(&p->mu);
     if (p->json) {
-        cJSON *o = cJSON_CreateObject();
-        if (o) {
-            cJSON_AddStringToObject(o, "type", "step");
-            cJSON_AddNumberToObject(o, "step", s->index);
-            cJSON_AddStringToObject(o, "observation", s->observation);
-            cJSON_AddStringToObject(o, "hint", s->hint);
-            cJSON_AddStringToObject(o, "reasoning", s->reasoning);
-            cJSON_AddStringToObject(o, "action", s->action);
-            cJSON_AddItemToObject(o, "args", cJSON_Parse(s->args));
-            cJSON_AddBoolToObject(o, "forced", s->forced);
-            cJSON_AddBoolToObject(o, "ok", s->ok);
-            cJSON_AddStringToObject(o, "result", s->result);
-            if (s->screen_changed >= 0)
-                cJSON_AddBoolToObject(o, "screen_changed", s->screen_changed);
-            cJSON *t = cJSON_AddObjectToObject(o, "ms");
-            cJSON_AddNumberToObject(t, "observe", (double)s->observe_ms);
-            cJSON_AddNumberToObject(t, "model", (double)s->model_ms);
-            cJSON_AddNumberToObject(t, "act", (double)s->act_ms);
-            cJSON_AddNumberToObject(t, "total", (double)s->total_ms);
-            cJSON *k = cJSON_AddObjectToObject(o, "tokens");
-            cJSON_AddNumberToObject(k, "in", (double)s->tokens_in);
-            cJSON_AddNumberToObject(k, "out", (double)s->tokens_out);
-            char *line = cJSON_PrintUnformatted(o);
-            if (line)
-                printf("%s\n", line);
-            free(line);
-            cJSON_Delete(o);
-            snap_json_mark();
-        }
+        cJSON *o = ops_agent_step_json(s);
+        if (o && cJSON_AddStringToObject(o, "type", "step"))
+            print_json(o);
+        cJSON_Delete(o);
     } else {
         char args[512], obs[600];
         printf("step %d: %s%s %s -> %s\n", s->index, s->forced ? "(stuck) " : "",
@@ -235,26 +220,11 @@ static int report_end(printer *p, const ops_agent_result *r)
                                                : AGENT_EXIT_FAILED;
     pthread_mutex_lock(&p->mu);
     if (p->json) {
-        cJSON *o = cJSON_CreateObject();
-        if (o) {
-            cJSON_AddStringToObject(o, "type", "end");
-            cJSON_AddStringToObject(o, "end", ops_agent_end_name(r->end));
-            cJSON_AddNumberToObject(o, "steps", r->steps);
-            if (r->end == OPS_AGENT_DONE)
-                cJSON_AddStringToObject(o, "answer", r->answer);
-            else
-                cJSON_AddStringToObject(o, "reason", r->reason);
-            cJSON_AddNumberToObject(o, "tokens_in", (double)r->tokens_in);
-            cJSON_AddNumberToObject(o, "tokens_out", (double)r->tokens_out);
-            cJSON_AddNumberToObject(o, "total_ms", (double)r->total_ms);
-            cJSON_AddNumberToObject(o, "exit_status", st);
-            char *line = cJSON_PrintUnformatted(o);
-            if (line)
-                printf("%s\n", line);
-            free(line);
-            cJSON_Delete(o);
-            snap_json_mark();
-        }
+        cJSON *o = ops_agent_result_json(r);
+        if (o && cJSON_AddStringToObject(o, "type", "end") &&
+            cJSON_AddNumberToObject(o, "exit_status", st))
+            print_json(o);
+        cJSON_Delete(o);
     }
     char buf[4096];
     if (r->end == OPS_AGENT_DONE) {

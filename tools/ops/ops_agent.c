@@ -131,6 +131,58 @@ static int check_config(const ops_agent_config *c, const ops_agent_device *d, op
     return 0;
 }
 
+/* ---- the JSON forms ---- */
+
+cJSON *ops_agent_step_json(const ops_agent_step *s)
+{
+    if (!s)
+        return NULL;
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    cJSON_AddNumberToObject(o, "step", s->index);
+    cJSON_AddStringToObject(o, "observation", s->observation ? s->observation : "");
+    cJSON_AddStringToObject(o, "hint", s->hint ? s->hint : "");
+    cJSON_AddStringToObject(o, "reasoning", s->reasoning ? s->reasoning : "");
+    cJSON_AddStringToObject(o, "action", s->action ? s->action : "");
+    cJSON *args = s->args ? cJSON_Parse(s->args) : NULL;
+    cJSON_AddItemToObject(o, "args", args ? args : cJSON_CreateObject());
+    cJSON_AddBoolToObject(o, "forced", s->forced);
+    cJSON_AddBoolToObject(o, "ok", s->ok);
+    cJSON_AddStringToObject(o, "result", s->result ? s->result : "");
+    if (s->screen_changed >= 0)
+        cJSON_AddBoolToObject(o, "screen_changed", s->screen_changed);
+    cJSON *t = cJSON_AddObjectToObject(o, "ms");
+    cJSON_AddNumberToObject(t, "observe", (double)s->observe_ms);
+    cJSON_AddNumberToObject(t, "model", (double)s->model_ms);
+    cJSON_AddNumberToObject(t, "act", (double)s->act_ms);
+    cJSON_AddNumberToObject(t, "total", (double)s->total_ms);
+    cJSON *k = cJSON_AddObjectToObject(o, "tokens");
+    cJSON_AddNumberToObject(k, "in", (double)s->tokens_in);
+    cJSON_AddNumberToObject(k, "out", (double)s->tokens_out);
+    return o;
+}
+
+cJSON *ops_agent_result_json(const ops_agent_result *r)
+{
+    if (!r)
+        return NULL;
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    cJSON_AddStringToObject(o, "end", ops_agent_end_name(r->end));
+    cJSON_AddNumberToObject(o, "steps", r->steps);
+    if (r->end == OPS_AGENT_DONE)
+        cJSON_AddStringToObject(o, "answer", r->answer);
+    else
+        cJSON_AddStringToObject(o, "reason", r->reason);
+    cJSON_AddNumberToObject(o, "tokens_in", (double)r->tokens_in);
+    cJSON_AddNumberToObject(o, "tokens_out", (double)r->tokens_out);
+    cJSON_AddNumberToObject(o, "cost_usd", r->cost_usd);
+    cJSON_AddNumberToObject(o, "total_ms", (double)r->total_ms);
+    return o;
+}
+
 /* ---- the run ---- */
 
 typedef struct run {
@@ -419,15 +471,10 @@ static void report(run *r, step_state *st)
     if (!s->hint)
         s->hint = "";
     r->res->steps = s->index;
-    cJSON *rec = agent_rec("action", s->index);
+    cJSON *rec = ops_agent_step_json(s);
     if (rec) {
-        cJSON_AddStringToObject(rec, "tool", s->action);
-        cJSON_AddItemToObject(rec, "args", cJSON_Parse(s->args));
-        cJSON_AddBoolToObject(rec, "forced", s->forced);
-        cJSON_AddBoolToObject(rec, "ok", s->ok);
-        cJSON_AddStringToObject(rec, "result", s->result);
-        cJSON_AddNumberToObject(rec, "act_ms", (double)s->act_ms);
-        cJSON_AddNumberToObject(rec, "total_ms", (double)s->total_ms);
+        cJSON_AddStringToObject(rec, "type", "action");
+        cJSON_AddNumberToObject(rec, "time_ms", agent_wall_ms());
     }
     agent_trace_write(r->trace, rec);
     char line[1024];
@@ -799,18 +846,10 @@ int ops_agent_run(ops_agent_result *res, const ops_agent_config *cfg,
     loop(r);
     ops_llm_set_cancel(cfg->model, NULL);
     res->total_ms = ops_now_ms() - t0;
-    cJSON *rec = agent_rec("end", 0);
+    cJSON *rec = ops_agent_result_json(res);
     if (rec) {
-        cJSON_AddStringToObject(rec, "end", ops_agent_end_name(res->end));
-        cJSON_AddNumberToObject(rec, "steps", res->steps);
-        if (res->end == OPS_AGENT_DONE)
-            cJSON_AddStringToObject(rec, "answer", res->answer);
-        else
-            cJSON_AddStringToObject(rec, "reason", res->reason);
-        cJSON_AddNumberToObject(rec, "tokens_in", (double)res->tokens_in);
-        cJSON_AddNumberToObject(rec, "tokens_out", (double)res->tokens_out);
-        cJSON_AddNumberToObject(rec, "cost_usd", res->cost_usd);
-        cJSON_AddNumberToObject(rec, "total_ms", (double)res->total_ms);
+        cJSON_AddStringToObject(rec, "type", "end");
+        cJSON_AddNumberToObject(rec, "time_ms", agent_wall_ms());
     }
     agent_trace_write(r->trace, rec);
     if (r->trace && (agent_trace_close(r->trace) != 0) && res->end != OPS_AGENT_FAILED) {

@@ -49,6 +49,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <cjson/cJSON.h>
+
 #include "ops_core.h"
 
 #define OPS_AGENT_MAX_STEPS_DEFAULT 15
@@ -175,6 +177,16 @@ typedef struct ops_agent_result {
  * created. */
 int ops_agent_run(ops_agent_result *res, const ops_agent_config *cfg,
                   const ops_agent_device *dev, ops_err *e);
+
+/* The one JSON form of a step and of an end, for every front end (adbc-snap
+ * --json, adbc-serve's tasks, the trace): a step is {"step", "observation",
+ * "hint", "reasoning", "action", "args" (an object), "forced", "ok",
+ * "result", "screen_changed" (absent on the first step), "ms":{"observe",
+ * "model", "act", "total"}, "tokens":{"in", "out"}}; an end is {"end",
+ * "steps", "answer" (done) or "reason" (else), "tokens_in", "tokens_out",
+ * "cost_usd", "total_ms"}. NULL when out of memory. */
+cJSON *ops_agent_step_json(const ops_agent_step *step);
+cJSON *ops_agent_result_json(const ops_agent_result *res);
 
 /* Set the cancel flag: the run ends cancelled before its next device action
  * (and its model call in flight, if any, is abandoned). Any thread. */

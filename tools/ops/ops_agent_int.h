@@ -29,6 +29,7 @@ int agent_trace_failed(const agent_trace *t);
 int agent_trace_close(agent_trace *t);
 /* {"type":TYPE,"step":STEP (when > 0),"time_ms":WALL} */
 cJSON *agent_rec(const char *type, int step);
+double agent_wall_ms(void); /* ms since the epoch */
 
 /* ---- the agent's tools ---- */
 /* The tool definitions the model is given: the agent's subset of the

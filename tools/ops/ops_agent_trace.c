@@ -115,6 +115,13 @@ int agent_trace_close(agent_trace *t)
     return bad ? -1 : 0;
 }
 
+double agent_wall_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 cJSON *agent_rec(const char *type, int step)
 {
     cJSON *r = cJSON_CreateObject();
@@ -123,8 +130,6 @@ cJSON *agent_rec(const char *type, int step)
     cJSON_AddStringToObject(r, "type", type);
     if (step > 0)
         cJSON_AddNumberToObject(r, "step", step);
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    cJSON_AddNumberToObject(r, "time_ms", (double)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+    cJSON_AddNumberToObject(r, "time_ms", agent_wall_ms());
     return r;
 }
