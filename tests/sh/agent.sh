@@ -275,6 +275,60 @@ OPENAI_API_KEY=$KEY timeout 60 "$SNAP" -t "$PHONE" agent --provider openai --bas
 rc=$?
 expect_rc 0
 
+t_check "interactive: a goal typed as a line, /stop, /setting, /model, then another task"
+reset home
+model '{"turns":[{"answer":{"hang":60}},
+ {"expect":{"model":"other","contains":["Step 1 of at most 2"]},"answer":{"tool":"done","args":{"answer":"second done"}}}]}'
+OPENAI_API_KEY=$KEY REC=$REC python3 - "$SNAP" "$DEV" "$BASE" > "$OUT" 2> "$ERR" << 'EOF'
+import os, pty, select, sys, time
+snap, dev, base = sys.argv[1:]
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(snap, [snap, "-t", dev, "--timeout", "20", "agent", "--provider", "openai",
+                    "--base-url", base, "--model", "scripted"])
+buf = b""
+def until(what, secs=30):
+    global buf
+    end = time.monotonic() + secs
+    while what.encode() not in buf:
+        r, _, _ = select.select([fd], [], [], max(0, end - time.monotonic()))
+        if not r:
+            sys.exit("no %r in: %r" % (what, buf.decode(errors="replace")))
+        try:
+            buf += os.read(fd, 4096)
+        except OSError:
+            sys.exit("ended before %r: %r" % (what, buf.decode(errors="replace")))
+def send(line):
+    os.write(fd, line.encode() + b"\n")
+until("/help for the commands")
+send("turn on Bluetooth")
+end = time.monotonic() + 30
+while '"check": "hang"' not in open(os.environ["REC"]).read():
+    if time.monotonic() > end:
+        sys.exit("the task never asked the model")
+    time.sleep(0.05)
+send("/setting max_steps 2")
+until("a task is running")
+send("/stop")
+until("cancelled after 0 steps")
+send("/setting max_steps 2")
+until("max_steps = 2")
+send("/setting max_steps 99")
+until("max_steps takes a whole number 1..50")
+send("/model other")
+until("model: openai other")
+send("open it")
+until("second done")
+send("/help")
+until("/setting KEY VALUE")
+os.write(fd, b"\x04")
+_, status = os.waitpid(pid, 0)
+print(buf.decode(errors="replace"))
+sys.exit(0 if os.WEXITSTATUS(status) == 0 else "exit status %d" % os.WEXITSTATUS(status))
+EOF
+[ $? -eq 0 ] || t_fail "interactive: $(cat "$ERR"); $(tail -c 2000 "$OUT")"
+[ -z "$(inputs)" ] || t_fail "the device got: $(inputs)"
+
 t_check "the key is sent as the auth header only: never in the output, errors or the traces"
 model '{"turns":[{"answer":{"status":401,"error":"invalid api key"}}]}'
 reset home
