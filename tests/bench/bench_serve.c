@@ -63,7 +63,7 @@ static int http(const char *method, const char *path, const char *token, const c
 {
     char req[2048];
     int n = snprintf(req, sizeof req,
-                     "%s %s HTTP/1.1\r\nHost: b\r\nAuthorization: Bearer %s\r\n"
+                     "%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer %s\r\n"
                      "Content-Type: application/json\r\nContent-Length: %zu\r\n\r\n%s",
                      method, path, token, body ? strlen(body) : 0, body ? body : "");
     /* adbc-serve closes a connection idle for --conn-timeout (10 s), as a

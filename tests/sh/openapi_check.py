@@ -274,9 +274,11 @@ def doc_path(path):
     return path
 
 
-def call(method, path, query="", body=None, token=TOKEN, expect=None, code=None, raw=None):
+def call(method, path, query="", body=None, token=TOKEN, expect=None, code=None, raw=None, host=None):
     """Send one request with curl and check the answer against the document."""
     cmd = ["curl", "-s", "-m", "60", "-o", "-", "-w", "\n%{http_code} %{content_type}", "-X", method]
+    if host is not None:
+        cmd += ["-H", f"Host: {host}"]
     if token is not None:
         cmd += ["-H", f"Authorization: Bearer {token}"]
     data = None
@@ -301,7 +303,11 @@ def call(method, path, query="", body=None, token=TOKEN, expect=None, code=None,
         fail(f"{what}: status {status}, the case expects {expect}: {content[:300]!r}")
     path = doc_path(path)
     item = DOC["paths"].get(path, {}).get(method.lower())
-    if item is None and token is None and path.startswith("/v1/"):
+    if host is not None:
+        resp = DOC["components"]["responses"]["BadHost"]  # the Host is checked before all
+        if status != 403:
+            fail(f"{what}: Host {host}, answered {status} instead of 403")
+    elif item is None and token is None and path.startswith("/v1/"):
         resp = DOC["components"]["responses"]["Error"]  # the token is checked first
         if status != 401:
             fail(f"{what}: no token, answered {status} instead of 401")
@@ -369,6 +375,8 @@ def cases():
     call("GET", "/v1/devices", token=None, expect=401, code="unauthorized")
     call("GET", "/v1/devices", token="x" * 64, expect=401, code="unauthorized")
     call("GET", "/v1/no-such-route", expect=404, code="no_route")
+    for path in ("/health", "/v1/devices", "/v1/no-such-route"):
+        call("GET", path, host="rebound.example", expect=403, code="bad_host")
     call("POST", "/v1/devices", expect=405, code="method_not_allowed")
     call("POST", "/v1/act", query=A, raw=b"{" + b" " * 5000 + b"}", expect=413, code="too_large")
     # /v1/devices: the gone device has its error
@@ -389,6 +397,9 @@ def cases():
     o2 = call("GET", "/v1/observe", query=A + "&screenshot=1", expect=200)
     if o2 and not o2["result"].get("screenshot"):
         fail("observe?screenshot=1 carries no screenshot")
+    o3 = call("GET", "/v1/observe", query=A + "&screenshot=1&marks=1", expect=200)
+    if o3 and not o3["result"].get("screenshot", "").startswith("iVBORw0KGgo"):
+        fail("observe?screenshot=1&marks=1 carries no PNG")
     call("POST", "/v1/observe", query=A, expect=405, code="method_not_allowed")
     # snapshot
     call("GET", "/v1/snapshot", query=A, expect=200)

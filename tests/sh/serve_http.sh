@@ -88,16 +88,16 @@ def ask(raw):
         if not c:
             return d
         d += c
-act = b'POST /v1/act HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 17\r\n'
+act = b'POST /v1/act HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 17\r\n'
 home = b'{"action":"home"}'
 d = ask(act + b'Authorization: Bearer ' + tok + b'\x00junk\r\n\r\n' + home)
 assert d.startswith(b'HTTP/1.1 400 '), d[:200]
 assert b'NUL byte' in d and b'Connection: close' in d, d
-d = ask(b'GET /health HTTP/1.1\r\nHost: x\r\nX-A: \x00\r\n\r\n')
+d = ask(b'GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-A: \x00\r\n\r\n')
 assert d.startswith(b'HTTP/1.1 400 '), d[:200]
 # A second request sent behind the first on one connection is not served:
 # every answer closes its connection, so every head passes the check.
-d = ask(b'GET /health HTTP/1.1\r\nHost: x\r\n\r\n' + act +
+d = ask(b'GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n' + act +
         b'Authorization: Bearer ' + tok + b'\x00junk\r\n\r\n' + home)
 assert d.count(b'HTTP/1.1 ') == 1 and d.startswith(b'HTTP/1.1 200 '), d[:300]
 assert b'Connection: close' in d, d
@@ -301,7 +301,7 @@ port = int(sys.argv[1])
 slow = []
 for i in range(20):
     s = socket.create_connection(('127.0.0.1', port), timeout=10)
-    s.sendall(b'GET /health HTTP/1.1\r\nHost: x\r\n')  # and never finish the headers
+    s.sendall(b'GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n')  # and never finish the headers
     slow.append(s)
 t0 = time.time()
 body = urllib.request.urlopen('http://127.0.0.1:%d/health' % port, timeout=5).read()
@@ -344,7 +344,7 @@ def trickle(socks):
 # timeout (2 s) restarts with every byte, the request timeout does not.
 slow = [conn() for _ in range(10)]
 for s in slow:
-    s.sendall(b'GET /health HTTP/1.1\r\nHost: x\r\nX-Pad: ')
+    s.sendall(b'GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: ')
 t0 = time.time()
 while slow and time.time() - t0 < 60:
     slow = trickle(slow)

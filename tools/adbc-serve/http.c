@@ -195,6 +195,16 @@ static enum MHD_Result send_buf(struct MHD_Connection *conn, int status, char *b
     MHD_add_response_header(res, "Cache-Control", "no-store");
     /* One request per connection, so the gate sees every request head. */
     MHD_add_response_header(res, "Connection", "close");
+    /* The page (page.c) runs its own same-origin script and style sheet and
+     * talks to this server only; no answer may be framed, sniffed as
+     * another type, or tell another site where it came from. */
+    MHD_add_response_header(res, "Content-Security-Policy",
+                            "default-src 'none'; script-src 'self'; style-src 'self'; "
+                            "img-src 'self' blob: data:; connect-src 'self'; "
+                            "frame-ancestors 'none'; base-uri 'none'; form-action 'none'");
+    MHD_add_response_header(res, "X-Content-Type-Options", "nosniff");
+    MHD_add_response_header(res, "Referrer-Policy", "no-referrer");
+    MHD_add_response_header(res, "X-Frame-Options", "DENY");
     if (status == 401)
         MHD_add_response_header(res, "WWW-Authenticate", "Bearer realm=\"adbc-serve\"");
     enum MHD_Result r = MHD_queue_response(conn, (unsigned)status, res);
@@ -228,6 +238,15 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
         if (!h)
             return MHD_NO;
         *con_cls = h;
+        const char *host = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
+        if (!serve_host_ok(s, host)) {
+            h->answered = 1;
+            return send_err(conn, 403, "bad_host",
+                            host ? "the Host header names another server: call this one as "
+                                   "localhost, 127.0.0.1, [::1] or the address it listens on "
+                                   "(a page on another name is refused, against DNS rebinding)"
+                                 : "the request has no Host header");
+        }
         if (strncmp(url, "/v1/", 4) == 0) {
             const char *auth =
                 MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
@@ -362,6 +381,9 @@ int serve_http_start(serve *s, const char *listen, int explicit_token, const cha
                         "'%s'\n", host);
         return -1;
     }
+    static const uint8_t zero[16];
+    serve_host_listen(s, host, ipv6 ? memcmp(&v6->sin6_addr, zero, 16) == 0
+                                    : v4->sin_addr.s_addr == INADDR_ANY);
     if (!loopback && !explicit_token) {
         fprintf(stderr, SERVE_NAME ": %s is reachable from other machines: give the token "
                         "explicitly (--token-file FILE or ADBC_SERVE_TOKEN) to listen there\n",

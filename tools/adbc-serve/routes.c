@@ -107,13 +107,20 @@ static void end(serve_req *r, call *c, int failed)
     ops_dev_give(&r->srv->pool, c->dev, failed ? c->ctx.err.code : OPS_OK);
 }
 
-static int screenshot_b64(call *c, cJSON *into)
+/* The screenshot as base64 in into's "screenshot"; marks: with the refs
+ * of the latest snapshot drawn on it. */
+static int screenshot_b64(call *c, cJSON *into, int marks)
 {
     uint8_t *png = NULL;
     size_t n = 0;
-    int rc = adbc_screenshot(&png, &n, c->ctx.conn, ADBC_SHOT_AUTO, ops_remaining(&c->ctx));
-    if (rc < 0)
-        return ops_fail_adbc(&c->ctx.err, rc, "screenshot");
+    if (marks) {
+        if (ops_shot_marked(&c->ctx, &png, &n) != 0)
+            return -1;
+    } else {
+        int rc = adbc_screenshot(&png, &n, c->ctx.conn, ADBC_SHOT_AUTO, ops_remaining(&c->ctx));
+        if (rc < 0)
+            return ops_fail_adbc(&c->ctx.err, rc, "screenshot");
+    }
     char *b = ops_base64(png, n);
     adbc_free(png);
     if (!b)
@@ -153,8 +160,10 @@ static int r_observe(serve_req *r, char **body, size_t *len)
     c.ctx.web = web.web;
     c.ctx.web_budget_ms = web.web_budget_ms;
     int rc = ops_observe(&c.ctx, &obs);
+    /* marks=1: the refs of this very observation drawn on the screen, so a
+     * page shows the boxes of the refs it lists. */
     if (rc == 0 && flag(r, "screenshot"))
-        rc = screenshot_b64(&c, obs);
+        rc = screenshot_b64(&c, obs, flag(r, "marks"));
     end(r, &c, rc != 0);
     if (rc != 0) {
         cJSON_Delete(obs);
@@ -305,7 +314,7 @@ static int r_act(serve_req *r, const cJSON *a, char **body, size_t *len)
             sleep_ms(settle);
         cJSON *obs = NULL;
         /* The act was done: a failed look afterwards is said, not an error. */
-        if (ops_observe(&c.ctx, &obs) == 0 && (!shot || screenshot_b64(&c, obs) == 0)) {
+        if (ops_observe(&c.ctx, &obs) == 0 && (!shot || screenshot_b64(&c, obs, 0) == 0)) {
             cJSON_AddItemToObject(res, "observation", obs);
         } else {
             cJSON_Delete(obs);
@@ -408,6 +417,9 @@ int serve_route(serve_req *r, char **body, size_t *len, const char **ctype)
     *ctype = "application/json";
     if (strcmp(r->path, "/v1/tools") == 0 || strncmp(r->path, "/v1/tools/", 10) == 0)
         return serve_tools_route(r, body, len);
+    int page = serve_page(r, body, len, ctype);
+    if (page)
+        return page;
     size_t i, n = sizeof routes / sizeof routes[0];
     for (i = 0; i < n && strcmp(r->path, routes[i].path) != 0; i++) {
     }

@@ -37,6 +37,8 @@ typedef struct serve {
     _Atomic int stopping;
     int idle_exit_s;         /* --idle-exit: 0 never */
     _Atomic int64_t last_client_ms; /* monotonic ms of the latest client activity */
+    char listen_host[64];    /* the numeric address listened on (host.c) */
+    int listen_any;          /* it is the wildcard: 0.0.0.0 or :: */
 } serve;
 
 /* ---- dev.c: the devices, in tools/ops' pool ---- */
@@ -55,6 +57,14 @@ int serve_idle_expired(serve *s);
 int serve_token_load(serve *s, const char *path);
 /* Constant-time (ops_secret_equal): the time depends only on the lengths. */
 int serve_token_ok(const serve *s, const char *given);
+
+/* ---- host.c: the Host check against DNS rebinding ---- */
+/* The address listened on (numeric, without brackets); any: the wildcard. */
+void serve_host_listen(serve *s, const char *host, int any);
+/* Whether a request's Host header names this server: a loopback name
+ * (localhost, 127.0.0.1, [::1]) or the address listened on, any port. A
+ * missing header is refused. */
+int serve_host_ok(const serve *s, const char *host);
 
 /* ---- control.c: the local control socket for adbc-snap (device 0) ---- */
 int serve_control_start(serve *s, const char *path);
@@ -100,5 +110,15 @@ int serve_reply_err(const ops_err *e, char **body, size_t *len);
 
 /* ---- tools.c: GET /v1/tools, POST /v1/tools/NAME (tools/ops' table) ---- */
 int serve_tools_route(serve_req *r, char **body, size_t *len);
+
+/* ---- page.c: the inspector page, compiled in (page.cmake) ---- */
+typedef struct serve_asset {
+    const char *path, *ctype;
+    const unsigned char *data;
+    size_t len;
+} serve_asset;
+extern const serve_asset serve_assets[]; /* ends with a NULL path */
+/* A page file's answer (its status, *body, *ctype), or 0: not a page path. */
+int serve_page(const serve_req *r, char **body, size_t *len, const char **ctype);
 
 #endif

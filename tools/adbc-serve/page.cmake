@@ -1,0 +1,37 @@
+# SPDX-License-Identifier: Apache-2.0
+# The inspector page (tools/adbc-serve/page/*) as C arrays, so adbc-serve
+# serves it from the binary: no files to install beside it, nothing a user
+# builds. Run by extra.cmake at build time: cmake -DDIR=page -DOUT=file.c -P.
+# index.html is served at /, every other file at /NAME.
+file(GLOB files RELATIVE ${DIR} ${DIR}/*.html ${DIR}/*.js ${DIR}/*.css)
+list(SORT files)
+set(c "/* Generated from tools/adbc-serve/page by page.cmake: do not edit. */\n")
+string(APPEND c "#include \"serve.h\"\n\n")
+set(table "")
+set(i 0)
+foreach(f ${files})
+  file(READ ${DIR}/${f} hex HEX)
+  string(LENGTH "${hex}" n)
+  math(EXPR n "${n} / 2")
+  string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," bytes "${hex}")
+  string(REGEX REPLACE "((0x..,){16})" "\\1\n" bytes "${bytes}")
+  string(APPEND c "static const unsigned char a${i}[] = {\n${bytes}0};\n")
+  if(f STREQUAL "index.html")
+    set(path "/")
+  else()
+    set(path "/${f}")
+  endif()
+  if(f MATCHES "\\.html$")
+    set(type "text/html; charset=utf-8")
+  elseif(f MATCHES "\\.js$")
+    set(type "text/javascript; charset=utf-8")
+  else()
+    set(type "text/css; charset=utf-8")
+  endif()
+  string(APPEND table "    {\"${path}\", \"${type}\", a${i}, ${n}},\n")
+  math(EXPR i "${i} + 1")
+endforeach()
+string(APPEND c "\nconst serve_asset serve_assets[] = {\n${table}    {0, 0, 0, 0}};\n")
+file(WRITE ${OUT}.tmp "${c}")
+configure_file(${OUT}.tmp ${OUT} COPYONLY) # rewritten only when it changed
+file(REMOVE ${OUT}.tmp)
