@@ -371,6 +371,27 @@ adb_server_stop()
     unset "ADB_PID[$name]"
 }
 
+# ---- a real browser ----
+
+# chromium_start ARGS...: Debian's chromium, headless, its DevTools on a
+# kernel-chosen port (CDP_PORT once it listens), its profile in
+# $T_TMP/chromium, with ARGS added (a window size, the first page). A test
+# that needs it checks `command -v chromium` first and skips without.
+chromium_start()
+{
+    local bin i
+    bin=$(command -v chromium || command -v chromium-browser) || t_fail "chromium is not installed"
+    "$bin" --headless --no-sandbox --disable-gpu --hide-scrollbars --no-first-run \
+        --remote-debugging-port=0 --user-data-dir="$T_TMP/chromium" "$@" > "$T_TMP/chromium.out" 2>&1 &
+    T_BG_PIDS+=("$!")
+    for ((i = 0; i < 300; i++)); do
+        [ -s "$T_TMP/chromium/DevToolsActivePort" ] && break
+        sleep 0.1
+    done
+    CDP_PORT=$(head -n1 "$T_TMP/chromium/DevToolsActivePort" 2> /dev/null)
+    [ -n "$CDP_PORT" ] || t_fail "chromium did not start: $(tail -5 "$T_TMP/chromium.out")"
+}
+
 # ---- self-test ----
 
 _t_selftest()

@@ -17,13 +17,12 @@ usage: serve_page.py DEVTOOLS_PORT URL TOKEN_FILE CTL_DIR SHOT_PNG [TASKS]
 import base64
 import json
 import os
-import socket
 import sys
 import time
 import urllib.request
 
 sys.path.insert(0, os.path.join(os.environ["ADBC_SOURCE_DIR"], "fixtures", "webview"))
-from input_hook import ws_call  # noqa: E402
+from input_hook import ws_call, ws_connect  # noqa: E402
 
 PORT, URL, TOKEN_FILE, CTL, SHOT = sys.argv[1:6]
 TASKS = len(sys.argv) > 6 and sys.argv[6] == "tasks"
@@ -38,16 +37,8 @@ def fail(msg):
 
 def connect():
     pages = json.load(urllib.request.urlopen(f"http://127.0.0.1:{PORT}/json/list", timeout=10))
-    page = [p for p in pages if p["type"] == "page"][0]["id"]
-    s = socket.create_connection(("127.0.0.1", int(PORT)), timeout=60)
-    key = base64.b64encode(os.urandom(16)).decode()
-    s.sendall((f"GET /devtools/page/{page} HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\n"
-               f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
-    buf = b""
-    while b"\r\n\r\n" not in buf:
-        buf += s.recv(4096)
-    if b" 101 " not in buf.split(b"\r\n")[0]:
-        fail(f"DevTools refused the WebSocket: {buf[:200]!r}")
+    s = ws_connect(PORT, [p for p in pages if p["type"] == "page"][0]["id"])
+    s.settimeout(60)
     return s
 
 

@@ -21,33 +21,33 @@ grey_frame "$CA/screencap.raw"
 A=127.0.0.1:${TD_PORT[a]}
 serve_start -t "$A" --settle 0
 PORT=$(cat "$T_TMP/port")
-AUTH="Authorization: Bearer $(cat "$TOK")"
+command -v jq > /dev/null || t_fail "jq is needed (scripts/packages.txt)"
 
-# hdr PATH [CURL ARGS...]: the answer's headers in $T_TMP/h, body in $T_TMP/b; the status.
-hdr()
-{
-    local path=$1
-    shift
-    curl -s -m 30 -D "$T_TMP/h" -o "$T_TMP/b" -w '%{http_code}' "$@" "$URL$path"
-}
+# HD [CURL ARGS...] PATH: H (lib_serve.sh) keeping the answer's headers.
+HD() { H -D "$T_TMP/h" "$@"; }
 header() { grep -i "^$1:" "$T_TMP/h" | head -n1 | cut -d' ' -f2- | tr -d '\r'; }
+ctype_is() { case $(header Content-Type) in "$1"*) ;; *) t_fail "$2: Content-Type $(header Content-Type)" ;; esac; }
 
 t_check "GET / is the page, its script and style sheet are separate same-origin files"
-[ "$(hdr /)" = 200 ] || t_fail "GET / answered $(head -c 300 "$T_TMP/b")"
-case $(header Content-Type) in text/html*) ;; *) t_fail "GET /: Content-Type $(header Content-Type)" ;; esac
-grep -q '<script src="/page.js"' "$T_TMP/b" || t_fail "the page does not load /page.js"
-grep -q '<script>' "$T_TMP/b" && t_fail "the page has an inline script"
-grep -qi ' on[a-z]*=' "$T_TMP/b" && t_fail "the page has an inline event handler"
-grep -q "$(cat "$TOK")" "$T_TMP/b" && t_fail "the page carries the token"
-[ "$(hdr /page.js)" = 200 ] || t_fail "GET /page.js: $(head -c 300 "$T_TMP/b")"
-case $(header Content-Type) in text/javascript*) ;; *) t_fail "/page.js: Content-Type $(header Content-Type)" ;; esac
-[ "$(hdr /page.css)" = 200 ] || t_fail "GET /page.css: $(head -c 300 "$T_TMP/b")"
-case $(header Content-Type) in text/css*) ;; *) t_fail "/page.css: Content-Type $(header Content-Type)" ;; esac
-[ "$(hdr / -X POST)" = 405 ] || t_fail "POST / was not refused"
+HD /
+[ "$code" = 200 ] || t_fail "GET / answered $code: $(head -c 300 "$OUT")"
+ctype_is text/html /
+grep -q '<script src="/page.js"' "$OUT" || t_fail "the page does not load /page.js"
+grep -q '<script>' "$OUT" && t_fail "the page has an inline script"
+grep -qi ' on[a-z]*=' "$OUT" && t_fail "the page has an inline event handler"
+grep -q "$(cat "$TOK")" "$OUT" && t_fail "the page carries the token"
+HD /page.js
+[ "$code" = 200 ] || t_fail "GET /page.js answered $code"
+ctype_is text/javascript /page.js
+HD /page.css
+[ "$code" = 200 ] || t_fail "GET /page.css answered $code"
+ctype_is text/css /page.css
+H -X POST /
+expect 405 method_not_allowed
 
 t_check "every answer, the page's and the API's, carries the strict CSP, nosniff and no-referrer"
 for p in / /page.js /health /v1/devices /no-such; do
-    hdr "$p" -H "$AUTH" > /dev/null
+    HD "$p"
     csp=$(header Content-Security-Policy)
     for want in "default-src 'none'" "script-src 'self'" "style-src 'self'" "img-src 'self' blob: data:" \
         "connect-src 'self'" "frame-ancestors 'none'"; do
@@ -59,44 +59,32 @@ for p in / /page.js /health /v1/devices /no-such; do
 done
 
 t_check "a Host that is not the server's is refused on every route, before the token or a device"
-rm -f "$CA/calls"
+calls "$CA" > /dev/null
 for host in evil.example "evil.example:$PORT" "localhost.evil.example" "127.0.0.1.nip.io:$PORT" \
-    "10.1.2.3:$PORT" "[::2]:$PORT" "localhost:x" "" ; do
+    "10.1.2.3:$PORT" "[::2]:$PORT" "localhost:x" ""; do
     for p in / /page.js /health /v1/devices /v1/observe "/v1/screenshot?marks=1" /v1/no-such; do
-        st=$(hdr "$p" -H "$AUTH" -H "Host: $host")
-        [ "$st" = 403 ] || t_fail "Host '$host' $p: answered $st: $(head -c 200 "$T_TMP/b")"
-        [ "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["error"]["code"])' "$T_TMP/b")" = bad_host ] ||
-            t_fail "Host '$host' $p: $(head -c 200 "$T_TMP/b")"
+        H -H "Host: $host" "$p"
+        expect 403 bad_host
     done
-    st=$(hdr /v1/act -H "$AUTH" -H "Host: $host" -d '{"action":"tap","x":1,"y":2}')
-    [ "$st" = 403 ] || t_fail "Host '$host' POST /v1/act: answered $st"
+    H -H "Host: $host" -d '{"action":"tap","x":1,"y":2}' /v1/act
+    expect 403 bad_host
 done
-[ -z "$(grep -v -e '^uiautomator' -e '^dumpsys' "$CA/calls" 2> /dev/null)" ] ||
-    t_fail "a refused request reached the device: $(cat "$CA/calls")"
+[ -z "$(calls "$CA")" ] || t_fail "a refused request reached the device"
 
 t_check "the loopback names and the listening address, with any port, are served"
 for host in localhost "localhost:$PORT" LOCALHOST 127.0.0.1 "127.0.0.1:$PORT" "[::1]:$PORT" "[::1]" \
     "127.0.0.1:9000"; do
-    st=$(hdr /health -H "Host: $host")
-    [ "$st" = 200 ] || t_fail "Host '$host': answered $st: $(head -c 200 "$T_TMP/b")"
+    H -H "Host: $host" /health
+    expect 200
 done
 
-CHROMIUM=$(command -v chromium || command -v chromium-browser) ||
+command -v chromium > /dev/null || command -v chromium-browser > /dev/null ||
     { echo "SKIP: chromium is not installed (scripts/packages.txt); the curl checks above passed"; exit 77; }
 # evil.test resolves to 127.0.0.1 in this browser: a DNS-rebinding page.
-"$CHROMIUM" --headless --no-sandbox --disable-gpu --hide-scrollbars --no-first-run \
-    --remote-debugging-port=0 --user-data-dir="$T_TMP/chromium" --window-size=1280,860 \
-    --host-resolver-rules="MAP evil.test 127.0.0.1" about:blank > "$T_TMP/chromium.out" 2>&1 &
-T_BG_PIDS+=("$!")
-for ((i = 0; i < 300; i++)); do
-    [ -s "$T_TMP/chromium/DevToolsActivePort" ] && break
-    sleep 0.1
-done
-DT=$(head -n1 "$T_TMP/chromium/DevToolsActivePort" 2> /dev/null)
-[ -n "$DT" ] || t_fail "chromium did not start: $(tail -5 "$T_TMP/chromium.out")"
+chromium_start --window-size=1280,860 --host-resolver-rules="MAP evil.test 127.0.0.1" about:blank
 
 mkdir -p "$ADBC_BUILD_DIR/test-artefacts"
 t_check "the page in chromium: token, marked screen, snapshot, hover, one tap per click, rebinding refused"
-python3 "$ADBC_SOURCE_DIR/tests/sh/serve_page.py" "$DT" "$URL" "$TOK" "$CA" \
+python3 "$ADBC_SOURCE_DIR/tests/sh/serve_page.py" "$CDP_PORT" "$URL" "$TOK" "$CA" \
     "$ADBC_BUILD_DIR/test-artefacts/serve_page.png" ||
     t_fail "the page in chromium (above); adbc-serve's log: $(tail -n 20 "$T_TMP/serve.log")"

@@ -27,16 +27,8 @@ OUT=$T_TMP/out ERR=$T_TMP/err
 
 # The browser: 540 CSS px wide, no scroll bars; the WebView below is
 # 1080 px wide, so one CSS px is two screen px.
-"$CHROMIUM" --headless --no-sandbox --disable-gpu --hide-scrollbars --no-first-run --disable-smooth-scrolling \
-    --remote-debugging-port=0 --user-data-dir="$T_TMP/chromium" --window-size=540,800 \
-    "file://$FIX/form.html" > "$T_TMP/chromium.out" 2>&1 &
-T_BG_PIDS+=("$!")
-for ((i = 0; i < 300; i++)); do
-    [ -s "$T_TMP/chromium/DevToolsActivePort" ] && break
-    sleep 0.1
-done
-PORT=$(head -n1 "$T_TMP/chromium/DevToolsActivePort" 2> /dev/null)
-[ -n "$PORT" ] || t_fail "chromium did not start: $(tail -5 "$T_TMP/chromium.out")"
+chromium_start --disable-smooth-scrolling --window-size=540,800 "file://$FIX/form.html"
+PORT=$CDP_PORT
 
 # cdp EXPR: the page's value of a JavaScript expression (Runtime.evaluate),
 # as JSON.
@@ -46,18 +38,10 @@ cdp()
     python3 -c '
 import json, os, sys, urllib.request
 sys.path.insert(0, os.environ["FIX"])
-import input_hook, socket, base64
+import input_hook
 port, expr = sys.argv[1], sys.argv[2]
 pages = json.load(urllib.request.urlopen("http://127.0.0.1:%s/json/list" % port, timeout=10))
-page = [p for p in pages if p["type"] == "page"][0]["id"]
-s = socket.create_connection(("127.0.0.1", int(port)), timeout=10)
-key = base64.b64encode(os.urandom(16)).decode()
-s.sendall(("GET /devtools/page/%s HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\n"
-           "Connection: Upgrade\r\nSec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n\r\n"
-           % (page, key)).encode())
-buf = b""
-while b"\r\n\r\n" not in buf:
-    buf += s.recv(4096)
+s = input_hook.ws_connect(port, [p for p in pages if p["type"] == "page"][0]["id"])
 r = input_hook.ws_call(s, {"id": 1, "method": "Runtime.evaluate",
                            "params": {"expression": expr, "returnByValue": True}})
 print(json.dumps(r["result"]["result"].get("value")))
