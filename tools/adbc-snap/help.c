@@ -142,6 +142,23 @@ static const snap_help help_table[] = {
      "Writes a new 2048-bit adb key to FILE (PEM, mode 0600) and its public line\n"
      "to FILE.pub, as `adb keygen` does."},
     {"version", "adbc-snap's version, the library's, and where the program is."},
+    {"jdwp",
+     "Prints the pids of the processes hosting a JDWP transport (debuggable\n"
+     "apps), one a line, from adbd's jdwp service, as `adb jdwp` does."},
+    {"bugreport",
+     "Takes a zipped bug report with the device's bugreportz (Android 7.0 and\n"
+     "later), showing its progress on stderr, and copies it to PATH: a file\n"
+     "(\".zip\" added when missing), or a directory (the device's name for it\n"
+     "in there); without PATH, into the current directory. Prints \"Bug report\n"
+     "copied to DEST\". A device without bugreportz gives its plain-text report\n"
+     "on stdout when no PATH is given (`adbc-snap bugreport > bugreport.txt`).\n"
+     "It takes minutes: no time bound but --timeout's, when given."},
+    {"sideload",
+     "Sends a full OTA package to a device in recovery's sideload mode\n"
+     "(`adbc-snap reboot sideload`, or Apply update from ADB): the device asks\n"
+     "for blocks of the file and gets them, until it says it is done. Progress\n"
+     "and the total transferred (about 2x: read to verify, then to install) on\n"
+     "stdout, as adb prints them."},
     {"exec",
      "Runs CMD... with the exec: service: no terminal, no shell protocol, the\n"
      "output byte for byte (use it for binary data: `exec cat FILE > copy`).\n\n"
