@@ -32,6 +32,7 @@ void mcp_config_free(mcp_config *cfg)
 {
     free_list(cfg->allowlist, cfg->nallow);
     free_list(cfg->targets, cfg->ntargets);
+    free_list(cfg->uninstall, cfg->nuninstall);
     free(cfg->default_serial);
     free(cfg->screenshot_dir);
     mcp_config_init(cfg);
@@ -78,14 +79,14 @@ static int set_str(const char *table, const char *key, ops_cfg_val *v, char **ds
     return 0;
 }
 
-static int set_list(const char *key, ops_cfg_val *v, char ***dst, size_t *n, char *err,
-                    size_t errlen)
+static int set_list(const char *table, const char *key, ops_cfg_val *v, char ***dst,
+                    size_t *n, char *err, size_t errlen)
 {
-    if (ops_cfg_want(v, OPS_CFG_ARR, "device", key, err, errlen) != 0)
+    if (ops_cfg_want(v, OPS_CFG_ARR, table, key, err, errlen) != 0)
         return -1;
     for (size_t i = 0; i < v->n; i++)
         if (!v->arr[i][0]) {
-            snprintf(err, errlen, "[device] %s: element %zu is empty", key, i + 1);
+            snprintf(err, errlen, "[%s] %s: element %zu is empty", table, key, i + 1);
             return -1;
         }
     free_list(*dst, *n);
@@ -96,11 +97,12 @@ static int set_list(const char *key, ops_cfg_val *v, char ***dst, size_t *n, cha
     return 0;
 }
 
-static const char *const tables[] = {"device", "timeouts", "screenshots", NULL};
+static const char *const tables[] = {"device", "timeouts", "screenshots", "apps", NULL};
 static const char *const keys[][6] = {
     {"allowlist", "default", "targets", "usb", "mdns", NULL},
     {"call_ms", "connect_ms", "settle_ms", NULL},
     {"dir", NULL},
+    {"uninstall", NULL},
 };
 
 static int apply(void *ud, const char *tname, const char *kname, ops_cfg_val *v, char *err,
@@ -119,9 +121,9 @@ static int apply(void *ud, const char *tname, const char *kname, ops_cfg_val *v,
     if (key < 0)
         return ops_cfg_unknown(tname, kname, keys[table], err, errlen);
     switch (table * 8 + key) {
-    case 0: return set_list("allowlist", v, &cfg->allowlist, &cfg->nallow, err, errlen);
+    case 0: return set_list("device", "allowlist", v, &cfg->allowlist, &cfg->nallow, err, errlen);
     case 1: return set_str("device", "default", v, &cfg->default_serial, err, errlen);
-    case 2: return set_list("targets", v, &cfg->targets, &cfg->ntargets, err, errlen);
+    case 2: return set_list("device", "targets", v, &cfg->targets, &cfg->ntargets, err, errlen);
     case 3:
         if (ops_cfg_want(v, OPS_CFG_BOOL, "device", "usb", err, errlen) != 0)
             return -1;
@@ -136,6 +138,8 @@ static int apply(void *ud, const char *tname, const char *kname, ops_cfg_val *v,
     case 9: return set_int("connect_ms", v, &cfg->connect_ms, 100, 120000, err, errlen);
     case 10: return set_int("settle_ms", v, &cfg->settle_ms, 0, 10000, err, errlen);
     case 16: return set_str("screenshots", "dir", v, &cfg->screenshot_dir, err, errlen);
+    case 24:
+        return set_list("apps", "uninstall", v, &cfg->uninstall, &cfg->nuninstall, err, errlen);
     }
     snprintf(err, errlen, "internal: no setter");
     return -1;

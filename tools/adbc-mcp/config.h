@@ -25,6 +25,8 @@ typedef struct mcp_config {
     int settle_ms;         /* [timeouts] settle_ms: pause after an act before the
                               snapshot it returns; default 500 */
     char *screenshot_dir;  /* [screenshots] dir; default "./screenshots" */
+    char **uninstall;      /* [apps] uninstall: packages uninstall_app may remove */
+    size_t nuninstall;
 } mcp_config;
 
 /* Defaults as documented above. */

@@ -51,6 +51,7 @@ void mcp_front(const mcp_server *s, ops_front *fe)
     fe->call_ms = s->cfg.call_ms;
     fe->settle_ms = s->cfg.settle_ms;
     fe->shot_dir = s->cfg.screenshot_dir;
+    fe->uninstall = s->uninstall;
 }
 
 int devices_init(mcp_server *s)

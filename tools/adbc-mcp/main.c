@@ -203,6 +203,19 @@ int main(int argc, char **argv)
         s.cfg.usb = 0;
     if (!s.cfg.screenshot_dir)
         s.cfg.screenshot_dir = strdup("./screenshots");
+    s.uninstall = calloc(s.cfg.nuninstall + 1, sizeof *s.uninstall);
+    if (!s.uninstall)
+        goto out;
+    for (size_t i = 0; i < s.cfg.nuninstall; i++) {
+        if (!ops_android_name(s.cfg.uninstall[i])) {
+            fprintf(stderr, MCP_NAME ": %s: [apps] uninstall: '%s' is not an Android package "
+                            "name\n", s.config_path ? s.config_path : "config",
+                    s.cfg.uninstall[i]);
+            rc = 2;
+            goto out;
+        }
+        s.uninstall[i] = s.cfg.uninstall[i];
+    }
     if (check) {
         printf("%s: ok (%zu allowed, %zu targets)\n", s.config_path ? s.config_path : "(none)",
                s.cfg.nallow, s.cfg.ntargets);
@@ -245,6 +258,7 @@ int main(int argc, char **argv)
     rc = 0;
 out:
     ops_tools_free();
+    free(s.uninstall);
     mcp_config_free(&s.cfg);
     free(s.config_path);
     free(targets);

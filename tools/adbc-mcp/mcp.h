@@ -36,6 +36,7 @@ typedef struct mcp_server {
     ops_pool pool;            /* the devices touched, reconnected on the next call */
     ops_dev *active;
     ops_front fe;             /* what the tool table is given (mcp_front) */
+    const char **uninstall;   /* [apps] uninstall, NULL-terminated, for fe */
     pthread_mutex_t flight_lock;
     pthread_cond_t flight_cond;
     int inflight;

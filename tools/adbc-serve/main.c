@@ -17,6 +17,7 @@ static void usage(FILE *f)
             "                  [--token-file FILE] [--settle MS] [--busy-wait MS]\n"
             "                  [--call-timeout S] [--connect-timeout S] [--conn-timeout S]\n"
             "                  [--body-max BYTES] [--ready-file FILE] [--idle-exit S]\n"
+            "                  [--allow-uninstall PACKAGE]...\n"
             "                  [--control SOCKET [--no-http] [--pid-file FILE]]\n"
             "       adbc-serve --help | --version\n\n"
             "Holds connections to the devices and serves the HTTP/JSON API (docs/serve.md).\n"
@@ -24,7 +25,8 @@ static void usage(FILE *f)
             "127.0.0.1:7737; token from ADBC_SERVE_TOKEN, else the token file\n"
             "($XDG_CONFIG_HOME/adbc/serve.token, created 0600 when missing).\n"
             "--idle-exit S: exit once every device has been gone for S seconds and no\n"
-            "client has called or connected for as long (default: never).\n");
+            "client has called or connected for as long (default: never).\n"
+            "--allow-uninstall PACKAGE: a package the uninstall_app tool may remove.\n");
 }
 
 static int num(const char *opt, const char *v, long lo, long hi, long *out)
@@ -102,6 +104,14 @@ int main(int argc, char **argv)
             i++;
         } else if (strcmp(a, "--pid-file") == 0 && v) {
             pid_file = v;
+            i++;
+        } else if (strcmp(a, "--allow-uninstall") == 0 && v) {
+            if (!ops_android_name(v) || s.nuninstall == SERVE_MAX_UNINSTALL) {
+                fprintf(stderr, SERVE_NAME ": --allow-uninstall takes an Android package name "
+                                "(at most %d of them)\n", SERVE_MAX_UNINSTALL);
+                return 2;
+            }
+            s.uninstall[s.nuninstall++] = v;
             i++;
         } else if (strcmp(a, "--no-http") == 0) {
             http = 0;

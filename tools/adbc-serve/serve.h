@@ -21,6 +21,7 @@
 #define SERVE_NAME "adbc-serve"
 #define SERVE_MAX_DEVICES 16
 #define SERVE_TOKEN_BYTES 32
+#define SERVE_MAX_UNINSTALL 64
 
 typedef struct serve {
     ops_pool pool;           /* the devices, reconnected in the background */
@@ -39,6 +40,8 @@ typedef struct serve {
     _Atomic int64_t last_client_ms; /* monotonic ms of the latest client activity */
     char listen_host[64];    /* the numeric address listened on (host.c) */
     int listen_any;          /* it is the wildcard: 0.0.0.0 or :: */
+    const char *uninstall[SERVE_MAX_UNINSTALL + 1]; /* --allow-uninstall, NULL-terminated */
+    int nuninstall;
 } serve;
 
 /* ---- dev.c: the devices, in tools/ops' pool ---- */

@@ -103,6 +103,7 @@ int serve_tools_route(serve_req *r, char **body, size_t *len)
     fe.user = &t;
     fe.call_ms = r->srv->call_ms;
     fe.settle_ms = r->srv->settle_ms;
+    fe.uninstall = r->srv->uninstall;
     cJSON *res = NULL;
     int rc = ops_tools_call(&fe, name, args, &res, &e);
     cJSON_Delete(dv);

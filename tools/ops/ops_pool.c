@@ -2,6 +2,8 @@
 /* The device pool (ops_pool.h): connect, the timed lock, the emulator check
  * and reconnecting, once for every front end. */
 #include "ops_pool.h"
+
+#include "adbc/shell.h"
 #include "ops_util.h"
 
 #include <errno.h>
@@ -82,9 +84,14 @@ void ops_pool_opts_init(ops_pool_opts *o)
     o->connect_ms = 10000;
 }
 
-/* Close d's connection (its lock held), telling the pool's owner first. */
+/* Close d's connection (its lock held): the recording stream it carries
+ * first (its end hangs up screenrecord, which finishes its file on the
+ * device), then telling the pool's owner. */
 static void close_conn(ops_dev *d)
 {
+    if (d->rec)
+        adbc_shell_close(d->rec);
+    d->rec = NULL;
     if (!d->conn)
         return;
     if (d->pool && d->pool->o.on_conn_close)

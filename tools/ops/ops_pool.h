@@ -49,6 +49,7 @@ typedef struct ops_dev {
     char error[512];         /* why the last connect failed, or the connection was lost */
     int64_t next_try;        /* background: monotonic ms of the next connect attempt */
     int backoff_ms;          /* background: 0 while connected */
+    struct adbc_shell *rec;  /* a screen recording running on conn (ops_record_start) */
     /* Read without the lock. */
     _Atomic int state;       /* ops_dev_state */
     _Atomic unsigned long calls; /* calls served */

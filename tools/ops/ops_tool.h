@@ -25,6 +25,7 @@ extern const ops_tool ops_tools_input[];
 extern const ops_tool ops_tools_app[];
 extern const ops_tool ops_tools_shot[];
 extern const ops_tool ops_tools_shell[];
+extern const ops_tool ops_tools_more[];
 
 /* ---- arguments: ops_args.c's checks, failing the call with their message ---- */
 int ops_call_str(ops_call *c, const cJSON *args, const char *name, int required, size_t maxlen,
@@ -38,6 +39,12 @@ int ops_call_name(ops_call *c, const cJSON *args, const char *name, int required
 
 /* An operation context on the call's device (ops_call_device done). */
 void ops_call_ctx(ops_call *c, ops_ctx *oc);
+
+/* A new file name in the front end's directory (shot_dir, created):
+ * DIR/SERIAL-YYYYmmdd-HHMMSS-MS-N.EXT, and the time as ISO 8601 in iso.
+ * With ext NULL only iso is set. -1 with errno when it cannot be made. */
+int ops_tool_host_path(ops_call *c, const char *ext, char *path, size_t n, char *iso,
+                       size_t isz);
 
 /* ---- snapshots (ops_tool_ui.c) ---- */
 /* Take a snapshot on the call's device, keep it as the device's latest, and

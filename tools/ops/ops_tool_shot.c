@@ -36,6 +36,41 @@ static int make_dirs(const char *dir)
     return mkdir(tmp, 0755) != 0 && errno != EEXIST ? -1 : 0;
 }
 
+int ops_tool_host_path(ops_call *c, const char *ext, char *path, size_t n, char *iso,
+                       size_t isz)
+{
+    struct timespec wall;
+    clock_gettime(CLOCK_REALTIME, &wall);
+    int64_t now = (int64_t)wall.tv_sec * 1000 + wall.tv_nsec / 1000000;
+    time_t secs = (time_t)(now / 1000);
+    struct tm tm;
+    gmtime_r(&secs, &tm);
+    char stamp[80];
+    strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+    snprintf(iso, isz, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
+             tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(now % 1000));
+    if (!ext)
+        return 0;
+    /* The serial goes into a file name: keep only harmless characters. */
+    char ser[64];
+    size_t k = 0;
+    for (const char *p = c->dev->serial; *p && k + 1 < sizeof(ser); p++)
+        ser[k++] = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+                           (*p >= '0' && *p <= '9') || *p == '-' || *p == '.'
+                       ? *p : '_';
+    ser[k] = 0;
+    static int seq;
+    int q = __atomic_add_fetch(&seq, 1, __ATOMIC_RELAXED);
+    if (!c->fe->shot_dir || make_dirs(c->fe->shot_dir) != 0)
+        return -1;
+    if (snprintf(path, n, "%s/%s-%s-%03d-%d.%s", c->fe->shot_dir, ser, stamp, (int)(now % 1000),
+                 q, ext) >= (int)n) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    return 0;
+}
+
 static int t_screenshot(ops_call *c, const cJSON *a)
 {
     int image = 0, grid = 0;
@@ -47,38 +82,18 @@ static int t_screenshot(ops_call *c, const cJSON *a)
     int rc = adbc_screenshot(&png, &len, c->dev->conn, ADBC_SHOT_AUTO, ops_call_remaining(c));
     if (rc < 0)
         return ops_call_adbc(c, rc, "screenshot");
-    struct timespec wall;
-    clock_gettime(CLOCK_REALTIME, &wall);
-    int64_t now = (int64_t)wall.tv_sec * 1000 + wall.tv_nsec / 1000000;
-    time_t secs = (time_t)(now / 1000);
-    struct tm tm;
-    gmtime_r(&secs, &tm);
-    char stamp[80], iso[80];
-    strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
-    snprintf(iso, sizeof(iso), "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
-             tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(now % 1000));
-    /* The serial goes into a file name: keep only harmless characters. */
-    char ser[64];
-    size_t k = 0;
-    for (const char *p = c->dev->serial; *p && k + 1 < sizeof(ser); p++)
-        ser[k++] = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-                           (*p >= '0' && *p <= '9') || *p == '-' || *p == '.'
-                       ? *p : '_';
-    ser[k] = 0;
     const char *dir = c->fe->shot_dir;
-    char path[PATH_MAX], abs[PATH_MAX] = "";
-    static int seq;
-    int n = __atomic_add_fetch(&seq, 1, __ATOMIC_RELAXED);
+    char path[PATH_MAX], abs[PATH_MAX] = "", iso[80];
     /* Without a directory (a front end that keeps no files): no file. */
-    if (dir && (make_dirs(dir) != 0 ||
-        snprintf(path, sizeof(path), "%s/%s-%s-%03d-%d.png", dir, ser, stamp,
-                 (int)(now % 1000), n) >= (int)sizeof(path) ||
-        ops_write_file_atomic(path, png, len, 0644, 0) != 0)) {
+    if (dir && (ops_tool_host_path(c, "png", path, sizeof path, iso, sizeof iso) != 0 ||
+                ops_write_file_atomic(path, png, len, 0644, 0) != 0)) {
         adbc_free(png);
         return ops_call_fail(c, OPS_EFAIL,
                              "cannot write the screenshot under %s: %s (set [screenshots] dir "
-                            "in the config to a writable directory)", dir, strerror(errno));
+                             "in the config to a writable directory)", dir, strerror(errno));
     }
+    if (!dir)
+        ops_tool_host_path(c, NULL, path, sizeof path, iso, sizeof iso);
     if (dir && !realpath(path, abs))
         snprintf(abs, sizeof(abs), "%s", path);
     cJSON *info = cJSON_CreateObject();

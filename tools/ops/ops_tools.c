@@ -10,7 +10,8 @@
 #include <string.h>
 
 static const ops_tool *const sets[] = {ops_tools_device, ops_tools_ui, ops_tools_input,
-                                       ops_tools_app, ops_tools_shot, ops_tools_shell};
+                                       ops_tools_app, ops_tools_shot, ops_tools_more,
+                                       ops_tools_shell};
 #define NSETS (sizeof(sets) / sizeof(sets[0]))
 #define MAX_TOOLS 96
 

@@ -68,7 +68,10 @@ typedef struct ops_front {
     unsigned allow;            /* the gating flags allowed (OPS_TOOL_GATES) */
     int call_ms;               /* bound of one call */
     int settle_ms;             /* pause after an act before the snapshot it returns */
-    const char *shot_dir;      /* screenshots are written here (OPS_TOOL_HOSTFILE) */
+    const char *shot_dir;      /* screenshots and recordings are written here; NULL: none
+                                  (a recording then stays on the device) */
+    const char *const *uninstall; /* packages uninstall_app may remove (NULL-terminated);
+                                     NULL: none */
 } ops_front;
 
 /* One call being served. */
