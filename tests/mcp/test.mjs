@@ -128,7 +128,8 @@ const ALL_TOOLS = [
   'list_devices', 'select_device', 'snapshot', 'find', 'tap', 'tap_xy', 'tap_grid', 'type', 'press',
   'swipe', 'scroll', 'long_press', 'back', 'home', 'launch', 'intent', 'stop_app', 'top_activity',
   'wait_for_text', 'wait_stable', 'screenshot', 'logcat', 'install_apk', 'grant_permission',
-  'revoke_permission', 'clear_app_data',
+  'revoke_permission', 'clear_app_data', 'list_apps', 'uninstall_app', 'open_url', 'double_tap',
+  'drag', 'screen_info', 'rotate', 'screen_record', 'crash_log', 'notifications', 'batch',
 ];
 
 async function everyTool() {
@@ -562,15 +563,62 @@ async function mdnsAllowlist() {
   await c3.close();
 }
 
+// The tools of issue 32 through the SDK: what reaches the device, the
+// uninstall list from the config, the recording pulled beside the
+// screenshots, hostile URLs, and a batch that stops at its first failure.
+async function moreTools() {
+  const emu = DEV.emu;
+  const shots = path.join(TMP, 'shots-more');
+  const cfg = writeConfig(path.join(TMP, 'more.toml'),
+    `[device]\ntargets = ["${emu.addr}"]\nusb = false\n\n[timeouts]\nsettle_ms = 0\n\n[screenshots]\ndir = "${shots}"\n\n[apps]\nuninstall = ["com.removable"]\n`);
+  const c = await connect(['--config', cfg], 'more');
+  serve('emu', screen(LIST, FIELD, SEND));
+  fs.writeFileSync(path.join(ctlOf('emu'), 'launchers'), 'com.b/.Main\ncom.a/.Main\n');
+  calls('emu');
+  let r = await call(c, 'list_apps');
+  check(!r.isError && text(r) === '2 apps with a launcher activity:\ncom.a\ncom.b\n' &&
+    calls('emu') === 'pm query-activities --components -a android.intent.action.MAIN -c android.intent.category.LAUNCHER',
+  'list_apps: pm query-activities, packages sorted', text(r));
+  fs.writeFileSync(path.join(ctlOf('emu'), 'packages'), 'com.removable\ncom.kept\n');
+  r = await call(c, 'uninstall_app', { package: 'com.kept' });
+  check(r.isError && /not on the list/.test(text(r)) && calls('emu') === '', 'uninstall_app: a package not in [apps] uninstall is refused, nothing sent', text(r));
+  r = await call(c, 'uninstall_app', { package: 'com.removable' });
+  check(!r.isError && calls('emu') === 'pm uninstall com.removable', 'uninstall_app: a listed package is uninstalled', text(r));
+  for (const url of ['https://x.com/$(reboot)', 'https://x.com/;reboot', 'content://x', 'https://x.com/ a']) {
+    r = await call(c, 'open_url', { url });
+    check(r.isError && calls('emu') === '', `open_url refuses ${url} before anything is sent`, text(r));
+  }
+  r = await call(c, 'open_url', { url: 'https://example.com/?q=1' });
+  check(!r.isError && calls('emu').startsWith('am start -a android.intent.action.VIEW -d \'https://example.com/?q=1\''), 'open_url: am start VIEW', text(r));
+  r = await call(c, 'double_tap', { x: 10, y: 20 });
+  check(!r.isError && calls('emu').startsWith('cmd input tap 10 20\ncmd input tap 10 20'), 'double_tap: two taps in one exec', text(r));
+  r = await call(c, 'screen_record', { action: 'start', time_limit_s: 60 });
+  check(!r.isError && calls('emu').includes('screenrecord --time-limit 60 /data/local/tmp/adbc-record.mp4'), 'screen_record start: screenrecord with its time limit', text(r));
+  r = await call(c, 'screen_record', { action: 'stop' });
+  let info = {};
+  try { info = JSON.parse(text(r)); } catch { /* checked below */ }
+  check(!r.isError && info.path && info.path.startsWith(fs.realpathSync(shots)) && info.path.endsWith('.mp4') &&
+    fs.statSync(info.path).size === info.bytes && fs.readFileSync(info.path).includes('moov-written-at-stop') &&
+    !fs.existsSync(path.join(emu.sandbox, 'data/local/tmp/adbc-record.mp4')),
+  'screen_record stop: the finished video pulled beside the screenshots, removed from the device', text(r));
+  calls('emu');
+  r = await call(c, 'batch', { acts: [{ action: 'tap', x: 1, y: 2 }, { action: 'tap', ref: 42 }, { action: 'back' }] });
+  const k = calls('emu').split('\n').filter((l) => !/^(uiautomator|dumpsys)/.test(l));
+  check(r.isError && /act 2 of 3/.test(text(r)) && k.join('\n') === 'cmd input tap 1 2' &&
+    r.content.filter((p) => p.text.startsWith('after:')).length === 1,
+  'batch: stops at the failing act, the rest not run, one observation', text(r) + '\n' + k.join('\n'));
+  await c.close();
+}
+
 const allSteps = {
-  'every tool': everyTool, 'raw protocol': rawProtocol, allowlist, '--allow-shell': shellFlag,
+  'every tool': everyTool, 'more tools': moreTools, 'raw protocol': rawProtocol, allowlist, '--allow-shell': shellFlag,
   'device vanishes': vanish, 'config errors': configErrors,
   'no config: one emulator': noConfigOne, 'no config: two emulators': noConfigTwo,
   'no config: only device unauthorized': noConfigLocked, 'mdns: allowlist': mdnsAllowlist,
 };
 const steps = env.MCP_STEPS
   ? env.MCP_STEPS.split(';').map((n) => [n, allSteps[n]])
-  : [['every tool', everyTool], ['raw protocol', rawProtocol], ['allowlist', allowlist], ['--allow-shell', shellFlag], ['device vanishes', vanish], ['config errors', configErrors]];
+  : [['every tool', everyTool], ['more tools', moreTools], ['raw protocol', rawProtocol], ['allowlist', allowlist], ['--allow-shell', shellFlag], ['device vanishes', vanish], ['config errors', configErrors]];
 for (const [name, fn] of steps) {
   console.log(`== ${name}`);
   if (!fn) {
