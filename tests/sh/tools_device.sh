@@ -82,7 +82,7 @@ T double_tap '{}'
 expect 400 bad_request
 nothing_sent "a refused double tap"
 
-t_check "double_tap before Android 12: two input taps, the second 100 ms after the first"
+t_check "double_tap before Android 12: two input taps, the second 150 ms after the first"
 sed -i 's/^ro.build.version.sdk=.*/ro.build.version.sdk=29/' "$CA/props"
 T double_tap '{"x":5,"y":6}'
 expect 200

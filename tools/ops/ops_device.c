@@ -283,7 +283,7 @@ int ops_double_tap(ops_ctx *c, int x, int y)
     char cmd[512];
     snprintf(cmd, sizeof cmd,
              "if " SDK_31 "; then cmd input tap %d %d && cmd input tap %d %d; "
-             "else input tap %d %d & sleep 0.1; input tap %d %d; b=$?; wait $! && exit $b; fi",
+             "else input tap %d %d & sleep 0.15; input tap %d %d; b=$?; wait $! && exit $b; fi",
              x, y, x, y, x, y, x, y);
     if (run(c, "double_tap", cmd, NULL) != 0)
         return -1;

@@ -47,7 +47,7 @@ int ops_act_point(ops_ctx *c, const ops_act *a, int *x, int *y);
  * between the first up and the second down, ViewConfiguration): on
  * Android 12+ two `cmd input tap` (binder calls, no JVM) in one exec; before
  * 12 `input` starts a JVM per call (~300 ms on a phone), so the second
- * starts 100 ms after the first, in parallel. */
+ * starts 150 ms after the first, in parallel (the middle of the window). */
 int ops_double_tap(ops_ctx *c, int x, int y);
 /* `input draganddrop X1 Y1 X2 Y2 MS` (long press, then the move). */
 int ops_drag(ops_ctx *c, int x1, int y1, int x2, int y2, int ms);
