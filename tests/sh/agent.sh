@@ -226,6 +226,24 @@ assert "force" in steps[4]["result"], steps[4]
 assert lines[-1]["end"] == "done", lines[-1]
 EOF
 
+t_check "--vision: the screenshot with the refs marked goes with the snapshot, and into the trace"
+reset home
+python3 -c '
+import struct, sys
+w, h = 108, 240
+sys.stdout.buffer.write(struct.pack("<III", w, h, 1) + bytes([200, 200, 200, 255]) * (w * h))
+' > "$ctl/screencap.raw"
+model '{"turns":[{"expect":{"image":true,"last_contains":["each ref'"'"'s box and number"]},"answer":{"tool":"done","args":{"answer":"seen"}}}]}'
+A --vision --trace "$T_TMP/vision.jsonl" "look"
+expect_rc 0
+grep -v '"check": "ok"' "$REC" && t_fail "the model did not get the image"
+python3 - "$T_TMP/vision.jsonl" << 'EOF' || t_fail "the trace's screenshot: see above"
+import base64, json, sys
+obs = [json.loads(l) for l in open(sys.argv[1]) if '"observation"' in l][0]
+png = base64.b64decode(obs["screenshot_png_base64"])
+assert png[:8] == b"\x89PNG\r\n\x1a\n", png[:16]
+EOF
+
 t_check "a payment screen stops the task before the model is asked"
 reset pay
 model '{"turns":[{"answer":{"tool":"tap","args":{"ref":1}}}]}'
@@ -235,6 +253,34 @@ grep -q 'safety_stop' "$ERR" && grep -q '"pay"' "$ERR" && grep -q 'Pay now' "$ER
     t_fail "the reason: $(cat "$ERR")"
 [ "$(requests)" -eq 0 ] || t_fail "the model was asked on a payment screen"
 [ -z "$(inputs)" ] || t_fail "the device got: $(inputs)"
+
+t_check "a config file: [model] and [agent] (patterns replace the defaults), errors with FILE:LINE"
+reset settings
+model '{"turns":[{"expect":{"model":"from-file"},"answer":{"tool":"done","args":{"answer":"x"}}}]}'
+cat > "$T_TMP/agent.toml" << EOF
+[model]
+provider = "openai"
+base_url = "$BASE"
+model = "from-file"
+[agent]
+max_steps = 2
+patterns = ["re:blue+tooth"]
+EOF
+OPENAI_API_KEY=$KEY timeout 60 "$SNAP" -t "$DEV" agent --config "$T_TMP/agent.toml" "go" > "$OUT" 2> "$ERR"
+rc=$?
+expect_rc 4
+grep -q 're:blue' "$ERR" || t_fail "the file's pattern did not stop the task: $(cat "$ERR")"
+sed -i 's/^patterns = .*/patterns = []/' "$T_TMP/agent.toml"
+reset pay
+OPENAI_API_KEY=$KEY timeout 60 "$SNAP" -t "$DEV" agent --config "$T_TMP/agent.toml" "go" > "$OUT" 2> "$ERR"
+rc=$?
+expect_rc 0
+grep -v '"check": "ok"' "$REC" && t_fail "the model name did not come from the file"
+printf '[agent]\nmax_stepz = 3\n' > "$T_TMP/bad.toml"
+OPENAI_API_KEY=$KEY timeout 60 "$SNAP" -t "$DEV" agent --config "$T_TMP/bad.toml" --base-url "$BASE" --model m "go" > "$OUT" 2> "$ERR"
+rc=$?
+expect_rc 2
+grep -q "bad.toml:2: unknown key 'max_stepz' in \[agent\]" "$ERR" || t_fail "the error: $(cat "$ERR")"
 
 t_check "Ctrl-C while the model thinks: the task ends cancelled, nothing more reaches the device"
 reset home

@@ -16,6 +16,7 @@
 #include <cjson/cJSON.h>
 
 #include "ops_agent.h"
+#include "ops_config.h"
 #include "ops_llm.h"
 #include "ops_tools.h"
 #endif
@@ -24,7 +25,7 @@ static int cmd_agent(snap_ctx *ctx, int argc, char **argv);
 
 const snap_cmd snap_cmds_agent[] = {
     {"agent", cmd_agent,
-     "agent [--model NAME] [--max-steps N] [--step-delay MS] [--json] [--trace FILE] [GOAL]",
+     "agent [--model NAME] [--max-steps N] [--step-delay MS] [--json] [--trace FILE] [--config FILE] [GOAL]",
      "let a language model reach GOAL on the device, step by step (docs/agent.md)"},
     {NULL, NULL, NULL, NULL},
 };
@@ -51,6 +52,9 @@ static int cmd_agent(snap_ctx *ctx, int argc, char **argv)
 
 typedef struct agent_opts {
     const char *goal;
+    const char *config;      /* --config FILE */
+    ops_llm_cfg base;        /* the config file's [model] */
+    const char **allow_all;  /* the file's allowlist and --allow's */
     int json;
     const char *trace;
     const char *allow[MAX_ALLOW];
@@ -118,6 +122,10 @@ static int parse(agent_opts *o, int argc, char **argv)
             }
         if (done)
             continue;
+        if (strcmp(a, "--config") == 0) {
+            i++; /* read before the rest (load_config) */
+            continue;
+        }
         if (strcmp(a, "--trace") == 0 || strcmp(a, "--allow") == 0) {
             if (i + 1 >= argc)
                 return snap_usage(me, "an option needs a value");
@@ -139,11 +147,51 @@ static int parse(agent_opts *o, int argc, char **argv)
     return 0;
 }
 
-/* The model: the command line's settings over the environment's. */
+/* The config file: --config FILE, else $XDG_CONFIG_HOME/adbc/agent.toml
+ * (~/.config/adbc/agent.toml) when it exists. [model] as ops_llm_cfg_value
+ * reads it, [agent] as ops_agent_cfg_value does (docs/agent.md). */
+static int config_key(void *ud, const char *table, const char *key, ops_cfg_val *v, char *err,
+                      size_t errlen)
+{
+    agent_opts *o = ud;
+    if (strcmp(table, "model") == 0)
+        return ops_llm_cfg_value(&o->base, key, v, err, errlen);
+    return ops_agent_cfg_value(&o->cfg, key, v, err, errlen);
+}
+
+static int load_config(agent_opts *o, int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0)
+            break;
+        if (strcmp(argv[i], "--config") == 0) {
+            if (i + 1 >= argc)
+                return snap_usage(&snap_cmds_agent[0], "--config needs a file");
+            o->config = argv[i + 1];
+        }
+    }
+    char *dflt = NULL;
+    const char *x = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+    if (!o->config && ((x && *x && asprintf(&dflt, "%s/adbc/agent.toml", x) < 0) ||
+                       (!(x && *x) && home && *home &&
+                        asprintf(&dflt, "%s/.config/adbc/agent.toml", home) < 0)))
+        dflt = NULL;
+    const char *path = o->config ? o->config : dflt;
+    static const char *const tables[] = {"model", "agent", NULL};
+    ops_cfg_schema schema = {.tables = tables, .key = config_key, .ud = o};
+    char err[1024];
+    int rc = path ? ops_cfg_load(path, o->config != NULL, &schema, err, sizeof err) : 0;
+    free(dflt);
+    if (rc != 0)
+        return snap_error(SNAP_EXIT_USAGE, "agent", "%s", err);
+    return 0;
+}
+
+/* The model: the command line's settings over the config file's, over the
+ * environment's. */
 static int make_model(ops_llm **m, const agent_opts *o)
 {
-    ops_llm_cfg c;
-    ops_llm_cfg_init(&c);
+    ops_llm_cfg c = o->base;
     ops_err e;
     for (int i = 0; i < o->nm; i++)
         if (ops_llm_cfg_set(&c, o->mkey[i], o->mval[i], "command line", &e) != 0)
@@ -414,9 +462,29 @@ static int cmd_agent(snap_ctx *ctx, int argc, char **argv)
     static agent_opts o;
     memset(&o, 0, sizeof o);
     ops_agent_config_init(&o.cfg);
-    int st = parse(&o, argc, argv);
-    if (st)
+    ops_llm_cfg_init(&o.base);
+    int st = load_config(&o, argc, argv);
+    if (!st)
+        st = parse(&o, argc, argv);
+    if (!st && o.nallow) { /* --allow adds to the file's allowlist */
+        o.allow_all = calloc(o.cfg.nallow + o.nallow, sizeof *o.allow_all);
+        if (!o.allow_all) {
+            st = snap_error(SNAP_EXIT_FAIL, "agent", "out of memory");
+        } else {
+            for (size_t i = 0; i < o.cfg.nallow; i++)
+                o.allow_all[i] = o.cfg.allowlist[i];
+            for (size_t i = 0; i < o.nallow; i++)
+                o.allow_all[o.cfg.nallow + i] = o.allow[i];
+            o.cfg.allowlist = o.allow_all;
+            o.cfg.nallow += o.nallow;
+        }
+    }
+    if (st) {
+        ops_llm_cfg_wipe(&o.base);
+        ops_agent_config_free(&o.cfg);
+        free(o.allow_all);
         return st;
+    }
     int tty = isatty(0);
     if (!o.goal && !tty)
         return snap_usage(&snap_cmds_agent[0], "give a GOAL (interactive mode needs a "
@@ -426,12 +494,13 @@ static int cmd_agent(snap_ctx *ctx, int argc, char **argv)
     ops_llm *model = NULL;
     if ((st = make_model(&model, &o)) != 0) {
         ops_tools_free();
+        ops_llm_cfg_wipe(&o.base);
+        ops_agent_config_free(&o.cfg);
+        free(o.allow_all);
         return st;
     }
     o.cfg.model = model;
     o.cfg.trace_path = o.trace;
-    o.cfg.allowlist = o.allow;
-    o.cfg.nallow = o.nallow;
     if (ctx->timeout_set)
         o.cfg.step_timeout_ms = ctx->timeout_ms;
     printer p = {.json = o.json};
@@ -457,6 +526,9 @@ static int cmd_agent(snap_ctx *ctx, int argc, char **argv)
         free(o.mown[i]);
     ops_llm_free(model);
     ops_tools_free();
+    ops_llm_cfg_wipe(&o.base);
+    ops_agent_config_free(&o.cfg);
+    free(o.allow_all);
     pthread_mutex_destroy(&p.mu);
     return st;
 }

@@ -38,7 +38,10 @@ static const snap_help help_table[] = {
      "  --allow-shell      offer the model the shell tool\n"
      "  --trace FILE       write every prompt, answer, action and screen to FILE\n"
      "                     (JSON Lines, created 0600; it must not exist)\n"
-     "  --json             one JSON object per step and one for the end"},
+     "  --json             one JSON object per step and one for the end\n"
+     "  --config FILE      [model] and [agent] settings (default\n"
+     "                     $XDG_CONFIG_HOME/adbc/agent.toml when it exists); the\n"
+     "                     command line wins"},
     {"webviews",
      "Lists the DevTools sockets the device exposes (abstract sockets named\n"
      "webview_devtools_remote_<pid>, chrome_devtools_remote, *_devtools_remote*\n"

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "ops_config.h"
 #include "ops_llm.h"
 #include "ops_tools.h"
 
@@ -94,6 +95,78 @@ int ops_agent_set(ops_agent_config *cfg, const char *key, const char *value, ops
     return ops_fail(e, OPS_EARG, "no setting '%.64s': the settings are max_steps, "
                                  "step_delay_ms, hint_after, back_after, step_timeout_ms, vision",
                     key);
+}
+
+static const char *const file_keys[] = {"max_steps",  "step_delay_ms",   "hint_after",
+                                        "back_after", "step_timeout_ms", "vision",
+                                        "allow_shell", "patterns",       "allowlist", NULL};
+
+static const char *const no_patterns[] = {NULL}; /* patterns = []: none */
+
+int ops_agent_cfg_value(ops_agent_config *cfg, const char *key, struct ops_cfg_val *v,
+                        char *err, size_t errlen)
+{
+    if (!cfg || !key || !v || !err || !errlen)
+        return -1;
+    int is_pat = strcmp(key, "patterns") == 0;
+    if (is_pat || strcmp(key, "allowlist") == 0) {
+        if (ops_cfg_want(v, OPS_CFG_ARR, "agent", key, err, errlen) != 0)
+            return -1;
+        for (size_t i = 0; i < v->n; i++)
+            if (!v->arr[i][0]) {
+                snprintf(err, errlen, "[agent] %s: item %zu is empty", key, i + 1);
+                return -1;
+            }
+        char ***own = is_pat ? &cfg->own_patterns : &cfg->own_allow;
+        size_t *n = is_pat ? &cfg->own_npatterns : &cfg->own_nallow;
+        ops_cfg_list_free(*own, *n);
+        *own = v->arr;
+        *n = v->n;
+        v->arr = NULL;
+        v->n = 0;
+        if (is_pat) {
+            cfg->patterns = *own ? (const char *const *)*own : no_patterns;
+            cfg->npatterns = *n;
+        } else {
+            cfg->allowlist = (const char *const *)*own;
+            cfg->nallow = *n;
+        }
+        return 0;
+    }
+    if (strcmp(key, "allow_shell") == 0) {
+        if (ops_cfg_want(v, OPS_CFG_BOOL, "agent", key, err, errlen) != 0)
+            return -1;
+        cfg->allow_shell = v->b;
+        return 0;
+    }
+    int known = 0;
+    for (int i = 0; ops_agent_settings[i]; i++)
+        known |= strcmp(ops_agent_settings[i], key) == 0;
+    if (!known)
+        return ops_cfg_unknown("agent", key, file_keys, err, errlen);
+    char text[64];
+    ops_err e;
+    if (v->type == OPS_CFG_ARR || ops_cfg_text(v, text, sizeof text) != 0 ||
+        ops_agent_set(cfg, key, text, &e) != 0) {
+        snprintf(err, errlen, "[agent] %s", v->type == OPS_CFG_ARR ? "takes a value, not an "
+                 "array" : e.msg);
+        return -1;
+    }
+    return 0;
+}
+
+void ops_agent_config_free(ops_agent_config *cfg)
+{
+    if (!cfg)
+        return;
+    ops_cfg_list_free(cfg->own_patterns, cfg->own_npatterns);
+    ops_cfg_list_free(cfg->own_allow, cfg->own_nallow);
+    if (cfg->own_patterns && cfg->patterns == (const char *const *)cfg->own_patterns)
+        cfg->patterns = NULL;
+    if (cfg->own_allow && cfg->allowlist == (const char *const *)cfg->own_allow)
+        cfg->allowlist = NULL, cfg->nallow = 0;
+    cfg->own_patterns = cfg->own_allow = NULL;
+    cfg->own_npatterns = cfg->own_nallow = 0;
 }
 
 static int check_config(const ops_agent_config *c, const ops_agent_device *d, ops_err *e)
@@ -370,9 +443,9 @@ static int observe(run *r, observation *o, int reuse, ops_err *e)
     if (rc == 0) {
         const adbc_ui_reftab *t = adbc_ui_snap_refs(r->snap);
         snprintf(o->id, sizeof o->id, "%s", adbc_ui_snap_id(r->snap));
-        snprintf(o->summary, sizeof o->summary, "%s%s, %zu refs, screen %s",
-                 act ? act : front_package(r->snap), act || *front_package(r->snap) ? "" :
-                 "no app in front", adbc_ui_reftab_count(t), o->id);
+        const char *front = act && *act ? act : front_package(r->snap);
+        snprintf(o->summary, sizeof o->summary, "%s, %zu refs, screen %s",
+                 *front ? front : "no app in front", adbc_ui_reftab_count(t), o->id);
         ops_utf8_fix(o->summary);
     }
     adbc_free(act);

@@ -141,6 +141,10 @@ typedef struct ops_agent_config {
     atomic_int *cancel;      /* may be NULL; set to 1 (from any thread) to cancel */
     ops_agent_step_fn on_step;
     void *on_step_arg;
+    /* Lists read from a config file (ops_agent_cfg_value), freed by
+     * ops_agent_config_free; patterns and allowlist point at them. */
+    char **own_patterns, **own_allow;
+    size_t own_npatterns, own_nallow;
 } ops_agent_config;
 
 /* Defaults as documented above (no goal, no model). */
@@ -154,6 +158,18 @@ void ops_agent_config_init(ops_agent_config *cfg);
 int ops_agent_set(ops_agent_config *cfg, const char *key, const char *value, ops_err *e);
 /* The names ops_agent_set takes, NULL-terminated. */
 extern const char *const ops_agent_settings[];
+
+/* One key = value of a config file's [agent] table, for a schema callback
+ * of the tools' configuration reader (ops_config.h): the settings of
+ * ops_agent_set (integers, vision and allow_shell as true/false), and
+ * patterns and allowlist, arrays of strings that cfg then owns (an empty
+ * patterns array turns the safety stop off). 0, or -1 with "[agent] ..."
+ * in err. */
+struct ops_cfg_val;
+int ops_agent_cfg_value(ops_agent_config *cfg, const char *key, struct ops_cfg_val *v,
+                        char *err, size_t errlen);
+/* Free the lists a config file gave (the rest of cfg is the caller's). */
+void ops_agent_config_free(ops_agent_config *cfg);
 
 /* The default safety patterns, NULL-terminated (docs/agent.md lists them). */
 extern const char *const ops_agent_safety_default[];
