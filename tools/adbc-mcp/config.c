@@ -33,6 +33,7 @@ void mcp_config_free(mcp_config *cfg)
     free_list(cfg->allowlist, cfg->nallow);
     free_list(cfg->targets, cfg->ntargets);
     free_list(cfg->uninstall, cfg->nuninstall);
+    free_list(cfg->allow_tools, cfg->nallow_tools);
     free(cfg->default_serial);
     free(cfg->screenshot_dir);
     mcp_config_init(cfg);
@@ -97,12 +98,14 @@ static int set_list(const char *table, const char *key, ops_cfg_val *v, char ***
     return 0;
 }
 
-static const char *const tables[] = {"device", "timeouts", "screenshots", "apps", NULL};
+static const char *const tables[] = {"device", "timeouts", "screenshots", "apps", "tools",
+                                     NULL};
 static const char *const keys[][6] = {
     {"allowlist", "default", "targets", "usb", "mdns", NULL},
     {"call_ms", "connect_ms", "settle_ms", NULL},
     {"dir", NULL},
     {"uninstall", NULL},
+    {"allow", NULL},
 };
 
 static int apply(void *ud, const char *tname, const char *kname, ops_cfg_val *v, char *err,
@@ -140,6 +143,8 @@ static int apply(void *ud, const char *tname, const char *kname, ops_cfg_val *v,
     case 16: return set_str("screenshots", "dir", v, &cfg->screenshot_dir, err, errlen);
     case 24:
         return set_list("apps", "uninstall", v, &cfg->uninstall, &cfg->nuninstall, err, errlen);
+    case 32:
+        return set_list("tools", "allow", v, &cfg->allow_tools, &cfg->nallow_tools, err, errlen);
     }
     snprintf(err, errlen, "internal: no setter");
     return -1;

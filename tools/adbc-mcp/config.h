@@ -27,6 +27,9 @@ typedef struct mcp_config {
     char *screenshot_dir;  /* [screenshots] dir; default "./screenshots" */
     char **uninstall;      /* [apps] uninstall: packages uninstall_app may remove */
     size_t nuninstall;
+    char **allow_tools;    /* [tools] allow: opt-in tools allowed by name (termux_sms_send,
+                              termux_call) */
+    size_t nallow_tools;
 } mcp_config;
 
 /* Defaults as documented above. */

@@ -16,6 +16,7 @@
  *  - a call holds the device's lock for its whole run, taken within the
  *    call's deadline. */
 #include "mcp.h"
+#include "ops_termux.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -47,7 +48,8 @@ void mcp_front(const mcp_server *s, ops_front *fe)
     fe->select_device = device_select;
     fe->log = log_line;
     fe->user = (void *)s;
-    fe->allow = OPS_TOOL_DEVICES | OPS_TOOL_HOSTFILE | (s->allow_shell ? OPS_TOOL_SHELL : 0);
+    fe->allow = OPS_TOOL_DEVICES | OPS_TOOL_HOSTFILE | (s->allow_shell ? OPS_TOOL_SHELL : 0) |
+                (ops_termux_available() ? OPS_TOOL_TERMUX : 0) | s->optin;
     fe->call_ms = s->cfg.call_ms;
     fe->settle_ms = s->cfg.settle_ms;
     fe->shot_dir = s->cfg.screenshot_dir;

@@ -216,6 +216,17 @@ int main(int argc, char **argv)
         }
         s.uninstall[i] = s.cfg.uninstall[i];
     }
+    for (size_t i = 0; i < s.cfg.nallow_tools; i++) {
+        unsigned bit = ops_tools_optin(s.cfg.allow_tools[i]);
+        if (!bit) {
+            fprintf(stderr, MCP_NAME ": %s: [tools] allow: '%s' is not a tool that needs "
+                            "allowing (termux_sms_send, termux_call)\n",
+                    s.config_path ? s.config_path : "config", s.cfg.allow_tools[i]);
+            rc = 2;
+            goto out;
+        }
+        s.optin |= bit;
+    }
     if (check) {
         printf("%s: ok (%zu allowed, %zu targets)\n", s.config_path ? s.config_path : "(none)",
                s.cfg.nallow, s.cfg.ntargets);

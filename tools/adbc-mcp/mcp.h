@@ -37,6 +37,7 @@ typedef struct mcp_server {
     ops_dev *active;
     ops_front fe;             /* what the tool table is given (mcp_front) */
     const char **uninstall;   /* [apps] uninstall, NULL-terminated, for fe */
+    unsigned optin;           /* [tools] allow, as ops_tools_optin bits */
     pthread_mutex_t flight_lock;
     pthread_cond_t flight_cond;
     int inflight;

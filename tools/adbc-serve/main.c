@@ -17,7 +17,7 @@ static void usage(FILE *f)
             "                  [--token-file FILE] [--settle MS] [--busy-wait MS]\n"
             "                  [--call-timeout S] [--connect-timeout S] [--conn-timeout S]\n"
             "                  [--body-max BYTES] [--ready-file FILE] [--idle-exit S]\n"
-            "                  [--allow-uninstall PACKAGE]...\n"
+            "                  [--allow-uninstall PACKAGE]... [--allow-tool NAME]...\n"
             "                  [--control SOCKET [--no-http] [--pid-file FILE]]\n"
             "       adbc-serve --help | --version\n\n"
             "Holds connections to the devices and serves the HTTP/JSON API (docs/serve.md).\n"
@@ -26,7 +26,9 @@ static void usage(FILE *f)
             "($XDG_CONFIG_HOME/adbc/serve.token, created 0600 when missing).\n"
             "--idle-exit S: exit once every device has been gone for S seconds and no\n"
             "client has called or connected for as long (default: never).\n"
-            "--allow-uninstall PACKAGE: a package the uninstall_app tool may remove.\n");
+            "--allow-uninstall PACKAGE: a package the uninstall_app tool may remove.\n"
+            "--allow-tool NAME: offer a tool that needs allowing (termux_sms_send,\n"
+            "termux_call; Termux:API tools are offered when adbc runs in Termux).\n");
 }
 
 static int num(const char *opt, const char *v, long lo, long hi, long *out)
@@ -112,6 +114,14 @@ int main(int argc, char **argv)
                 return 2;
             }
             s.uninstall[s.nuninstall++] = v;
+            i++;
+        } else if (strcmp(a, "--allow-tool") == 0 && v) {
+            if (!ops_tools_optin(v)) {
+                fprintf(stderr, SERVE_NAME ": --allow-tool takes termux_sms_send or "
+                                "termux_call, not '%s'\n", v);
+                return 2;
+            }
+            s.optin |= ops_tools_optin(v);
             i++;
         } else if (strcmp(a, "--no-http") == 0) {
             http = 0;

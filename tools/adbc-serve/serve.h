@@ -42,6 +42,7 @@ typedef struct serve {
     int listen_any;          /* it is the wildcard: 0.0.0.0 or :: */
     const char *uninstall[SERVE_MAX_UNINSTALL + 1]; /* --allow-uninstall, NULL-terminated */
     int nuninstall;
+    unsigned optin;          /* --allow-tool, as ops_tools_optin bits */
 } serve;
 
 /* ---- dev.c: the devices, in tools/ops' pool ---- */

@@ -7,13 +7,15 @@
  * {"ok":false,"error":{"code","message"}} with the status of the code.
  * What the table holds that is not for HTTP clients stays out: the device
  * list and choice (devices are named per request here), files on the
- * server's machine (install_apk, screenshot files), and the shell. */
+ * server's machine (install_apk, screenshot files), and the shell. The
+ * Termux:API tools are there when adbc-serve runs in Termux. */
 #include "serve.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "ops_termux.h"
 #include "ops_tools.h"
 
 /* One request's device: what it names, and how long it waits for it. */
@@ -43,6 +45,13 @@ static void dev_give(ops_call *c)
     c->dev = NULL;
 }
 
+/* The gates open here: Termux:API on the phone adbc-serve runs on, and the
+ * tools a person allowed by name. */
+static unsigned allow(const serve *s)
+{
+    return (ops_termux_available() ? OPS_TOOL_TERMUX : 0) | s->optin;
+}
+
 /* The routes of this file (tests/sh/openapi.sh reads this table). */
 static const struct {
     const char *path, *method;
@@ -59,7 +68,7 @@ int serve_tools_route(serve_req *r, char **body, size_t *len)
         return 405;
     }
     if (!run)
-        return serve_reply_ok(ops_tools_list(0), body, len);
+        return serve_reply_ok(ops_tools_list(allow(r->srv)), body, len);
     const char *name = r->path + strlen("/v1/tools/");
     tools_req t = {r->srv, r->arg(r->conn, "device"), r->srv->busy_ms};
     const char *w = r->arg(r->conn, "wait");
@@ -104,6 +113,7 @@ int serve_tools_route(serve_req *r, char **body, size_t *len)
     fe.call_ms = r->srv->call_ms;
     fe.settle_ms = r->srv->settle_ms;
     fe.uninstall = r->srv->uninstall;
+    fe.allow = allow(r->srv);
     cJSON *res = NULL;
     int rc = ops_tools_call(&fe, name, args, &res, &e);
     cJSON_Delete(dv);

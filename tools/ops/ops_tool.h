@@ -26,6 +26,7 @@ extern const ops_tool ops_tools_app[];
 extern const ops_tool ops_tools_shot[];
 extern const ops_tool ops_tools_shell[];
 extern const ops_tool ops_tools_more[];
+extern const ops_tool ops_tools_termux[];
 
 /* ---- arguments: ops_args.c's checks, failing the call with their message ---- */
 int ops_call_str(ops_call *c, const cJSON *args, const char *name, int required, size_t maxlen,

@@ -34,6 +34,22 @@ void ops_call_text(ops_call *c, const char *fmt, ...)
     free(s);
 }
 
+int ops_call_image(ops_call *c, const void *data, size_t n, const char *mime)
+{
+    char *b64 = ops_base64(data, n);
+    cJSON *item = b64 ? cJSON_CreateObject() : NULL;
+    if (!item || !cJSON_AddStringToObject(item, "type", "image") ||
+        !cJSON_AddStringToObject(item, "data", b64) ||
+        !cJSON_AddStringToObject(item, "mimeType", mime)) {
+        cJSON_Delete(item);
+        free(b64);
+        return ops_call_fail(c, OPS_EFAIL, "out of memory encoding the image");
+    }
+    cJSON_AddItemToArray(c->content, item);
+    free(b64);
+    return 0;
+}
+
 int ops_call_err(ops_call *c, const ops_err *e)
 {
     if (&c->err != e)

@@ -54,7 +54,7 @@ int ops_tool_host_path(ops_call *c, const char *ext, char *path, size_t n, char 
     /* The serial goes into a file name: keep only harmless characters. */
     char ser[64];
     size_t k = 0;
-    for (const char *p = c->dev->serial; *p && k + 1 < sizeof(ser); p++)
+    for (const char *p = c->dev ? c->dev->serial : "local"; *p && k + 1 < sizeof(ser); p++)
         ser[k++] = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
                            (*p >= '0' && *p <= '9') || *p == '-' || *p == '.'
                        ? *p : '_';
@@ -129,21 +129,9 @@ static int t_screenshot(ops_call *c, const cJSON *a)
             ops_call_text_raw(c, legend);
         adbc_free(legend);
     }
-    if (image) {
-        char *b64 = ops_base64(png, len);
-        if (!b64) {
-            adbc_free(png);
-            return ops_call_fail(c, OPS_EFAIL, "out of memory encoding the image");
-        }
-        cJSON *item = cJSON_CreateObject();
-        cJSON_AddStringToObject(item, "type", "image");
-        cJSON_AddStringToObject(item, "data", b64);
-        cJSON_AddStringToObject(item, "mimeType", "image/png");
-        cJSON_AddItemToArray(c->content, item);
-        free(b64);
-    }
+    rc = image ? ops_call_image(c, png, len, "image/png") : 0;
     adbc_free(png);
-    return 0;
+    return rc;
 }
 
 const ops_tool ops_tools_shot[] = {

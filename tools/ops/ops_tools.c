@@ -11,7 +11,7 @@
 
 static const ops_tool *const sets[] = {ops_tools_device, ops_tools_ui, ops_tools_input,
                                        ops_tools_app, ops_tools_shot, ops_tools_more,
-                                       ops_tools_shell};
+                                       ops_tools_termux, ops_tools_shell};
 #define NSETS (sizeof(sets) / sizeof(sets[0]))
 #define MAX_TOOLS 96
 
@@ -45,6 +45,15 @@ void ops_tools_free(void)
     for (size_t i = 0; i < ntools; i++)
         cJSON_Delete(schemas[i]);
     ntools = 0;
+}
+
+unsigned ops_tools_optin(const char *name)
+{
+    if (!name)
+        return 0;
+    return strcmp(name, "termux_sms_send") == 0 ? OPS_TOOL_SMS
+           : strcmp(name, "termux_call") == 0   ? OPS_TOOL_CALL
+                                                : 0;
 }
 
 static int visible(unsigned allow, const ops_tool *t)

@@ -43,9 +43,18 @@ enum {
     OPS_TOOL_SHELL = 4,        /* runs a caller's shell command: allowed by the user */
     OPS_TOOL_DEVICES = 8,      /* lists or chooses devices: front ends with those hooks */
     OPS_TOOL_HOSTFILE = 16,    /* reads or writes files on the machine running adbc */
+    OPS_TOOL_TERMUX = 32,      /* Termux:API on this phone: when ops_termux_available() */
+    OPS_TOOL_SMS = 64,         /* sends an SMS: only when a person allowed it by name */
+    OPS_TOOL_CALL = 128,       /* places a phone call: the same */
 };
 /* The gating flags (a tool with one of these needs it in allow). */
-#define OPS_TOOL_GATES (OPS_TOOL_SHELL | OPS_TOOL_DEVICES | OPS_TOOL_HOSTFILE)
+#define OPS_TOOL_GATES (OPS_TOOL_SHELL | OPS_TOOL_DEVICES | OPS_TOOL_HOSTFILE | OPS_TOOL_TERMUX | \
+                        OPS_TOOL_SMS | OPS_TOOL_CALL)
+
+/* The gate of an opt-in tool named name ("termux_sms_send": OPS_TOOL_SMS,
+ * "termux_call": OPS_TOOL_CALL), 0 for any other name: how a front end
+ * turns the names a person allowed into allow bits. */
+unsigned ops_tools_optin(const char *name);
 
 typedef struct ops_call ops_call;
 
@@ -109,6 +118,8 @@ char *ops_tools_text(const cJSON *result);
 /* ---- for handlers and front-end hooks (ops_tool_result.c) ---- */
 void ops_call_text(ops_call *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void ops_call_text_raw(ops_call *c, const char *text);
+/* Add an image part (data base64-encoded, of type mime). 0, or -1 failing c. */
+int ops_call_image(ops_call *c, const void *data, size_t n, const char *mime);
 /* Fail the call with code and the message (also added as text). -1. */
 int ops_call_fail(ops_call *c, ops_code code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
