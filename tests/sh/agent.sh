@@ -375,6 +375,73 @@ EOF
 [ $? -eq 0 ] || t_fail "interactive: $(cat "$ERR"); $(tail -c 2000 "$OUT")"
 [ -z "$(inputs)" ] || t_fail "the device got: $(inputs)"
 
+SERVE=${ADBC_SERVE:-$ADBC_BUILD_DIR/tools/adbc-serve}
+if [ -x "$SERVE" ] && "$SERVE" --help | grep -q -- '--agent-allow'; then
+    t_check "--serve: the task runs on adbc-serve, its steps printed here; Ctrl-C cancels it there"
+    reset home
+    model '{"turns":[
+     {"answer":{"text":"Open Settings.","tool":"tap","args":{"ref":1}}},
+     {"answer":{"tool":"tap","args":{"ref":1}}},
+     {"answer":{"tool":"done","args":{"answer":"Bluetooth is on."}}},
+     {"answer":{"tool":"tap","args":{"ref":1}}},
+     {"answer":{"hang":60}}]}'
+    echo "serve-token-$RANDOM$RANDOM" > "$T_TMP/serve.token"
+    chmod 600 "$T_TMP/serve.token"
+    OPENAI_API_KEY=$KEY "$SERVE" -t "$DEV" --listen 127.0.0.1:0 --ready-file "$T_TMP/serve.ready" \
+        --token-file "$T_TMP/serve.token" --provider openai --base-url "$BASE" --model scripted \
+        2> "$T_TMP/serve.log" &
+    T_BG_PIDS+=($!)
+    for ((i = 0; i < 200; i++)); do [ -s "$T_TMP/serve.ready" ] && break; sleep 0.05; done
+    [ -s "$T_TMP/serve.ready" ] || t_fail "adbc-serve did not start: $(cat "$T_TMP/serve.log")"
+    U=http://127.0.0.1:$(cat "$T_TMP/serve.ready")
+    timeout 120 "$SNAP" agent --serve "$U" --token-file "$T_TMP/serve.token" --json "turn on Bluetooth" \
+        > "$OUT" 2> "$ERR"
+    rc=$?
+    expect_rc 0
+    python3 - "$OUT" << 'EOF' || t_fail "the remote stream: $(cat "$OUT")"
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+assert [l["type"] for l in lines] == ["step", "step", "step", "end"], lines
+assert lines[0]["reasoning"] == "Open Settings." and lines[0]["ok"], lines[0]
+assert lines[-1]["end"] == "done" and lines[-1]["answer"] == "Bluetooth is on.", lines[-1]
+EOF
+    [ "$(inputs)" = "input tap 540 200
+input tap 540 500" ] || t_fail "the device got: $(inputs)"
+    reset home
+    "$SNAP" agent --serve "$U" --token-file "$T_TMP/serve.token" "turn on Bluetooth" > "$OUT" 2> "$ERR" &
+    pid=$!
+    for ((i = 0; i < 400; i++)); do
+        grep -q '"check": "hang"' "$REC" 2> /dev/null && break
+        sleep 0.05
+    done
+    grep -q '"check": "hang"' "$REC" || t_fail "the remote task never asked twice: $(cat "$ERR")"
+    kill -INT "$pid"
+    wait "$pid"
+    rc=$?
+    expect_rc 130
+    grep -q "cancelled on the server" "$ERR" || t_fail "no cancel: $(cat "$ERR")"
+    id=$(sed -n 's/^adbc-snap: agent: task \([a-z0-9]*\) started on .*/\1/p' "$ERR")
+    [ -n "$id" ] || t_fail "no task id on stderr: $(cat "$ERR")"
+    for ((i = 0; i < 200; i++)); do
+        curl -s -H "Authorization: Bearer $(cat "$T_TMP/serve.token")" "$U/v1/tasks/$id" > "$T_TMP/t2.json"
+        grep -q '"status":"cancelled"' "$T_TMP/t2.json" && break
+        sleep 0.05
+    done
+    grep -q '"status":"cancelled"' "$T_TMP/t2.json" || t_fail "the server's task: $(cat "$T_TMP/t2.json")"
+    [ "$(inputs)" = "input tap 540 200" ] || t_fail "after the cancel the device got: $(inputs)"
+    "$SNAP" agent --serve "$U" --token-file /dev/null "x" > "$OUT" 2> "$ERR"
+    rc=$?
+    expect_rc 2
+    echo wrong > "$T_TMP/bad.token"
+    "$SNAP" agent --serve "$U" --token-file "$T_TMP/bad.token" "x" > "$OUT" 2> "$ERR"
+    rc=$?
+    expect_rc 1
+    grep -q "401" "$ERR" || t_fail "a wrong token: $(cat "$ERR")"
+    grep -qF "$(cat "$T_TMP/serve.token")" "$OUT" "$ERR" && t_fail "the token was printed"
+else
+    echo "adbc-serve without the tasks API: --serve not checked"
+fi
+
 t_check "the key is sent as the auth header only: never in the output, errors or the traces"
 model '{"turns":[{"answer":{"status":401,"error":"invalid api key"}}]}'
 reset home

@@ -15,6 +15,7 @@
 #ifdef ADBC_HAVE_AGENT
 #include <cjson/cJSON.h>
 
+#include "agent_print.h"
 #include "ops_agent.h"
 #include "ops_config.h"
 #include "ops_llm.h"
@@ -25,16 +26,10 @@ static int cmd_agent(snap_ctx *ctx, int argc, char **argv);
 
 const snap_cmd snap_cmds_agent[] = {
     {"agent", cmd_agent,
-     "agent [--model NAME] [--max-steps N] [--step-delay MS] [--json] [--trace FILE] [--config FILE] [GOAL]",
+     "agent [--model NAME] [--max-steps N] [--step-delay MS] [--json] [--trace FILE] [--config FILE] [--serve URL --token-file F] [GOAL]",
      "let a language model reach GOAL on the device, step by step (docs/agent.md)"},
     {NULL, NULL, NULL, NULL},
 };
-
-/* Exit statuses of a task that did not end done (docs/agent.md). */
-#define AGENT_EXIT_FAILED 1
-#define AGENT_EXIT_MAX_STEPS 3
-#define AGENT_EXIT_SAFETY 4
-#define AGENT_EXIT_CANCELLED 5
 
 #ifndef ADBC_HAVE_AGENT
 static int cmd_agent(snap_ctx *ctx, int argc, char **argv)
@@ -53,6 +48,8 @@ static int cmd_agent(snap_ctx *ctx, int argc, char **argv)
 typedef struct agent_opts {
     const char *goal;
     const char *config;      /* --config FILE */
+    const char *serve, *token_file; /* --serve URL --token-file F: a remote task */
+    int steps_given, delay_given, local_only; /* options given that only a local run takes */
     ops_llm_cfg base;        /* the config file's [model] */
     const char **allow_all;  /* the file's allowlist and --allow's */
     int json;
@@ -95,10 +92,18 @@ static int parse(agent_opts *o, int argc, char **argv)
         }
         if (strcmp(a, "--vision") == 0) {
             o->cfg.vision = 1;
+            o->local_only = 1;
             continue;
         }
         if (strcmp(a, "--allow-shell") == 0) {
             o->cfg.allow_shell = 1;
+            o->local_only = 1;
+            continue;
+        }
+        if (strcmp(a, "--serve") == 0 || strcmp(a, "--token-file") == 0) {
+            if (i + 1 >= argc)
+                return snap_usage(me, "an option needs a value");
+            *(a[2] == 's' ? &o->serve : &o->token_file) = argv[++i];
             continue;
         }
         int done = 0;
@@ -110,6 +115,7 @@ static int parse(agent_opts *o, int argc, char **argv)
                     return snap_usage(me, "too many model options");
                 o->mkey[o->nm] = llm_opts[k][1];
                 o->mval[o->nm++] = argv[++i];
+                o->local_only |= k > 0; /* all but --model */
                 done = 1;
             }
         for (int k = 0; agent_opts_n[k][0] && !done; k++)
@@ -118,6 +124,9 @@ static int parse(agent_opts *o, int argc, char **argv)
                     return snap_usage(me, "an option needs a value");
                 if (ops_agent_set(&o->cfg, agent_opts_n[k][1], argv[++i], &e) != 0)
                     return snap_usage(me, e.msg);
+                o->steps_given |= k == 0;
+                o->delay_given |= k == 1;
+                o->local_only |= k > 1;
                 done = 1;
             }
         if (done)
@@ -129,6 +138,7 @@ static int parse(agent_opts *o, int argc, char **argv)
         if (strcmp(a, "--trace") == 0 || strcmp(a, "--allow") == 0) {
             if (i + 1 >= argc)
                 return snap_usage(me, "an option needs a value");
+            o->local_only = 1;
             if (a[2] == 't') {
                 o->trace = argv[++i];
             } else {
@@ -207,10 +217,6 @@ bad:
 
 /* ---- printing a step ---- */
 
-typedef struct printer {
-    int json;
-    pthread_mutex_t mu; /* interactive: the task's thread and the reader print */
-} printer;
 
 static void print_text_field(const char *label, const char *s)
 {
@@ -228,7 +234,7 @@ static void print_json(const cJSON *o)
     snap_json_mark();
 }
 
-static void on_step(void *arg, const ops_agent_step *s)
+void agent_print_step(void *arg, const ops_agent_step *s)
 {
     printer *p = arg;
     pthread_mutex_lock(&p->mu);
@@ -259,7 +265,7 @@ static void on_step(void *arg, const ops_agent_step *s)
 }
 
 /* The end: a JSON line or text; the exit status. */
-static int report_end(printer *p, const ops_agent_result *r)
+int agent_print_end(printer *p, const ops_agent_result *r)
 {
     int st = r->end == OPS_AGENT_DONE        ? 0
              : r->end == OPS_AGENT_MAX_STEPS   ? AGENT_EXIT_MAX_STEPS
@@ -301,7 +307,7 @@ static int run_one(agent_opts *o, printer *p, adbc_conn *conn, const char *seria
         pthread_mutex_unlock(&p->mu);
         return st;
     }
-    return report_end(p, &res);
+    return agent_print_end(p, &res);
 }
 
 /* ---- interactive ---- */
@@ -457,6 +463,40 @@ static int interactive(agent_opts *o, printer *p, adbc_conn *conn, const char *s
     return snap_signal_received() ? 128 + snap_signal_received() : 0;
 }
 
+/* --serve: the task runs on a remote adbc-serve (agent_remote.c). */
+static int remote(agent_opts *o)
+{
+    const snap_cmd *me = &snap_cmds_agent[0];
+    int st = 0;
+    if (!o->goal)
+        st = snap_usage(me, "--serve needs a GOAL (interactive mode is local only)");
+    else if (o->local_only)
+        st = snap_usage(me, "with --serve only --model, --max-steps, --step-delay and --json "
+                            "apply (the server's settings do the rest)");
+    const char *model = NULL;
+    for (int i = 0; i < o->nm; i++)
+        if (strcmp(o->mkey[i], "model") == 0)
+            model = o->mval[i];
+    printer p = {.json = o->json};
+    pthread_mutex_init(&p.mu, NULL);
+    atomic_int cancel;
+    atomic_init(&cancel, 0);
+    if (!st) {
+        agent_remote_opts ro = {.url = o->serve, .token_file = o->token_file, .goal = o->goal,
+                                .model = model, .cancel = &cancel, .p = &p,
+                                .max_steps = o->steps_given ? o->cfg.max_steps : -1,
+                                .step_delay_ms = o->delay_given ? o->cfg.step_delay_ms : -1};
+        snap_signals_flag(&cancel);
+        st = agent_remote(&ro);
+        snap_signals_flag(NULL);
+    }
+    pthread_mutex_destroy(&p.mu);
+    ops_llm_cfg_wipe(&o->base);
+    ops_agent_config_free(&o->cfg);
+    free(o->allow_all);
+    return st;
+}
+
 static int cmd_agent(snap_ctx *ctx, int argc, char **argv)
 {
     static agent_opts o;
@@ -485,6 +525,8 @@ static int cmd_agent(snap_ctx *ctx, int argc, char **argv)
         free(o.allow_all);
         return st;
     }
+    if (o.serve)
+        return remote(&o);
     int tty = isatty(0);
     if (!o.goal && !tty)
         return snap_usage(&snap_cmds_agent[0], "give a GOAL (interactive mode needs a "
@@ -505,7 +547,7 @@ static int cmd_agent(snap_ctx *ctx, int argc, char **argv)
         o.cfg.step_timeout_ms = ctx->timeout_ms;
     printer p = {.json = o.json};
     pthread_mutex_init(&p.mu, NULL);
-    o.cfg.on_step = on_step;
+    o.cfg.on_step = agent_print_step;
     o.cfg.on_step_arg = &p;
     adbc_conn *conn = NULL;
     int rc = snap_connect(ctx, &conn);

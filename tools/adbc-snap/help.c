@@ -41,7 +41,10 @@ static const snap_help help_table[] = {
      "  --json             one JSON object per step and one for the end\n"
      "  --config FILE      [model] and [agent] settings (default\n"
      "                     $XDG_CONFIG_HOME/adbc/agent.toml when it exists); the\n"
-     "                     command line wins"},
+     "                     command line wins\n"
+     "  --serve URL        run the task on the adbc-serve at URL (its tasks API) and\n"
+     "                     print its steps as they come; Ctrl-C cancels it there\n"
+     "  --token-file F     that server's token (else ADBC_SERVE_TOKEN)"},
     {"webviews",
      "Lists the DevTools sockets the device exposes (abstract sockets named\n"
      "webview_devtools_remote_<pid>, chrome_devtools_remote, *_devtools_remote*\n"
