@@ -229,6 +229,11 @@ class State:
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "model_server"
+    # An answer leaves in one write with Nagle off: a head and a body in two
+    # small segments would wait out the client's delayed ACK (40 ms), which
+    # is no model's time.
+    wbufsize = 1 << 16
+    disable_nagle_algorithm = True
 
     def log_message(self, fmt, *args):  # quiet: the record file says it all
         pass
