@@ -70,8 +70,9 @@ typedef struct ops_llm_cfg {
     double price_out;       /* USD per million output tokens; default 0 */
     int allow_http;         /* 1: plain http allowed to any host (default: loopback only) */
     /* Where each of provider, base_url and key came from ("default",
-     * "environment", "config", "command line": ops_llm_cfg_set's from, or
-     * filled in by ops_llm_cfg_resolve), for messages; NULL: not set yet.
+     * "environment", "the model's name" for the provider, or
+     * ops_llm_cfg_set's from: "config", "command line"), for messages;
+     * NULL: not set yet.
      * key_from never holds the key itself. */
     const char *provider_from, *base_url_from, *key_from;
 } ops_llm_cfg;
@@ -115,8 +116,8 @@ int ops_llm_cfg_value(ops_llm_cfg *c, const char *key, const struct ops_cfg_val 
  * the provider, when not given: anthropic when the model name starts with
  * "claude", else the one whose environment is set (ANTHROPIC_API_KEY or
  * ANTHROPIC_BASE_URL, OPENAI_API_KEY or OPENAI_BASE_URL); both or neither
- * set is openai when a base_url was given, else an error asking for
- * --provider. Then base_url from OPENAI_BASE_URL / ANTHROPIC_BASE_URL or the
+ * set is openai when a base_url was given, else an error (asking for
+ * --provider when both are set, for a server when neither is). Then base_url from OPENAI_BASE_URL / ANTHROPIC_BASE_URL or the
  * default, the key from OPENAI_API_KEY / ANTHROPIC_API_KEY (when no
  * api_key_* was set). A missing model, a base_url that is not http(s), plain
  * http to a non-loopback host without allow_http, no key for the providers'
