@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "adbc/devices.h"
+#include "ops_config.h"
 
 /* A line longer than this is refused (and skipped) rather than buffered. */
 #define MCP_MAX_LINE (16u << 20)
@@ -47,21 +48,6 @@ static void usage(FILE *f)
           "add to Claude Code:  claude mcp add adbc -- adbc-mcp\n"
           "more: docs/mcp.md\n",
           f);
-}
-
-static char *default_config_path(void)
-{
-    const char *x = getenv("XDG_CONFIG_HOME");
-    const char *home = getenv("HOME");
-    char *p = NULL;
-    if (x && *x) {
-        if (asprintf(&p, "%s/adbc/mcp.toml", x) < 0)
-            p = NULL;
-    } else if (home && *home) {
-        if (asprintf(&p, "%s/.config/adbc/mcp.toml", home) < 0)
-            p = NULL;
-    }
-    return p;
 }
 
 static int add_target(mcp_config *cfg, const char *t)
@@ -182,7 +168,7 @@ int main(int argc, char **argv)
     }
     char err[1024];
     int rc = 1;
-    s.config_path = config ? strdup(config) : default_config_path();
+    s.config_path = config ? strdup(config) : ops_cfg_path("mcp.toml");
     if (s.config_path &&
         mcp_config_load(&s.cfg, s.config_path, config != NULL, err, sizeof(err)) != 0) {
         fprintf(stderr, MCP_NAME ": %s\n", err);

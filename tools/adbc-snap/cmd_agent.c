@@ -180,12 +180,7 @@ static int load_config(agent_opts *o, int argc, char **argv)
             o->config = argv[i + 1];
         }
     }
-    char *dflt = NULL;
-    const char *x = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
-    if (!o->config && ((x && *x && asprintf(&dflt, "%s/adbc/agent.toml", x) < 0) ||
-                       (!(x && *x) && home && *home &&
-                        asprintf(&dflt, "%s/.config/adbc/agent.toml", home) < 0)))
-        dflt = NULL;
+    char *dflt = o->config ? NULL : ops_cfg_path("agent.toml");
     const char *path = o->config ? o->config : dflt;
     static const char *const tables[] = {"model", "agent", NULL};
     ops_cfg_schema schema = {.tables = tables, .key = config_key, .ud = o};

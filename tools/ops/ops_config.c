@@ -337,6 +337,23 @@ static int read_name(parser *ps, char *buf, size_t cap, const char *what)
     return 0;
 }
 
+char *ops_cfg_path(const char *file)
+{
+    const char *x = getenv("XDG_CONFIG_HOME");
+    const char *home = getenv("HOME");
+    char *p = NULL;
+    if (!file)
+        return NULL;
+    if (x && *x) {
+        if (asprintf(&p, "%s/adbc/%s", x, file) < 0)
+            p = NULL;
+    } else if (home && *home) {
+        if (asprintf(&p, "%s/.config/adbc/%s", home, file) < 0)
+            p = NULL;
+    }
+    return p;
+}
+
 const char *ops_cfg_type_name(ops_cfg_type t)
 {
     return t == OPS_CFG_STR ? "a string" : t == OPS_CFG_INT ? "an integer"

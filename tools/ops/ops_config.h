@@ -46,6 +46,10 @@ int ops_cfg_parse(const char *text, size_t len, const char *name, const ops_cfg_
 int ops_cfg_load(const char *path, int must_exist, const ops_cfg_schema *schema, char *err,
                  size_t errlen);
 
+/* Where a tool's config file FILE is by default: $XDG_CONFIG_HOME/adbc/FILE,
+ * else $HOME/.config/adbc/FILE; malloc'd, NULL when neither is set. */
+char *ops_cfg_path(const char *file);
+
 /* "a string", "an integer", "true or false", "an array". */
 const char *ops_cfg_type_name(ops_cfg_type t);
 /* 0 when v has type, else -1 with "[table] key must be T, not U" in err. */
