@@ -5,7 +5,7 @@
 # "pty"; shell v1 on a legacy device) with our terminal raw while it runs
 # and restored after, the window size sent at start and on SIGWINCH, ^C
 # delivered to the device, the exit status returned; adb's -t, -tt, -T, -x,
-# -n; an unknown option named. A terminal is a pseudo-terminal this test
+# -n, -e (the escape: ~. disconnects); an unknown option named. A terminal is a pseudo-terminal this test
 # opens (python3's pty), so it runs without one.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -182,6 +182,20 @@ for who in adbc adb; do
     grep -qi "stdin is not a terminal" "$T_TMP/t.err" || t_fail "$who -t note: $(cat "$T_TMP/t.err")"
     out=$(echo | "${P[@]}" shell -tt tty 2> /dev/null | tr -d '\r' | grep -m1 .)
     case $out in /dev/*) ;; *) t_fail "$who: -tt from a pipe: '$out'" ;; esac
+done
+
+t_check "-e: ~. at a line's start disconnects (exit 0, terminal restored); -e C changes it; -e none passes ~. on; as adb"
+for who in adbc adb; do
+    pick $who "$DEV" || continue
+    run esc-$who '[["wait","'"$PROMPT"'"],["send","echo a~.b\n"],["wait","\na~.b\n"],["wait","'"$PROMPT"'"],["send","~."]]' "${P[@]}" shell
+    [ "$LAST" = "exit 0 restored 1" ] || t_fail "$who ~.: $LAST"
+    grep -q "\[ disconnected \]" "$T_TMP/esc-$who.out" || t_fail "$who ~.: $(tail -n 5 "$T_TMP/esc-$who.out")"
+    run escp-$who '[["wait","'"$PROMPT"'"],["send","%."]]' "${P[@]}" shell -e %
+    [ "$LAST" = "exit 0 restored 1" ] || t_fail "$who -e % then %.: $LAST"
+    run escn-$who '[["wait","'"$PROMPT"'"],["send","~.\n"],["wait","'"$PROMPT"'"],["send","exit 6\n"]]' "${P[@]}" shell -e none
+    [ "$LAST" = "exit 6 restored 1" ] || t_fail "$who -e none: $LAST"
+    "${P[@]}" shell -e ab true > /dev/null 2> "$T_TMP/e.err" && t_fail "$who: -e ab accepted"
+    grep -q "single-character" "$T_TMP/e.err" || t_fail "$who -e ab: $(cat "$T_TMP/e.err")"
 done
 
 t_check "-x (shell v1: no exit status, stderr mixed in), -n (stdin not read), as adb"

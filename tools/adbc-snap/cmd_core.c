@@ -17,7 +17,7 @@ static int cmd_exec(snap_ctx *ctx, int argc, char **argv);
 
 const snap_cmd snap_cmds_core[] = {
     {"info", cmd_info, "info [--json]", "the device's state, properties and features"},
-    {"shell", cmd_shell, "shell [-n] [-t|-tt|-T] [-x] [--json] [CMD...]",
+    {"shell", cmd_shell, "shell [-e C|none] [-n] [-t|-tt|-T] [-x] [--json] [CMD...]",
      "run a command (exits with its status, stderr kept apart), or a PTY shell"},
     {"exec", cmd_exec, "exec [--json] CMD...", "run a command binary-safe (exec:), output to stdout"},
     {"exec-out", cmd_exec, "exec-out [--json] CMD...", "adb's name for exec"},
@@ -88,7 +88,42 @@ struct pump {
     int wake[2];      /* written when done is set; -1 when there is no pipe */
     int winch;        /* readable after SIGWINCH (pty shells); -1: none */
     int size_fd;      /* the terminal whose size is sent */
+    char escape;      /* raw terminal: the escape character (0: none) */
+    int esc_state;    /* ESC_* */
 };
+
+/* adb's escape (as ssh's): on a raw terminal, the escape character at the
+ * start of a line followed by '.' disconnects; twice sends it once; followed
+ * by anything else it is sent with it (client/commandline.cpp,
+ * stdin_read_thread_loop). */
+enum { ESC_MID = 0, ESC_LINE_START, ESC_SEEN };
+
+/* Filter n bytes of in through the escape state into out (room for 2n);
+ * the bytes to send, or -1 when the user asked to disconnect. */
+static ssize_t escape_filter(struct pump *p, const char *in, ssize_t n, char *out)
+{
+    ssize_t k = 0;
+    for (ssize_t i = 0; i < n; i++) {
+        char ch = in[i];
+        if (ch == p->escape) {
+            if (p->esc_state == ESC_LINE_START) {
+                p->esc_state = ESC_SEEN;
+                continue; /* swallowed until the next byte says what it is */
+            }
+            p->esc_state = ESC_MID;
+            out[k++] = ch;
+            continue;
+        }
+        if (p->esc_state == ESC_SEEN) {
+            if (ch == '.')
+                return -1;
+            out[k++] = p->escape;
+        }
+        p->esc_state = ch == '\n' || ch == '\r' ? ESC_LINE_START : ESC_MID;
+        out[k++] = ch;
+    }
+    return k;
+}
 
 /* SIGWINCH: the terminal's new size to the device's PTY. */
 static void send_size(struct pump *p)
@@ -106,8 +141,9 @@ static void send_size(struct pump *p)
 static void *stdin_pump(void *arg)
 {
     struct pump *p = arg;
-    char buf[65536];
+    static char buf[32768], filtered[65536];
     int in_open = 1;
+    p->esc_state = ESC_LINE_START;
     for (;;) {
         struct pollfd pf[3] = {{.fd = in_open ? 0 : -1, .events = POLLIN},
                                {.fd = p->wake[0], .events = POLLIN},
@@ -133,7 +169,19 @@ static void *stdin_pump(void *arg)
             in_open = 0; /* a PTY shell still gets its size changes */
             continue;
         }
-        if (adbc_shell_write(p->sh, buf, (size_t)n, p->timeout_ms) < 0)
+        const char *send = buf;
+        if (p->escape) {
+            n = escape_filter(p, buf, n, filtered);
+            if (n < 0) {
+                /* As adb: the terminal back, a word, exit 0 at once. */
+                snap_tty_restore();
+                static const char bye[] = "\r\n[ disconnected ]\r\n";
+                snap_write_all(2, bye, sizeof bye - 1);
+                _exit(0);
+            }
+            send = filtered;
+        }
+        if (n > 0 && adbc_shell_write(p->sh, send, (size_t)n, p->timeout_ms) < 0)
             return NULL;
     }
 }
@@ -144,6 +192,7 @@ typedef struct shell_how {
     int pty;     /* the device gives the command a PTY (shell v2 "pty") */
     int raw_tty; /* our stdin is a terminal: make it raw while the command runs */
     int forward; /* forward our stdin */
+    char escape; /* with raw_tty: the escape character (-e; 0: none) */
 } shell_how;
 
 static int run_stream(snap_ctx *ctx, const char *cmd, const shell_how *how)
@@ -166,7 +215,8 @@ static int run_stream(snap_ctx *ctx, const char *cmd, const shell_how *how)
         return snap_fail(*cmd ? cmd : "shell", rc);
     int v2 = adbc_shell_is_v2(sh);
     pthread_t th;
-    struct pump p = {sh, ctx->timeout_ms, 0, {-1, -1}, -1, size_fd};
+    struct pump p = {sh, ctx->timeout_ms, 0, {-1, -1}, -1, size_fd,
+                     how->raw_tty ? how->escape : 0, ESC_LINE_START};
     /* stdin goes to a v2 command when it is not a terminal (a terminal
      * left in line mode would be read by nobody's prompt), and to any shell
      * that is interactive: a PTY shell, or one with no command. */
@@ -300,16 +350,18 @@ static int run_json(snap_ctx *ctx, const char *cmd, adbc_shell_mode mode)
     return status;
 }
 
-/* adb's shell options (getopt "+ntTx": they may be combined, the first
+/* adb's shell options (getopt "+e:ntTx": they may be combined, the first
  * word that is not an option starts the command), and adbc's --json and
  * "--". As adb decides the PTY: -T never; -t when stdin is a terminal;
  * -tt always; with neither, when there is no command and stdin is a
- * terminal. -x: shell v1 (no exit status, stderr mixed in); -n: stdin is
- * not read. */
+ * terminal. -x: shell v1 (no exit status, stderr mixed in; the escape back
+ * to '~'); -n: stdin is not read; -e C: the escape character on a raw
+ * terminal ("none": no escape; default '~'). */
 static int cmd_shell(snap_ctx *ctx, int argc, char **argv)
 {
     const snap_cmd *self = &snap_cmds_core[1];
     int forward = 1, json = 0, t = 0, v1 = 0, from = 1;
+    char escape = '~';
     for (; from < argc && argv[from][0] == '-' && argv[from][1]; from++) {
         const char *a = argv[from];
         if (strcmp(a, "--") == 0) {
@@ -321,6 +373,15 @@ static int cmd_shell(snap_ctx *ctx, int argc, char **argv)
             continue;
         }
         for (const char *o = a + 1; *o; o++) {
+            if (*o == 'e') {
+                /* getopt: the rest of this word, else the next word. */
+                const char *e = o[1] ? o + 1 : from + 1 < argc ? argv[++from] : NULL;
+                if (!e || !(strlen(e) == 1 || strcmp(e, "none") == 0))
+                    return snap_usage(self, "-e requires a single-character argument or "
+                                            "'none'");
+                escape = strcmp(e, "none") == 0 ? 0 : e[0];
+                break;
+            }
             if (*o == 'n') {
                 forward = 0;
             } else if (*o == 't') {
@@ -330,10 +391,11 @@ static int cmd_shell(snap_ctx *ctx, int argc, char **argv)
                 t = -1;
             } else if (*o == 'x') {
                 v1 = 1;
+                escape = '~';
             } else {
                 char msg[160];
                 snprintf(msg, sizeof msg,
-                         "unknown option -%c in %.40s (-n, -t, -tt, -T, -x, --json; put -- "
+                         "unknown option -%c in %.40s (-e C, -n, -t, -tt, -T, -x, --json; put -- "
                          "before a command that starts with -)",
                          *o, a);
                 return snap_usage(self, msg);
@@ -355,7 +417,7 @@ static int cmd_shell(snap_ctx *ctx, int argc, char **argv)
         rc = run_json(ctx, cmd, v1 ? ADBC_SHELL_V1 : ADBC_SHELL_AUTO);
     else {
         shell_how how = {.mode = v1 ? ADBC_SHELL_V1 : ADBC_SHELL_AUTO, .pty = pty,
-                         .raw_tty = pty && tty, .forward = forward};
+                         .raw_tty = pty && tty, .forward = forward, .escape = escape};
         rc = run_stream(ctx, cmd, &how);
     }
     free(cmd);
