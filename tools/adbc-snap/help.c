@@ -151,6 +151,12 @@ static const snap_help help_table[] = {
      "Writes a new 2048-bit adb key to FILE (PEM, mode 0600) and its public line\n"
      "to FILE.pub, as `adb keygen` does."},
     {"version", "adbc-snap's version, the library's, and where the program is."},
+    {"emu",
+     "Sends COMMAND... (one line) to the emulator's console as `adb emu` does:\n"
+     "emulator-N's console is TCP port N on 127.0.0.1 (the port below its adb\n"
+     "port); \"auth TOKEN\" goes first when ~/.emulator_console_auth_token\n"
+     "holds one, \"quit\" last; the console's answer is printed. Without -s,\n"
+     "the only emulator (`adbc-snap emu help` lists the console's commands)."},
     {"jdwp",
      "Prints the pids of the processes hosting a JDWP transport (debuggable\n"
      "apps), one a line, from adbd's jdwp service, as `adb jdwp` does."},
