@@ -384,6 +384,40 @@ static const snap_help help_table[] = {
      "data left could not be removed later; `adbc-snap shell cmd package\n"
      "uninstall -k PKG` does it anyway.\n\n"
      "  --json   {\"ok\": true, ...}; errors as JSON"},
+    {"apps",
+     "The packages with a launcher activity (pm query-activities --components for\n"
+     "MAIN/LAUNCHER), sorted, one a line; launch takes them. No labels: the device\n"
+     "gives them only per package.\n\n"
+     "  --json   {\"apps\": [...]}; errors as JSON"},
+    {"open-url",
+     "Opens URL in its app: am start -a android.intent.action.VIEW -d URL. Only\n"
+     "http and https, printable ASCII without blanks or any of ;$`\\\"'<>|{}^\n"
+     "(percent-encode them); a refused URL sends nothing.\n\n"
+     "  --json   {\"ok\": true, ...}; errors as JSON"},
+    {"screen-info",
+     "The screen: wm size and wm density (the overrides when set, the physical\n"
+     "values beside them), and settings system accelerometer_rotation and\n"
+     "user_rotation.\n\n"
+     "  " JSON_NOTE},
+    {"rotate",
+     "Locks the rotation at 0, 90, 180 or 270 degrees: auto-rotate off and\n"
+     "user_rotation set, the settings as they were kept on the device first\n"
+     "(once). restore puts them back.\n\n"
+     "  --json   {\"ok\": true, ...}; errors as JSON"},
+    {"record",
+     "Records the screen for SECONDS (1..180, screenrecord's bound; Ctrl-C stops\n"
+     "sooner) with screenrecord --time-limit, then pulls the MP4 to FILE and\n"
+     "removes it from the device.\n\n"
+     "  --json   {\"ok\": true, \"path\", \"bytes\"}; errors as JSON"},
+    {"crashlog",
+     "The crash buffer's last lines (logcat -b crash -d -t N, --lines, default\n"
+     "200) and the crash, ANR and tombstone entries of dumpsys dropbox, newest\n"
+     "first (--entries, default 20).\n\n"
+     "  --json   {\"text\": ...}; errors as JSON"},
+    {"shade",
+     "Opens or closes the notification shade: cmd statusbar expand-notifications\n"
+     "or collapse.\n\n"
+     "  --json   {\"ok\": true, ...}; errors as JSON"},
     {"getprop",
      "One system property (its value), or all of them as getprop prints them.\n\n"
      "  --json   {\"NAME\": \"value\", ...} (one or all); errors as JSON"},

@@ -11,7 +11,7 @@
 
 const snap_cmd *const snap_tables[] = {snap_cmds_core, snap_cmds_sync,   snap_cmds_devices,
                                        snap_cmds_ui,   snap_cmds_act,    snap_cmds_screen,
-                                       snap_cmds_apps, snap_cmds_logcat, snap_cmds_admin, snap_cmds_debug, snap_cmds_emu, snap_cmds_host, snap_cmds_pair,   snap_cmds_wait,
+                                       snap_cmds_apps, snap_cmds_device, snap_cmds_logcat, snap_cmds_admin, snap_cmds_debug, snap_cmds_emu, snap_cmds_host, snap_cmds_pair,   snap_cmds_wait,
                                        snap_cmds_mdns,   snap_cmds_forward,
                                        snap_cmds_webviews, snap_cmds_session, snap_cmds_agent,
                                        snap_cmds_help};
@@ -58,7 +58,7 @@ static int bounded_cmd(const char *name)
         "info", "ls", "stat", "devices", "snapshot", "find", "tap", "tap-xy", "tap-grid",
         "grid", "type", "press", "swipe", "scroll", "long-press", "back", "home",
         "screenshot", "launch", "intent", "stop", "top", "uninstall", "getprop", "get-state",
-        "get-serialno", NULL};
+        "get-serialno", "apps", "open-url", "screen-info", "rotate", "crashlog", "shade", NULL};
     for (int k = 0; names[k]; k++)
         if (strcmp(name, names[k]) == 0)
             return 1;

@@ -132,6 +132,7 @@ extern const snap_cmd snap_cmds_sync[];
 extern const snap_cmd snap_cmds_devices[];
 extern const snap_cmd snap_cmds_ui[], snap_cmds_act[], snap_cmds_screen[];
 extern const snap_cmd snap_cmds_apps[], snap_cmds_logcat[];
+extern const snap_cmd snap_cmds_device[];
 extern const snap_cmd snap_cmds_admin[], snap_cmds_debug[], snap_cmds_emu[], snap_cmds_host[];
 extern const snap_cmd snap_cmds_pair[];
 extern const snap_cmd snap_cmds_forward[], snap_cmds_webviews[];
