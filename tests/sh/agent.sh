@@ -17,69 +17,12 @@ if ! "$SNAP" agent --help | grep -q -- --max-steps ||
     echo "adbc-snap built without the agent (no libcurl or cJSON): skipped"
     exit 0
 fi
-MODEL_SERVER=$ADBC_SOURCE_DIR/tests/model_server.py
-KEY=sk-test-$RANDOM$RANDOM-secret-key-never-shown
 export HOME=$T_TMP/home XDG_CACHE_HOME=$T_TMP/cache XDG_RUNTIME_DIR=$T_TMP/run
 mkdir -p "$HOME" "$XDG_RUNTIME_DIR"
 chmod 700 "$XDG_RUNTIME_DIR"
-unset OPENAI_BASE_URL OPENAI_API_KEY ANTHROPIC_BASE_URL ANTHROPIC_API_KEY
-
-# An emulator, as the allowlist tells them (ro.kernel.qemu=1).
-td_start dev --no-auth --prop ro.kernel.qemu=1
-DEV=127.0.0.1:${TD_PORT[dev]}
-ctl=${TD_SANDBOX[dev]}/data/local/tmp/.adbc-test
+. "$(dirname "${BASH_SOURCE[0]}")/lib_agent.sh"
+agent_dev
 OUT=$T_TMP/out ERR=$T_TMP/err
-
-node()
-{
-    # class text resource-id clickable checked bounds
-    printf '<node class="%s" text="%s" resource-id="%s" package="com.example" clickable="%s" checked="%s" enabled="true" bounds="%s"/>' "$@"
-}
-screen()
-{
-    printf '%s' "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation=\"0\"><node class=\"android.widget.FrameLayout\" package=\"com.example\" bounds=\"[0,0][1080,2400]\">$*</node></hierarchy>"
-}
-# home -> (tap Settings) settings -> (tap the switch) bt_on; BACK returns.
-screen "$(node android.widget.TextView "Home" "" false false "[0,0][1080,100]")$(node android.widget.Button "Settings" com.example:id/settings true false "[0,100][1080,300]")" > "$ctl/screen.home.xml"
-screen "$(node android.widget.TextView "Settings" "" false false "[0,0][1080,100]")$(node android.widget.Switch "Bluetooth" com.example:id/bt true false "[0,400][1080,600]")" > "$ctl/screen.settings.xml"
-screen "$(node android.widget.TextView "Settings" "" false false "[0,0][1080,100]")$(node android.widget.Switch "Bluetooth" com.example:id/bt true true "[0,400][1080,600]")" > "$ctl/screen.bt_on.xml"
-screen "$(node android.widget.TextView "Checkout" "" false false "[0,0][1080,100]")$(node android.widget.Button "Pay now" com.example:id/pay true false "[0,400][1080,600]")" > "$ctl/screen.pay.xml"
-cat > "$ctl/screen.graph" << 'EOF'
-home tap 0 100 1080 300 settings
-settings tap 0 400 1080 600 bt_on
-settings key 4 home
-bt_on key 4 settings
-EOF
-
-# reset SCREEN: the graph at SCREEN, no calls recorded.
-reset()
-{
-    echo "$1" > "$ctl/screen"
-    rm -f "$ctl/calls" "$ctl/screen.log"
-}
-
-MS_PID=
-# model SCRIPT_JSON: (re)start the scripted model with this script; its
-# record in $REC, its base URL in $BASE.
-model()
-{
-    [ -n "$MS_PID" ] && kill "$MS_PID" 2> /dev/null && wait "$MS_PID" 2> /dev/null
-    printf '%s\n' "$1" > "$T_TMP/script.json"
-    REC=$T_TMP/record.$RANDOM.jsonl
-    rm -f "$T_TMP/port"
-    python3 "$MODEL_SERVER" --script "$T_TMP/script.json" --record "$REC" \
-        --port-file "$T_TMP/port" --key "$KEY" 2>> "$T_TMP/model.err" &
-    MS_PID=$!
-    T_BG_PIDS+=("$MS_PID")
-    local i
-    for ((i = 0; i < 200; i++)); do
-        [ -s "$T_TMP/port" ] && break
-        sleep 0.05
-    done
-    [ -s "$T_TMP/port" ] || t_fail "model server did not start: $(cat "$T_TMP/model.err")"
-    BASE=http://127.0.0.1:$(cat "$T_TMP/port")/v1
-    : > "$REC"
-}
 
 # A ARGS...: adbc-snap agent against the device and the model.
 A()
@@ -91,16 +34,6 @@ A()
 expect_rc()
 {
     [ "$rc" -eq "$1" ] || t_fail "exit status $rc, expected $1; stdout: $(cat "$OUT"); stderr: $(cat "$ERR")"
-}
-# The input commands the device got, one a line (`cmd input` written as
-# `input`: the device's Android version decides which one adbc sends).
-inputs()
-{
-    grep -E '^(input|cmd input)' "$ctl/calls" 2> /dev/null | sed 's/^cmd input/input/'
-}
-requests()
-{
-    wc -l < "$REC"
 }
 # rq N EXPR: evaluate a Python expression on request N's body (b) and check.
 rq()

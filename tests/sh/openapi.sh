@@ -27,7 +27,12 @@ B=127.0.0.1:${TD_PORT[b]}
 C=127.0.0.1:${TD_PORT[c]}
 td_stop c # a device that is gone: its port is closed
 
-serve_start -t "$A" -t "$B" -t "$C" --settle 0 --body-max 4096 --connect-timeout 3
+# The agent's tasks: a scripted model (a task that ends done, then one that
+# waits until it is cancelled), device A allowed to the agent by name.
+. "$(dirname "${BASH_SOURCE[0]}")/lib_agent.sh"
+model '{"turns":[{"answer":{"tool":"done","args":{"answer":"ok"}}},{"answer":{"hang":30}}]}'
+OPENAI_API_KEY=$KEY serve_start -t "$A" -t "$B" -t "$C" --settle 0 --body-max 4096 --connect-timeout 3 \
+    --provider openai --base-url "$BASE" --model scripted --agent-allow "$A"
 
 t_check "docs/openapi.yaml: the routes and codes of the source, and every answer matches it"
 python3 "$(dirname "${BASH_SOURCE[0]}")/openapi_check.py" "$ADBC_SOURCE_DIR" \

@@ -9,3 +9,7 @@ add_custom_command(OUTPUT ${ADBC_SERVE_PAGE_C}
   DEPENDS ${ADBC_SERVE_PAGE} ${dir}/page.cmake
   COMMENT "Embedding the adbc-serve page")
 target_sources(${name} PRIVATE ${ADBC_SERVE_PAGE_C})
+# The agent's tasks (tasks.c) when the agent is built (libcurl).
+if(TARGET adbc_ops_agent)
+  target_link_libraries(${name} PRIVATE adbc_ops_agent)
+endif()

@@ -181,16 +181,9 @@ static void *conn_watchdog(void *arg)
     return NULL;
 }
 
-static enum MHD_Result send_buf(struct MHD_Connection *conn, int status, char *body, size_t len,
-                                const char *ctype)
+/* The headers of every answer. */
+static void add_headers(struct MHD_Response *res, int status, const char *ctype)
 {
-    struct MHD_Response *res =
-        MHD_create_response_from_buffer(len, body ? body : (char *)"", body ? MHD_RESPMEM_MUST_FREE
-                                                                            : MHD_RESPMEM_PERSISTENT);
-    if (!res) {
-        free(body);
-        return MHD_NO;
-    }
     MHD_add_response_header(res, "Content-Type", ctype);
     MHD_add_response_header(res, "Cache-Control", "no-store");
     /* One request per connection, so the gate sees every request head. */
@@ -207,7 +200,48 @@ static enum MHD_Result send_buf(struct MHD_Connection *conn, int status, char *b
     MHD_add_response_header(res, "X-Frame-Options", "DENY");
     if (status == 401)
         MHD_add_response_header(res, "WWW-Authenticate", "Bearer realm=\"adbc-serve\"");
+}
+
+static enum MHD_Result send_buf(struct MHD_Connection *conn, int status, char *body, size_t len,
+                                const char *ctype)
+{
+    struct MHD_Response *res =
+        MHD_create_response_from_buffer(len, body ? body : (char *)"", body ? MHD_RESPMEM_MUST_FREE
+                                                                            : MHD_RESPMEM_PERSISTENT);
+    if (!res) {
+        free(body);
+        return MHD_NO;
+    }
+    add_headers(res, status, ctype);
     enum MHD_Result r = MHD_queue_response(conn, (unsigned)status, res);
+    MHD_destroy_response(res);
+    return r;
+}
+
+/* A task's events (tasks.c): read as they come, on this connection's own
+ * thread (a wait there blocks only this client). */
+static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+    (void)pos;
+    long n = serve_stream_read(cls, buf, max);
+    return n < 0 ? MHD_CONTENT_READER_END_OF_STREAM : (ssize_t)n;
+}
+
+static void stream_free(void *cls)
+{
+    serve_stream_free(cls);
+}
+
+static enum MHD_Result send_stream(struct MHD_Connection *conn, serve_stream *st)
+{
+    struct MHD_Response *res =
+        MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, stream_read, st, stream_free);
+    if (!res) {
+        serve_stream_free(st);
+        return MHD_NO;
+    }
+    add_headers(res, 200, "text/event-stream; charset=utf-8");
+    enum MHD_Result r = MHD_queue_response(conn, 200, res);
     MHD_destroy_response(res);
     return r;
 }
@@ -306,7 +340,12 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
     char *body = NULL;
     size_t len = 0;
     const char *ctype = "application/json";
-    int status = serve_route(&r, &body, &len, &ctype);
+    serve_stream *st = NULL;
+    int status = serve_tasks_events(&r, &st, &body, &len);
+    if (st)
+        return send_stream(conn, st);
+    if (!status)
+        status = serve_route(&r, &body, &len, &ctype);
     if (!body)
         return send_err(conn, 500, "failed", "out of memory");
     return send_buf(conn, status, body, len, ctype);

@@ -19,6 +19,8 @@ static void usage(FILE *f)
             "                  [--body-max BYTES] [--ready-file FILE] [--idle-exit S]\n"
             "                  [--allow-uninstall PACKAGE]... [--allow-tool NAME]...\n"
             "                  [--control SOCKET [--no-http] [--pid-file FILE]]\n"
+            "                  [--model NAME] [--provider openai|anthropic] [--base-url URL]\n"
+            "                  [--agent-allow SERIAL]...\n"
             "       adbc-serve --help | --version\n\n"
             "Holds connections to the devices and serves the HTTP/JSON API (docs/serve.md).\n"
             "Default: the device in ANDROID_SERIAL, else the only USB device; listen on\n"
@@ -28,7 +30,10 @@ static void usage(FILE *f)
             "client has called or connected for as long (default: never).\n"
             "--allow-uninstall PACKAGE: a package the uninstall_app tool may remove.\n"
             "--allow-tool NAME: offer a tool that needs allowing (termux_sms_send,\n"
-            "termux_call; Termux:API tools are offered when adbc runs in Termux).\n");
+            "termux_call; Termux:API tools are offered when adbc runs in Termux).\n"
+            "--model, --provider, --base-url: the agent's model for POST /v1/tasks (the key\n"
+            "from OPENAI_API_KEY or ANTHROPIC_API_KEY); --agent-allow: a physical device\n"
+            "the agent may drive (emulators always may; docs/agent.md).\n");
 }
 
 static int num(const char *opt, const char *v, long lo, long hi, long *out)
@@ -163,6 +168,10 @@ int main(int argc, char **argv)
                 return 2;
             s.body_max = (size_t)n;
             i++;
+        } else if ((n = serve_tasks_option(a, v)) != 0) {
+            if (n < 0)
+                return 2;
+            i++;
         } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             usage(stdout);
             return 0;
@@ -212,6 +221,7 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
 
     s.last_client_ms = ops_now_ms();
+    serve_tasks_init(&s);
     if (ops_tools_init() != 0 || serve_devs_init(&s, names, nnames) != 0)
         return 1;
     int status = 0;
@@ -245,7 +255,9 @@ int main(int argc, char **argv)
             }
         }
     }
+    serve_tasks_stop();
     serve_http_stop();
+    serve_tasks_free();
     s.stopping = 1; /* the control clients end too */
     ops_pool_stop(&s.pool);
     if (control)

@@ -417,6 +417,8 @@ int serve_route(serve_req *r, char **body, size_t *len, const char **ctype)
     *ctype = "application/json";
     if (strcmp(r->path, "/v1/tools") == 0 || strncmp(r->path, "/v1/tools/", 10) == 0)
         return serve_tools_route(r, body, len);
+    if (serve_tasks_is_route(r->path))
+        return serve_tasks_route(r, body, len);
     int page = serve_page(r, body, len, ctype);
     if (page)
         return page;

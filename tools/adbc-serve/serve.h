@@ -115,6 +115,28 @@ int serve_reply_err(const ops_err *e, char **body, size_t *len);
 /* ---- tools.c: GET /v1/tools, POST /v1/tools/NAME (tools/ops' table) ---- */
 int serve_tools_route(serve_req *r, char **body, size_t *len);
 
+/* ---- tasks.c: the agent's tasks (needs the agent: ADBC_HAVE_AGENT) ---- */
+/* A command-line option of the tasks (--model, --provider, --base-url,
+ * --agent-allow): 1 taken with its value, 0 not one of them (or no
+ * value), -1 refused after printing why. */
+int serve_tasks_option(const char *opt, const char *val);
+void serve_tasks_init(serve *s);
+/* Whether the path is one of the tasks' (/v1/tasks..., /v1/settings). */
+int serve_tasks_is_route(const char *path);
+int serve_tasks_route(serve_req *r, char **body, size_t *len);
+/* GET /v1/tasks/ID/events: 0 when the request is not that; else its
+ * status, with *st to read the stream from (200) or *body (an error). */
+typedef struct serve_stream serve_stream;
+int serve_tasks_events(serve_req *r, serve_stream **st, char **body, size_t *len);
+/* Up to max bytes of the stream, waiting (bounded) for the next event; -1
+ * at its end. */
+long serve_stream_read(serve_stream *st, char *buf, size_t max);
+void serve_stream_free(serve_stream *st);
+/* Cancel and join every run, end the streams (before the HTTP server
+ * stops); then free what is kept (after). */
+void serve_tasks_stop(void);
+void serve_tasks_free(void);
+
 /* ---- page.c: the inspector page, compiled in (page.cmake) ---- */
 typedef struct serve_asset {
     const char *path, *ctype;
