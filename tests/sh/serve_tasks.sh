@@ -17,7 +17,8 @@ agent_dev
 reset home
 # One scripted model for every case, in order (the server's --base-url is
 # fixed): a task to done (3 turns), a tap then a request held until the
-# cancel (2), a request held while a second task is refused (1).
+# cancel (2), a request held while a second task is refused (1), one held
+# while the server is stopped (1).
 model '{"turns":[
  {"expect":{"model":"scripted","last_contains":["[ref=1] \"Settings\""]},
   "answer":{"text":"Open Settings.","tool":"tap","args":{"ref":1},"usage":[120,12]}},
@@ -26,6 +27,7 @@ model '{"turns":[
  {"expect":{"last_contains":["\"Bluetooth\" [checked]"]},
   "answer":{"tool":"done","args":{"answer":"Bluetooth is on."}}},
  {"answer":{"tool":"tap","args":{"ref":1}}},
+ {"answer":{"hang":60}},
  {"answer":{"hang":60}},
  {"answer":{"hang":60}}]}'
 OPENAI_API_KEY=$KEY serve_start -t "$DEV" --provider openai --base-url "$BASE" --busy-wait 20000
@@ -186,3 +188,19 @@ t_check "the key is never in an answer or the server's log"
 H /v1/tasks
 grep -q "$KEY" "$OUT" "$T_TMP/serve.log" && t_fail "the key leaked"
 true
+
+t_check "SIGTERM while a task waits for its model: the run is cancelled, the server exits 0"
+reset home
+H -d '{"goal":"wait"}' /v1/tasks
+expect 202
+model_waits 3
+kill -TERM "$SPID"
+for ((i = 0; i < 300; i++)); do
+    kill -0 "$SPID" 2> /dev/null || break
+    sleep 0.1
+done
+kill -0 "$SPID" 2> /dev/null && t_fail "adbc-serve still runs 30 s after SIGTERM: $(tail "$T_TMP/serve.log")"
+wait "$SPID"
+st=$?
+[ "$st" = 0 ] || t_fail "adbc-serve exited $st: $(tail "$T_TMP/serve.log")"
+[ -z "$(inputs)" ] || t_fail "the device got: $(inputs)"
