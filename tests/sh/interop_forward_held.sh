@@ -6,8 +6,10 @@
 # "SERIAL LOCAL REMOTE" lines and the same trailing empty line; rebinding,
 # `--no-rebind`, `--remove`, `--remove-all` and a bad address give the same
 # exit status and output (adb's words after "adb: error: " and after
-# "adbc-snap: forward...: "); the forward ends with the session. A reverse
-# made while a session runs relays on the command's own connection.
+# "adbc-snap: forward...: "); the forward ends with the session. reverse
+# through a session is held the same way (the device's port printed, the
+# rule relayed after the command ends, --no-rebind refused); with -v it
+# relays on the command's own connection.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 t_need_adb
@@ -67,15 +69,25 @@ listing() # WHO: the list with the ports as N
     sed -e 's/tcp:[0-9]*/tcp:N/g' "$T_TMP/l.out"
 }
 
+# made WHO forward|reverse: VERB tcp:0 to the HTTP server returns at once
+# with the chosen port (PORT), and the server answers through it after the
+# command has ended. (The test device listens on this machine: a reverse
+# rule's port is reachable here.)
+made()
+{
+    run "$1" f -s "$DEV" "$2" tcp:0 "tcp:$HP"
+    [ $RC = 0 ] || t_fail "$1 $2: exit $RC $(cat "$T_TMP/f.err")"
+    PORT=$(cat "$T_TMP/f.out")
+    case $PORT in [1-9]*) ;; *) t_fail "$1 $2 printed '$PORT', not a port" ;; esac
+    local out
+    out=$(curl -sS --max-time 10 "http://127.0.0.1:$PORT/one.txt") || t_fail "$1: curl through the held $2 failed"
+    [ "$out" = held ] || t_fail "$1 $2: got '$out'"
+}
+
 for who in adb snap; do
     t_check "$who: forward tcp:0 returns at once with the port; the forward outlives the command"
-    run $who f -s "$DEV" forward tcp:0 "tcp:$HP"
-    [ $RC = 0 ] || t_fail "$who forward: exit $RC $(cat "$T_TMP/f.err")"
-    port=$(cat "$T_TMP/f.out")
-    case $port in [1-9]*) ;; *) t_fail "$who printed '$port', not a port" ;; esac
-    out=$(curl -sS --max-time 10 "http://127.0.0.1:$port/one.txt") || t_fail "$who: curl through the held forward failed"
-    [ "$out" = held ] || t_fail "$who: got '$out'"
-    echo "$port" > "$T_TMP/$who.port"
+    made $who forward
+    echo "$PORT" > "$T_TMP/$who.port"
 
     t_check "$who: a fixed port prints the port; rebinding it prints nothing; --no-rebind fails"
     fixed=$(_t_free_port)
@@ -111,26 +123,38 @@ done
 same tcp:99999 tcp:80
 same bogus:1 tcp:80
 
-t_check "reverse while a session runs: the device's connections reach the host"
-"$SNAP" -s "$DEV" reverse tcp:0 "tcp:$HP" > "$T_TMP/rv.out" 2> "$T_TMP/rv.err" &
+for who in adb snap; do
+    t_check "$who: reverse tcp:0 returns at once with the device's port; the rule outlives the command"
+    made $who reverse
+    dp=$PORT
+    run $who f -s "$DEV" reverse --no-rebind "tcp:$dp" tcp:1
+    [ $RC = 1 ] && grep -q "cannot rebind existing socket" "$T_TMP/f.err" ||
+        t_fail "$who reverse --no-rebind: exit $RC $(cat "$T_TMP/f.err")"
+    echo "$dp" > "$T_TMP/$who.rport"
+done
+rport=$(cat "$T_TMP/snap.rport")
+
+t_check "reverse -v while a session runs relays on the command's own connection"
+"$SNAP" -s "$DEV" reverse -v tcp:0 "tcp:$HP" > "$T_TMP/rv.out" 2> "$T_TMP/rv.err" &
 T_BG_PIDS+=("$!")
 rvpid=$!
 for ((i = 0; i < 200; i++)); do [ -s "$T_TMP/rv.out" ] && break; sleep 0.05; done
 dp=$(awk '{print $1}' "$T_TMP/rv.out")
 dp=${dp#tcp:}
-[ -n "$dp" ] || t_fail "reverse printed nothing: $(cat "$T_TMP/rv.err")"
-# The test device listens on this machine: its port is reachable here.
+[ -n "$dp" ] || t_fail "reverse -v printed nothing: $(cat "$T_TMP/rv.err")"
 out=$(curl -sS --max-time 10 "http://127.0.0.1:$dp/one.txt") || t_fail "curl through the reverse failed"
-[ "$out" = held ] || t_fail "reverse: got '$out'"
+[ "$out" = held ] || t_fail "reverse -v: got '$out'"
 kill "$rvpid"
 
-t_check "a held forward ends with its session"
+t_check "a held forward and a held reverse end with their session"
 "$SNAP" -s "$DEV" forward tcp:0 "tcp:$HP" > "$T_TMP/p" || t_fail "forward failed"
 port=$(cat "$T_TMP/p")
 curl -sS --max-time 10 "http://127.0.0.1:$port/one.txt" > /dev/null || t_fail "curl failed"
 stop_session
 curl -sS --max-time 5 "http://127.0.0.1:$port/one.txt" > /dev/null 2>&1 &&
     t_fail "the forward still answers after session stop"
+curl -sS --max-time 5 "http://127.0.0.1:$rport/one.txt" > /dev/null 2>&1 &&
+    t_fail "the held reverse still answers after session stop"
 run snap f forward --list
 [ $RC = 0 ] && [ "$(cat "$T_TMP/f.out")" = "" ] || t_fail "--list without a session: exit $RC '$(cat "$T_TMP/f.out")'"
 echo "ok: $T_CHECKS checks"

@@ -205,6 +205,14 @@ static int on_open(void *user, uint32_t id, const char *service)
             free(st);
             return -1;
         }
+    } else if (strncmp(service, "reverse:forward:", 16) == 0) {
+        /* A reverse rule held by the server: the device's connections for
+         * it come to the server's connection and are relayed from here. */
+        st->reply = serve_held_reverse(c->srv, c->dev, service, &st->reply_len);
+        if (!st->reply) {
+            free(st);
+            return -1;
+        }
     } else if (adbc_stream_open(&st->ds, c->dev->conn, service, c->srv->call_ms) < 0) {
         free(st);
         return -1; /* the client gets CLSE, as for a service the device refuses */

@@ -18,6 +18,7 @@ int serve_devs_init(serve *s, const char *const *names, int n)
     o.background = 1;
     o.busy_hint = " (?wait=MS, default the server's --busy-wait)";
     o.on_conn_close = serve_held_conn_close; /* held forwards go before their connection */
+    o.on_conn_opts = serve_held_conn_opts;   /* held reverse rules take the device's streams */
     ops_err e;
     if (ops_pool_init(&s->pool, &o, &e) != 0) {
         fprintf(stderr, SERVE_NAME ": %s\n", e.msg);

@@ -15,6 +15,14 @@
  *   host:list-forward                   OKAY %04x "SERIAL LOCAL REMOTE\n"...
  * A failure is FAIL %04x MESSAGE ("cannot bind listener: ..." as adb's).
  *
+ * Reverse rules are held too: "reverse:forward:[norebind:]REMOTE;LOCAL" on
+ * the control socket makes the rule on the device from the server's own
+ * connection (adbc_reverse_add), whose adbc_reverse (set on the connection's
+ * options when the pool connects: on_conn_opts) relays the device's
+ * connections to LOCAL; answered as adbd answers (OKAY [%04x PORT], or FAIL
+ * with the device's words). The other reverse: requests (--list, --remove)
+ * go to the device as they are.
+ *
  * One thread accepts on every held listener (adbc_forward_fd / dispatch);
  * each relayed connection has its library threads. The device's connection
  * is the session's own: the pool tells us before it closes one
@@ -161,6 +169,80 @@ static char *okay(size_t *len, const char *str, int twice)
     return out;
 }
 
+/* ---- reverse rules held: one adbc_reverse per device connection ---- */
+
+typedef struct rev_slot {
+    ops_dev *d;
+    adbc_reverse *r;
+    int started;
+} rev_slot;
+static rev_slot revs[SERVE_MAX_DEVICES];
+
+static rev_slot *rev_of(ops_dev *d)
+{
+    for (int i = 0; i < SERVE_MAX_DEVICES; i++)
+        if (revs[i].d == d)
+            return &revs[i];
+    for (int i = 0; i < SERVE_MAX_DEVICES; i++)
+        if (!revs[i].d) {
+            revs[i].d = d;
+            return &revs[i];
+        }
+    return NULL;
+}
+
+void serve_held_conn_opts(void *user, ops_dev *d, adbc_conn_opts *o)
+{
+    (void)user;
+    pthread_mutex_lock(&held_lock);
+    rev_slot *rs = rev_of(d);
+    if (rs && !rs->r && adbc_reverse_new(&rs->r, NULL) < 0)
+        rs->r = NULL;
+    if (rs && rs->r) {
+        adbc_reverse_conn_opts(o, rs->r);
+        rs->started = 0;
+    }
+    pthread_mutex_unlock(&held_lock);
+}
+
+char *serve_held_reverse(serve *s, ops_dev *d, const char *service, size_t *len)
+{
+    (void)s;
+    const char *spec = service + strlen("reverse:forward:");
+    int norebind = strncmp(spec, "norebind:", 9) == 0;
+    if (norebind)
+        spec += 9;
+    const char *semi = strchr(spec, ';');
+    char remote[320];
+    if (!semi || semi == spec || !semi[1] || semi - spec >= (long)sizeof remote)
+        return fail(len, "bad forward: %s", spec);
+    memcpy(remote, spec, (size_t)(semi - spec));
+    remote[semi - spec] = '\0';
+    const char *local = semi + 1;
+    pthread_mutex_lock(&held_lock);
+    rev_slot *rs = rev_of(d);
+    char *out;
+    char resolved[320];
+    if (!rs || !rs->r || !d->conn) {
+        out = fail(len, "this session cannot relay reverse connections (restart it)");
+    } else if (!rs->started && adbc_reverse_start(rs->r, d->conn) < 0) {
+        out = fail(len, "%s", adbc_last_error());
+    } else if ((rs->started = 1,
+                adbc_reverse_add(resolved, sizeof resolved, rs->r, remote, local, norebind)) <
+               0) {
+        /* The device's own words, after what adbc says around them. */
+        const char *m = adbc_last_error(), *c = strstr(m, "\": ");
+        out = fail(len, "%s", c ? c + 3 : m);
+    } else {
+        fprintf(stderr, SERVE_NAME ": reverse %s %s held\n", resolved, local);
+        /* As adbd: one OKAY, then a chosen TCP port. */
+        out = okay(len, strncmp(resolved, "tcp:", 4) == 0 && strcmp(remote, resolved) != 0
+                            ? resolved + 4 : NULL, 0);
+    }
+    pthread_mutex_unlock(&held_lock);
+    return out;
+}
+
 static held *find(const char *local)
 {
     for (held *h = helds; h; h = h->next)
@@ -300,8 +382,13 @@ char *serve_held_request(serve *s, ops_dev *d, const char *service, size_t *len)
 void serve_held_conn_close(void *user, ops_dev *d, adbc_conn *c)
 {
     (void)user;
-    (void)d;
     pthread_mutex_lock(&held_lock);
+    rev_slot *rs = rev_of(d);
+    if (rs && rs->r) { /* its relays end before the connection, as adbc_reverse_free asks */
+        adbc_reverse_free(rs->r);
+        rs->r = NULL;
+        rs->started = 0;
+    }
     for (held **pp = &helds; *pp;) {
         if ((*pp)->conn == c)
             drop(pp, "the device connection closed");
@@ -325,6 +412,11 @@ void serve_held_stop(void)
         held_free(h);
     }
     nheld = 0;
+    for (int i = 0; i < SERVE_MAX_DEVICES; i++) {
+        if (revs[i].r)
+            adbc_reverse_free(revs[i].r);
+        revs[i] = (rev_slot){0};
+    }
     pthread_mutex_unlock(&held_lock);
     held_srv = NULL;
     for (int i = 0; i < 2; i++) {

@@ -80,8 +80,16 @@ int serve_control_clients(void);
 /* The answer to a "host:" service on the control socket, as adb's server
  * answers it (malloc'd, *len bytes); NULL when out of memory or not "host:". */
 char *serve_held_request(serve *s, ops_dev *d, const char *service, size_t *len);
-/* The pool's on_conn_close: free every forward on connection c. */
+/* The pool's on_conn_close: free every forward on connection c, and d's
+ * reverse relays. */
 void serve_held_conn_close(void *user, ops_dev *d, adbc_conn *c);
+/* The pool's on_conn_opts: d's connection accepts the streams of the
+ * reverse rules held for it. */
+void serve_held_conn_opts(void *user, ops_dev *d, adbc_conn_opts *o);
+/* The answer to "reverse:forward:[norebind:]REMOTE;LOCAL" on the control
+ * socket: the rule made on the device and its connections relayed by the
+ * server (held), answered as adbd answers; NULL when out of memory. */
+char *serve_held_reverse(serve *s, ops_dev *d, const char *service, size_t *len);
 /* Free every forward (s->stopping set). */
 void serve_held_stop(void);
 

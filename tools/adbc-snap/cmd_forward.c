@@ -49,7 +49,8 @@ const snap_cmd snap_cmds_forward[] = {
     {"reverse", cmd_reverse,
      "reverse [-v] [--no-rebind] REMOTE LOCAL [REMOTE LOCAL ...] | --list | --remove REMOTE | "
      "--remove-all",
-     "let the device reach host sockets until interrupted; list or remove the device's rules"},
+     "let the device reach host sockets (held by a running session, else until interrupted); "
+     "list or remove the device's rules"},
     {NULL, NULL, NULL, NULL},
 };
 
@@ -414,6 +415,27 @@ static int cmd_reverse(snap_ctx *ctx, int argc, char **argv)
     if (verbose) {
         o.on_event = on_event;
         o.user = "reverse";
+    }
+    /* Through a running session (and without -v, which only this process
+     * could print): the session's server makes the rules and relays their
+     * connections, so they outlive this command as adb's do. */
+    adbc_conn *held;
+    if (!verbose && snap_session_connect(ctx, &held) == 0) {
+        ctx->conn = held; /* main closes it */
+        ctx->via_session = 1;
+        for (int k = 0; k < npairs; k++) {
+            char req[700], port[64];
+            const char *remote = argv[i + 2 * k], *local = argv[i + 2 * k + 1];
+            if (strchr(remote, ';') || strlen(remote) > 300 || strlen(local) > 300)
+                return snap_error(SNAP_EXIT_USAGE, "reverse", "not a socket spec: %s", remote);
+            snprintf(req, sizeof req, "forward:%s%s;%s", norebind ? "norebind:" : "", remote,
+                     local);
+            if (adbc_reverse_request(port, sizeof port, held, req) < 0)
+                return snap_fail("reverse", -1);
+            if (*port)
+                printf("%s\n", port); /* as adb: a new TCP listener's port */
+        }
+        return 0;
     }
     adbc_reverse *r;
     if (adbc_reverse_new(&r, &o) < 0)

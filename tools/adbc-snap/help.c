@@ -79,7 +79,9 @@ static const snap_help help_table[] = {
      "           device's answer until the device closes (default: close, as adb)"},
     {"reverse",
      "Makes the device listen on each REMOTE (a rule adbd keeps) and relays the\n"
-     "connections it gets to LOCAL on this host, until interrupted; the device\n"
+     "connections it gets to LOCAL on this host. Through a running session the\n"
+     "session's server holds the rule and relays (the command returns at once,\n"
+     "printing a chosen port, as adb); else until interrupted, and the device\n"
      "drops the rules when the connection ends. Streams the device opens for\n"
      "anything but these LOCAL destinations are refused. Prints \"REMOTE LOCAL\"\n"
      "per rule, with tcp:0 resolved to the device's port.\n\n"

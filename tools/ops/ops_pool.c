@@ -227,6 +227,8 @@ static int connect_dev(ops_pool *p, ops_dev *d, int64_t deadline, ops_err *e)
     if (p->o.io_ms > 0)
         o.io_timeout_ms = p->o.io_ms;
     int back = d->backoff_ms != 0;
+    if (p->o.on_conn_opts)
+        p->o.on_conn_opts(p->o.user, d, &o);
     /* The selection rule decides what the name is (devices.h): a TCP
      * address, an emulator, a USB serial or port, an mDNS instance. */
     int rc = adbc_device_connect(&d->conn, *d->serial ? d->serial : NULL, &o);

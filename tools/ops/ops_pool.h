@@ -69,6 +69,10 @@ typedef struct ops_pool_opts {
      * closed, for what was built on it and must go first (adbc-serve's held
      * forwards); NULL: nothing. */
     void (*on_conn_close)(void *user, ops_dev *d, adbc_conn *c);
+    /* Called (the lock held) with the options of each connect of a device,
+     * for what must be set before connecting (adbc-serve's held reverse
+     * rules accept the streams the device opens); NULL: nothing. */
+    void (*on_conn_opts)(void *user, ops_dev *d, adbc_conn_opts *o);
     void *user;
 } ops_pool_opts;
 
