@@ -35,6 +35,17 @@ expect_rc()
 {
     [ "$rc" -eq "$1" ] || t_fail "exit status $rc, expected $1; stdout: $(cat "$OUT"); stderr: $(cat "$ERR")"
 }
+# interrupt_at_hang CMD...: run CMD (stdout $OUT, stderr $ERR), Ctrl-C it
+# once the model holds a request (model_waits); its status in $rc.
+interrupt_at_hang()
+{
+    "$@" > "$OUT" 2> "$ERR" &
+    local pid=$!
+    model_waits
+    kill -INT "$pid"
+    wait "$pid"
+    rc=$?
+}
 # rq N EXPR: evaluate a Python expression on request N's body (b) and check.
 rq()
 {
@@ -218,17 +229,8 @@ grep -q "bad.toml:2: unknown key 'max_stepz' in \[agent\]" "$ERR" || t_fail "the
 t_check "Ctrl-C while the model thinks: the task ends cancelled, nothing more reaches the device"
 reset home
 model '{"turns":[{"answer":{"tool":"tap","args":{"ref":1}}},{"answer":{"hang":60}}]}'
-OPENAI_API_KEY=$KEY "$SNAP" -t "$DEV" --timeout 20 agent --provider openai --base-url "$BASE" \
-    --model scripted "turn on Bluetooth" > "$OUT" 2> "$ERR" &
-pid=$!
-for ((i = 0; i < 400; i++)); do
-    grep -q '"check": "hang"' "$REC" 2> /dev/null && break
-    sleep 0.05
-done
-grep -q '"check": "hang"' "$REC" || t_fail "the second request never came: $(cat "$ERR")"
-kill -INT "$pid"
-wait "$pid"
-rc=$?
+OPENAI_API_KEY=$KEY interrupt_at_hang "$SNAP" -t "$DEV" --timeout 20 agent --provider openai \
+    --base-url "$BASE" --model scripted "turn on Bluetooth"
 expect_rc 130
 grep -q "cancelled" "$ERR" || t_fail "no 'cancelled': $(cat "$ERR")"
 [ "$(inputs)" = "input tap 540 200" ] || t_fail "the device got: $(inputs)"
@@ -341,16 +343,7 @@ EOF
     [ "$(inputs)" = "input tap 540 200
 input tap 540 500" ] || t_fail "the device got: $(inputs)"
     reset home
-    "$SNAP" agent --serve "$U" --token-file "$T_TMP/serve.token" "turn on Bluetooth" > "$OUT" 2> "$ERR" &
-    pid=$!
-    for ((i = 0; i < 400; i++)); do
-        grep -q '"check": "hang"' "$REC" 2> /dev/null && break
-        sleep 0.05
-    done
-    grep -q '"check": "hang"' "$REC" || t_fail "the remote task never asked twice: $(cat "$ERR")"
-    kill -INT "$pid"
-    wait "$pid"
-    rc=$?
+    interrupt_at_hang "$SNAP" agent --serve "$U" --token-file "$T_TMP/serve.token" "turn on Bluetooth"
     expect_rc 130
     grep -q "cancelled on the server" "$ERR" || t_fail "no cancel: $(cat "$ERR")"
     id=$(sed -n 's/^adbc-snap: agent: task \([a-z0-9]*\) started on .*/\1/p' "$ERR")
