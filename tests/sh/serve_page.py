@@ -201,6 +201,21 @@ tx, ty = send["tap"]
 if len(got) != 1 or got[0] not in (f"input tap {tx} {ty}", f"cmd input tap {tx} {ty}"):
     fail(f"the device was sent {got}, expected exactly one input tap at {tx} {ty}")
 
+print("check: the agent panel starts a task and shows its steps as they come, then its end")
+os.unlink(os.path.join(CTL, "calls"))
+type_text("#goal", "send the draft")
+click("#task-start")
+until("document.getElementById('task-state').textContent.includes('completed')",
+      "the task's end is shown")
+steps = js("[...document.querySelectorAll('#steps li')].map(l => l.textContent)")
+if len(steps) != 2 or "tap" not in steps[0] or "Send the draft." not in steps[0] or "done" not in steps[1]:
+    fail(f"the steps shown: {steps}")
+if "The draft is sent." not in js("document.getElementById('task-state').textContent"):
+    fail("the task's answer is not shown")
+got = calls()
+if len(got) != 1 or not got[0].endswith(f"input tap {tx} {ty}"):
+    fail(f"the task sent {got}, expected one tap at {tx} {ty}")
+
 cdp("Emulation.setDeviceMetricsOverride", width=1280, height=860, deviceScaleFactor=1, mobile=False)
 hover(f"#snapshot .line[data-ref=\"{n}\"]")
 png = base64.b64decode(cdp("Page.captureScreenshot", format="png")["data"])

@@ -19,7 +19,13 @@ setup_dev a
 screen "$CA" Send Reply Forward
 grey_frame "$CA/screencap.raw"
 A=127.0.0.1:${TD_PORT[a]}
-serve_start -t "$A" --settle 0
+# The agent's panel: a scripted model that taps Send, then says done.
+. "$(dirname "${BASH_SOURCE[0]}")/lib_agent.sh"
+model '{"turns":[
+ {"answer":{"text":"Send the draft.","tool":"tap","args":{"ref":3}}},
+ {"answer":{"tool":"done","args":{"answer":"The draft is sent."}}}]}'
+OPENAI_API_KEY=$KEY serve_start -t "$A" --settle 0 --provider openai --base-url "$BASE" \
+    --model scripted --agent-allow "$A"
 PORT=$(cat "$T_TMP/port")
 command -v jq > /dev/null || t_fail "jq is needed (scripts/packages.txt)"
 
@@ -84,7 +90,7 @@ command -v chromium > /dev/null || command -v chromium-browser > /dev/null ||
 chromium_start --window-size=1280,860 --host-resolver-rules="MAP evil.test 127.0.0.1" about:blank
 
 mkdir -p "$ADBC_BUILD_DIR/test-artefacts"
-t_check "the page in chromium: token, marked screen, snapshot, hover, one tap per click, rebinding refused"
+t_check "the page in chromium: token, marked screen, snapshot, hover, one tap per click, a task followed live, rebinding refused"
 python3 "$ADBC_SOURCE_DIR/tests/sh/serve_page.py" "$CDP_PORT" "$URL" "$TOK" "$CA" \
     "$ADBC_BUILD_DIR/test-artefacts/serve_page.png" ||
     t_fail "the page in chromium (above); adbc-serve's log: $(tail -n 20 "$T_TMP/serve.log")"

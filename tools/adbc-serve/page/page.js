@@ -229,7 +229,8 @@ function stepItem(s) {
   li.className = s.ok === false ? "step failed" : "step";
   const head = document.createElement("div");
   head.className = "mono";
-  head.textContent = s.action ? JSON.stringify(s.action) : "(no action)";
+  const args = s.args && Object.keys(s.args).length ? " " + JSON.stringify(s.args) : "";
+  head.textContent = s.action ? `${s.forced ? "(stuck) " : ""}${s.action}${args}` : "(no action)";
   li.append(head);
   for (const [k, v] of [["reasoning", s.reasoning], ["result", s.result], ["screen", s.observation]]) {
     if (!v)
@@ -244,10 +245,11 @@ function stepItem(s) {
 
 function taskState(t) {
   const bits = [`task ${t.id}: ${t.status}`];
-  if (t.answer)
-    bits.push(`answer: ${t.answer}`);
-  if (t.reason)
-    bits.push(t.reason);
+  const end = t.end || {};
+  if (end.answer)
+    bits.push(`answer: ${end.answer}`);
+  if (end.reason || t.error)
+    bits.push(end.reason || t.error);
   $("task-state").textContent = bits.join(" — ");
   const running = t.status === "pending" || t.status === "running";
   $("task-cancel").disabled = !running;
