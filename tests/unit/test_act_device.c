@@ -531,6 +531,52 @@ TEST(install_streamed_and_uninstall)
 }
 
 /* Without the cmd feature: pushed with sync, `pm install -r`, copy removed. */
+/* adbc_app_install_apks: pm's flags checked before anything is sent, and
+ * several files in one install session, as adb installs them. */
+TEST(install_flags_and_session)
+{
+    char a[512], b[512];
+    snprintf(a, sizeof a, "%s/base.apk", dev.dir);
+    snprintf(b, sizeof b, "%s/split_x'y.apk", dev.dir); /* a name that needs quoting */
+    FILE *f = fopen(a, "wb");
+    CHECK(f != NULL);
+    fputs("base-apk-bytes", f);
+    fclose(f);
+    f = fopen(b, "wb");
+    CHECK(f != NULL);
+    fputs("split", f);
+    fclose(f);
+    adbc_install_opts o;
+    adbc_install_opts_init(&o);
+    const char *one[] = {a}, *two[] = {a, b};
+    td_reset(&dev);
+    o.flags = 0x80u; /* no such flag */
+    CHECK_EQ_INT(adbc_app_install_apks(dev.conn, one, 1, &o), ADBC_EINVAL);
+    o.flags = ADBC_INSTALL_REPLACE;
+    o.user = "10; reboot";
+    CHECK_EQ_INT(adbc_app_install_apks(dev.conn, one, 1, &o), ADBC_EINVAL);
+    CHECK(strstr(adbc_last_error(), "--user"));
+    CHECK_EQ_INT(adbc_app_install_apks(dev.conn, NULL, 1, &o), ADBC_EINVAL);
+    CHECK_EQ_INT(adbc_app_install_apks(dev.conn, one, 0, &o), ADBC_EINVAL);
+    adbc_install_opts bad = {0}; /* not initialised: refused */
+    CHECK_EQ_INT(adbc_app_install_apks(dev.conn, one, 1, &bad), ADBC_EINVAL);
+    CHECK(td_calls_are(&dev, "")); /* nothing was sent */
+    o.flags = ADBC_INSTALL_REPLACE | ADBC_INSTALL_GRANT | ADBC_INSTALL_DOWNGRADE;
+    o.user = "current";
+    CHECK_EQ_INT(adbc_app_install_apks(dev.conn, one, 1, &o), 0);
+    CHECK(td_calls_are(&dev, "cmd package install -r -d -g --user current -S 14\n"));
+    td_reset(&dev);
+    o.user = NULL;
+    o.flags = ADBC_INSTALL_TEST;
+    CHECK_EQ_INT(adbc_app_install_apks(dev.conn, two, 2, &o), 0);
+    char *calls = td_get(&dev, "calls", NULL);
+    CHECK(calls && strstr(calls, "cmd package install-create -t -S 19\n"));
+    CHECK(calls && strstr(calls, " base.apk -\n"));
+    CHECK(calls && strstr(calls, "split_x"));
+    CHECK(calls && strstr(calls, "install-commit "));
+    free(calls);
+}
+
 TEST(install_pushed)
 {
     td old;
@@ -650,6 +696,7 @@ int main(void)
     RUN(launch_stop_top);
     RUN(intents);
     RUN(install_streamed_and_uninstall);
+    RUN(install_flags_and_session);
     RUN(install_pushed);
     RUN(getprop_and_logcat);
     RUN(screenshot_timeout_zero);
