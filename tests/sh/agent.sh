@@ -115,6 +115,25 @@ A --trace "$T_TMP/trace.jsonl" "again"
 expect_rc 2
 grep -q "exists already" "$ERR" || t_fail "an existing trace: $(cat "$ERR")"
 
+t_check "a trace replays: the recorded answers against the same screens give the same run"
+TRACE_TOOL=$ADBC_SOURCE_DIR/scripts/agent-trace
+python3 "$TRACE_TOOL" script "$T_TMP/trace.jsonl" > "$T_TMP/replay.json" || t_fail "agent-trace script failed"
+reset home
+model "$(cat "$T_TMP/replay.json")"
+A --trace "$T_TMP/replay.jsonl" "turn on Bluetooth"
+expect_rc 0
+grep -v '"check": "ok"' "$REC" && t_fail "the replay did not show the recorded screens"
+python3 "$TRACE_TOOL" diff "$T_TMP/trace.jsonl" "$T_TMP/replay.jsonl" > "$T_TMP/diff.out" ||
+    t_fail "the replay differs: $(cat "$T_TMP/diff.out")"
+python3 "$TRACE_TOOL" show "$T_TMP/replay.jsonl" | grep -q "^end: done after 3 steps: Bluetooth is on." ||
+    t_fail "agent-trace show: $(python3 "$TRACE_TOOL" show "$T_TMP/replay.jsonl")"
+# and a different run is told apart
+reset home
+model '{"turns":[{"answer":{"tool":"done","args":{"answer":"nothing to do"}}}]}'
+A --trace "$T_TMP/other.jsonl" "turn on Bluetooth"
+python3 "$TRACE_TOOL" diff "$T_TMP/trace.jsonl" "$T_TMP/other.jsonl" > "$T_TMP/diff.out" &&
+    t_fail "two different runs compare the same"
+
 t_check "a ref not on the screen: failed steps (nothing sent), the hint from the 4th, BACK at 5"
 reset settings
 turn='{"answer":{"text":"Tap it.","tool":"tap","args":{"ref":9}}}'
