@@ -17,8 +17,8 @@ agent_dev
 reset home
 # One scripted model for every case, in order (the server's --base-url is
 # fixed): a task to done (3 turns), a tap then a request held until the
-# cancel (2), a request held while a second task is refused (1), one held
-# while the server is stopped (1).
+# cancel (2), a request held while a second task is refused (1), 34 tasks
+# that end at once, one held while the server is stopped (1).
 model '{"turns":[
  {"expect":{"model":"scripted","last_contains":["[ref=1] \"Settings\""]},
   "answer":{"text":"Open Settings.","tool":"tap","args":{"ref":1},"usage":[120,12]}},
@@ -29,6 +29,7 @@ model '{"turns":[
  {"answer":{"tool":"tap","args":{"ref":1}}},
  {"answer":{"hang":60}},
  {"answer":{"hang":60}},
+'"$(for i in $(seq 34); do printf ' {"answer":{"tool":"done","args":{"answer":"ok"}}},\n'; done)"'
  {"answer":{"hang":60}}]}'
 OPENAI_API_KEY=$KEY serve_start -t "$DEV" --provider openai --base-url "$BASE" --busy-wait 20000
 H /v1/settings
@@ -188,6 +189,20 @@ t_check "the key is never in an answer or the server's log"
 H /v1/tasks
 grep -q "$KEY" "$OUT" "$T_TMP/serve.log" && t_fail "the key leaked"
 true
+
+t_check "the tasks kept are bounded: after 34 more, the last 32, the oldest gone"
+H /v1/tasks
+FIRST=$(J '.result[-1].id')
+for ((k = 0; k < 34; k++)); do
+    H -d '{"goal":"say ok","max_steps":1}' /v1/tasks
+    expect 202
+    task_wait "$(J .result.id)"
+    [ "$(J .result.status)" = completed ] || t_fail "task $k: $(cat "$OUT")"
+done
+H /v1/tasks
+[ "$(J '.result | length')" = 32 ] || t_fail "$(J '.result | length') tasks kept, expected 32"
+H "/v1/tasks/$FIRST"
+expect 404 not_found
 
 t_check "SIGTERM while a task waits for its model: the run is cancelled, the server exits 0"
 reset home
