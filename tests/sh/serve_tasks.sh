@@ -204,6 +204,27 @@ H /v1/tasks
 H "/v1/tasks/$FIRST"
 expect 404 not_found
 
+t_check "a physical device not named with --agent-allow: the task fails saying how to allow it, nothing sent"
+td_start phone --no-auth
+PHONE=127.0.0.1:${TD_PORT[phone]}
+pctl=${TD_SANDBOX[phone]}/data/local/tmp/.adbc-test
+mkdir -p "$pctl"
+cp "$ctl/screen.home.xml" "$pctl/screen.xml"
+echo "dump=screen.xml" > "$pctl/uiautomator.conf"
+S2=$URL
+SPID1=$SPID
+rm -f "$T_TMP/port"
+OPENAI_API_KEY=$KEY serve_start -t "$PHONE" --provider openai --base-url "$BASE" --model scripted
+H -d '{"goal":"say ok"}' /v1/tasks
+expect 202
+task_wait "$(J .result.id)"
+[ "$(J .result.status)" = failed ] || t_fail "a task on a physical device not allowed: $(cat "$OUT")"
+J .result.error | grep -q -- "--agent-allow" || t_fail "the refusal does not say how to allow: $(cat "$OUT")"
+grep -E '^(input|cmd input)' "$pctl/calls" 2> /dev/null && t_fail "the physical device got input"
+kill -TERM "$SPID"
+wait "$SPID"
+URL=$S2 SPID=$SPID1
+
 t_check "SIGTERM while a task waits for its model: the run is cancelled, the server exits 0"
 reset home
 H -d '{"goal":"wait"}' /v1/tasks

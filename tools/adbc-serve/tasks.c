@@ -125,7 +125,7 @@ typedef struct task {
     cJSON *steps;            /* ops_agent_step_json's, in order */
     int nsteps;
     cJSON *end;              /* ops_agent_result_json's, once ended */
-    char error[sizeof ((ops_err *)0)->msg]; /* the run could not start: why */
+    char error[sizeof ((ops_err *)0)->msg + 64]; /* the run could not start: why */
     atomic_int cancel;
     int cancel_requested;
     int64_t created, started, ended; /* wall clock, ms since the epoch; 0 not yet */
@@ -351,7 +351,9 @@ static void *task_run(void *arg)
         t->end = end;
     } else {
         t->status = "failed";
-        snprintf(t->error, sizeof t->error, "%s", res ? e.msg : "out of memory");
+        /* A device the allowlist refuses: how to allow it here. */
+        snprintf(t->error, sizeof t->error, "%s%s", res ? e.msg : "out of memory",
+                 res && strstr(e.msg, "allowlist") ? " (adbc-serve: --agent-allow SERIAL)" : "");
     }
     t->ended = wall_ms();
     if (tasks.running[t->devi] == t)
