@@ -257,12 +257,7 @@ sleep 0.5
 [ "$(inputs)" = "input tap 540 200" ] || t_fail "after the cancel the device got: $(inputs)"
 
 t_check "a physical device is refused unless allowed by name"
-td_start phone --no-auth
-PHONE=127.0.0.1:${TD_PORT[phone]}
-pctl=${TD_SANDBOX[phone]}/data/local/tmp/.adbc-test
-mkdir -p "$pctl"
-cp "$ctl/screen.home.xml" "$pctl/"
-echo home > "$pctl/screen"
+phone_dev
 model '{"turns":[{"answer":{"tool":"done","args":{"answer":"ok"}}}]}'
 OPENAI_API_KEY=$KEY timeout 60 "$SNAP" -t "$PHONE" agent --provider openai --base-url "$BASE" \
     --model scripted "anything" > "$OUT" 2> "$ERR"

@@ -38,6 +38,18 @@ bt_on key 4 settings
 EOG
 }
 
+# phone_dev: a second device, physical (no ro.kernel.qemu): PHONE, pctl,
+# showing agent_dev's home screen (its graph's, or as the plain dump).
+phone_dev()
+{
+    td_start phone --no-auth
+    PHONE=127.0.0.1:${TD_PORT[phone]}
+    pctl=${TD_SANDBOX[phone]}/data/local/tmp/.adbc-test
+    mkdir -p "$pctl"
+    cp "$ctl/screen.home.xml" "$pctl/"
+    echo home > "$pctl/screen"
+}
+
 # reset SCREEN: the graph at SCREEN, no calls recorded.
 reset()
 {

@@ -205,12 +205,7 @@ H "/v1/tasks/$FIRST"
 expect 404 not_found
 
 t_check "a physical device not named with --agent-allow: the task fails saying how to allow it, nothing sent"
-td_start phone --no-auth
-PHONE=127.0.0.1:${TD_PORT[phone]}
-pctl=${TD_SANDBOX[phone]}/data/local/tmp/.adbc-test
-mkdir -p "$pctl"
-cp "$ctl/screen.home.xml" "$pctl/screen.xml"
-echo "dump=screen.xml" > "$pctl/uiautomator.conf"
+phone_dev
 S2=$URL
 SPID1=$SPID
 rm -f "$T_TMP/port"
