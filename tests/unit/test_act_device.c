@@ -641,12 +641,14 @@ TEST(getprop_and_logcat)
     CHECK_STR(out, "l3\nl4\nl5\n");
     CHECK_EQ_INT(len, 9);
     adbc_free(out);
-    /* following is bounded by the time asked for, though logcat never ends */
+    /* following is bounded by the time asked for, though logcat never ends
+     * (3 s: time for the stand-in to start and print on a busy machine; the
+     * upper bound only tells bounded from never ending) */
     int64_t t0 = core_now_ms();
-    CHECK_EQ_INT(adbc_logcat(&out, &len, dev.conn, 2, 700, 15000), 0);
+    CHECK_EQ_INT(adbc_logcat(&out, &len, dev.conn, 2, 3000, 15000), 0);
     int64_t took = core_now_ms() - t0;
     CHECK_STR(out, "l4\nl5\nnew1\n");
-    CHECK(took >= 650 && took < 5000);
+    CHECK(took >= 2950 && took < 30000);
     adbc_free(out);
     CHECK_EQ_INT(adbc_logcat(&out, &len, dev.conn, 0, 300, 15000), 0);
     CHECK_STR(out, "l1\nl2\nl3\nl4\nl5\nnew1\n");

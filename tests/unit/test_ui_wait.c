@@ -80,8 +80,10 @@ TEST(timeout_says_what_was_seen)
     long long t0 = ms_now();
     CHECK_EQ_INT(ui_wait(NULL, from_script, &sc, &w, 300, 50, 1000), ADBC_ETIMEDOUT);
     long long took = ms_now() - t0;
-    CHECK(took >= 290 && took < 1000);
-    CHECK(sc.calls >= 4 && sc.calls <= 8); /* about one every 50 ms */
+    CHECK(took >= 290 && took < 30000); /* bounded, however busy the machine */
+    /* about one every 50 ms: at most 8 in 300 ms, and at least 2 even when
+     * the machine is too busy to wake every 50 ms */
+    CHECK(sc.calls >= 2 && sc.calls <= 8);
     CHECK(strstr(adbc_last_error(), "text \"Done\" did not appear within 300 ms") != NULL);
     if (!strstr(adbc_last_error(), "the screen showed: - F | - T \"Loading\""))
         fprintf(stderr, "  message: %s\n", adbc_last_error());
