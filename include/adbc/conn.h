@@ -110,6 +110,12 @@ ADBC_API int adbc_conn_interrupted(const adbc_conn *c);
 /* Open a stream to a service ("shell,v2,raw:ls", "exec:cat", "sync:").
  * ADBC_EREFUSED when the device refuses it. */
 ADBC_API int adbc_stream_open(adbc_stream **out, adbc_conn *c, const char *service, int timeout_ms);
+/* The same with a name of len bytes that may hold NUL bytes, as abb_exec:
+ * takes its arguments ("abb_exec:package\0install\0-S\0123"); a name that
+ * ends in a NUL byte is refused (ADBC_EINVAL). adbc_stream_destination()
+ * shows each NUL as a space. */
+ADBC_API int adbc_stream_open_bytes(adbc_stream **out, adbc_conn *c, const void *service,
+                                    size_t len, int timeout_ms);
 
 /* Read up to len bytes. Returns the count (> 0), 0 at end of stream, or a
  * negative error (ADBC_ETIMEDOUT: nothing arrived in time; the stream stays

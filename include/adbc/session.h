@@ -136,6 +136,12 @@ typedef struct adbc_session_callbacks {
      * the peer refused our OPEN. The id is invalid afterwards. Not called
      * for streams closed with adbc_session_close_stream(). */
     void (*on_closed)(void *user, uint32_t id, int reason);
+    /* As on_open, with the service name's length: the OPEN's payload less
+     * its trailing NULs, as adbd takes it. The name may hold NUL bytes
+     * (abb_exec: separates its arguments with them); service[len] is NUL.
+     * When set it is called instead of on_open; without it a name that
+     * holds a NUL byte is refused. */
+    int (*on_open_bytes)(void *user, uint32_t id, const uint8_t *service, size_t len);
 } adbc_session_callbacks;
 
 /* abi: in — filled in by the caller: size first (docs/abi.md) */
@@ -202,6 +208,12 @@ ADBC_API int adbc_session_delayed_ack(const adbc_session *s);
 
 /* Host: open a stream to `service`. *id gets the local id. */
 ADBC_API int adbc_session_open(uint32_t *id, adbc_session *s, const char *service);
+/* Host: the same with a name of len bytes that may hold NUL bytes
+ * ("abb_exec:package\0install\0..."); it is sent NUL-terminated. A name
+ * that ends in a NUL byte is refused (ADBC_EINVAL): the device strips
+ * trailing NULs. */
+ADBC_API int adbc_session_open_bytes(uint32_t *id, adbc_session *s, const void *service,
+                                     size_t len);
 
 /* Bytes stream `id` may send now without exceeding flow control. */
 ADBC_API size_t adbc_session_writable(const adbc_session *s, uint32_t id);

@@ -11,6 +11,9 @@
  * below it a copy costs less than the caller's buffer growing again. */
 #define STREAM_SWAP_MIN (64 * 1024)
 
+static int stream_open(adbc_stream **out, adbc_conn *c, const char *name, size_t len,
+                       int timeout_ms);
+
 int adbc_stream_open(adbc_stream **out, adbc_conn *c, const char *service, int timeout_ms)
 {
     if (!out)
@@ -18,10 +21,39 @@ int adbc_stream_open(adbc_stream **out, adbc_conn *c, const char *service, int t
     *out = NULL;
     if (!c || !service || !*service)
         return core_fail(ADBC_EINVAL, "adbc_stream_open: need a connection and a service name");
-    adbc_stream *st = core_calloc(1, sizeof *st);
-    if (!st)
+    return stream_open(out, c, service, strlen(service), timeout_ms);
+}
+
+int adbc_stream_open_bytes(adbc_stream **out, adbc_conn *c, const void *service, size_t len,
+                           int timeout_ms)
+{
+    if (!out)
+        return core_null(__func__, "out");
+    *out = NULL;
+    if (!c || !service || len == 0)
+        return core_fail(ADBC_EINVAL,
+                         "adbc_stream_open_bytes: need a connection and a service name");
+    return stream_open(out, c, service, len, timeout_ms);
+}
+
+/* The stream keeps the name for messages and adbc_stream_destination with
+ * each NUL byte (abb_exec:'s argument separator) shown as a space. */
+static int stream_open(adbc_stream **out, adbc_conn *c, const char *name, size_t len,
+                       int timeout_ms)
+{
+    char *service = core_strndup(name, len);
+    if (!service)
         return core_fail(ADBC_ENOMEM, "out of memory opening a stream");
+    for (size_t i = 0; i < len; i++)
+        if (service[i] == '\0')
+            service[i] = ' ';
+    adbc_stream *st = core_calloc(1, sizeof *st);
+    if (!st) {
+        core_free(service);
+        return core_fail(ADBC_ENOMEM, "out of memory opening a stream");
+    }
     st->c = c;
+    st->service = service;
     int64_t deadline = core_deadline(timeout_ms);
     pthread_mutex_lock(&c->mu);
     int rc;
@@ -29,11 +61,11 @@ int adbc_stream_open(adbc_stream **out, adbc_conn *c, const char *service, int t
         rc = conn_raise(c);
         goto out;
     }
-    if (conn_grow_streams(c) < 0 || !(st->service = core_strdup(service))) {
+    if (conn_grow_streams(c) < 0) {
         rc = core_fail(ADBC_ENOMEM, "out of memory opening a stream");
         goto out;
     }
-    rc = adbc_session_open(&st->id, c->s, service);
+    rc = adbc_session_open_bytes(&st->id, c->s, name, len);
     if (rc < 0)
         goto out;
     c->streams[c->nstreams++] = st;

@@ -81,12 +81,16 @@ int session_handle_open(adbc_session *s, const adbc_header *h, const uint8_t *da
          * (reverse forwarding); a window that does not match the negotiated
          * mode is refused as adbd refuses it. */
         return sq_push(s, ADBC_A_CLSE, 0, h->arg0, NULL, 0);
+    /* The name is the payload less its trailing NULs, as adbd takes it (a
+     * string_view): abb_exec: separates its arguments with NUL bytes, so
+     * only a callee that takes the length (on_open_bytes) sees a name that
+     * holds one; to on_open such a name is refused. */
     size_t n = h->data_length;
     while (n > 0 && data[n - 1] == '\0')
         n--;
-    if (memchr(data, '\0', n) || n == 0)
+    if (n == 0 || (!s->cb.on_open_bytes && memchr(data, '\0', n)))
         return sq_push(s, ADBC_A_CLSE, 0, h->arg0, NULL, 0);
-    char *service = core_strndup((const char *)data, n);
+    char *service = core_strndup((const char *)data, n); /* kept whole: strndup copies n bytes */
     if (!service)
         return session_fail(s, ADBC_ENOMEM, "out of memory for an OPEN");
     uint32_t id = s->next_id++;
@@ -97,7 +101,9 @@ int session_handle_open(adbc_session *s, const adbc_header *h, const uint8_t *da
     }
     st->ready = 1;
     st->credit = h->arg1;
-    int refuse = s->cb.on_open ? s->cb.on_open(s->user, id, service) : 1;
+    int refuse = s->cb.on_open_bytes ? s->cb.on_open_bytes(s->user, id, (const uint8_t *)service, n)
+                 : s->cb.on_open ? s->cb.on_open(s->user, id, service)
+                                 : 1;
     core_free(service);
     st = session_stream_find(s, id); /* the callback may have grown the table */
     if (!st) /* closed from inside the callback: the OPEN still needs an answer */
@@ -254,9 +260,19 @@ int adbc_session_open(uint32_t *id, adbc_session *s, const char *service)
 {
     if (!id || !s || !service)
         return core_null(__func__, !id ? "id" : !s ? "the session" : "service");
+    return adbc_session_open_bytes(id, s, service, strlen(service));
+}
+
+int adbc_session_open_bytes(uint32_t *id, adbc_session *s, const void *service, size_t n)
+{
+    if (!id || !s || !service)
+        return core_null(__func__, !id ? "id" : !s ? "the session" : "service");
     if (s->state != ADBC_SESSION_ONLINE)
-        return core_fail(ADBC_EOFFLINE, "cannot open \"%s\": the session is not online", service);
-    size_t n = strlen(service);
+        return core_fail(ADBC_EOFFLINE, "cannot open \"%.*s\": the session is not online",
+                         (int)strnlen(service, n > 100 ? 100 : n), (const char *)service);
+    if (n > 0 && ((const uint8_t *)service)[n - 1] == '\0')
+        return core_fail(ADBC_EINVAL, "a service name may not end in a NUL byte (the device "
+                         "strips trailing NULs, so the name would arrive shorter)");
     if (n == 0 || n + 1 > s->max_payload)
         return core_fail(ADBC_EINVAL, "service name of %zu bytes does not fit in one packet", n);
     uint32_t lid = s->next_id;
@@ -264,8 +280,11 @@ int adbc_session_open(uint32_t *id, adbc_session *s, const char *service)
     if (!st)
         return core_fail(ADBC_ENOMEM, "out of memory opening a stream");
     /* adbd expects the service name NUL-terminated (older ones need it). */
-    int rc = sq_push(s, ADBC_A_OPEN, lid, s->delayed_ack ? s->window : 0,
-                          (const uint8_t *)service, n + 1);
+    char *name = core_strndup(service, n);
+    int rc = name ? sq_push(s, ADBC_A_OPEN, lid, s->delayed_ack ? s->window : 0,
+                            (const uint8_t *)name, n + 1)
+                  : core_fail(ADBC_ENOMEM, "out of memory opening a stream");
+    core_free(name);
     if (rc < 0) {
         session_stream_remove(s, lid);
         return rc;

@@ -370,6 +370,81 @@ TEST(device_refuses_open)
     }
 }
 
+/* abb_exec: names carry NUL bytes (its argument separator): the host sends
+ * them whole with adbc_session_open_bytes, and a device callee that takes
+ * the length (on_open_bytes) gets the name less its trailing NULs, as
+ * adbd's string_view. */
+static struct {
+    char name[64];
+    size_t len;
+    unsigned calls;
+} nul_open;
+
+static int nul_open_cb(void *user, uint32_t id, const uint8_t *service, size_t len)
+{
+    (void)user;
+    (void)id;
+    nul_open.calls++;
+    nul_open.len = len;
+    memcpy(nul_open.name, service, len < sizeof nul_open.name ? len : sizeof nul_open.name);
+    return service[len] != '\0'; /* NUL-terminated too: else refuse */
+}
+
+TEST(open_name_with_nul_bytes)
+{
+    static const char name[] = "abb_exec:package\0install\0-S\0005"; /* 34 bytes */
+    size_t len = sizeof name - 1;
+    hpeer *h = host(1, 4096, NULL);
+    CHECK(h != NULL);
+    uint32_t id = 0;
+    CHECK_EQ_INT(adbc_session_open_bytes(&id, h->s, "abb_exec:x\0", 11), ADBC_EINVAL);
+    CHECK(strstr(adbc_last_error(), "NUL"));
+    CHECK_EQ_INT(adbc_session_open_bytes(&id, h->s, name, len), 0);
+    hbuf out = {0};
+    h_take(h->s, &out);
+    CHECK_EQ_INT(out.len, 24 + len + 1); /* the name whole, then its NUL */
+    CHECK_MEM(out.p + 24, name, len + 1);
+    hbuf_free(&out);
+    h_peer_free(h);
+
+    /* a device with on_open_bytes */
+    adbc_session_config cfg;
+    adbc_session_config_init(&cfg, ADBC_ROLE_DEVICE);
+    cfg.auth_required = 0;
+    adbc_session_callbacks cb;
+    memset(&cb, 0, sizeof cb);
+    cb.size = sizeof cb;
+    cb.on_open_bytes = nul_open_cb;
+    adbc_session *d = NULL;
+    CHECK_EQ_INT(adbc_session_new(&d, &cfg, &cb, NULL), 0);
+    hbuf in = {0};
+    h_pkt(&in, ADBC_A_CNXN, 0x01000001u, 0x100000u, H_HOST_BANNER, strlen(H_HOST_BANNER));
+    h_pkt0(&in, ADBC_A_OPEN, 9, 65536, name, len + 1);
+    CHECK_EQ_INT(h_feed_buf(d, &in, 0), (long)in.len);
+    hbuf_free(&in);
+    CHECK_EQ_INT(nul_open.calls, 1);
+    CHECK_EQ_INT(nul_open.len, len);
+    CHECK_MEM(nul_open.name, name, len);
+    CHECK_EQ_INT(adbc_session_stream_count(d), 1); /* accepted */
+    adbc_session_free(d);
+
+    /* the same OPEN to a device with on_open only: refused, as before */
+    hpeer *o = device(1);
+    CHECK(o != NULL);
+    h_pkt0(&in, ADBC_A_OPEN, 9, 65536, name, len + 1);
+    CHECK_EQ_INT(h_feed_buf(o->s, &in, 0), (long)in.len);
+    hbuf_free(&in);
+    CHECK_EQ_INT(adbc_session_stream_count(o->s), 0);
+    hbuf want = {0};
+    h_take(o->s, &out);
+    h_pkt0(&want, ADBC_A_CLSE, 0, 9, NULL, 0);
+    CHECK_EQ_INT(out.len, 24);
+    CHECK_MEM(out.p, want.p, 24);
+    hbuf_free(&want);
+    hbuf_free(&out);
+    h_peer_free(o);
+}
+
 TEST(host_refuses_open_from_device)
 {
     hpeer *h = host(1, 0x100000u, NULL);
@@ -1160,6 +1235,7 @@ int main(void)
     RUN(okay_after_local_close_gets_clse);
     RUN(device_accepts_open);
     RUN(device_refuses_open);
+    RUN(open_name_with_nul_bytes);
     RUN(host_refuses_open_from_device);
     RUN(host_accepts_device_open_when_asked);
     RUN(host_refuses_flood_of_device_opens);
