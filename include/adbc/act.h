@@ -320,7 +320,8 @@ ADBC_API void adbc_install_opts_init_sized(adbc_install_opts *opts, size_t size)
 ADBC_API int adbc_app_install_apks(adbc_conn *c, const char *const *apks, size_t napks,
                                    const adbc_install_opts *opts);
 
-/* `pm uninstall PKG`. */
+/* Uninstall PKG: through abb_exec (the package service's uninstall, no shell)
+ * when the device advertises abb_exec, else `pm uninstall PKG`. */
 ADBC_API int adbc_app_uninstall(adbc_conn *c, const char *package, int timeout_ms);
 
 /* One system property (`getprop NAME`), "" when unset; with name NULL the

@@ -1,16 +1,20 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Installing and removing apps, as adb does (client/adb_install.cpp).
  *
- * With the cmd feature (Android 7+) the APK is streamed straight into
- * `cmd package install FLAGS -S SIZE` on the exec: stream's stdin: no copy
- * on the device's storage, one round trip. Older devices get the APK pushed
- * with sync to /data/local/tmp, `pm install FLAGS`, and the copy removed.
- * Several files of one app go through a package-installer session
- * (install-create, an install-write per file streamed on stdin,
- * install-commit). Success is judged by the "Success" line the tools print
- * (adb looks at the first 7 bytes), since their exit status is not reliable
- * across versions. The flags are pm install's, from a bit set: no caller
- * text goes into a command but the split names, through act_buf_quote. */
+ * With the cmd feature (Android 7+) the APK is streamed straight into the
+ * package installer's stdin (`cmd package install FLAGS -S SIZE`): through
+ * abb_exec (Android 10+: the package service's shell command run in the
+ * binder, arguments separated by NUL bytes, no shell on the way) when the
+ * device has it, else on an exec: stream. No copy on the device's storage,
+ * one round trip. Older devices get the APK pushed with sync to
+ * /data/local/tmp, `pm install FLAGS`, and the copy removed. Several files
+ * of one app go through a package-installer session (install-create, an
+ * install-write per file streamed on stdin, install-commit). Success is
+ * judged by the "Success" line the tools print (adb looks at the first 7
+ * bytes), since their exit status is not reliable across versions. The
+ * flags are pm install's, from a bit set; caller text (split names, a
+ * package name) goes in as abb_exec arguments, or through act_buf_quote
+ * where a shell runs the command. */
 #include "act/act_internal.h"
 
 #include <errno.h>
@@ -63,22 +67,78 @@ static int open_apk(int *fd, uint64_t *size, const char *path)
     return 0;
 }
 
-/* Stream size bytes of fd into the exec: service svc's stdin, then read its
- * answer to the end and judge it. */
-static int stream_file(adbc_conn *c, const char *svc, int fd, uint64_t size, const char *path,
-                       const char *what, int64_t deadline)
+/* How the device's package installer is reached: decided here only, as adb
+ * decides (client/adb_install.cpp). VIA_ABB: abb_exec:, the package
+ * service's shell command run in the binder with the arguments as its argv
+ * (separated by NUL bytes, no shell); VIA_CMD: `cmd package` on exec:;
+ * VIA_PM: `pm` (a single APK pushed first). */
+typedef enum { VIA_ABB, VIA_CMD, VIA_PM } via;
+
+/* A single APK is streamed only with the cmd feature (adb's
+ * best_install_mode), through abb_exec when the device has it; an install
+ * session takes abb_exec whenever the device has it, as adb_install.cpp's
+ * install-multiple does (adb 29 still sent its session commands over
+ * exec:). */
+static via installer(adbc_conn *c, int single)
 {
+    int cmd = adbc_conn_has_feature(c, "cmd");
+    if (adbc_conn_has_feature(c, "abb_exec") && (cmd || !single))
+        return VIA_ABB;
+    return cmd ? VIA_CMD : VIA_PM;
+}
+
+/* The service running the installer with args (NULL-terminated): for
+ * VIA_ABB "abb_exec:package" and each argument after a NUL byte; else
+ * "exec:cmd package" / "exec:pm" and each argument as one quoted shell
+ * word. The arguments are C strings, so none holds a NUL byte; an empty one
+ * is refused, since abb drops empty arguments and the ones after it would
+ * move up (and for abb_exec the name may not end in a NUL). */
+static int installer_service(char **svc, size_t *len, via v, const char *const *args)
+{
+    core_buf b = {0};
+    core_buf_puts(&b, v == VIA_ABB ? "abb_exec:package" : v == VIA_CMD ? "exec:cmd package"
+                                                                       : "exec:pm");
+    for (size_t i = 0; args[i]; i++) {
+        if (!*args[i]) {
+            core_buf_free(&b);
+            return core_fail(ADBC_EINVAL, "an installer argument is empty (argument %zu after "
+                             "\"%s\"): nothing was sent", i, i ? args[i - 1] : "package");
+        }
+        if (v == VIA_ABB) {
+            core_buf_add(&b, "", 1);
+            core_buf_puts(&b, args[i]);
+        } else {
+            core_buf_add(&b, " ", 1);
+            act_buf_quote(&b, args[i]);
+        }
+    }
+    int rc = core_buf_take(&b, svc, len);
+    return rc < 0 ? core_fail(ADBC_ENOMEM, "out of memory building an installer command") : 0;
+}
+
+/* Run the installer with args: size bytes of fd (fd -1: none) on its stdin,
+ * then its answer read to the end into *out (core_malloc'd). */
+static int run_installer(char **out, adbc_conn *c, via v, const char *const *args, int fd,
+                         uint64_t size, const char *path, int64_t deadline)
+{
+    *out = NULL;
+    char *svc;
+    size_t svclen;
+    int rc = installer_service(&svc, &svclen, v, args);
+    if (rc < 0)
+        return rc;
     adbc_stream *st;
-    int rc = adbc_stream_open(&st, c, svc, act_left(deadline));
+    rc = adbc_stream_open_bytes(&st, c, svc, svclen, act_left(deadline));
+    core_free(svc);
     if (rc < 0)
         return rc;
     char *buf = core_malloc(CHUNK);
     if (!buf) {
         adbc_stream_close(st);
-        return core_fail(ADBC_ENOMEM, "out of memory installing %s", path);
+        return core_fail(ADBC_ENOMEM, "out of memory running the installer");
     }
     uint64_t sent = 0;
-    while (rc == 0 && sent < size) {
+    while (rc == 0 && fd >= 0 && sent < size) {
         ssize_t n = read(fd, buf, CHUNK);
         if (n < 0 && errno == EINTR)
             continue;
@@ -108,11 +168,25 @@ static int stream_file(adbc_conn *c, const char *svc, int fd, uint64_t size, con
         olen += (size_t)n;
     }
     adbc_stream_close(st);
-    if (rc == 0) {
-        buf[olen] = '\0';
-        rc = judge(buf, what);
+    if (rc < 0) {
+        core_free(buf);
+        return rc;
     }
-    core_free(buf);
+    buf[olen] = '\0';
+    *out = buf;
+    return 0;
+}
+
+/* run_installer, then judge its answer. */
+static int run_judged(adbc_conn *c, via v, const char *const *args, int fd, uint64_t size,
+                      const char *path, const char *what, int64_t deadline)
+{
+    char *out;
+    int rc = run_installer(&out, c, v, args, fd, size, path, deadline);
+    if (rc < 0)
+        return rc;
+    rc = judge(out, what);
+    core_free(out);
     return rc;
 }
 
@@ -157,24 +231,27 @@ void adbc_install_opts_init_sized(adbc_install_opts *out, size_t size)
 
 #define ALL_FLAGS 0x7fu
 
-/* " -r -t ... --user U" from the options, checked (ADBC_EINVAL). */
-static int flag_words(char *out, size_t cap, const adbc_install_opts *o)
+/* The most arguments the options make: every flag, then --user U. */
+#define FLAG_ARGS_MAX 10
+
+/* pm install's arguments for the options, checked (ADBC_EINVAL), into
+ * args (FLAG_ARGS_MAX slots); *n gets their count. */
+static int flag_args(const char **args, size_t *n, const adbc_install_opts *o)
 {
     static const struct {
         unsigned bit;
         const char *word;
-    } words[] = {{ADBC_INSTALL_FORWARD_LOCK, " -l"}, {ADBC_INSTALL_REPLACE, " -r"},
-                 {ADBC_INSTALL_TEST, " -t"},         {ADBC_INSTALL_EXTERNAL, " -s"},
-                 {ADBC_INSTALL_DOWNGRADE, " -d"},    {ADBC_INSTALL_GRANT, " -g"},
-                 {ADBC_INSTALL_INSTANT, " --instant"}};
+    } words[] = {{ADBC_INSTALL_FORWARD_LOCK, "-l"}, {ADBC_INSTALL_REPLACE, "-r"},
+                 {ADBC_INSTALL_TEST, "-t"},         {ADBC_INSTALL_EXTERNAL, "-s"},
+                 {ADBC_INSTALL_DOWNGRADE, "-d"},    {ADBC_INSTALL_GRANT, "-g"},
+                 {ADBC_INSTALL_INSTANT, "--instant"}};
     if (o->flags & ~ALL_FLAGS)
         return core_fail(ADBC_EINVAL, "unknown install flags 0x%x (ADBC_INSTALL_* only)",
                          o->flags & ~ALL_FLAGS);
-    out[0] = '\0';
-    size_t n = 0;
+    *n = 0;
     for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
         if (o->flags & words[i].bit)
-            n += (size_t)snprintf(out + n, cap - n, "%s", words[i].word);
+            args[(*n)++] = words[i].word;
     if (o->user) {
         const char *u = o->user;
         int ok = strcmp(u, "all") == 0 || strcmp(u, "current") == 0;
@@ -186,29 +263,47 @@ static int flag_words(char *out, size_t cap, const adbc_install_opts *o)
         if (!ok)
             return core_fail(ADBC_EINVAL, "--user takes a user id (digits), \"all\" or "
                              "\"current\", not \"%.40s\"", u);
-        snprintf(out + n, cap - n, " --user %s", u);
+        args[(*n)++] = "--user";
+        args[(*n)++] = u;
     }
     return 0;
 }
 
-/* One APK: streamed, else pushed. */
-static int install_one(adbc_conn *c, const char *path, const char *flags, int64_t deadline)
+/* One APK: streamed, else pushed. push_r: -r for a pushed install without
+ * flags (adbc_app_install's old behaviour). */
+static int install_one(adbc_conn *c, const char *path, const char *const *flags, size_t nflags,
+                       int push_r, int64_t deadline)
 {
     int fd;
     uint64_t size = 0;
     int rc = open_apk(&fd, &size, path);
     if (rc < 0)
         return rc;
-    if (adbc_conn_has_feature(c, "cmd")) {
-        char svc[256];
-        snprintf(svc, sizeof svc, "exec:cmd package install%s -S %llu", flags,
-                 (unsigned long long)size);
-        rc = stream_file(c, svc, fd, size, path, "install", deadline);
+    via v = installer(c, 1);
+    if (v != VIA_PM) {
+        const char *args[FLAG_ARGS_MAX + 4];
+        char num[24];
+        size_t n = 0;
+        args[n++] = "install";
+        for (size_t i = 0; i < nflags; i++)
+            args[n++] = flags[i];
+        snprintf(num, sizeof num, "%llu", (unsigned long long)size);
+        args[n++] = "-S";
+        args[n++] = num;
+        args[n] = NULL;
+        rc = run_judged(c, v, args, fd, size, path, "install", deadline);
         close(fd);
         return rc;
     }
     close(fd);
-    return install_pushed(c, path, flags, deadline);
+    /* The flags are fixed words and a checked user id: no caller text. */
+    char words[160] = "";
+    size_t w = 0;
+    if (push_r && nflags == 0)
+        w += (size_t)snprintf(words, sizeof words, " -r");
+    for (size_t i = 0; i < nflags && w < sizeof words; i++)
+        w += (size_t)snprintf(words + w, sizeof words - w, " %s", flags[i]);
+    return install_pushed(c, path, words, deadline);
 }
 
 /* The session id of "Success: created install session [ID]". */
@@ -227,10 +322,10 @@ static int session_id(long *id, const char *out)
 }
 
 /* Several files of one app in one install session. */
-static int install_session(adbc_conn *c, const char *const *apks, size_t n, const char *flags,
-                           int64_t deadline)
+static int install_session(adbc_conn *c, const char *const *apks, size_t n,
+                           const char *const *flags, size_t nflags, int64_t deadline)
 {
-    const char *tool = adbc_conn_has_feature(c, "cmd") ? "cmd package" : "pm";
+    via v = installer(c, 0);
     uint64_t total = 0;
     for (size_t i = 0; i < n; i++) { /* every file is checked before anything is sent */
         int fd;
@@ -240,19 +335,30 @@ static int install_session(adbc_conn *c, const char *const *apks, size_t n, cons
             return rc;
         close(fd);
         total += size;
+        const char *base = strrchr(apks[i], '/');
+        if (!*(base ? base + 1 : apks[i]))
+            return core_fail(ADBC_EINVAL, "%s names no file", apks[i]);
     }
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "%s install-create%s -S %llu", tool, flags,
-             (unsigned long long)total);
-    act_out o;
-    int rc = act_run(&o, c, cmd, OUT_MAX, act_left(deadline));
+    const char *args[FLAG_ARGS_MAX + 8];
+    char num[24], sid[24];
+    size_t k = 0;
+    args[k++] = "install-create";
+    for (size_t i = 0; i < nflags; i++)
+        args[k++] = flags[i];
+    snprintf(num, sizeof num, "%llu", (unsigned long long)total);
+    args[k++] = "-S";
+    args[k++] = num;
+    args[k] = NULL;
+    char *out;
+    int rc = run_installer(&out, c, v, args, -1, 0, NULL, deadline);
     if (rc < 0)
         return rc;
     long id = -1;
-    rc = session_id(&id, o.text);
-    act_out_free(&o);
+    rc = session_id(&id, out);
+    core_free(out);
     if (rc < 0)
         return rc;
+    snprintf(sid, sizeof sid, "%ld", id);
     for (size_t i = 0; i < n && rc == 0; i++) {
         int fd;
         uint64_t size;
@@ -261,33 +367,24 @@ static int install_session(adbc_conn *c, const char *const *apks, size_t n, cons
             break;
         const char *base = strrchr(apks[i], '/');
         base = base ? base + 1 : apks[i];
-        core_buf b = {0};
-        core_buf_printf(&b, "exec:%s install-write -S %llu %ld ", tool, (unsigned long long)size,
-                        id);
-        act_buf_quote(&b, base);
-        core_buf_add(&b, " -", 2);
-        char *svc;
-        rc = act_buf_take(&b, &svc);
-        if (rc == 0) {
-            rc = stream_file(c, svc, fd, size, apks[i], "install-write", deadline);
-            core_free(svc);
-        }
+        snprintf(num, sizeof num, "%llu", (unsigned long long)size);
+        const char *wargs[] = {"install-write", "-S", num, sid, base, "-", NULL};
+        rc = run_judged(c, v, wargs, fd, size, apks[i], "install-write", deadline);
         close(fd);
     }
     int wrote = rc;
     /* Commit what was written, else abandon the session (as adb does). */
-    snprintf(cmd, sizeof cmd, "%s %s %ld", tool, wrote == 0 ? "install-commit" : "install-abandon",
-             id);
-    int crc = act_run(&o, c, cmd, OUT_MAX, act_left(deadline));
+    const char *fargs[] = {wrote == 0 ? "install-commit" : "install-abandon", sid, NULL};
+    int crc = run_installer(&out, c, v, fargs, -1, 0, NULL, deadline);
     if (wrote < 0) {
         if (crc == 0)
-            act_out_free(&o);
+            core_free(out);
         return wrote;
     }
     if (crc < 0)
         return crc;
-    rc = judge(o.text, "install-commit");
-    act_out_free(&o);
+    rc = judge(out, "install-commit");
+    core_free(out);
     return rc;
 }
 
@@ -303,14 +400,15 @@ int adbc_app_install_apks(adbc_conn *c, const char *const *apks, size_t napks,
     adbc_install_opts_init(&o);
     if (core_abi_take(&o, sizeof o, opts, "adbc_install_opts") < 0)
         return ADBC_EINVAL;
-    char flags[160];
-    int rc = flag_words(flags, sizeof flags, &o);
+    const char *flags[FLAG_ARGS_MAX];
+    size_t nflags = 0;
+    int rc = flag_args(flags, &nflags, &o);
     if (rc < 0)
         return rc;
     int64_t deadline = core_deadline(o.timeout_ms);
     if (napks == 1)
-        return install_one(c, apks[0], flags, deadline);
-    return install_session(c, apks, napks, flags, deadline);
+        return install_one(c, apks[0], flags, nflags, 0, deadline);
+    return install_session(c, apks, napks, flags, nflags, deadline);
 }
 
 int adbc_app_install(adbc_conn *c, const char *apk_path, int timeout_ms)
@@ -318,8 +416,7 @@ int adbc_app_install(adbc_conn *c, const char *apk_path, int timeout_ms)
     if (!c || !apk_path)
         return core_fail(ADBC_EINVAL, "adbc_app_install: c and apk_path must not be NULL");
     /* As before the flags: streamed as given, pushed with -r. */
-    return install_one(c, apk_path, adbc_conn_has_feature(c, "cmd") ? "" : " -r",
-                       core_deadline(timeout_ms));
+    return install_one(c, apk_path, NULL, 0, 1, core_deadline(timeout_ms));
 }
 
 int adbc_app_uninstall(adbc_conn *c, const char *package, int timeout_ms)
@@ -328,19 +425,10 @@ int adbc_app_uninstall(adbc_conn *c, const char *package, int timeout_ms)
         return core_fail(ADBC_EINVAL, "adbc_app_uninstall: no connection");
     if (!package || !*package || strlen(package) > 255)
         return core_fail(ADBC_EINVAL, "a package name is 1 to 255 characters");
-    core_buf b = {0};
-    core_buf_add(&b, "pm uninstall ", 13);
-    act_buf_quote(&b, package);
-    char *cmd;
-    int rc = act_buf_take(&b, &cmd);
-    if (rc < 0)
-        return rc;
-    act_out o;
-    rc = act_run(&o, c, cmd, OUT_MAX, timeout_ms);
-    core_free(cmd);
-    if (rc < 0)
-        return rc;
-    rc = judge(o.text, "uninstall");
-    act_out_free(&o);
-    return rc;
+    /* abb_exec where the device has it (the name reaches the package
+     * service as an argument, through no shell); else `pm uninstall`, as
+     * adbc always sent it. */
+    const char *args[] = {"uninstall", package, NULL};
+    return run_judged(c, installer(c, 0) == VIA_ABB ? VIA_ABB : VIA_PM, args, -1, 0, NULL,
+                      "uninstall", core_deadline(timeout_ms));
 }

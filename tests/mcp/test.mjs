@@ -583,7 +583,7 @@ async function moreTools() {
   r = await call(c, 'uninstall_app', { package: 'com.kept' });
   check(r.isError && /not on the list/.test(text(r)) && calls('emu') === '', 'uninstall_app: a package not in [apps] uninstall is refused, nothing sent', text(r));
   r = await call(c, 'uninstall_app', { package: 'com.removable' });
-  check(!r.isError && calls('emu') === 'pm uninstall com.removable', 'uninstall_app: a listed package is uninstalled', text(r));
+  check(!r.isError && calls('emu') === 'cmd package uninstall com.removable\npm uninstall com.removable', 'uninstall_app: a listed package is uninstalled', text(r));
   for (const url of ['https://x.com/$(reboot)', 'https://x.com/;reboot', 'content://x', 'https://x.com/ a']) {
     r = await call(c, 'open_url', { url });
     check(r.isError && calls('emu') === '', `open_url refuses ${url} before anything is sent`, text(r));

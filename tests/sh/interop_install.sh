@@ -9,11 +9,15 @@
 # ("Failure [...]") fails both; uninstall -k is refused by both with the
 # device untouched. An option pm does not know is sent by adb (the device
 # refuses it) and refused by adbc-snap before anything is sent.
+# The device advertises abb_exec: both tools install through it (the
+# device's log shows the service each stream opened); a second device
+# without the feature checks the exec:cmd package path.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 t_need_adb
 t_init
-interop_start
+interop_start -v
+LOG=${TD_DIR[dev]}/stderr
 
 head -c 150000 /dev/urandom > "$T_TMP/base.apk"
 head -c 70001 /dev/urandom > "$T_TMP/split_config.en.apk"
@@ -25,6 +29,7 @@ run()
     local who=$1
     shift
     : > "$CTL/calls"
+    : > "$LOG"
     if [ "$who" = adb ]; then
         adb_run a -s "$DEV" "$@" > "$T_TMP/$who.out" 2> "$T_TMP/$who.err" < /dev/null
     else
@@ -32,6 +37,18 @@ run()
     fi
     RC=$?
     grep -E '^(cmd|pm) ' "$CTL/calls" > "$T_TMP/$who.calls"
+    # The installer services the streams opened (abb_exec's NULs logged \0).
+    grep -oE 'stream [0-9]+: (abb_exec:|exec:(cmd|pm) |shell[^:]*:(cmd|pm) ).*' "$LOG" |
+        sed -E 's/^stream [0-9]+: //' > "$T_TMP/$who.svcs"
+}
+# via WHO PATTERN WHAT: every installer stream of WHO's last run matched
+# PATTERN (a grep -E at the start of the service name), and there was one.
+via()
+{
+    [ -s "$T_TMP/$1.svcs" ] || t_fail "$1 $3: no installer stream in the device's log"
+    if grep -vE "^($2)" "$T_TMP/$1.svcs" > /dev/null; then
+        t_fail "$1 $3: not all through $2: $(tr '\n' '|' < "$T_TMP/$1.svcs")"
+    fi
 }
 # words FILE: each call's words sorted (adbc-snap sends pm's flags in one
 # order, adb in the user's; pm takes them in any).
@@ -52,6 +69,11 @@ same()
 
 same install "$T_TMP/base.apk"
 cmp -s "$CTL/cmd-installed.apk" "$T_TMP/base.apk" || t_fail "the device did not get the APK intact"
+t_check "install with abb_exec advertised: both tools go through abb_exec, arguments NUL-separated"
+via adb 'abb_exec:package\\0install\\0' install
+via snap 'abb_exec:package\\0install\\0' install
+grep -q 'abb_exec:package\\0install\\0-S\\0150000$' "$T_TMP/snap.svcs" ||
+    t_fail "adbc-snap's abb_exec name: $(cat "$T_TMP/snap.svcs")"
 same install -r -t -g -d "$T_TMP/base.apk"
 same install -l -s --instant "$T_TMP/base.apk"
 same install --user 10 -r "$T_TMP/base.apk"
@@ -75,6 +97,10 @@ done
 [ "$(words "$T_TMP/adb.mcalls")" = "$(words "$T_TMP/snap.mcalls")" ] ||
     t_fail "install-multiple calls differ: adb '$(cat "$T_TMP/adb.mcalls")', adbc-snap '$(cat "$T_TMP/snap.mcalls")'"
 tr '\n' '/' < "$T_TMP/snap.mcalls"; echo
+# adb_install.cpp's install-multiple takes abb_exec; Debian's adb 29 still
+# sends its session commands over exec:cmd package.
+via snap 'abb_exec:package\\0install-(create|write|commit)\\0' install-multiple
+via adb 'abb_exec:package\\0|exec:cmd package ' install-multiple
 
 t_check "install-multiple: a refused commit fails both"
 echo "Failure [INSTALL_FAILED_INVALID_APK: Split lib_slice0_apk was defined multiple times]" > "$CTL/install.fail"
@@ -105,5 +131,47 @@ head -n 1 "$T_TMP/snap.out" | cmp -s - "$T_TMP/a1" || t_fail "first lines: '$(ca
 [ ! -s "$T_TMP/snap.calls" ] || t_fail "adbc-snap sent something: $(cat "$T_TMP/snap.calls")"
 grep -q "adbc-snap shell cmd package uninstall -k" "$T_TMP/snap.out" || t_fail "adbc-snap's way out: $(cat "$T_TMP/snap.out")"
 grep -qx com.example.kept "$CTL/packages" || t_fail "the package went"
+
+t_check "uninstall: the same calls; adbc-snap through abb_exec (adb: a shell running cmd package)"
+printf 'com.example.gone\ncom.example.kept\n' > "$CTL/packages"
+run adb uninstall com.example.gone
+ra=$RC
+cp "$T_TMP/adb.calls" "$T_TMP/adb.ucalls"
+printf 'com.example.gone\ncom.example.kept\n' > "$CTL/packages"
+run snap uninstall com.example.gone
+[ $ra = 0 ] && [ $RC = 0 ] || t_fail "uninstall: adb exit $ra, adbc-snap exit $RC $(cat "$T_TMP/snap.err")"
+cmp -s "$T_TMP/adb.ucalls" "$T_TMP/snap.calls" ||
+    t_fail "uninstall calls: adb '$(cat "$T_TMP/adb.ucalls")', adbc-snap '$(cat "$T_TMP/snap.calls")'"
+via snap 'abb_exec:package\\0uninstall\\0com\.example\.gone$' uninstall
+grep -qx com.example.gone "$CTL/packages" && t_fail "the package is still there"
+
+# The same device without abb_exec (--features without it): the exec:
+# path, side by side again.
+td_start old --authorized-keys-from a --features \
+    shell_v2,cmd,delayed_ack,stat_v2,ls_v2,fixed_push_mkdir,fixed_push_symlink_timestamp,sendrecv_v2 -v
+DEV=127.0.0.1:${TD_PORT[old]}
+CTL=${TD_SANDBOX[old]}/data/local/tmp/.adbc-test
+LOG=${TD_DIR[old]}/stderr
+adb_run a connect "$DEV" > /dev/null
+adb_wait_state a "$DEV" device 10 || t_fail "adb: $DEV not ready"
+same install -r -g "$T_TMP/base.apk"
+t_check "without abb_exec: both tools stream into exec:cmd package"
+via adb 'exec:cmd package ' install
+via snap 'exec:cmd package ' install
+cmp -s "$CTL/cmd-installed.apk" "$T_TMP/base.apk" || t_fail "the device did not get the APK intact"
+for who in adb snap; do
+    t_check "$who install-multiple without abb_exec: exec:cmd package, committed"
+    rm -rf "$CTL/committed-"*
+    run $who install-multiple "$T_TMP/base.apk" "$T_TMP/split_config.en.apk"
+    [ $RC = 0 ] || t_fail "$who install-multiple: exit $RC $(cat "$T_TMP/$who.err")"
+    via $who 'exec:cmd package ' install-multiple
+    dir=$(ls -d "$CTL/committed-"* | head -n 1)
+    cmp -s "$dir/split_config.en.apk" "$T_TMP/split_config.en.apk" || t_fail "$who: split not committed intact"
+done
+t_check "uninstall without abb_exec: adbc-snap's pm uninstall"
+echo com.example.gone > "$CTL/packages"
+run snap uninstall com.example.gone
+[ $RC = 0 ] || t_fail "uninstall: exit $RC $(cat "$T_TMP/snap.err")"
+via snap 'exec:pm ' uninstall
 
 echo "ok: $T_CHECKS checks"

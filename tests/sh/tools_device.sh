@@ -41,11 +41,13 @@ expect 200
     t_fail "list_apps calls"
 [ "$(text)" = "$(printf '2 apps with a launcher activity:\ncom.alpha\ncom.zeta\n')" ] || t_fail "list_apps: $(text)"
 
-t_check "uninstall_app: pm uninstall of an allowed package; others refused, nothing sent"
+t_check "uninstall_app: the package service's uninstall of an allowed package; others refused, nothing sent"
 echo com.removable > "$CA/packages"
 T uninstall_app '{"package":"com.removable"}'
 expect 200
-[ "$(calls "$CA")" = "pm uninstall com.removable" ] || t_fail "uninstall calls"
+# through abb_exec (the device advertises it): cmd package, which runs pm
+[ "$(calls "$CA")" = "$(printf 'cmd package uninstall com.removable\npm uninstall com.removable')" ] ||
+    t_fail "uninstall calls"
 T uninstall_app '{"package":"com.other"}'
 expect 400 bad_request
 J .error.message | grep -q "not on the list" || t_fail "message: $(J .error.message)"

@@ -494,6 +494,7 @@ TEST(install_streamed_and_uninstall)
         fputc((int)((i * 131) >> 3 & 0xff), f);
     fclose(f);
     CHECK(adbc_conn_has_feature(dev.conn, "cmd"));
+    CHECK(adbc_conn_has_feature(dev.conn, "abb_exec"));
     td_reset(&dev);
     CHECK_EQ_INT(adbc_app_install(dev.conn, apk, 30000), 0);
     char want[64];
@@ -523,7 +524,9 @@ TEST(install_streamed_and_uninstall)
     CHECK_EQ_INT(adbc_app_uninstall(dev.conn, "com.a", 15000), 0);
     CHECK_EQ_INT(adbc_app_uninstall(dev.conn, "com.a", 15000), ADBC_EREMOTE);
     CHECK(strstr(adbc_last_error(), "DELETE_FAILED_INTERNAL_ERROR"));
-    CHECK(td_calls_are(&dev, "pm uninstall com.a\npm uninstall com.a\n"));
+    /* through abb_exec: the package service's shell command, as cmd runs it */
+    CHECK(td_calls_are(&dev, "cmd package uninstall com.a\npm uninstall com.a\n"
+                             "cmd package uninstall com.a\npm uninstall com.a\n"));
     char *left = td_get(&dev, "packages", NULL);
     CHECK_STR(left, "com.b\n");
     free(left);

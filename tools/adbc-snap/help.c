@@ -366,8 +366,9 @@ static const snap_help help_table[] = {
      "The resumed activity and the focused package.\n\n"
      "  " JSON_NOTE},
     {"install",
-     "Installs APK (streamed with `cmd package install` when the device can,\n"
-     "else pushed to /data/local/tmp and installed with pm), with pm install's\n"
+     "Installs APK (streamed into `cmd package install` when the device can,\n"
+     "through abb_exec where it has it, else pushed to /data/local/tmp and\n"
+     "installed with pm), with pm install's\n"
      "flags as adb passes them (checked here: an unknown one sends nothing).\n\n"
      "  -r  replace an installed app     -t  allow test packages\n"
      "  -d  allow a lower version code   -g  grant every runtime permission\n"

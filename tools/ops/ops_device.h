@@ -30,8 +30,9 @@ int ops_run_argv(ops_ctx *c, const char *what, const char *const *argv, char **o
  * per package (dumpsys package), too dear for a list. *text malloc'd. */
 int ops_apps(ops_ctx *c, char **text, int *count);
 
-/* `pm uninstall PKG`, refused (OPS_EARG, nothing sent) unless pkg is on
- * allow (NULL-terminated; NULL or empty: nothing may be uninstalled). */
+/* adbc_app_uninstall (abb_exec, or `pm uninstall PKG`), refused (OPS_EARG,
+ * nothing sent) unless pkg is on allow (NULL-terminated; NULL or empty:
+ * nothing may be uninstalled). */
 int ops_uninstall(ops_ctx *c, const char *pkg, const char *const *allow);
 
 /* An http or https URL (at most 2048 bytes) of printable ASCII without
