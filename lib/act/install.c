@@ -269,6 +269,21 @@ static int flag_args(const char **args, size_t *n, const adbc_install_opts *o)
     return 0;
 }
 
+/* args = VERB FLAGS... -S SIZE, NULL-terminated (FLAG_ARGS_MAX + 4 slots);
+ * num holds SIZE's digits. */
+static void sized_args(const char **args, const char *verb, const char *const *flags,
+                       size_t nflags, char num[24], uint64_t size)
+{
+    size_t n = 0;
+    args[n++] = verb;
+    for (size_t i = 0; i < nflags; i++)
+        args[n++] = flags[i];
+    snprintf(num, 24, "%llu", (unsigned long long)size);
+    args[n++] = "-S";
+    args[n++] = num;
+    args[n] = NULL;
+}
+
 /* One APK: streamed, else pushed. push_r: -r for a pushed install without
  * flags (adbc_app_install's old behaviour). */
 static int install_one(adbc_conn *c, const char *path, const char *const *flags, size_t nflags,
@@ -283,14 +298,7 @@ static int install_one(adbc_conn *c, const char *path, const char *const *flags,
     if (v != VIA_PM) {
         const char *args[FLAG_ARGS_MAX + 4];
         char num[24];
-        size_t n = 0;
-        args[n++] = "install";
-        for (size_t i = 0; i < nflags; i++)
-            args[n++] = flags[i];
-        snprintf(num, sizeof num, "%llu", (unsigned long long)size);
-        args[n++] = "-S";
-        args[n++] = num;
-        args[n] = NULL;
+        sized_args(args, "install", flags, nflags, num, size);
         rc = run_judged(c, v, args, fd, size, path, "install", deadline);
         close(fd);
         return rc;
@@ -339,16 +347,9 @@ static int install_session(adbc_conn *c, const char *const *apks, size_t n,
         if (!*(base ? base + 1 : apks[i]))
             return core_fail(ADBC_EINVAL, "%s names no file", apks[i]);
     }
-    const char *args[FLAG_ARGS_MAX + 8];
+    const char *args[FLAG_ARGS_MAX + 4];
     char num[24], sid[24];
-    size_t k = 0;
-    args[k++] = "install-create";
-    for (size_t i = 0; i < nflags; i++)
-        args[k++] = flags[i];
-    snprintf(num, sizeof num, "%llu", (unsigned long long)total);
-    args[k++] = "-S";
-    args[k++] = num;
-    args[k] = NULL;
+    sized_args(args, "install-create", flags, nflags, num, total);
     char *out;
     int rc = run_installer(&out, c, v, args, -1, 0, NULL, deadline);
     if (rc < 0)
