@@ -43,6 +43,28 @@ const char *ops_llm_fail_name(ops_llm_fail f)
     return "unknown";
 }
 
+cJSON *ops_llm_reply_json(const char *body, size_t len, int status, ops_err *e)
+{
+    if (!body || !len) {
+        ops_fail(e, OPS_EFAIL, "the model's answer is empty (HTTP %d with no body)", status);
+        return NULL;
+    }
+    cJSON *j = cJSON_ParseWithLength(body, len);
+    if (!j) {
+        char head[120];
+        ops_llm_error_text(body, len < 100 ? len : 100, head, sizeof(head));
+        ops_fail(e, OPS_EFAIL, "the model's answer is not JSON: \"%s\"", head);
+    }
+    return j;
+}
+
+int64_t ops_llm_count(const cJSON *usage, const char *name)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(usage, name);
+    return cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble < 1e12
+               ? (int64_t)v->valuedouble : 0;
+}
+
 char *ops_llm_strdup(const char *s)
 {
     if (!s)

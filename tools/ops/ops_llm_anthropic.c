@@ -156,28 +156,15 @@ oom:
     return NULL;
 }
 
-static int64_t num(const cJSON *o, const char *name)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
-    return cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble < 1e12
-               ? (int64_t)v->valuedouble : 0;
-}
-
 int ops_llm_anthropic_reply(const char *body, size_t len, ops_llm_reply *out, ops_err *e)
 {
-    if (!body || !len)
-        return ops_fail(e, OPS_EFAIL, "the model's answer is empty (HTTP %d with no body)",
-                        out->status);
-    cJSON *j = cJSON_ParseWithLength(body, len);
-    if (!j) {
-        char head[120];
-        ops_llm_error_text(body, len < 100 ? len : 100, head, sizeof(head));
-        return ops_fail(e, OPS_EFAIL, "the model's answer is not JSON: \"%s\"", head);
-    }
+    cJSON *j = ops_llm_reply_json(body, len, out->status, e);
+    if (!j)
+        return -1;
     const cJSON *usage = cJSON_GetObjectItemCaseSensitive(j, "usage");
-    out->turn.tokens_in = num(usage, "input_tokens") + num(usage, "cache_creation_input_tokens") +
-                          num(usage, "cache_read_input_tokens");
-    out->turn.tokens_out = num(usage, "output_tokens");
+    out->turn.tokens_in = ops_llm_count(usage, "input_tokens") + ops_llm_count(usage, "cache_creation_input_tokens") +
+                          ops_llm_count(usage, "cache_read_input_tokens");
+    out->turn.tokens_out = ops_llm_count(usage, "output_tokens");
     const cJSON *content = cJSON_GetObjectItemCaseSensitive(j, "content");
     if (!cJSON_IsArray(content)) {
         char m[300];

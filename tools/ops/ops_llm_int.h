@@ -78,6 +78,13 @@ void ops_llm_scrub(char *s, const char *key);
  * anthropic. A tool without a schema takes no arguments ({"type":"object"}).
  * NULL when out of memory. */
 cJSON *ops_llm_tool_entry(const cJSON *tool, const char *schema_key);
+/* The answer's body parsed, or NULL with e filled when it is empty or not
+ * JSON (both formats say so alike). status is the HTTP status, for the
+ * message. */
+cJSON *ops_llm_reply_json(const char *body, size_t len, int status, ops_err *e);
+/* A token count of the answer's usage object: the number under name, 0
+ * when absent or out of range. */
+int64_t ops_llm_count(const cJSON *usage, const char *name);
 /* Duplicate s (NULL -> NULL), malloc'd. */
 char *ops_llm_strdup(const char *s);
 

@@ -192,28 +192,14 @@ static char *content_text(const cJSON *c)
     return s;
 }
 
-static int64_t num(const cJSON *o, const char *name)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
-    return cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble < 1e12
-               ? (int64_t)v->valuedouble : 0;
-}
-
 int ops_llm_openai_reply(const char *body, size_t len, ops_llm_reply *out, ops_err *e)
 {
-    cJSON *j = NULL;
-    if (!body || !len)
-        return ops_fail(e, OPS_EFAIL, "the model's answer is empty (HTTP %d with no body)",
-                        out->status);
-    j = cJSON_ParseWithLength(body, len);
-    if (!j) {
-        char head[120];
-        ops_llm_error_text(body, len < 100 ? len : 100, head, sizeof(head));
-        return ops_fail(e, OPS_EFAIL, "the model's answer is not JSON: \"%s\"", head);
-    }
+    cJSON *j = ops_llm_reply_json(body, len, out->status, e);
+    if (!j)
+        return -1;
     const cJSON *usage = cJSON_GetObjectItemCaseSensitive(j, "usage");
-    out->turn.tokens_in = num(usage, "prompt_tokens");
-    out->turn.tokens_out = num(usage, "completion_tokens");
+    out->turn.tokens_in = ops_llm_count(usage, "prompt_tokens");
+    out->turn.tokens_out = ops_llm_count(usage, "completion_tokens");
     const cJSON *choices = cJSON_GetObjectItemCaseSensitive(j, "choices");
     const cJSON *ch = cJSON_GetArrayItem(choices, 0);
     const cJSON *msg = cJSON_GetObjectItemCaseSensitive(ch, "message");
