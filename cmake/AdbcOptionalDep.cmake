@@ -56,6 +56,7 @@ function(adbc_optional_dep name module)
     message(FATAL_ERROR "ADBC_WITH_${name} must be AUTO, ON or OFF, not '${ADBC_WITH_${name}}'")
   endif()
   set(ADBC_HAVE_${name} ${have} PARENT_SCOPE)
+  adbc_feature(${name} ${have})
   if(have AND NOT A_TOOL AND via_cmake)
     set(ADBC_PC_LIBS_PRIVATE ${ADBC_PC_LIBS_PRIVATE} -l${A_LIB} PARENT_SCOPE)
     set(ADBC_CMAKE_PACKAGES ${ADBC_CMAKE_PACKAGES} ${A_CMAKE_PACKAGE} PARENT_SCOPE)
@@ -68,4 +69,27 @@ function(adbc_optional_dep name module)
     set(ADBC_LIB_DEFINES ${ADBC_LIB_DEFINES} ADBC_HAVE_${name}=1 PARENT_SCOPE)
     set(ADBC_LIB_DEPS ${ADBC_LIB_DEPS} PkgConfig::${name} PARENT_SCOPE)
   endif()
+endfunction()
+
+# adbc_feature(NAME HAVE): record whether the build has the optional feature
+# NAME, for build-features in the build directory (adbc_write_features).
+# Tests read that file (tests/sh/lib.sh: t_built, t_need_built) instead of
+# guessing from CMakeCache.txt, where AUTO leaves no trace of what was found.
+function(adbc_feature name have)
+  if(have)
+    set_property(GLOBAL APPEND PROPERTY ADBC_FEATURES "${name}=ON")
+  else()
+    set_property(GLOBAL APPEND PROPERTY ADBC_FEATURES "${name}=OFF")
+  endif()
+endfunction()
+
+# adbc_write_features(): write ${PROJECT_BINARY_DIR}/build-features, one
+# NAME=ON|OFF a line, from every adbc_feature() call of the configure run.
+# Rewritten only when it changes.
+function(adbc_write_features)
+  get_property(features GLOBAL PROPERTY ADBC_FEATURES)
+  list(SORT features)
+  string(REPLACE ";" "\n" body "${features}")
+  file(CONFIGURE OUTPUT ${PROJECT_BINARY_DIR}/build-features
+    CONTENT "# What this build has (cmake/AdbcOptionalDep.cmake, adbc_feature).\n${body}\n" @ONLY)
 endfunction()

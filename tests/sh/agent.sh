@@ -12,11 +12,7 @@ t_init
 
 SNAP=${ADBC_SNAP:-$ADBC_BUILD_DIR/tools/adbc-snap}
 [ -x "$SNAP" ] || t_fail "adbc-snap not built: $SNAP"
-if ! "$SNAP" agent --help | grep -q -- --max-steps ||
-    "$SNAP" -t 127.0.0.1:1 agent x 2>&1 | grep -q "built without the agent"; then
-    echo "adbc-snap built without the agent (no libcurl or cJSON): skipped"
-    exit 0
-fi
+t_need_built AGENT "the agent needs libcurl and cJSON"
 export HOME=$T_TMP/home XDG_CACHE_HOME=$T_TMP/cache XDG_RUNTIME_DIR=$T_TMP/run
 mkdir -p "$HOME" "$XDG_RUNTIME_DIR"
 chmod 700 "$XDG_RUNTIME_DIR"
@@ -325,7 +321,7 @@ EOF
 [ -z "$(inputs)" ] || t_fail "the device got: $(inputs)"
 
 SERVE=${ADBC_SERVE:-$ADBC_BUILD_DIR/tools/adbc-serve}
-if [ -x "$SERVE" ] && "$SERVE" --help | grep -q -- '--agent-allow'; then
+if t_built SERVE; then
     t_check "--serve: the task runs on adbc-serve, its steps printed here; Ctrl-C cancels it there"
     reset home
     model '{"turns":[

@@ -10,10 +10,7 @@ set -u
 t_init
 SNAP=${ADBC_SNAP:-$ADBC_BUILD_DIR/tools/adbc-snap}
 [ -x "$SNAP" ] || t_fail "adbc-snap not built: $SNAP"
-if ! "$SNAP" agent --help | grep -q -- --config; then
-    echo "adbc-snap built without the agent (no libcurl or cJSON): skipped"
-    exit 0
-fi
+t_need_built AGENT "the agent needs libcurl and cJSON"
 export HOME=$T_TMP/home XDG_CONFIG_HOME=$T_TMP/xdg
 mkdir -p "$HOME" "$XDG_CONFIG_HOME/adbc"
 unset OPENAI_API_KEY OPENAI_BASE_URL ANTHROPIC_API_KEY ANTHROPIC_BASE_URL

@@ -302,6 +302,29 @@ t_need_adb()
     exit 77
 }
 
+# t_built NAME: whether the build has the optional feature NAME (SODIUM,
+# WSLAY, CURL, MCP, SERVE, AGENT, SANITIZE, TSAN, SHARED, MUSL, SCDOC...),
+# read from build-features, the file the configure step writes in the build
+# directory (cmake/AdbcOptionalDep.cmake, adbc_feature). A name the file
+# does not list fails the test: a misspelt feature must not read as "off".
+t_built()
+{
+    local f=$ADBC_BUILD_DIR/build-features line
+    [ -r "$f" ] || t_fail "$f is missing: configure the build again (cmake -S . -B build)"
+    line=$(grep -E "^$1=(ON|OFF)\$" "$f") ||
+        t_fail "$f does not say whether the build has $1"
+    [ "$line" = "$1=ON" ]
+}
+
+# t_need_built NAME WHY: skip the test (status 77) when the build lacks the
+# optional feature NAME; WHY says what it is.
+t_need_built()
+{
+    t_built "$1" && return 0
+    echo "SKIP: built without $1 ($2)"
+    exit 77
+}
+
 # home_with_adb_key NAME: HOME=$T_TMP/home holding adb server NAME's key, so
 # adbc-snap and that adb are let in by the same authorised key.
 home_with_adb_key()

@@ -4,7 +4,8 @@
 # lib.sh's t_init: a private HOME and no token from the environment, screens
 # and frames for the test device's stand-ins, and starting adbc-serve.
 SERVE=${ADBC_SERVE:-$ADBC_BUILD_DIR/tools/adbc-serve}
-[ -x "$SERVE" ] || { echo "skip: adbc-serve not built (libmicrohttpd-dev missing)"; exit 0; }
+t_need_built SERVE "adbc-serve needs cJSON and libmicrohttpd"
+[ -x "$SERVE" ] || t_fail "adbc-serve not built: $SERVE"
 command -v curl > /dev/null || t_fail "curl is needed (scripts/packages.txt)"
 export HOME=$T_TMP/home XDG_CACHE_HOME=$T_TMP/cache XDG_CONFIG_HOME=$T_TMP/config
 mkdir -p "$HOME"

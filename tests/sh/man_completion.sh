@@ -14,7 +14,7 @@ MAN_SRC=$ADBC_SOURCE_DIR/docs/man
 MAN_OUT=$ADBC_BUILD_DIR/docs/man
 command -v man > /dev/null || t_fail "man not installed (Debian: apt install man-db)"
 
-if [ ! -f "$MAN_OUT/adbc-snap.1" ]; then
+if ! t_built SCDOC; then
     # scdoc is optional for a build, never in CI.
     [ -z "${CI:-}" ] || t_fail "man pages not built in CI: is scdoc installed (scripts/packages.txt)?"
     echo "man pages not built (no scdoc): man page checks skipped"
@@ -48,7 +48,7 @@ if [ -n "$MAN_BUILT" ]; then
 fi
 
 SERVE=$ADBC_BUILD_DIR/tools/adbc-serve
-if [ -x "$SERVE" ]; then
+if t_built SERVE; then
     t_check "adbc-serve(1) describes every option adbc-serve --help lists"
     opts=$("$SERVE" --help | grep -o -- '--[a-z][a-z-]*' | sort -u)
     [ -n "$opts" ] || t_fail "adbc-serve --help lists no options"

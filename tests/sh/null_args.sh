@@ -8,8 +8,9 @@
 . "$(dirname "$0")/lib.sh"
 t_init
 so=$ADBC_BUILD_DIR/libadbc.so
-[ -e "$so" ] || { echo "skip: libadbc.so not built (BUILD_SHARED_LIBS=OFF)"; exit 0; }
-command -v cc > /dev/null || { echo "skip: no C compiler"; exit 0; }
+t_need_built SHARED "libadbc.so: BUILD_SHARED_LIBS"
+[ -e "$so" ] || t_fail "libadbc.so not built: $so"
+command -v cc > /dev/null || t_fail "no C compiler (cc) to build the calls with"
 
 t_check "every public function called with NULL and 0: no crash, no hang"
 python3 "$ADBC_SOURCE_DIR/tests/sh/null_args.py" "$ADBC_SOURCE_DIR" > "$T_TMP/calls.c" ||
@@ -18,9 +19,8 @@ n=$(grep -c '^    case ' "$T_TMP/calls.c")
 [ "$n" -gt 150 ] || t_fail "only $n functions found: the header scan is broken"
 # A sanitized libadbc.so needs its runtime in the program too.
 san=()
-grep -q '^ADBC_SANITIZE:BOOL=ON' "$ADBC_BUILD_DIR/CMakeCache.txt" 2> /dev/null &&
-    san=(-fsanitize=address,undefined)
-grep -q '^ADBC_TSAN:BOOL=ON' "$ADBC_BUILD_DIR/CMakeCache.txt" 2> /dev/null && san=(-fsanitize=thread)
+t_built SANITIZE && san=(-fsanitize=address,undefined)
+t_built TSAN && san=(-fsanitize=thread)
 cc -w ${san[@]+"${san[@]}"} -I"$ADBC_SOURCE_DIR/include" "$ADBC_SOURCE_DIR/tests/sh/null_args_main.c" "$T_TMP/calls.c" \
     -L"$ADBC_BUILD_DIR" -ladbc -Wl,-rpath,"$ADBC_BUILD_DIR" -o "$T_TMP/null_args" 2> "$T_TMP/cc.err" ||
     t_fail "the calls do not compile: $(head -20 "$T_TMP/cc.err")"

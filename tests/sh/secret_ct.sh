@@ -9,13 +9,13 @@ set -u
 t_init
 
 BIN=$ADBC_BUILD_DIR/tests/test_ops_secret
-[ -x "$BIN" ] || { echo "skip: test_ops_secret not built (tools/ops needs cJSON)"; exit 0; }
+t_need_built OPS_JSON "tools/ops's JSON layer needs cJSON"
+[ -x "$BIN" ] || t_fail "test_ops_secret not built: $BIN"
 command -v valgrind > /dev/null || t_fail "valgrind is not installed (scripts/packages.txt)"
 # Sanitizer builds cannot run under valgrind; the plain build checks this.
-if grep -q '^ADBC_SANITIZE:[A-Z]*=ON' "$ADBC_BUILD_DIR/CMakeCache.txt" 2> /dev/null ||
-    grep -q '^ADBC_TSAN:[A-Z]*=ON' "$ADBC_BUILD_DIR/CMakeCache.txt" 2> /dev/null; then
-    echo "skip: a sanitizer build (the plain build runs this check)"
-    exit 0
+if t_built SANITIZE || t_built TSAN; then
+    echo "SKIP: a sanitizer build (the plain build runs this check)"
+    exit 77
 fi
 
 t_check "ops_secret_equal: nothing depends on the secret's bytes; an early-exit compare is caught"

@@ -11,6 +11,7 @@ set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 t_init
 . "$(dirname "${BASH_SOURCE[0]}")/lib_serve.sh"
+t_need_built AGENT "the agent needs libcurl and cJSON"
 command -v jq > /dev/null || t_fail "jq is needed (scripts/packages.txt)"
 . "$(dirname "${BASH_SOURCE[0]}")/lib_agent.sh"
 agent_dev
@@ -33,10 +34,7 @@ model '{"turns":[
  {"answer":{"hang":60}}]}'
 OPENAI_API_KEY=$KEY serve_start -t "$DEV" --provider openai --base-url "$BASE" --busy-wait 20000
 H /v1/settings
-if [ "$code" = 404 ]; then
-    echo "adbc-serve built without the agent (no libcurl): skipped"
-    exit 0
-fi
+[ "$code" = 404 ] && t_fail "/v1/settings answered 404 in a build with the agent"
 # task_wait ID: until the task has ended; its JSON in $OUT.
 task_wait()
 {

@@ -12,7 +12,8 @@ t_init
 
 SERVE=$ADBC_BUILD_DIR/tools/adbc-serve
 SNAP=$ADBC_BUILD_DIR/tools/adbc-snap
-[ -x "$SERVE" ] || { echo "skip: adbc-serve not built"; exit 0; }
+t_need_built SERVE "adbc-serve needs cJSON and libmicrohttpd"
+[ -x "$SERVE" ] || t_fail "adbc-serve not built: $SERVE"
 export HOME=$T_TMP/home XDG_CONFIG_HOME=$T_TMP/config XDG_RUNTIME_DIR=$T_TMP/run
 mkdir -p "$HOME" "$XDG_RUNTIME_DIR"
 chmod 700 "$XDG_RUNTIME_DIR"

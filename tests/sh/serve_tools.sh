@@ -29,7 +29,7 @@ expect 200
 J '.result[].name' > "$T_TMP/serve.names"
 [ "$(J '[.result[] | select(.inputSchema.type == "object" and .description != "")] | length')" = \
   "$(wc -l < "$T_TMP/serve.names")" ] || t_fail "a tool without its schema or description: $(J .result)"
-if [ -x "$MCP" ]; then
+if t_built MCP; then
     printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' |
         HOME=$T_TMP/home timeout 20 "$MCP" --no-usb --allow-shell 2> /dev/null |
         jq -r '.result.tools[].name' |

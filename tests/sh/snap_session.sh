@@ -13,7 +13,8 @@ set -u
 t_init
 
 SNAP=${ADBC_SNAP:-$ADBC_BUILD_DIR/tools/adbc-snap}
-[ -x "$ADBC_BUILD_DIR/tools/adbc-serve" ] || { echo "skip: adbc-serve not built"; exit 0; }
+t_need_built SERVE "adbc-serve needs cJSON and libmicrohttpd"
+[ -x "$ADBC_BUILD_DIR/tools/adbc-serve" ] || t_fail "adbc-serve not built"
 export HOME=$T_TMP/home XDG_CACHE_HOME=$T_TMP/cache XDG_RUNTIME_DIR=$T_TMP/run
 mkdir -p "$HOME" "$XDG_RUNTIME_DIR"
 chmod 700 "$XDG_RUNTIME_DIR"

@@ -17,9 +17,7 @@ CHROMIUM=$(command -v chromium || command -v chromium-browser) ||
 t_init
 SNAP=${ADBC_SNAP:-$ADBC_BUILD_DIR/tools/adbc-snap}
 [ -x "$SNAP" ] || t_fail "adbc-snap not built: $SNAP"
-grep -q '^ADBC_WITH_WSLAY:STRING=ON' "$ADBC_BUILD_DIR/CMakeCache.txt" 2> /dev/null ||
-    grep -q 'ADBC_HAVE_WSLAY' "$ADBC_BUILD_DIR/CMakeCache.txt" ||
-    { echo "SKIP: built without wslay (ADBC_WITH_WSLAY)"; exit 77; }
+t_need_built WSLAY "WebSocket for the DevTools protocol: ADBC_WITH_WSLAY"
 FIX=$ADBC_SOURCE_DIR/fixtures/webview
 export HOME=$T_TMP/home XDG_CACHE_HOME=$T_TMP/cache
 mkdir -p "$HOME"
@@ -217,7 +215,8 @@ cdp 'window.scrollTo(0, 0); document.body.style.height = ""; 1' > /dev/null
 
 t_check "adbc-serve: observe with web=1 lists the page's elements and their refs; without, the box"
 SERVE=$ADBC_BUILD_DIR/tools/adbc-serve
-if [ -x "$SERVE" ] && command -v curl > /dev/null; then
+if t_built SERVE; then
+    command -v curl > /dev/null || t_fail "curl is needed (scripts/packages.txt)"
     "$SERVE" -t "$DEV" --listen 127.0.0.1:0 --token-file "$T_TMP/token" \
         --ready-file "$T_TMP/port" --settle 0 2> "$T_TMP/serve.log" &
     T_BG_PIDS+=("$!")
