@@ -101,6 +101,74 @@ ADBC_API void adbc_shell_close(adbc_shell *sh);
  * wrapped in single quotes, with ' written as '\''. Free *out with adbc_free(). */
 ADBC_API int adbc_shell_quote(char **out, const char *s);
 
+/* ---- The shell v2 framing, sans-IO ----------------------------------------
+ * For a program that carries shell,v2 over a transport of its own (its own
+ * event loop, adbc_session without adbc_conn, a relay): the demultiplexer
+ * that adbc_shell_read() and adbc-snap use, which takes the byte stream in
+ * any split and hands out one fragment of one packet at a time, without
+ * copying, so large packets stream through. The format (AOSP adb,
+ * shell_protocol.h): [u8 id][u32 little-endian length][length bytes], ids as
+ * in the enum above (the exit packet's one byte is the status; window-size
+ * data is ASCII "ROWSxCOLS,XPIXELSxYPIXELS"). */
+
+/* The size of a packet header. */
+#define ADBC_SHELLV2_HEADER 5
+
+/* adbc_shellv2_init() flag: hand out packets of unknown ids (the caller
+ * skips them) instead of ADBC_EPROTO, as adbd does so that hosts may add
+ * packet types. A host reading a device keeps the default, strict. */
+#define ADBC_SHELLV2_LENIENT 1u
+
+/* abi: fixed — frozen by design: the demultiplexer's state, held by the
+ * caller (on the stack or in its own struct) and set up only by
+ * adbc_shellv2_init(); its fields are adbc's, not to be read or written. */
+typedef struct adbc_shellv2_demux {
+    uint32_t magic;     /* set by adbc_shellv2_init: a zeroed struct is refused */
+    uint32_t flags;
+    uint8_t hdr[ADBC_SHELLV2_HEADER];
+    size_t hdrlen;
+    uint32_t remaining; /* data bytes of the current packet still to come */
+    int id;
+    size_t given;       /* length of the fragment last handed out */
+} adbc_shellv2_demux;
+
+/* abi: out — filled in by adbc_shellv2_next(); data points into the caller's input */
+typedef struct adbc_shellv2_frag {
+    int id;              /* packet id, 0..255 (only 0..5 unless lenient) */
+    const uint8_t *data; /* len bytes of the packet's data, inside in[] */
+    size_t len;          /* may be 0: an empty packet, or its empty end */
+    int last;            /* 1: this fragment ends the packet */
+} adbc_shellv2_frag;
+
+/* Set up d (flags: 0 or ADBC_SHELLV2_LENIENT). NULL d or an unknown flag:
+ * ADBC_EINVAL. */
+ADBC_API int adbc_shellv2_init(adbc_shellv2_demux *d, unsigned flags);
+
+/* Consume bytes from in[0..len) and set *consumed. Returns 1 with *out set
+ * when a fragment of data is available (out->len may be 0 for an empty
+ * packet; out->last says whether it ends the packet); 0 when every byte was
+ * taken and more input is needed; ADBC_EPROTO on an unknown packet id (not
+ * lenient); ADBC_EINVAL on a NULL argument (in may be NULL when len is 0)
+ * or a d that adbc_shellv2_init() did not set up. Call again with the rest
+ * of the input after a 1. */
+ADBC_API int adbc_shellv2_next(adbc_shellv2_frag *out, size_t *consumed, adbc_shellv2_demux *d,
+                               const void *in, size_t len);
+
+/* Give back the last n bytes of the fragment just handed out (a consumer
+ * that took only part of it: a pipe that is full). The caller rewinds its
+ * input by n; the next call hands the rest out again. n larger than that
+ * fragment, or NULL d: ADBC_EINVAL. */
+ADBC_API int adbc_shellv2_unread(adbc_shellv2_demux *d, size_t n);
+
+/* 0 when the input so far ended between packets; ADBC_EPROTO when it ended
+ * inside one (a header or data still to come): a stream that closes now
+ * was cut short. NULL or unset d: ADBC_EINVAL. */
+ADBC_API int adbc_shellv2_finish(const adbc_shellv2_demux *d);
+
+/* Write the header of a packet of id (0..255) with len data bytes into
+ * out[ADBC_SHELLV2_HEADER]. NULL out or id out of range: ADBC_EINVAL. */
+ADBC_API int adbc_shellv2_header(uint8_t out[ADBC_SHELLV2_HEADER], int id, uint32_t len);
+
 #ifdef __cplusplus
 }
 #endif

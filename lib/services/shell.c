@@ -3,7 +3,6 @@
  * and the one-call adbc_run(). */
 #include "adbc/shell.h"
 #include "core/internal.h"
-#include "services/shell_proto.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -103,6 +102,7 @@ int adbc_shell_open(adbc_shell **out, adbc_conn *c, const char *command,
     if (!sh)
         return core_fail(ADBC_ENOMEM, "out of memory");
     sh->exit_code = -1;
+    adbc_shellv2_init(&sh->demux, 0);
     char *svc = NULL;
     int rc = build_service(c, command, opts, &sh->v2, &svc);
     if (rc == 0 && sh->v2 && !(sh->rx = core_malloc(RX_BUF)))
@@ -138,38 +138,34 @@ ssize_t adbc_shell_read(adbc_shell *sh, int *fd, void *buf, size_t len, int time
     for (;;) {
         while (sh->rxoff < sh->rxlen) {
             size_t used;
-            int id;
-            const uint8_t *data;
-            size_t dlen;
-            int last;
-            int r = shellv2_next(&sh->demux, sh->rx + sh->rxoff, sh->rxlen - sh->rxoff,
-                                      &used, &id, &data, &dlen, &last);
+            adbc_shellv2_frag fr;
+            int r = adbc_shellv2_next(&fr, &used, &sh->demux, sh->rx + sh->rxoff,
+                                      sh->rxlen - sh->rxoff);
             if (r < 0)
                 return r;
             if (r == 0) {
                 sh->rxoff += used;
                 break;
             }
-            if (id == ADBC_SHELL_STDOUT || id == ADBC_SHELL_STDERR) {
+            if (fr.id == ADBC_SHELL_STDOUT || fr.id == ADBC_SHELL_STDERR) {
                 /* Hand out at most len bytes; the rest stays for next time. */
-                if (dlen > len) {
-                    sh->demux.remaining += (uint32_t)(dlen - len);
-                    sh->demux.hdrlen = 5;
-                    used -= dlen - len;
-                    dlen = len;
+                if (fr.len > len) {
+                    adbc_shellv2_unread(&sh->demux, fr.len - len);
+                    used -= fr.len - len;
+                    fr.len = len;
                 }
                 sh->rxoff += used;
-                if (dlen == 0)
+                if (fr.len == 0)
                     continue;
-                memcpy(buf, data, dlen);
-                *fd = id;
-                return (ssize_t)dlen;
+                memcpy(buf, fr.data, fr.len);
+                *fd = fr.id;
+                return (ssize_t)fr.len;
             }
             sh->rxoff += used;
             /* adbd sends the status as the packet's one byte (and adb reads
              * the first byte); an empty exit packet carries none. */
-            if (id == ADBC_SHELL_EXIT && dlen > 0)
-                sh->exit_code = data[0];
+            if (fr.id == ADBC_SHELL_EXIT && fr.len > 0)
+                sh->exit_code = fr.data[0];
             /* stdin echo, close-stdin and window-size from the device: ignored */
         }
         if (sh->rxoff == sh->rxlen)
@@ -180,10 +176,7 @@ ssize_t adbc_shell_read(adbc_shell *sh, int *fd, void *buf, size_t len, int time
             return n;
         if (n == 0) {
             sh->ended = 1;
-            if (sh->demux.hdrlen > 0 || sh->demux.remaining > 0)
-                return core_fail(ADBC_EPROTO,
-                                 "protocol violation: the shell stream ended inside a v2 packet");
-            return 0;
+            return adbc_shellv2_finish(&sh->demux);
         }
         sh->rxlen += (size_t)n;
     }
@@ -191,9 +184,10 @@ ssize_t adbc_shell_read(adbc_shell *sh, int *fd, void *buf, size_t len, int time
 
 static int write_packet(adbc_shell *sh, int id, const void *buf, size_t len, int64_t deadline)
 {
-    uint8_t hdr[5];
-    shellv2_header(hdr, id, (uint32_t)len);
-    int rc = adbc_stream_write(sh->st, hdr, 5, core_remaining(deadline));
+    uint8_t hdr[ADBC_SHELLV2_HEADER];
+    int rc = adbc_shellv2_header(hdr, id, (uint32_t)len);
+    if (rc == 0)
+        rc = adbc_stream_write(sh->st, hdr, sizeof hdr, core_remaining(deadline));
     if (rc == 0 && len)
         rc = adbc_stream_write(sh->st, buf, len, core_remaining(deadline));
     return rc;

@@ -25,7 +25,6 @@
 #include "adbc/version.h"
 #include "adbc/session.h"
 #include "adbc/shell.h"
-#include "services/shell_proto.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -114,10 +113,9 @@ static void cb_data(void *user, uint32_t id, const uint8_t *data, size_t len)
         return;
     f->consumed += len;
     while (len > 0 && !f->bad) {
-        size_t used, dlen;
-        int pid, last;
-        const uint8_t *d;
-        int r = shellv2_next(&f->dx, data, len, &used, &pid, &d, &dlen, &last);
+        size_t used;
+        adbc_shellv2_frag fr;
+        int r = adbc_shellv2_next(&fr, &used, &f->dx, data, len);
         if (r < 0) {
             f->bad = 1;
             break;
@@ -126,6 +124,9 @@ static void cb_data(void *user, uint32_t id, const uint8_t *data, size_t len)
         len -= used;
         if (r == 0)
             break;
+        int pid = fr.id, last = fr.last;
+        const uint8_t *d = fr.data;
+        size_t dlen = fr.len;
         if ((pid == ADBC_SHELL_STDOUT || pid == ADBC_SHELL_STDERR) && dlen && !f->out_failed &&
             snap_write_all(pid == ADBC_SHELL_STDERR ? 2 : 1, d, dlen) < 0)
             f->out_failed = 1;
@@ -292,7 +293,7 @@ static int run_shell(front *f, const snap_globals *g, const char *cmd, int forwa
     uint8_t inbuf[ADBC_SHELLV2_HEADER + 16384];
     size_t in_len = 0, in_off = 0;
     if (in_fd < 0) {
-        shellv2_header(inbuf, ADBC_SHELL_CLOSE_STDIN, 0);
+        adbc_shellv2_header(inbuf, ADBC_SHELL_CLOSE_STDIN, 0);
         in_len = ADBC_SHELLV2_HEADER;
     }
     int64_t last_rx = now_ms();
@@ -375,7 +376,7 @@ static int run_shell(front *f, const snap_globals *g, const char *cmd, int forwa
                 continue;
             if (n <= 0) /* its end (or an error, as the full tool takes it) */
                 in_fd = -1;
-            shellv2_header(inbuf, n > 0 ? ADBC_SHELL_STDIN : ADBC_SHELL_CLOSE_STDIN,
+            adbc_shellv2_header(inbuf, n > 0 ? ADBC_SHELL_STDIN : ADBC_SHELL_CLOSE_STDIN,
                                 n > 0 ? (uint32_t)n : 0);
             in_len = ADBC_SHELLV2_HEADER + (n > 0 ? (size_t)n : 0);
         }
@@ -433,6 +434,7 @@ int main(int argc, char **argv)
         sigprocmask(SIG_SETMASK, &open_mask, NULL);
         return run_core(argv);
     }
+    adbc_shellv2_init(&f.dx, 0);
     adbc_session_config cfg;
     adbc_session_config_init(&cfg, ADBC_ROLE_HOST);
     static const adbc_session_callbacks cbs = {
