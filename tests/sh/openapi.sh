@@ -30,11 +30,15 @@ td_stop c # a device that is gone: its port is closed
 # The agent's tasks: a scripted model (a task that ends done, then one that
 # waits until it is cancelled), device A allowed to the agent by name.
 . "$(dirname "${BASH_SOURCE[0]}")/lib_agent.sh"
-model '{"turns":[{"answer":{"tool":"done","args":{"answer":"ok"}}},{"answer":{"hang":30}}]}'
+model '{"turns":[{"answer":{"tool":"done","args":{"answer":"ok"}}},{"answer":{"hang":30}},{"answer":{"tool":"done","args":{"answer":"ok"}}}]}'
+# The server is a node of a farm of one (docs/farm.md) on a redis-server of its own.
+. "$(dirname "${BASH_SOURCE[0]}")/lib_farm.sh"
+redis_start
 OPENAI_API_KEY=$KEY serve_start -t "$A" -t "$B" -t "$C" --settle 0 --body-max 4096 --connect-timeout 3 \
-    --provider openai --base-url "$BASE" --model scripted --agent-allow "$A"
+    --provider openai --base-url "$BASE" --model scripted --agent-allow "$A" \
+    --farm "redis://127.0.0.1:$RPORT" --farm-node api --farm-password-file "$T_TMP/farm.pass"
 
 t_check "docs/openapi.yaml: the routes and codes of the source, and every answer matches it"
 python3 "$(dirname "${BASH_SOURCE[0]}")/openapi_check.py" "$ADBC_SOURCE_DIR" \
-    "$URL" "$TOK" "$A" "$B" "$C" ||
+    "$URL" "$TOK" "$A" "$B" "$C" "$RPID" ||
     t_fail "docs/openapi.yaml and adbc-serve disagree (above); adbc-serve's log: $(tail -n 20 "$T_TMP/serve.log")"

@@ -15,7 +15,9 @@ usage: openapi_check.py SOURCE_DIR URL TOKEN_FILE DEV_A DEV_B DEV_GONE
 """
 import glob
 import json
+import os
 import re
+import signal
 import subprocess
 import sys
 import threading
@@ -27,6 +29,8 @@ except ImportError:
     sys.exit("FAIL: python3-yaml is needed to read docs/openapi.yaml (scripts/packages.txt)")
 
 SRC, URL, TOKEN_FILE, DEV_A, DEV_B, DEV_GONE = sys.argv[1:7]
+# The farm's redis-server (the server is a farm node): killed by the last case.
+REDIS_PID = int(sys.argv[7]) if len(sys.argv) > 7 else 0
 TOKEN = open(TOKEN_FILE).read().strip()
 DOC = yaml.safe_load(open(f"{SRC}/docs/openapi.yaml"))
 failures = []
@@ -556,6 +560,57 @@ def tasks_cases():
         time.sleep(0.05)
 
 
+def farm_cases():
+    """The farm's routes on a node of a farm with one node (docs/farm.md)."""
+    if not REDIS_PID:
+        fail("no redis-server pid: the farm's routes cannot be checked")
+        return
+    for _ in range(200):
+        n = call("GET", "/v1/farm", expect=200)
+        if n and n["result"]["available"]:
+            break
+        time.sleep(0.05)
+    for _ in range(200):
+        d = call("GET", "/v1/farm/devices", expect=200)
+        if d and any(x["serial"] == DEV_A and "sdk" in x for x in d["result"]["devices"]):
+            break
+        time.sleep(0.1)
+    t = call("POST", "/v1/farm/tasks", body={"goal": "say ok", "max_steps": 2,
+                                            "select": {"serial": DEV_A}}, expect=202)
+    fid = t["result"]["id"] if t else "f1"
+    one = None
+    for _ in range(600):
+        one = call("GET", f"/v1/farm/tasks/{fid}", expect=200)
+        if not one or one["result"]["status"] not in ("queued", "running"):
+            break
+        time.sleep(0.05)
+    if one and one["result"]["status"] != "completed":
+        fail(f"the farm task did not complete: {one}")
+    ev = call("GET", f"/v1/farm/tasks/{fid}/events", expect=200)
+    if ev and "event: end" not in ev.rstrip().split("\n\n")[-1]:
+        fail(f"the events of an ended farm task do not end with its end: {ev[-200:]!r}")
+    call("GET", "/v1/farm/tasks", expect=200)
+    call("POST", f"/v1/farm/tasks/{fid}/cancel", expect=200)
+    call("GET", "/v1/farm/tasks/nope", expect=404, code="not_found")
+    call("GET", "/v1/farm/tasks/nope/events", expect=404, code="not_found")
+    call("POST", "/v1/farm/tasks/nope/cancel", expect=404, code="not_found")
+    call("POST", "/v1/farm/tasks", body={"goal": ""}, expect=400, code="bad_request")
+    call("POST", "/v1/farm/tasks", body={"goal": "x", "select": {"sdk": 3}}, expect=400,
+         code="bad_request")
+    call("POST", "/v1/farm/tasks", raw=b"goal", expect=400, code="bad_json")
+    call("DELETE", "/v1/farm/tasks", expect=405, code="method_not_allowed")
+    # Redis gone: the farm's routes say so, the node's own go on.
+    os.kill(REDIS_PID, signal.SIGKILL)
+    for _ in range(200):
+        d = call("GET", "/v1/farm/devices")
+        if d and d.get("ok") is False:
+            break
+        time.sleep(0.05)
+    call("GET", "/v1/farm/devices", expect=503, code="farm_unavailable")
+    call("POST", "/v1/farm/tasks", body={"goal": "x"}, expect=503, code="farm_unavailable")
+    call("GET", "/v1/devices", expect=200)
+
+
 def coverage():
     for (path, method) in sorted(doc_routes()):
         st = seen.get((path, method), set())
@@ -574,6 +629,7 @@ self_test()
 check_source()
 cases()
 tasks_cases()
+farm_cases()
 coverage()
 if failures:
     print(f"openapi: {len(failures)} failures", file=sys.stderr)

@@ -232,12 +232,25 @@ static void stream_free(void *cls)
     serve_stream_free(cls);
 }
 
-static enum MHD_Result send_stream(struct MHD_Connection *conn, serve_stream *st)
+/* A farm task's events (farm_api.c), the same way. */
+static ssize_t farm_stream_read(void *cls, uint64_t pos, char *buf, size_t max)
 {
-    struct MHD_Response *res =
-        MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, stream_read, st, stream_free);
+    (void)pos;
+    long n = serve_farm_stream_read(cls, buf, max);
+    return n < 0 ? MHD_CONTENT_READER_END_OF_STREAM : (ssize_t)n;
+}
+
+static void farm_stream_free(void *cls)
+{
+    serve_farm_stream_free(cls);
+}
+
+static enum MHD_Result send_stream(struct MHD_Connection *conn, void *st,
+                                   MHD_ContentReaderCallback rd, MHD_ContentReaderFreeCallback fr)
+{
+    struct MHD_Response *res = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, rd, st, fr);
     if (!res) {
-        serve_stream_free(st);
+        fr(st);
         return MHD_NO;
     }
     add_headers(res, 200, "text/event-stream; charset=utf-8");
@@ -341,9 +354,14 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
     size_t len = 0;
     const char *ctype = "application/json";
     serve_stream *st = NULL;
+    serve_farm_stream *fst = NULL;
     int status = serve_tasks_events(&r, &st, &body, &len);
     if (st)
-        return send_stream(conn, st);
+        return send_stream(conn, st, stream_read, stream_free);
+    if (!status)
+        status = serve_farm_events(&r, &fst, &body, &len);
+    if (fst)
+        return send_stream(conn, fst, farm_stream_read, farm_stream_free);
     if (!status)
         status = serve_route(&r, &body, &len, &ctype);
     if (!body)

@@ -21,6 +21,8 @@ static void usage(FILE *f)
             "                  [--control SOCKET [--no-http] [--pid-file FILE]]\n"
             "                  [--model NAME] [--provider openai|anthropic] [--base-url URL]\n"
             "                  [--agent-allow SERIAL]...\n"
+            "                  [--farm redis://[USER@]HOST:PORT[/DB] --farm-node NAME\n"
+            "                   [--farm-password-file FILE] [--farm-lease S]]\n"
             "       adbc-serve --help | --version\n\n"
             "Holds connections to the devices and serves the HTTP/JSON API (docs/serve.md).\n"
             "Default: the device in ANDROID_SERIAL, else the only USB device; listen on\n"
@@ -33,7 +35,10 @@ static void usage(FILE *f)
             "termux_call; Termux:API tools are offered when adbc runs in Termux).\n"
             "--model, --provider, --base-url: the agent's model for POST /v1/tasks (the key\n"
             "from OPENAI_API_KEY or ANTHROPIC_API_KEY); --agent-allow: a physical device\n"
-            "the agent may drive (emulators always may; docs/agent.md).\n");
+            "the agent may drive (emulators always may; docs/agent.md).\n"
+            "--farm, --farm-node: join a farm of nodes sharing devices and one task queue\n"
+            "on Redis (the password from --farm-password-file or ADBC_FARM_PASSWORD,\n"
+            "never the URL; docs/farm.md).\n");
 }
 
 static int num(const char *opt, const char *v, long lo, long hi, long *out)
@@ -168,7 +173,7 @@ int main(int argc, char **argv)
                 return 2;
             s.body_max = (size_t)n;
             i++;
-        } else if ((n = serve_tasks_option(a, v)) != 0) {
+        } else if ((n = serve_tasks_option(a, v)) != 0 || (n = serve_farm_option(a, v)) != 0) {
             if (n < 0)
                 return 2;
             i++;
@@ -225,7 +230,9 @@ int main(int argc, char **argv)
     if (ops_tools_init() != 0 || serve_devs_init(&s, names, nnames) != 0)
         return 1;
     int status = 0;
-    if ((control && serve_control_start(&s, control) != 0) ||
+    if (serve_farm_start(&s) != 0) {
+        status = 1;
+    } else if ((control && serve_control_start(&s, control) != 0) ||
         (http && serve_http_start(&s, listen, explicit_token, http ? ready : NULL) != 0)) {
         status = 1;
     } else {
@@ -255,7 +262,9 @@ int main(int argc, char **argv)
             }
         }
     }
+    serve_farm_leave();
     serve_tasks_stop();
+    serve_farm_stop();
     serve_http_stop();
     serve_tasks_free();
     s.stopping = 1; /* the control clients end too */

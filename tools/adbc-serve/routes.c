@@ -419,6 +419,8 @@ int serve_route(serve_req *r, char **body, size_t *len, const char **ctype)
         return serve_tools_route(r, body, len);
     if (serve_tasks_is_route(r->path))
         return serve_tasks_route(r, body, len);
+    if (serve_farm_is_route(r->path))
+        return serve_farm_route(r, body, len);
     int page = serve_page(r, body, len, ctype);
     if (page)
         return page;

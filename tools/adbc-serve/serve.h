@@ -62,6 +62,11 @@ int serve_token_load(serve *s, const char *path);
 /* Constant-time (ops_secret_equal): the time depends only on the lengths. */
 int serve_token_ok(const serve *s, const char *given);
 
+/* A secret from a file: one line, a regular file (not a link) of this user
+ * that no one else may read. 0, or -1 with why naming the file as what. */
+int serve_secret_read(const char *path, const char *what, char *out, size_t cap, char *why,
+                      size_t whycap);
+
 /* ---- host.c: the Host check against DNS rebinding ---- */
 /* The address listened on (numeric, without brackets); any: the wildcard. */
 void serve_host_listen(serve *s, const char *host, int any);
@@ -140,10 +145,54 @@ int serve_tasks_events(serve_req *r, serve_stream **st, char **body, size_t *len
  * at its end. */
 long serve_stream_read(serve_stream *st, char *buf, size_t max);
 void serve_stream_free(serve_stream *st);
+/* A task run for another front end (farm.c), as POST /v1/tasks runs one:
+ * its steps (ops_agent_step_json's, as text) and its end handed to hooks,
+ * on the run's thread; on_end comes last, once the device is free. */
+typedef struct serve_task_hooks {
+    void (*on_step)(void *arg, const char *step_json);
+    /* status: completed failed cancelled stopped; end: ops_agent_result_json's
+     * text or NULL; error: why the run could not start, or NULL. */
+    void (*on_end)(void *arg, const char *status, const char *end_json, const char *error);
+    void *arg;
+} serve_task_hooks;
+typedef struct serve_task_spec {
+    const char *goal, *model; /* model NULL or "": the settings' */
+    int max_steps;            /* 0: the settings' */
+    int step_delay_ms;        /* -1: the settings' */
+} serve_task_spec;
+/* Start it on device devi (the index in serve.devs): 0 with the local id,
+ * or -1 with why (the device runs a task: one per device). */
+int serve_tasks_run(int devi, const serve_task_spec *sp, const serve_task_hooks *hooks, char *id,
+                    size_t idcap, char *why, size_t whycap);
+/* Whether a task runs on device devi (or the server is stopping). */
+int serve_tasks_busy(int devi);
+/* Ask the task with this local id to end (as POST /v1/tasks/ID/cancel). */
+void serve_tasks_cancel(const char *id);
 /* Cancel and join every run, end the streams (before the HTTP server
  * stops); then free what is kept (after). */
 void serve_tasks_stop(void);
 void serve_tasks_free(void);
+
+/* ---- farm.c, farm_api.c: a farm of nodes on Redis (docs/farm.md; needs
+ * hiredis and the agent) ---- */
+/* --farm, --farm-node, --farm-password-file, --farm-lease: as
+ * serve_tasks_option. */
+int serve_farm_option(const char *opt, const char *val);
+/* After the devices: join the farm in the background (0), or -1 after
+ * printing why (a bad URL, a password file others can read). Nothing
+ * without --farm. */
+int serve_farm_start(serve *s);
+/* Before serve_tasks_stop: the farm tasks it cancels go back to the queue. */
+void serve_farm_leave(void);
+/* After serve_tasks_stop. */
+void serve_farm_stop(void);
+int serve_farm_is_route(const char *path);
+int serve_farm_route(serve_req *r, char **body, size_t *len);
+/* GET /v1/farm/tasks/ID/events, as serve_tasks_events. */
+typedef struct serve_farm_stream serve_farm_stream;
+int serve_farm_events(serve_req *r, serve_farm_stream **st, char **body, size_t *len);
+long serve_farm_stream_read(serve_farm_stream *st, char *buf, size_t max);
+void serve_farm_stream_free(serve_farm_stream *st);
 
 /* ---- page.c: the inspector page, compiled in (page.cmake) ---- */
 typedef struct serve_asset {

@@ -102,6 +102,25 @@ void serve_stream_free(serve_stream *st)
     (void)st;
 }
 
+int serve_tasks_run(int devi, const serve_task_spec *sp, const serve_task_hooks *hooks, char *id,
+                    size_t idcap, char *why, size_t whycap)
+{
+    (void)devi, (void)sp, (void)hooks, (void)id, (void)idcap;
+    snprintf(why, whycap, "this adbc-serve was built without the agent");
+    return -1;
+}
+
+int serve_tasks_busy(int devi)
+{
+    (void)devi;
+    return 1;
+}
+
+void serve_tasks_cancel(const char *id)
+{
+    (void)id;
+}
+
 #else
 
 #include "ops_agent.h"
@@ -133,6 +152,7 @@ typedef struct task {
     ops_llm *llm;
     pthread_t thread;
     int joinable;
+    serve_task_hooks hooks;  /* another front end's (farm.c); zeroed: none */
 } task;
 
 static struct {
@@ -291,6 +311,8 @@ static void on_step(void *arg, const ops_agent_step *step)
     cJSON *j = ops_agent_step_json(step);
     char *text = j ? cJSON_PrintUnformatted(j) : NULL;
     size_t n = text ? strlen(text) : 0;
+    if (text && t->hooks.on_step)
+        t->hooks.on_step(t->hooks.arg, text); /* outside the lock: it may wait on the network */
     free(text);
     pthread_mutex_lock(&tasks.mu);
     if (j) {
@@ -358,10 +380,18 @@ static void *task_run(void *arg)
     t->ended = wall_ms();
     if (tasks.running[t->devi] == t)
         tasks.running[t->devi] = NULL;
+    serve_task_hooks h = t->hooks;
+    const char *status = t->status;
+    char *end_text = h.on_end && t->end ? cJSON_PrintUnformatted(t->end) : NULL;
+    char *error = h.on_end && t->error[0] ? strdup(t->error) : NULL;
     pthread_cond_broadcast(&tasks.cv);
     task_unref(t); /* the run's */
     pthread_mutex_unlock(&tasks.mu);
     free(res);
+    if (h.on_end) /* the device is free again by now */
+        h.on_end(h.arg, status, end_text, error);
+    free(end_text);
+    free(error);
     return NULL;
 }
 
@@ -412,6 +442,127 @@ out:
     return rc;
 }
 
+/* Start a task on device devi: 202 with its JSON in *res (or its id in
+ * id), else the status with *code and why in msg. */
+static int task_launch(int devi, const char *goal, const char *model, const char *provider,
+                       int max_steps, int delay, const serve_task_hooks *hooks, cJSON **res,
+                       char *id, size_t idcap, const char **code, char *msg, size_t msgcap)
+{
+    ops_err e;
+    ops_dev *dev = tasks.srv->devs[devi];
+    *code = "failed";
+    task *t = calloc(1, sizeof *t);
+    if (!t || !(t->goal = strdup(goal)) || !(t->steps = cJSON_CreateArray())) {
+        if (t)
+            free(t->goal);
+        free(t);
+        snprintf(msg, msgcap, "out of memory");
+        return 500;
+    }
+    snprintf(t->model, sizeof t->model, "%s", model);
+    if (make_llm(&t->llm, provider, t->model, &e) != 0) {
+        cJSON_Delete(t->steps);
+        free(t->goal);
+        free(t);
+        *code = ops_code_name(e.code);
+        snprintf(msg, msgcap, "%s", e.msg);
+        return ops_code_http(e.code);
+    }
+    t->dev = dev;
+    t->devi = devi;
+    t->max_steps = max_steps;
+    t->step_delay_ms = delay;
+    t->status = "pending";
+    t->created = wall_ms();
+    t->bytes = strlen(t->goal);
+    if (hooks)
+        t->hooks = *hooks;
+    atomic_init(&t->cancel, 0);
+    ops_llm_set_cancel(t->llm, &t->cancel);
+
+    pthread_mutex_lock(&tasks.mu);
+    task *busy = tasks.running[devi];
+    if (busy || tasks.stopping) {
+        snprintf(msg, msgcap, busy ? "task %s runs on %s: one task per device at a time (POST "
+                 "/v1/tasks/%s/cancel ends it)" : "the server is stopping", busy ? busy->id : "",
+                 dev->serial, busy ? busy->id : "");
+        pthread_mutex_unlock(&tasks.mu);
+        ops_llm_free(t->llm);
+        cJSON_Delete(t->steps);
+        free(t->goal);
+        free(t);
+        *code = "task_running";
+        return 409;
+    }
+    snprintf(t->id, sizeof t->id, "t%u", ++tasks.next_id);
+    t->refs = 2; /* the list's and the run's */
+    if (pthread_create(&t->thread, NULL, task_run, t) != 0) {
+        pthread_mutex_unlock(&tasks.mu);
+        ops_llm_free(t->llm);
+        cJSON_Delete(t->steps);
+        free(t->goal);
+        free(t);
+        snprintf(msg, msgcap, "cannot start a thread for the task");
+        return 500;
+    }
+    t->joinable = 1;
+    t->next = tasks.list;
+    tasks.list = t;
+    tasks.ntasks++;
+    tasks.bytes += t->bytes;
+    tasks.running[devi] = t;
+    if (res)
+        *res = task_json(t, 0);
+    if (id)
+        snprintf(id, idcap, "%s", t->id);
+    tasks_trim();
+    pthread_mutex_unlock(&tasks.mu);
+    return 202;
+}
+
+int serve_tasks_run(int devi, const serve_task_spec *sp, const serve_task_hooks *hooks, char *id,
+                    size_t idcap, char *why, size_t whycap)
+{
+    const char *code;
+    char provider[16], model[256];
+    pthread_mutex_lock(&tasks.mu);
+    int max_steps = sp->max_steps > 0 ? sp->max_steps : tasks.max_steps;
+    int delay = sp->step_delay_ms >= 0 ? sp->step_delay_ms : tasks.step_delay_ms;
+    snprintf(provider, sizeof provider, "%s", tasks.provider);
+    snprintf(model, sizeof model, "%s", sp->model && *sp->model ? sp->model : tasks.model);
+    pthread_mutex_unlock(&tasks.mu);
+    if (devi < 0 || devi >= tasks.srv->ndevs || !sp->goal || !*sp->goal) {
+        snprintf(why, whycap, "no such device, or no goal");
+        return -1;
+    }
+    if (!*model) {
+        snprintf(why, whycap, "no model: the task names none and this node has no default "
+                 "(adbc-serve --model NAME)");
+        return -1;
+    }
+    return task_launch(devi, sp->goal, model, provider, max_steps, delay, hooks, NULL, id, idcap,
+                       &code, why, whycap) == 202 ? 0 : -1;
+}
+
+int serve_tasks_busy(int devi)
+{
+    pthread_mutex_lock(&tasks.mu);
+    int busy = devi >= 0 && devi < SERVE_MAX_DEVICES && (tasks.running[devi] || tasks.stopping);
+    pthread_mutex_unlock(&tasks.mu);
+    return busy;
+}
+
+void serve_tasks_cancel(const char *id)
+{
+    pthread_mutex_lock(&tasks.mu);
+    task *t = task_find(id);
+    if (t && !task_ended(t)) {
+        ops_agent_cancel(&t->cancel);
+        t->cancel_requested = 1;
+    }
+    pthread_mutex_unlock(&tasks.mu);
+}
+
 static int r_start(serve_req *r, char **body, size_t *len)
 {
     static const char *const names[] = {"goal", "max_steps", "step_delay_ms", "model", "device",
@@ -456,65 +607,22 @@ static int r_start(serve_req *r, char **body, size_t *len)
     int devi = 0;
     while (r->srv->devs[devi] != dev)
         devi++;
-    task *t = calloc(1, sizeof *t);
-    if (!t || !(t->goal = strdup(goal)) || !(t->steps = cJSON_CreateArray())) {
-        if (t)
-            free(t->goal);
-        free(t);
-        cJSON_Delete(a);
-        return err2("failed", 500, "out of memory", body, len);
-    }
-    snprintf(t->model, sizeof t->model, "%s", model);
+    char model_copy[256];
+    snprintf(model_copy, sizeof model_copy, "%s", model);
+    char *goal_copy = strdup(goal);
     cJSON_Delete(a);
-    if (make_llm(&t->llm, provider, t->model, &e) != 0) {
-        cJSON_Delete(t->steps);
-        free(t->goal);
-        free(t);
-        return serve_reply_err(&e, body, len);
-    }
-    t->dev = dev;
-    t->devi = devi;
-    t->max_steps = max_steps;
-    t->step_delay_ms = delay;
-    t->status = "pending";
-    t->created = wall_ms();
-    t->bytes = strlen(t->goal);
-    atomic_init(&t->cancel, 0);
-    ops_llm_set_cancel(t->llm, &t->cancel);
-
-    pthread_mutex_lock(&tasks.mu);
-    task *busy = tasks.running[devi];
-    if (busy || tasks.stopping) {
-        char m[200];
-        snprintf(m, sizeof m, busy ? "task %s runs on %s: one task per device at a time (POST "
-                 "/v1/tasks/%s/cancel ends it)" : "the server is stopping", busy ? busy->id : "",
-                 dev->serial, busy ? busy->id : "");
-        pthread_mutex_unlock(&tasks.mu);
-        ops_llm_free(t->llm);
-        cJSON_Delete(t->steps);
-        free(t->goal);
-        free(t);
+    if (!goal_copy)
+        return err2("failed", 500, "out of memory", body, len);
+    cJSON *res = NULL;
+    const char *code = NULL;
+    char m[sizeof e.msg + 200];
+    st = task_launch(devi, goal_copy, model_copy, provider, max_steps, delay, NULL, &res, NULL, 0,
+                     &code, m, sizeof m);
+    free(goal_copy);
+    if (st == 409)
         return err2("task_running", 409, m, body, len);
-    }
-    snprintf(t->id, sizeof t->id, "t%u", ++tasks.next_id);
-    t->refs = 2; /* the list's and the run's */
-    if (pthread_create(&t->thread, NULL, task_run, t) != 0) {
-        pthread_mutex_unlock(&tasks.mu);
-        ops_llm_free(t->llm);
-        cJSON_Delete(t->steps);
-        free(t->goal);
-        free(t);
-        return err2("failed", 500, "cannot start a thread for the task", body, len);
-    }
-    t->joinable = 1;
-    t->next = tasks.list;
-    tasks.list = t;
-    tasks.ntasks++;
-    tasks.bytes += t->bytes;
-    tasks.running[devi] = t;
-    cJSON *res = task_json(t, 0);
-    tasks_trim();
-    pthread_mutex_unlock(&tasks.mu);
+    if (st != 202)
+        return err2(code, st, m, body, len);
     return reply_ok(202, res, body, len);
 }
 

@@ -68,6 +68,60 @@ static void mkparent(const char *path)
         }
 }
 
+int serve_secret_read(const char *path, const char *what, char *out, size_t cap, char *why,
+                      size_t whycap)
+{
+    /* O_NOFOLLOW: a link planted in the file's place (by whoever can
+     * write its directory) is refused, not followed. */
+    struct stat st;
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) {
+        snprintf(why, whycap, "%s %s: %s%s", what, path, strerror(errno),
+                 errno == ELOOP ? " (it may not be a symbolic link)" : "");
+        return -1;
+    }
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(why, whycap, "%s %s is not a regular file", what, path);
+        close(fd);
+        return -1;
+    }
+    if (st.st_uid != geteuid()) {
+        snprintf(why, whycap, "%s %s belongs to user %u, not to this user (%u): its owner "
+                 "could change it; chown it", what, path, (unsigned)st.st_uid,
+                 (unsigned)geteuid());
+        close(fd);
+        return -1;
+    }
+    if (st.st_mode & 077) {
+        snprintf(why, whycap, "%s %s is readable by others (mode %03o): chmod 600 it", what,
+                 path, (unsigned)(st.st_mode & 0777));
+        close(fd);
+        return -1;
+    }
+    char buf[512];
+    ssize_t got = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (got < 0)
+        got = 0;
+    buf[got] = '\0';
+    /* One line and nothing after it: a NUL byte, or junk past the line,
+     * means the file is not one secret. */
+    size_t line = strcspn(buf, "\r\n");
+    size_t end = line;
+    while (end < (size_t)got && (buf[end] == '\r' || buf[end] == '\n'))
+        end++;
+    if (memchr(buf, '\0', (size_t)got) || end != (size_t)got || line >= cap) {
+        explicit_bzero(buf, sizeof buf);
+        snprintf(why, whycap, "%s %s must hold one line of at most %zu bytes", what, path,
+                 cap - 1);
+        return -1;
+    }
+    memcpy(out, buf, line);
+    out[line] = '\0';
+    explicit_bzero(buf, sizeof buf);
+    return 0;
+}
+
 int serve_token_load(serve *s, const char *path)
 {
     const char *env = getenv("ADBC_SERVE_TOKEN");
@@ -91,47 +145,12 @@ int serve_token_load(serve *s, const char *path)
         if (create(path) != 0)
             return -1;
     }
-    /* O_NOFOLLOW: a link planted in the file's place (by whoever can
-     * write its directory) is refused, not followed. */
-    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0) {
-        fprintf(stderr, SERVE_NAME ": %s: %s%s\n", path, strerror(errno),
-                errno == ELOOP ? " (the token file may not be a symbolic link)" : "");
+    char buf[256], why[512];
+    if (serve_secret_read(path, "the token file", buf, sizeof buf, why, sizeof why) != 0) {
+        fprintf(stderr, SERVE_NAME ": %s%s\n", why, strstr(why, "one line") ? " (delete it to "
+                "have a new one made)" : "");
         return -1;
     }
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        fprintf(stderr, SERVE_NAME ": the token file %s is not a regular file\n", path);
-        close(fd);
-        return -1;
-    }
-    if (st.st_uid != geteuid()) {
-        fprintf(stderr, SERVE_NAME ": the token file %s belongs to user %u, not to this user "
-                        "(%u): its owner could change the token; delete it or chown it\n",
-                path, (unsigned)st.st_uid, (unsigned)geteuid());
-        close(fd);
-        return -1;
-    }
-    if (st.st_mode & 077) {
-        fprintf(stderr, SERVE_NAME ": the token file %s is readable by others (mode %03o): "
-                        "chmod 600 it\n", path, (unsigned)(st.st_mode & 0777));
-        close(fd);
-        return -1;
-    }
-    char buf[256];
-    ssize_t got = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (got < 0)
-        got = 0;
-    buf[got] = '\0';
-    /* One line and nothing after it: a NUL byte, or junk past the line,
-     * means the file is not what this server wrote. */
-    size_t line = strcspn(buf, "\r\n");
-    size_t end = line;
-    while (end < (size_t)got && (buf[end] == '\r' || buf[end] == '\n'))
-        end++;
-    if (memchr(buf, '\0', (size_t)got) || end != (size_t)got)
-        buf[0] = '\0';
-    buf[strcspn(buf, "\r\n")] = '\0';
     if (!valid(buf)) {
         fprintf(stderr, SERVE_NAME ": the token file %s must hold one line of 16 to 64 "
                         "printable characters (delete it to have a new one made)\n", path);

@@ -1,0 +1,236 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# adbc-serve's farm (docs/farm.md) against a real redis-server started here
+# (AOF, every write synced, a password) with three nodes of two test
+# devices each and the scripted model (tests/model_server.py): every node
+# lists every node's devices; a task submitted on one node runs on the
+# device its selector names, on another node, and is watched (status and
+# Server-Sent Events) from a third; a task no device fits stays queued and
+# is cancelled; a running task is cancelled from another node; 30 tasks
+# with a node SIGKILLed and Redis SIGKILLed and restarted mid-run all
+# complete, none lost, none ended twice, the killed node's tasks run again
+# as a new attempt; a node that loses Redis keeps its own API and says the
+# farm is unavailable; a wrong password, a password in the URL, a password
+# file others can read; the model's key is nowhere in Redis.
+set -u
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+t_init
+. "$(dirname "${BASH_SOURCE[0]}")/lib_serve.sh"
+command -v jq > /dev/null || t_fail "jq is needed (scripts/packages.txt)"
+. "$(dirname "${BASH_SOURCE[0]}")/lib_agent.sh"
+if "$SERVE" --farm-node x --help 2>&1 | grep -q "built without the farm"; then
+    echo "SKIP: adbc-serve built without the farm (-DADBC_WITH_HIREDIS=ON and the agent)"
+    exit 77
+fi
+. "$(dirname "${BASH_SOURCE[0]}")/lib_farm.sh"
+redis_start
+
+# Six devices, all emulators (the agent drives them without --agent-allow),
+# the last one an older Android (SDK 30).
+DEVS=()
+for k in 1 2 3 4 5 6; do
+    extra=()
+    [ $k = 6 ] && extra=(--prop ro.build.version.sdk=30)
+    td_start d$k --no-auth --prop ro.kernel.qemu=1 "${extra[@]}"
+    c=${TD_SANDBOX[d$k]}/data/local/tmp/.adbc-test
+    mkdir -p "$c"
+    screen "$c" OK
+    DEVS+=("127.0.0.1:${TD_PORT[d$k]}")
+done
+# Every answer is "done" after three seconds: which task a turn answers does not matter.
+model '{"turns":['"$(for i in $(seq 199); do printf '{"answer":{"tool":"done","args":{"answer":"ok"},"delay_ms":3000}},'; done)"'{"answer":{"tool":"done","args":{"answer":"ok"}}}]}'
+start_node()
+{
+    local n=$1 a=$2 b=$3
+    OPENAI_API_KEY=$KEY node_start "$n" -t "$a" -t "$b" --provider openai --base-url "$BASE" \
+        --model scripted --farm-lease 3
+}
+start_node n1 "${DEVS[0]}" "${DEVS[1]}"
+start_node n2 "${DEVS[2]}" "${DEVS[3]}"
+start_node n3 "${DEVS[4]}" "${DEVS[5]}"
+for n in n1 n2 n3; do node_joined $n; done
+
+# devices_seen NODE COUNT: until NODE lists COUNT devices with their facts.
+devices_seen()
+{
+    local i
+    for ((i = 0; i < 200; i++)); do
+        N "$1" /v1/farm/devices
+        [ "$code" = 200 ] && [ "$(J '[.result.devices[] | select(.sdk != null)] | length')" = "$2" ] && return 0
+        sleep 0.1
+    done
+    t_fail "node $1 lists: $(cat "$OUT")"
+}
+t_check "every node lists every node's devices, with model, SDK, ABI and kind"
+for n in n1 n2 n3; do devices_seen $n 6; done
+[ "$(J '[.result.nodes[]] | sort | join(" ")')" = "n1 n2 n3" ] || t_fail "nodes: $(cat "$OUT")"
+[ "$(jq -r --arg d "${DEVS[5]}" '.result.devices[] | select(.serial == $d) | "\(.node) \(.model) \(.sdk) \(.abi) \(.emulator) \(.state)"' "$OUT")" = "n3 adbc_test_device 30 x86_64 true connected" ] ||
+    t_fail "device 6: $(cat "$OUT")"
+
+t_check "a task submitted on n1 runs on the device it selects (n2's), watched from n3: status and events"
+N n1 -d '{"goal":"say ok","select":{"serial":"'"${DEVS[3]}"'"}}' /v1/farm/tasks
+expect 202
+ID=$(J .result.id)
+URL=${NURL[n3]}
+curl -s -N -m 60 -H "Authorization: Bearer $(cat "$TOK")" "$URL/v1/farm/tasks/$ID/events" > "$T_TMP/ev" &
+EV=$!
+farm_wait n3 "$ID"
+[ "$(J '.result | "\(.status) \(.node) \(.device) \(.attempts) \(.steps_done) \(.end.answer)"')" = "completed n2 ${DEVS[3]} 1 1 ok" ] ||
+    t_fail "task: $(cat "$OUT")"
+wait "$EV" || t_fail "the event stream did not end with the task"
+[ "$(grep '^event:' "$T_TMP/ev" | tr '\n' ' ')" = "event: queued event: attempt event: step event: end " ] ||
+    t_fail "events: $(cat "$T_TMP/ev")"
+grep '^data:' "$T_TMP/ev" | tail -n 1 | grep -q '"status":"completed"' || t_fail "end event: $(cat "$T_TMP/ev")"
+N n2 "/v1/farm/tasks"
+expect 200
+[ "$(J '.result[0].id')" = "$ID" ] || t_fail "list on n2: $(cat "$OUT")"
+
+t_check "a task no device fits stays queued; cancelled from another node, it ends at once"
+N n1 -d '{"goal":"say ok","select":{"serial":"'"${DEVS[5]}"'","min_sdk":33}}' /v1/farm/tasks
+expect 202
+ID=$(J .result.id)
+sleep 2
+N n2 "/v1/farm/tasks/$ID"
+[ "$(J .result.status)" = queued ] && [ "$(J .result.attempts)" = 0 ] || t_fail "not queued: $(cat "$OUT")"
+N n3 -X POST "/v1/farm/tasks/$ID/cancel"
+expect 200
+[ "$(J .result.status)" = cancelled ] || t_fail "cancel: $(cat "$OUT")"
+
+t_check "a running task cancelled from another node ends cancelled, on its device"
+N n1 -d '{"goal":"say ok","select":{"serial":"'"${DEVS[0]}"'"}}' /v1/farm/tasks
+expect 202
+ID=$(J .result.id)
+for ((i = 0; i < 100; i++)); do
+    N n2 "/v1/farm/tasks/$ID"
+    [ "$(J .result.status)" = running ] && break
+    sleep 0.05
+done
+[ "$(J .result.node)" = n1 ] || t_fail "not running on n1: $(cat "$OUT")"
+N n3 -X POST "/v1/farm/tasks/$ID/cancel"
+expect 200
+[ "$(J .result.cancel_requested)" = true ] || t_fail "cancel: $(cat "$OUT")"
+farm_wait n2 "$ID"
+[ "$(J .result.status)" = cancelled ] || t_fail "status: $(cat "$OUT")"
+R XRANGE "adbc:farm:events:$ID" - + | grep -c '^end$' | grep -qx 1 || t_fail "end events: $(R XRANGE "adbc:farm:events:$ID" - +)"
+
+t_check "30 tasks, n2 SIGKILLed and Redis SIGKILLed and restarted mid-run: all complete, none twice"
+IDS=()
+# submit FROM TO NODES...: tasks FROM..TO-1, submitted on the nodes in turn.
+submit()
+{
+    local k from=$1 to=$2
+    shift 2
+    local nodes=("$@")
+    for ((k = from; k < to; k++)); do
+        N "${nodes[$((k % ${#nodes[@]}))]}" -d '{"goal":"task '$k'"}' /v1/farm/tasks
+        expect 202
+        IDS+=("$(J .result.id)")
+    done
+}
+submit 0 9 n1 n2 n3
+# n2 dies while it runs tasks: just after it took one (a model turn takes three seconds).
+for ((i = 0; i < 400; i++)); do
+    N n1 /v1/farm/tasks
+    [ -n "$(jq -r --argjson now "$(date +%s%3N)" '.result[] | select(.status == "running" and .node == "n2" and $now - .started_ms < 1500) | .id' "$OUT")" ] && break
+    sleep 0.02
+done
+kill -KILL "${NPID[n2]}"
+wait "${NPID[n2]}" 2> /dev/null
+# What it ran when it died, as Redis has it (a dead node changes nothing).
+ON_N2=$(for id in "${IDS[@]}"; do [ "$(R HMGET "adbc:farm:task:$id" status node | paste -sd' ')" = "running n2" ] && echo "$id"; done)
+[ -n "$ON_N2" ] || t_fail "n2 ran no task when it was killed: $(cat "$OUT")"
+submit 9 30 n1 n3
+# Redis dies and comes back while n1 and n3 run tasks.
+sleep 1
+redis_kill
+for ((i = 0; i < 100; i++)); do
+    N n1 /v1/farm
+    [ "$(J .result.available)" = false ] && break
+    sleep 0.05
+done
+[ "$(J .result.available)" = false ] || t_fail "n1 did not see Redis go: $(cat "$OUT")"
+N n1 /v1/devices
+expect 200
+redis_start
+for id in "${IDS[@]}"; do
+    farm_wait n1 "$id" 120
+    [ "$(J .result.status)" = completed ] || t_fail "task $id: $(cat "$OUT")"
+done
+for id in "${IDS[@]}"; do
+    ends=$(R XRANGE "adbc:farm:events:$id" - + | grep -cx end)
+    [ "$ends" = 1 ] || t_fail "task $id has $ends end events: $(R XRANGE "adbc:farm:events:$id" - +)"
+done
+for id in $ON_N2; do
+    N n3 "/v1/farm/tasks/$id"
+    [ "$(J .result.attempts)" -ge 2 ] && [ "$(J .result.node)" != n2 ] ||
+        t_fail "task $id, running on n2 when it died: $(cat "$OUT")"
+done
+[ "$(R XLEN adbc:farm:queue)" = 0 ] || t_fail "entries left in the queue: $(R XRANGE adbc:farm:queue - +)"
+[ "$(R XPENDING adbc:farm:queue nodes | head -n 1)" = 0 ] || t_fail "pending: $(R XPENDING adbc:farm:queue nodes)"
+
+t_check "the dead node's devices leave the list; the node restarted under its name rejoins"
+for ((i = 0; i < 100; i++)); do
+    N n1 /v1/farm/devices
+    [ "$(J '.result.devices | length')" = 4 ] && break
+    sleep 0.1
+done
+[ "$(J '[.result.devices[].node] | unique | join(" ")')" = "n1 n3" ] || t_fail "after n2 died: $(cat "$OUT")"
+start_node n2 "${DEVS[2]}" "${DEVS[3]}"
+node_joined n2
+devices_seen n1 6
+
+t_check "a node that loses Redis keeps its own API, says the farm is unavailable, rejoins"
+redis_kill
+for ((i = 0; i < 100; i++)); do
+    N n3 /v1/farm
+    [ "$(J .result.available)" = false ] && break
+    sleep 0.1
+done
+[ "$(J .result.available)" = false ] && [ -n "$(J .result.error)" ] || t_fail "n3: $(cat "$OUT")"
+N n3 /v1/farm/devices
+expect 503 farm_unavailable
+N n3 /v1/devices
+expect 200
+redis_start
+node_joined n3
+N n3 /v1/farm/devices
+expect 200
+
+t_check "a wrong password: the node says so and keeps serving; a password in the URL or a file others read: refused"
+printf 'wrong\n' > "$T_TMP/bad.pass"
+chmod 600 "$T_TMP/bad.pass"
+"$SERVE" -t "${DEVS[0]}" --farm "redis://127.0.0.1:$RPORT" --farm-node n9 --farm-password-file "$T_TMP/bad.pass" \
+    --listen 127.0.0.1:0 --token-file "$TOK" --ready-file "$T_TMP/port.n9" 2> "$T_TMP/node.n9.log" &
+NPID[n9]=$!
+T_BG_PIDS+=("${NPID[n9]}")
+for ((i = 0; i < 200; i++)); do [ -s "$T_TMP/port.n9" ] && break; sleep 0.05; done
+NURL[n9]=http://127.0.0.1:$(cat "$T_TMP/port.n9")
+for ((i = 0; i < 100; i++)); do
+    N n9 /v1/farm
+    J .result.error | grep -qi pass && break
+    sleep 0.1
+done
+[ "$(J .result.available)" = false ] && J .result.error | grep -qi 'WRONGPASS\|invalid.*password' ||
+    t_fail "wrong password: $(cat "$OUT")"
+N n9 /v1/devices
+expect 200
+grep -q wrong "$T_TMP/node.n9.log" && t_fail "the password is in the log"
+out=$("$SERVE" -t "${DEVS[0]}" --farm "redis://u:$RPASS@127.0.0.1:$RPORT" --farm-node n8 --listen 127.0.0.1:0 --token-file "$TOK" 2>&1)
+[ $? = 1 ] && case $out in *"password in the URL"*) ;; *) false ;; esac || t_fail "a password in the URL: $out"
+chmod 644 "$T_TMP/bad.pass"
+out=$("$SERVE" -t "${DEVS[0]}" --farm "redis://127.0.0.1:$RPORT" --farm-node n8 --farm-password-file "$T_TMP/bad.pass" --listen 127.0.0.1:0 --token-file "$TOK" 2>&1)
+[ $? = 1 ] && case $out in *"readable by others"*) ;; *) false ;; esac || t_fail "a password file others read: $out"
+out=$("$SERVE" -t "${DEVS[0]}" --farm "rediss://127.0.0.1:$RPORT" --farm-node n8 --listen 127.0.0.1:0 --token-file "$TOK" 2>&1)
+[ $? = 1 ] && case $out in *TLS*) ;; *) false ;; esac || t_fail "rediss://: $out"
+
+t_check "the model's key is in no key of Redis (every key dumped) and not in its append-only file"
+nkeys=0
+while read -r k; do
+    nkeys=$((nkeys + 1))
+    R --raw DUMP "$k" | grep -aq "$KEY" && t_fail "the key is in $k"
+done < <(R --scan)
+[ "$nkeys" -gt 30 ] || t_fail "only $nkeys keys scanned"
+grep -raq "$KEY" "$RDIR" && t_fail "the key is in Redis's files"
+grep -raq "sk-test" "$RDIR" && t_fail "a key is in Redis's files"
+grep -q "$KEY" "$T_TMP"/node.*.log && t_fail "the key is in a node's log"
+true
