@@ -32,6 +32,7 @@ td_stop c # a device that is gone: its port is closed
 . "$(dirname "${BASH_SOURCE[0]}")/lib_agent.sh"
 model '{"turns":[{"answer":{"tool":"done","args":{"answer":"ok"}}},{"answer":{"hang":30}},{"answer":{"tool":"done","args":{"answer":"ok"}}}]}'
 # The server is a node of a farm of one (docs/farm.md) on a redis-server of its own.
+t_need_built HIREDIS "the farm's routes need hiredis (-DADBC_WITH_HIREDIS=ON)"
 . "$(dirname "${BASH_SOURCE[0]}")/lib_farm.sh"
 redis_start
 OPENAI_API_KEY=$KEY serve_start -t "$A" -t "$B" -t "$C" --settle 0 --body-max 4096 --connect-timeout 3 \

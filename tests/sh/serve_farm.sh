@@ -18,10 +18,8 @@ t_init
 . "$(dirname "${BASH_SOURCE[0]}")/lib_serve.sh"
 command -v jq > /dev/null || t_fail "jq is needed (scripts/packages.txt)"
 . "$(dirname "${BASH_SOURCE[0]}")/lib_agent.sh"
-if "$SERVE" --farm-node x --help 2>&1 | grep -q "built without the farm"; then
-    echo "SKIP: adbc-serve built without the farm (-DADBC_WITH_HIREDIS=ON and the agent)"
-    exit 77
-fi
+t_need_built AGENT "the farm runs the agent's tasks, which need libcurl and cJSON"
+t_need_built HIREDIS "the farm needs hiredis (-DADBC_WITH_HIREDIS=ON)"
 . "$(dirname "${BASH_SOURCE[0]}")/lib_farm.sh"
 redis_start
 
