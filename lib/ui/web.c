@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The web part of a snapshot (docs/webview.md). For each WebView in the
  * dump whose app has a DevTools socket with a visible page, the page's
- * accessibility tree (Accessibility.getFullAXTree) is read and pruned, the
- * kept nodes' boxes (DOM.getBoxModel, pipelined: one round trip for all)
- * are mapped from CSS pixels to screen pixels with the WebView's bounds and
- * the page's visual viewport (Page.getLayoutMetrics), and the result is
- * written as <node> elements that replace the WebView's children in the
- * dump. The spliced dump then goes through the one pipeline every dump
+ * accessibility tree (Accessibility.getFullAXTree, and each same-process
+ * iframe's with its frameId) is read and pruned; what of each kept node
+ * shows is asked of the page itself, one call per frame over all its nodes
+ * (check_js: boxes clipped by the viewport and by every ancestor that clips
+ * overflow, the page's modal, and for refs a point the page's own hit test
+ * finds on them); the answers are mapped from CSS pixels to screen pixels
+ * through the iframes and the visual viewport with the WebView's bounds,
+ * and the result is written as <node> elements that replace the WebView's
+ * children in the dump. The spliced dump then goes through the one pipeline every dump
  * takes (parse, prune, refs, text, JSON), so web refs number on with the
  * screen's, in document order, and act like native ones.
  *
@@ -283,16 +286,56 @@ static const struct {
     {"dialog", "web.Dialog", 0},              {"alert", "web.Alert", K_NAMED},
 };
 
+/* An AX node of one of the page's frames. Indices are into the page's one
+ * array of the nodes of all its frames. */
 typedef struct axn {
-    int tok;        /* the node's object in the reply */
     int parent;     /* index of the parent node, -1 */
     int kind;       /* index into kinds, -1 when not kept */
     int kparent;    /* nearest kept ancestor, -1: the WebView */
+    int frame;      /* the frame the node is in */
+    int child;      /* for an <iframe>: the frame it shows, -1 (another process's, or none) */
+    int iframe;     /* 1: an <iframe> (role Iframe) */
+    int k0, nk;     /* its children: kid[k0 .. k0 + nk) */
     long backend;
     char *name, *value;
+    char *obj;      /* its object (DOM.resolveNode), NULL */
     unsigned st;    /* UI_* states */
+    int got;        /* the check's answer: r holds what shows */
+    double r[4];    /* in its frame's CSS px: x1, y1, x2, y2 */
+    double fr[4];   /* an <iframe>'s content box: x, y, width, height */
     int x1, y1, x2, y2, boxed;
 } axn;
+
+#define WEB_MAX_FRAMES 16
+
+/* A frame of the page in this process (Page.getFrameTree): the page's own
+ * first, then its iframes'. */
+typedef struct wframe {
+    char *id;
+    int parent;       /* index of the parent frame, -1 */
+    int depth;
+    long owner;       /* backend node id of its <iframe> element */
+    int owner_node;   /* that element's node, -1 */
+    int tid, oid;     /* command ids: its AX tree, its owner */
+    char *tree;
+    jread j;
+    int parsed;
+    int base, n;      /* its nodes: a[base .. base + n) */
+    char err[200];    /* why it was not read, "" */
+    int call;         /* command id of its check, 0 */
+    int shown;        /* 1: checked, what shows of it is known */
+    double ox, oy, fs; /* its CSS px in the page's: page_x = ox + x * fs */
+    double view[5];   /* the check's record: viewport x, y, width, height, scale to parent */
+} wframe;
+
+typedef struct wpage {
+    axn *a;
+    int n, cap;
+    int *kid;
+    int nkid, capkid;
+    wframe f[WEB_MAX_FRAMES];
+    int nf;
+} wpage;
 
 static uint32_t hash_id(const char *s, size_t n)
 {
@@ -302,23 +345,30 @@ static uint32_t hash_id(const char *s, size_t n)
     return h;
 }
 
-static void ax_free(axn *a, int n)
+static void page_free(wpage *pg)
 {
-    for (int i = 0; i < n && a; i++) {
-        core_free(a[i].name);
-        core_free(a[i].value);
+    for (int i = 0; i < pg->n; i++) {
+        core_free(pg->a[i].name);
+        core_free(pg->a[i].value);
+        core_free(pg->a[i].obj);
     }
-    core_free(a);
+    core_free(pg->a);
+    core_free(pg->kid);
+    for (int i = 0; i < pg->nf; i++) {
+        core_free(pg->f[i].id);
+        core_free(pg->f[i].tree);
+        jread_free(&pg->f[i].j);
+    }
 }
 
-/* The node whose nodeId is the string at token id, -1 if none. */
-static int ax_find(const jread *j, const axn *a, const int *tab, uint32_t cap, int id)
+/* The node (local index) whose nodeId is the string at token id, -1. */
+static int ax_find(const jread *j, const int *toks, const int *tab, uint32_t cap, int id)
 {
     if (!jread_is(j, id, JR_STR))
         return -1;
     uint32_t h = hash_id(j->s + j->t[id].start, j->t[id].len) & (cap - 1);
     for (; tab[h] >= 0; h = (h + 1) & (cap - 1)) {
-        int o = jread_get(j, a[tab[h]].tok, "nodeId");
+        int o = jread_get(j, toks[tab[h]], "nodeId");
         if (j->t[o].len == j->t[id].len &&
             memcmp(j->s + j->t[o].start, j->s + j->t[id].start, j->t[id].len) == 0)
             return tab[h];
@@ -326,35 +376,43 @@ static int ax_find(const jread *j, const axn *a, const int *tab, uint32_t cap, i
     return -1;
 }
 
-/* The AX tree into nodes: index by nodeId (an open-addressed table over
- * the id strings), parents, kinds, states. */
-static int ax_nodes(axn **out, int **order, int *count, int *nord, const jread *j, int list)
+/* One frame's AX tree (its "nodes" list) added to the page's nodes:
+ * parents and children by nodeId (an open-addressed table over the id
+ * strings), kinds, states. */
+static int ax_add(wpage *pg, int fi)
 {
-    *out = NULL;
-    *order = NULL;
-    *count = *nord = 0;
+    wframe *f = &pg->f[fi];
+    const jread *j = &f->j;
+    int list = jread_get(j, 0, "nodes");
     int n = 0;
     for (int e = jread_first(j, list); e >= 0; e = jread_next(j, list, e))
         n++;
+    f->base = pg->n;
+    f->n = 0;
     if (n == 0)
         return 0;
-    axn *a = core_calloc((size_t)n, sizeof *a);
+    if (pg->n + n > pg->cap) {
+        int cap = pg->n + n;
+        axn *na = core_realloc(pg->a, (size_t)cap * sizeof *na);
+        if (!na)
+            return core_fail(ADBC_ENOMEM, "out of memory for a page's accessibility tree");
+        pg->a = na;
+        pg->cap = cap;
+    }
     uint32_t cap = 1;
     while (cap < (uint32_t)n * 2)
         cap <<= 1;
-    int *tab = core_malloc(cap * sizeof *tab);
-    if (!a || !tab) {
-        core_free(a);
+    int *tab = core_malloc(cap * sizeof *tab), *toks = core_malloc((size_t)n * sizeof *toks);
+    if (!tab || !toks) {
         core_free(tab);
+        core_free(toks);
         return core_fail(ADBC_ENOMEM, "out of memory for a page's accessibility tree");
     }
     for (uint32_t i = 0; i < cap; i++)
         tab[i] = -1;
     int i = 0;
     for (int e = jread_first(j, list); e >= 0; e = jread_next(j, list, e), i++) {
-        a[i].tok = e;
-        a[i].parent = -1;
-        a[i].kind = -1;
+        toks[i] = e;
         int id = jread_get(j, e, "nodeId");
         if (!jread_is(j, id, JR_STR))
             continue;
@@ -363,64 +421,107 @@ static int ax_nodes(axn **out, int **order, int *count, int *nord, const jread *
             h = (h + 1) & (cap - 1);
         tab[h] = i;
     }
-    for (i = 0; i < n; i++) {
-        int e = a[i].tok;
-        a[i].parent = ax_find(j, a, tab, cap, jread_get(j, e, "parentId"));
-        a[i].backend = (long)jread_num(j, jread_get(j, e, "backendDOMNodeId"), 0);
+    int rc = 0;
+    for (i = 0; i < n && rc == 0; i++) {
+        axn *x = &pg->a[pg->n + i];
+        memset(x, 0, sizeof *x);
+        x->frame = fi;
+        x->child = -1;
+        x->kind = -1;
+        int e = toks[i];
+        int p = ax_find(j, toks, tab, cap, jread_get(j, e, "parentId"));
+        x->parent = p >= 0 ? f->base + p : -1;
+        /* Children, in order: kid[k0 .. k0 + nk). */
+        int ch = jread_get(j, e, "childIds");
+        x->k0 = pg->nkid;
+        for (int c = jread_first(j, ch); c >= 0; c = jread_next(j, ch, c)) {
+            int k = ax_find(j, toks, tab, cap, c);
+            if (k < 0)
+                continue;
+            if (pg->nkid == pg->capkid) {
+                int nc = pg->capkid ? pg->capkid * 2 : 1024;
+                int *nk = core_realloc(pg->kid, (size_t)nc * sizeof *nk);
+                if (!nk) {
+                    rc = core_fail(ADBC_ENOMEM, "out of memory for a page's accessibility tree");
+                    break;
+                }
+                pg->kid = nk;
+                pg->capkid = nc;
+            }
+            pg->kid[pg->nkid++] = f->base + k;
+            x->nk++;
+        }
+        x->backend = (long)jread_num(j, jread_get(j, e, "backendDOMNodeId"), 0);
         if (jread_bool(j, jread_get(j, e, "ignored"), 0))
             continue;
         int role = jread_get(j, jread_get(j, e, "role"), "value");
+        if (jread_streq(j, role, "Iframe") || jread_streq(j, role, "IframePresentational")) {
+            x->iframe = x->backend > 0;
+            continue;
+        }
         for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
             if (jread_streq(j, role, kinds[k].role)) {
-                a[i].kind = (int)k;
+                x->kind = (int)k;
                 break;
             }
-        if (a[i].kind < 0)
+        if (x->kind < 0)
             continue;
-        char *name = NULL, *value = NULL;
-        jread_str(j, jread_get(j, jread_get(j, e, "name"), "value"), &name);
+        jread_str(j, jread_get(j, jread_get(j, e, "name"), "value"), &x->name);
         int vv = jread_get(j, jread_get(j, e, "value"), "value");
         if (jread_is(j, vv, JR_STR))
-            jread_str(j, vv, &value);
-        a[i].name = name;
-        a[i].value = value;
-        a[i].st = UI_ENABLED;
+            jread_str(j, vv, &x->value);
+        x->st = UI_ENABLED;
         int props = jread_get(j, e, "properties");
-        for (int p = jread_first(j, props); p >= 0; p = jread_next(j, props, p)) {
-            int pn = jread_get(j, p, "name");
-            int pv = jread_get(j, jread_get(j, p, "value"), "value");
+        for (int q = jread_first(j, props); q >= 0; q = jread_next(j, props, q)) {
+            int pn = jread_get(j, q, "name");
+            int pv = jread_get(j, jread_get(j, q, "value"), "value");
             int on = jread_bool(j, pv, 0) || jread_streq(j, pv, "true") ||
                      jread_streq(j, pv, "mixed");
             if (jread_streq(j, pn, "disabled") && on)
-                a[i].st &= ~(unsigned)UI_ENABLED;
+                x->st &= ~(unsigned)UI_ENABLED;
             else if (jread_streq(j, pn, "focused") && on)
-                a[i].st |= UI_FOCUSED;
+                x->st |= UI_FOCUSED;
             else if ((jread_streq(j, pn, "checked") || jread_streq(j, pn, "pressed")) && on)
-                a[i].st |= UI_CHECKED;
+                x->st |= UI_CHECKED;
             else if (jread_streq(j, pn, "selected") && on)
-                a[i].st |= UI_SELECTED;
+                x->st |= UI_SELECTED;
         }
-        unsigned kd = kinds[a[i].kind].kind;
-        if ((kd & K_NAMED) && (!a[i].name || !a[i].name[0]))
-            a[i].kind = -1;
-        if (a[i].backend <= 0)
-            a[i].kind = -1;
+        unsigned kd = kinds[x->kind].kind;
+        if ((kd & K_NAMED) && (!x->name || !x->name[0]))
+            x->kind = -1;
+        if (x->backend <= 0)
+            x->kind = -1;
     }
-    /* Document order: depth first from the roots along childIds (the reply
-     * lists nodes breadth first). Each node is placed once. */
+    pg->n += i; /* the nodes set up, also when memory ran out */
+    f->n = i;
+    core_free(tab);
+    core_free(toks);
+    return rc;
+}
+
+/* Document order over all frames: depth first from the page's roots along
+ * the children, a frame's nodes where its <iframe> is. Each node is placed
+ * once. Then the nearest kept ancestor of each; a text that repeats it (a
+ * button's label) goes. */
+static int ax_order(int **order, int *nord, wpage *pg)
+{
+    int n = pg->n;
+    axn *a = pg->a;
+    *order = NULL;
+    *nord = 0;
+    if (n == 0)
+        return 0;
     int *ord = core_malloc((size_t)n * sizeof *ord), *stk = core_malloc((size_t)n * sizeof *stk);
     char *seen = core_calloc((size_t)n, 1);
     if (!ord || !stk || !seen) {
         core_free(ord);
         core_free(stk);
         core_free(seen);
-        core_free(tab);
-        ax_free(a, n);
         return core_fail(ADBC_ENOMEM, "out of memory for a page's accessibility tree");
     }
     int no = 0;
     for (int r = 0; r < n; r++) {
-        if (a[r].parent >= 0 || seen[r])
+        if (a[r].parent >= 0 || a[r].frame != 0 || seen[r])
             continue;
         int sp = 0;
         stk[sp++] = r;
@@ -428,30 +529,28 @@ static int ax_nodes(axn **out, int **order, int *count, int *nord, const jread *
         while (sp > 0) {
             int x = stk[--sp];
             ord[no++] = x;
-            int ch = jread_get(j, a[x].tok, "childIds");
-            int kids[64], nk = 0, total = 0;
-            for (int e = jread_first(j, ch); e >= 0; e = jread_next(j, ch, e))
-                total++;
-            /* Pushed in reverse so the first child comes out first. */
-            for (int from = total; from > 0; from -= 64) {
-                nk = 0;
-                int idx = 0;
-                for (int e = jread_first(j, ch); e >= 0 && nk < 64; e = jread_next(j, ch, e), idx++)
-                    if (idx >= (from > 64 ? from - 64 : 0) && idx < from)
-                        kids[nk++] = ax_find(j, a, tab, cap, e);
-                for (int k = nk - 1; k >= 0; k--)
-                    if (kids[k] >= 0 && !seen[kids[k]] && sp < n) {
-                        seen[kids[k]] = 1;
-                        stk[sp++] = kids[k];
+            /* Pushed in reverse so the first child comes out first; a
+             * frame's roots after the <iframe>'s own children. */
+            int cf = a[x].child;
+            if (cf >= 0)
+                for (int k = pg->f[cf].base + pg->f[cf].n - 1; k >= pg->f[cf].base; k--)
+                    if (a[k].parent < 0 && !seen[k] && sp < n) {
+                        seen[k] = 1;
+                        a[k].parent = x;
+                        stk[sp++] = k;
                     }
+            for (int k = a[x].nk - 1; k >= 0; k--) {
+                int c = pg->kid[a[x].k0 + k];
+                if (!seen[c] && sp < n) {
+                    seen[c] = 1;
+                    stk[sp++] = c;
+                }
             }
         }
     }
     core_free(stk);
     core_free(seen);
-    core_free(tab);
-    /* Nearest kept ancestor; a text that repeats it (a button's label) goes. */
-    for (i = 0; i < n; i++) {
+    for (int i = 0; i < n; i++) {
         int p = a[i].parent, steps = 0;
         while (p >= 0 && a[p].kind < 0 && steps++ < n)
             p = a[p].parent;
@@ -461,9 +560,7 @@ static int ax_nodes(axn **out, int **order, int *count, int *nord, const jread *
              (kinds[a[p].kind].kind & K_EDIT)))
             a[i].kind = -1; /* a label repeated, or the text inside a field */
     }
-    *out = a;
     *order = ord;
-    *count = n;
     *nord = no;
     return 0;
 }
@@ -501,6 +598,354 @@ static void open_node(core_buf *b, const char *cls, const char *text, const char
     core_buf_puts(b, ">");
 }
 
+static int is_ref_kind(int kind)
+{
+    return kind >= 0 && (kinds[kind].kind & (K_CLICK | K_EDIT));
+}
+
+/* What shows of each node, asked of the page itself in one call per frame
+ * (Runtime.callFunctionOn, the frame's nodes as arguments; s.k[i] says
+ * what argument i + 1 is: 0 a node shown, 1 a ref, 2 an <iframe>). A
+ * node's boxes are its client rects (a line box each, for an inline
+ * element that wraps; a text node's through a Range), in the frame's
+ * layout viewport; each is clipped to the visual viewport (s.o: and to
+ * what shows of the frame in its parent) and to every ancestor that clips
+ * its overflow (ancestors that are not its containing block skipped, as
+ * for position: absolute and fixed). A node outside the page's modal (a
+ * top-layer :modal element, or a shown aria-modal dialog) does not show.
+ * A ref shows where the page's own hit test (elementFromPoint, in the
+ * node's tree scope) lands on it or inside it: the centre of its largest
+ * part if it does, else the largest block of a grid over each part that
+ * does (its centre checked again, else one cell of it); no point hit: the
+ * ref does not show. An <iframe> gives what shows of its content box and
+ * that box. The last answer is the frame's viewport: x, y, width, height,
+ * and its CSS px in its parent's. Written with single quotes only, so it
+ * goes into JSON as it is. */
+static const char check_js[] =
+    "function(s){"
+    "var A=arguments,d=document,de=d.documentElement,v=window.visualViewport,mx=Math.max,"
+    "mn=Math.min,W=[v.offsetLeft,v.offsetTop,v.offsetLeft+v.width,v.offsetTop+v.height],o=[],"
+    "M=null,q,i,f=1,C=[new Map,new Map],bs=getComputedStyle(de),"
+    "bp=bs.overflowX==='visible'&&bs.overflowY==='visible';"
+    "function X(a,b){return[mx(a[0],b[0]),mx(a[1],b[1]),mn(a[2],b[2]),mn(a[3],b[3])]}"
+    "function Z(r){return!(r[2]-r[0]>=.5&&r[3]-r[1]>=.5)}"
+    "function P(n){var p=n.assignedSlot||n.parentNode;return p&&p.nodeType===11?p.host:p}"
+    "function K(a,m){"
+    "if(m===2||!a||a.nodeType!==1||a===de)return W;"
+    "var c=C[m].get(a);if(c)return c;"
+    "var t=getComputedStyle(a),p=t.position;"
+    "if(m===1&&p==='static')c=K(P(a),1);"
+    "else{c=K(P(a),p==='fixed'?2:p==='absolute'?1:0);"
+    "var x=t.overflowX!=='visible',y=t.overflowY!=='visible',k=/paint|strict|content/.test(t.contain);"
+    "if((x||y||k)&&t.display!=='contents'&&!(a===d.body&&bp)){"
+    "var b=a.getBoundingClientRect(),l=b.left+a.clientLeft,u=b.top+a.clientTop;"
+    "if(x||k)c=[mx(c[0],l),c[1],mn(c[2],l+a.clientWidth),c[3]];"
+    "if(y||k)c=[c[0],mx(c[1],u),c[2],mn(c[3],u+a.clientHeight)];}}"
+    "C[m].set(a,c);return c}"
+    "function R(n){var r,g,z=[];if(n.nodeType===3){g=d.createRange();g.selectNodeContents(n);"
+    "r=g.getClientRects()}else r=n.getClientRects();"
+    "for(var i=0;i<r.length;i++)if(r[i].width>0&&r[i].height>0)"
+    "z.push([r[i].left,r[i].top,r[i].right,r[i].bottom]);return z}"
+    "function H(n,x,y){var r=n.getRootNode(),h=(r.elementFromPoint?r:d).elementFromPoint(x,y);"
+    "for(;h;h=h.parentNode||h.host)if(h===n)return 1;return 0}"
+    "function G(n,r){"
+    "var w=r[2]-r[0],h=r[3]-r[1],nx=mn(6,mx(1,Math.ceil(w/12))),ny=mn(6,mx(1,Math.ceil(h/12))),"
+    "cw=w/nx,ch=h/ny,g=[],b=null,ba=0,x,y,x2,y2,ok,a,xx,yy;"
+    "for(y=0;y<ny;y++)for(x=0;x<nx;x++)g[y*nx+x]=H(n,r[0]+(x+.5)*cw,r[1]+(y+.5)*ch);"
+    "for(y=0;y<ny;y++)for(x=0;x<nx;x++)for(y2=y;y2<ny;y2++)for(x2=x;x2<nx;x2++){"
+    "a=(x2-x+1)*(y2-y+1);if(a<=ba)continue;ok=1;"
+    "for(yy=y;yy<=y2&&ok;yy++)for(xx=x;xx<=x2&&ok;xx++)ok=g[yy*nx+xx];"
+    "if(ok){ba=a;b=[x,y,x2,y2]}}"
+    "if(!b)return null;"
+    "var q=[r[0]+b[0]*cw,r[1]+b[1]*ch,r[0]+(b[2]+1)*cw,r[1]+(b[3]+1)*ch];"
+    "if(H(n,(q[0]+q[2])/2,(q[1]+q[3])/2))return q;"
+    "x=b[0]+(b[2]-b[0]>>1);y=b[1]+(b[3]-b[1]>>1);"
+    "return[r[0]+x*cw,r[1]+y*ch,r[0]+(x+1)*cw,r[1]+(y+1)*ch]}"
+    "if(s.o){f=s.o[2]/v.width;"
+    "W=X(W,[(s.o[4]-s.o[0])/f,(s.o[5]-s.o[1])/f,(s.o[6]-s.o[0])/f,(s.o[7]-s.o[1])/f])}"
+    "try{q=d.querySelectorAll(':modal,[aria-modal=true]')}"
+    "catch(e){q=d.querySelectorAll('[aria-modal=true]')}"
+    "for(i=0;i<q.length;i++){var m=q[i],t=0;try{t=m.matches(':modal')}catch(e){}"
+    "if((t||m.localName==='dialog'||/^(alert)?dialog$/.test(m.getAttribute('role')))&&"
+    "m.getClientRects().length&&getComputedStyle(m).visibility==='visible')M=m}"
+    "for(i=1;i<A.length;i++){"
+    "var n=A[i],k=s.k[i-1],z=0,e=n.nodeType===1?n:n.parentNode,j,c,r,u,vs=[],ps;"
+    "if(!e||e.nodeType!==1){o.push(0);continue}"
+    "if(M){for(u=e;u&&u!==M;u=u.parentNode||u.host);if(!u){o.push(0);continue}}"
+    "r=R(n);if(!r.length){o.push(0);continue}"
+    "ps=n===e?getComputedStyle(n).position:'';"
+    "c=n===e?K(P(n),ps==='fixed'?2:ps==='absolute'?1:0):K(e,0);"
+    "if(k===2){var b=n.getBoundingClientRect(),st=getComputedStyle(n),"
+    "pl=parseFloat(st.paddingLeft),pt=parseFloat(st.paddingTop),"
+    "ox=b.left+n.clientLeft+pl,oy=b.top+n.clientTop+pt,"
+    "fw=n.clientWidth-pl-parseFloat(st.paddingRight),fh=n.clientHeight-pt-parseFloat(st.paddingBottom);"
+    "u=X([ox,oy,ox+fw,oy+fh],c);o.push(Z(u)?0:u.concat([ox,oy,fw,fh]));continue}"
+    "for(j=0;j<r.length;j++){u=X(r[j],c);if(!Z(u))vs.push(u)}"
+    "if(!vs.length){o.push(0);continue}"
+    "if(k===1){vs.sort(function(a,b){return(b[2]-b[0])*(b[3]-b[1])-(a[2]-a[0])*(a[3]-a[1])});"
+    "for(j=0;j<vs.length&&!z;j++)if(H(n,(vs[j][0]+vs[j][2])/2,(vs[j][1]+vs[j][3])/2))z=vs[j];"
+    "for(j=0;j<vs.length&&!z;j++)z=G(n,vs[j]);"
+    "o.push(z||0);continue}"
+    "z=vs[0];for(j=1;j<vs.length;j++)"
+    "z=[mn(z[0],vs[j][0]),mn(z[1],vs[j][1]),mx(z[2],vs[j][2]),mx(z[3],vs[j][3])];"
+    "o.push(z)}"
+    "o.push([v.offsetLeft,v.offsetTop,v.width,v.height,f]);return o}";
+
+/* A ref inside an iframe shows only if its <iframe> is what the parent's
+ * hit test finds at the point too: s is [argument, x, y] per point. */
+static const char owner_js[] =
+    "function(s){var A=arguments,o=[],i,h,n,r;for(i=0;i<s.length;i++){n=A[1+s[i][0]];"
+    "r=n.getRootNode();h=(r.elementFromPoint?r:document).elementFromPoint(s[i][1],s[i][2]);"
+    "for(;h&&h!==n;h=h.parentNode||h.host);o.push(h?1:0)}return o}";
+
+/* The value array of a Runtime.callFunctionOn reply, in j; -1 and an error
+ * when the call threw. */
+static int call_value(jread *j, const char *reply)
+{
+    int rc = jread_parse(j, reply, strlen(reply));
+    if (rc < 0)
+        return rc;
+    int ex = jread_get(j, 0, "exceptionDetails");
+    int val = jread_get(j, jread_get(j, 0, "result"), "value");
+    if (ex >= 0 || !jread_is(j, val, JR_ARR)) {
+        char *text = NULL;
+        jread_str(j, jread_get(j, jread_get(j, ex, "exception"), "description"), &text);
+        rc = core_fail(ADBC_EREMOTE, "DevTools: the page's layout check failed: %.120s",
+                       text ? text : "no answer");
+        core_free(text);
+        jread_free(j);
+        return rc;
+    }
+    return val;
+}
+
+/* Send the check of frame fi: its nodes that have objects, the first one's
+ * object the call's target. */
+static int send_check(adbc_cdp *cdp, wpage *pg, int fi, int64_t deadline)
+{
+    wframe *f = &pg->f[fi];
+    core_buf p = {0}, k = {0};
+    const char *target = NULL;
+    int args = 0;
+    core_buf_puts(&p, "{\"functionDeclaration\":\"");
+    core_buf_puts(&p, check_js);
+    core_buf_puts(&p, "\",\"returnByValue\":true,\"objectId\":\"");
+    for (int i = f->base; i < f->base + f->n; i++)
+        if (pg->a[i].obj) {
+            target = pg->a[i].obj;
+            break;
+        }
+    if (!target) {
+        core_buf_free(&p);
+        return 0;
+    }
+    core_buf_puts(&p, target);
+    core_buf_puts(&p, "\",\"arguments\":[{\"value\":{");
+    if (f->owner_node >= 0) {
+        const axn *o = &pg->a[f->owner_node];
+        core_buf_printf(&p, "\"o\":[%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f],", o->fr[0], o->fr[1],
+                        o->fr[2], o->fr[3], o->r[0], o->r[1], o->r[2], o->r[3]);
+    }
+    core_buf_puts(&k, "\"k\":[");
+    core_buf q = {0};
+    for (int i = f->base; i < f->base + f->n; i++) {
+        const axn *x = &pg->a[i];
+        if (!x->obj)
+            continue;
+        core_buf_printf(&k, "%s%d", args ? "," : "", x->iframe ? 2 : is_ref_kind(x->kind) ? 1 : 0);
+        core_buf_printf(&q, ",{\"objectId\":\"%s\"}", x->obj);
+        args++;
+    }
+    core_buf_puts(&k, "]");
+    core_buf_add(&p, k.p, k.len);
+    core_buf_puts(&p, "}}");
+    core_buf_add(&p, q.p, q.len);
+    core_buf_puts(&p, "]}");
+    core_buf_free(&k);
+    core_buf_free(&q);
+    char *params;
+    size_t len;
+    if (core_buf_take(&p, &params, &len) < 0)
+        return core_fail(ADBC_ENOMEM, "out of memory for a page's layout check");
+    f->call = adbc_cdp_send(cdp, "Runtime.callFunctionOn", params, core_remaining(deadline));
+    core_free(params);
+    return f->call < 0 ? f->call : 0;
+}
+
+/* The answer to frame fi's check, into its nodes and its record. */
+static int recv_check(adbc_cdp *cdp, wpage *pg, int fi, int64_t deadline)
+{
+    wframe *f = &pg->f[fi];
+    if (f->call <= 0)
+        return 0;
+    char *reply = NULL;
+    int rc = adbc_cdp_wait(&reply, NULL, cdp, f->call, core_remaining(deadline));
+    f->call = 0;
+    if (rc < 0)
+        return rc;
+    jread j; /* its tokens point into reply */
+    int val = call_value(&j, reply);
+    if (val < 0) {
+        core_free(reply);
+        return val;
+    }
+    int e = jread_first(&j, val);
+    for (int i = f->base; i < f->base + f->n && e >= 0; i++) {
+        axn *x = &pg->a[i];
+        if (!x->obj)
+            continue;
+        double r[8];
+        int k = 0;
+        if (jread_is(&j, e, JR_ARR))
+            for (int t = jread_first(&j, e); t >= 0 && k < 8; t = jread_next(&j, e, t))
+                r[k++] = jread_num(&j, t, 0);
+        if (k == (x->iframe ? 8 : 4)) {
+            memcpy(x->r, r, sizeof x->r);
+            if (x->iframe)
+                memcpy(x->fr, r + 4, sizeof x->fr);
+            x->got = 1;
+        }
+        e = jread_next(&j, val, e);
+    }
+    int k = 0;
+    if (e >= 0 && jread_is(&j, e, JR_ARR))
+        for (int t = jread_first(&j, e); t >= 0 && k < 5; t = jread_next(&j, e, t))
+            f->view[k++] = jread_num(&j, t, 0);
+    jread_free(&j);
+    core_free(reply);
+    if (k != 5 || !(f->view[2] > 0) || !(f->view[4] > 0))
+        return core_fail(ADBC_EPROTO, "DevTools: the page's layout check gave no viewport");
+    f->shown = 1;
+    return 0;
+}
+
+/* A point of a ref inside an iframe, to be found on its <iframe> in the
+ * parent frame. */
+typedef struct wpoint {
+    int node;   /* the ref */
+    int owner;  /* the <iframe>'s node */
+    double x, y;
+} wpoint;
+
+/* Each ref inside iframes keeps its box only where every <iframe> around
+ * it is what its parent's hit test finds at the box's centre (one call per
+ * parent frame, all sent before the first answer is read). */
+static int check_owners(adbc_cdp *cdp, wpage *pg, int64_t deadline)
+{
+    int np = 0, cap = 0, rc = 0;
+    wpoint *pts = NULL;
+    for (int i = 0; i < pg->n && rc == 0; i++) {
+        axn *x = &pg->a[i];
+        if (!x->got || x->iframe || !is_ref_kind(x->kind) || x->frame == 0)
+            continue;
+        double px = (x->r[0] + x->r[2]) / 2, py = (x->r[1] + x->r[3]) / 2;
+        for (int f = x->frame; f > 0 && pg->f[f].owner_node >= 0; f = pg->f[f].parent) {
+            const axn *o = &pg->a[pg->f[f].owner_node];
+            px = o->fr[0] + px * pg->f[f].view[4];
+            py = o->fr[1] + py * pg->f[f].view[4];
+            if (np == cap) {
+                cap = cap ? cap * 2 : 64;
+                wpoint *n = core_realloc(pts, (size_t)cap * sizeof *n);
+                if (!n) {
+                    rc = core_fail(ADBC_ENOMEM, "out of memory");
+                    break;
+                }
+                pts = n;
+            }
+            pts[np++] = (wpoint){i, pg->f[f].owner_node, px, py};
+        }
+    }
+    int ids[WEB_MAX_FRAMES] = {0};
+    for (int f = 0; f < pg->nf && rc == 0; f++) {
+        /* The points whose <iframe> is in frame f; arguments: the
+         * <iframe>s of f, in node order. */
+        core_buf p = {0}, s = {0}, args = {0};
+        int n = 0, narg = 0;
+        const char *target = NULL;
+        for (int i = pg->f[f].base; i < pg->f[f].base + pg->f[f].n; i++) {
+            const axn *o = &pg->a[i];
+            if (!o->iframe || !o->obj || o->child < 0)
+                continue;
+            int used = 0;
+            for (int k = 0; k < np; k++)
+                if (pts[k].owner == i) {
+                    core_buf_printf(&s, "%s[%d,%.3f,%.3f]", n ? "," : "", narg, pts[k].x, pts[k].y);
+                    n++;
+                    used = 1;
+                }
+            if (used) {
+                core_buf_printf(&args, ",{\"objectId\":\"%s\"}", o->obj);
+                target = target ? target : o->obj;
+                narg++;
+            }
+        }
+        if (n > 0) {
+            core_buf_printf(&p, "{\"functionDeclaration\":\"%s\",\"returnByValue\":true,"
+                            "\"objectId\":\"%s\",\"arguments\":[{\"value\":[", owner_js, target);
+            core_buf_add(&p, s.p, s.len);
+            core_buf_puts(&p, "]}");
+            core_buf_add(&p, args.p, args.len);
+            core_buf_puts(&p, "]}");
+            char *params;
+            size_t len;
+            if (core_buf_take(&p, &params, &len) < 0) {
+                rc = core_fail(ADBC_ENOMEM, "out of memory");
+            } else {
+                ids[f] = adbc_cdp_send(cdp, "Runtime.callFunctionOn", params,
+                                       core_remaining(deadline));
+                core_free(params);
+                if (ids[f] < 0)
+                    rc = ids[f];
+            }
+        }
+        core_buf_free(&p);
+        core_buf_free(&s);
+        core_buf_free(&args);
+    }
+    for (int f = 0; f < pg->nf && rc == 0; f++) {
+        if (ids[f] <= 0)
+            continue;
+        char *reply = NULL;
+        rc = adbc_cdp_wait(&reply, NULL, cdp, ids[f], core_remaining(deadline));
+        if (rc < 0)
+            break;
+        jread j; /* its tokens point into reply */
+        int val = call_value(&j, reply);
+        if (val < 0) {
+            core_free(reply);
+            rc = val;
+            break;
+        }
+        /* The answers come in the order the points were written: by
+         * <iframe>, then by point. */
+        int e = jread_first(&j, val);
+        for (int i = pg->f[f].base; i < pg->f[f].base + pg->f[f].n; i++)
+            for (int k = 0; k < np && pg->a[i].iframe && pg->a[i].obj && pg->a[i].child >= 0; k++)
+                if (pts[k].owner == i) {
+                    if (e < 0 || jread_num(&j, e, 0) != 1)
+                        pg->a[pts[k].node].got = 0; /* covered in the parent */
+                    if (e >= 0)
+                        e = jread_next(&j, val, e);
+                }
+        jread_free(&j);
+        core_free(reply);
+    }
+    core_free(pts);
+    return rc;
+}
+
+/* A frame's id as a JSON string's contents: ids are hex, anything else is
+ * left out. */
+static int id_ok(const char *s)
+{
+    if (!s || !*s || strlen(s) > 100)
+        return 0;
+    for (; *s; s++)
+        if (*s == '"' || *s == '\\' || (unsigned char)*s < 0x20)
+            return 0;
+    return 1;
+}
+
 static int read_page(wview *v, adbc_conn *c, const char *sock, int64_t deadline)
 {
     char *path, *pageid;
@@ -508,108 +953,231 @@ static int read_page(wview *v, adbc_conn *c, const char *sock, int64_t deadline)
     if (rc < 0)
         return rc;
     adbc_cdp *cdp = NULL;
-    char *metrics = NULL, *tree = NULL;
-    axn *a = NULL;
-    int n = 0, nord = 0, *ord = NULL, *pos = NULL;
-    jread jm = {0}, jt = {0};
+    char *metrics = NULL, *frames = NULL;
+    wpage pg;
+    memset(&pg, 0, sizeof pg);
+    int nord = 0, *ord = NULL, *pos = NULL, *ids = NULL;
+    jread jm = {0}, jf = {0};
+    pg.nf = 1;
+    pg.f[0].parent = -1;
+    pg.f[0].owner_node = -1;
     rc = adbc_cdp_open(&cdp, c, sock, path, core_remaining(deadline));
     int idm = rc < 0 ? rc : adbc_cdp_send(cdp, "Page.getLayoutMetrics", NULL, core_remaining(deadline));
-    int idt = idm < 0 ? idm : adbc_cdp_send(cdp, "Accessibility.getFullAXTree", NULL,
-                                            core_remaining(deadline));
-    rc = idt < 0 ? idt : adbc_cdp_wait(&metrics, NULL, cdp, idm, core_remaining(deadline));
+    int idf = idm < 0 ? idm : adbc_cdp_send(cdp, "Page.getFrameTree", NULL, core_remaining(deadline));
+    pg.f[0].tid = idf < 0 ? idf : adbc_cdp_send(cdp, "Accessibility.getFullAXTree", NULL,
+                                                core_remaining(deadline));
+    rc = pg.f[0].tid < 0 ? pg.f[0].tid : 0;
+    /* The frames of this process, breadth first; each one's tree and
+     * <iframe> asked for while the page's own tree is built. */
     if (rc == 0)
-        rc = adbc_cdp_wait(&tree, NULL, cdp, idt, core_remaining(deadline));
+        rc = adbc_cdp_wait(&frames, NULL, cdp, idf, core_remaining(deadline));
+    if (rc == 0)
+        rc = jread_parse(&jf, frames, strlen(frames));
+    if (rc == 0) {
+        int tok[WEB_MAX_FRAMES];
+        tok[0] = jread_get(&jf, 0, "frameTree");
+        for (int q = 0; q < pg.nf; q++) {
+            int kids = jread_get(&jf, tok[q], "childFrames");
+            for (int e = jread_first(&jf, kids); e >= 0 && pg.nf < WEB_MAX_FRAMES;
+                 e = jread_next(&jf, kids, e)) {
+                wframe *nf = &pg.f[pg.nf];
+                char *id = NULL;
+                if (jread_str(&jf, jread_get(&jf, jread_get(&jf, e, "frame"), "id"), &id) < 0 ||
+                    !id_ok(id)) {
+                    core_free(id);
+                    continue;
+                }
+                nf->id = id;
+                nf->parent = q;
+                nf->depth = pg.f[q].depth + 1;
+                nf->owner_node = -1;
+                tok[pg.nf++] = e;
+            }
+        }
+    }
+    for (int f = 1; f < pg.nf && rc == 0; f++) {
+        char params[160];
+        snprintf(params, sizeof params, "{\"frameId\":\"%s\"}", pg.f[f].id);
+        pg.f[f].tid = adbc_cdp_send(cdp, "Accessibility.getFullAXTree", params,
+                                    core_remaining(deadline));
+        pg.f[f].oid = pg.f[f].tid < 0 ? pg.f[f].tid
+                                      : adbc_cdp_send(cdp, "DOM.getFrameOwner", params,
+                                                      core_remaining(deadline));
+        if (pg.f[f].oid < 0)
+            rc = pg.f[f].oid;
+    }
+    if (rc == 0)
+        rc = adbc_cdp_wait(&metrics, NULL, cdp, idm, core_remaining(deadline));
     if (rc == 0)
         rc = jread_parse(&jm, metrics, strlen(metrics));
-    if (rc == 0)
-        rc = jread_parse(&jt, tree, strlen(tree));
-    double ox = 0, oy = 0, cw = 0, ch = 0, sw = 0, sh = 0;
+    for (int f = 0; f < pg.nf && rc == 0; f++) {
+        wframe *fr = &pg.f[f];
+        int wr = adbc_cdp_wait(&fr->tree, NULL, cdp, fr->tid, core_remaining(deadline));
+        char *owner = NULL;
+        if (wr == 0 && f > 0)
+            wr = adbc_cdp_wait(&owner, NULL, cdp, fr->oid, core_remaining(deadline));
+        else if (f > 0 && wr == ADBC_EREMOTE)
+            adbc_cdp_wait(NULL, NULL, cdp, fr->oid, core_remaining(deadline));
+        if (wr == 0 && owner) {
+            jread jo;
+            if (jread_parse(&jo, owner, strlen(owner)) == 0) {
+                fr->owner = (long)jread_num(&jo, jread_get(&jo, 0, "backendNodeId"), 0);
+                jread_free(&jo);
+            }
+        }
+        core_free(owner);
+        if (wr == 0)
+            wr = jread_parse(&fr->j, fr->tree, strlen(fr->tree));
+        if (wr == 0) {
+            fr->parsed = 1;
+        } else if (wr == ADBC_EREMOTE && f > 0) {
+            snprintf(fr->err, sizeof fr->err, "frame not read: %s", adbc_last_error());
+        } else {
+            rc = wr;
+        }
+    }
+    double cw = 0, ch = 0, sw = 0, sh = 0;
     if (rc == 0) {
         int vv = jread_get(&jm, 0, "cssVisualViewport");
         if (vv < 0)
             vv = jread_get(&jm, 0, "visualViewport");
-        if (num_of(&jm, vv, "offsetX", &ox) < 0 || num_of(&jm, vv, "offsetY", &oy) < 0 ||
-            num_of(&jm, vv, "clientWidth", &cw) < 0 || cw < 1)
+        if (num_of(&jm, vv, "clientWidth", &cw) < 0 || cw < 1)
             rc = core_fail(ADBC_EPROTO, "Page.getLayoutMetrics gave no visual viewport");
         int cs = jread_get(&jm, 0, "cssContentSize");
         num_of(&jm, vv, "clientHeight", &ch);
         num_of(&jm, cs, "width", &sw);
         num_of(&jm, cs, "height", &sh);
     }
+    for (int f = 0; f < pg.nf && rc == 0; f++)
+        if (pg.f[f].parsed)
+            rc = ax_add(&pg, f);
+    /* Each frame where its <iframe> is. */
+    for (int f = 1; f < pg.nf && rc == 0; f++) {
+        wframe *fr = &pg.f[f], *pf = &pg.f[fr->parent];
+        for (int i = pf->base; fr->owner > 0 && i < pf->base + pf->n; i++)
+            if (pg.a[i].iframe && pg.a[i].backend == fr->owner && pg.a[i].child < 0) {
+                pg.a[i].child = f;
+                fr->owner_node = i;
+                break;
+            }
+    }
     if (rc == 0)
-        rc = ax_nodes(&a, &ord, &n, &nord, &jt, jread_get(&jt, 0, "nodes"));
-    if (rc == 0 && n > 0 && !(pos = core_malloc((size_t)n * sizeof *pos)))
+        rc = ax_order(&ord, &nord, &pg);
+    int n = pg.n;
+    axn *a = pg.a;
+    if (rc == 0 && n > 0 &&
+        (!(pos = core_malloc((size_t)n * sizeof *pos)) || !(ids = core_calloc((size_t)n, sizeof *ids))))
         rc = core_fail(ADBC_ENOMEM, "out of memory");
     for (int i = 0; rc == 0 && i < n; i++)
         pos[i] = -1;
     for (int k = 0; rc == 0 && k < nord; k++)
         pos[ord[k]] = k;
-    /* Boxes of the kept nodes: every request first, then every reply. */
-    int *ids = NULL, kept = 0;
-    if (rc == 0 && n > 0 && !(ids = core_calloc((size_t)n, sizeof *ids)))
-        rc = core_fail(ADBC_ENOMEM, "out of memory");
-    for (int i = 0; rc == 0 && i < n; i++) {
-        if (a[i].kind < 0 || pos[i] < 0 || kept >= WEB_MAX_KEPT)
+    /* The objects of the kept nodes and the <iframe>s: every request
+     * first, then every reply. */
+    int kept = 0;
+    for (int k = 0; rc == 0 && k < nord; k++) {
+        int i = ord[k];
+        if ((a[i].kind < 0 && !a[i].iframe) || kept >= WEB_MAX_KEPT)
             continue;
-        char params[64];
-        snprintf(params, sizeof params, "{\"backendNodeId\":%ld}", a[i].backend);
-        ids[i] = adbc_cdp_send(cdp, "DOM.getBoxModel", params, core_remaining(deadline));
+        char params[96];
+        snprintf(params, sizeof params, "{\"backendNodeId\":%ld,\"objectGroup\":\"adbc\"}",
+                 a[i].backend);
+        ids[i] = adbc_cdp_send(cdp, "DOM.resolveNode", params, core_remaining(deadline));
         if (ids[i] < 0)
             rc = ids[i];
         kept++;
     }
-    double scale = (v->x2 - v->x1) / cw;
     for (int i = 0; rc == 0 && i < n; i++) {
         if (ids[i] <= 0)
             continue;
-        char *box = NULL;
-        int br = adbc_cdp_wait(&box, NULL, cdp, ids[i], core_remaining(deadline));
+        char *res = NULL;
+        int br = adbc_cdp_wait(&res, NULL, cdp, ids[i], core_remaining(deadline));
         if (br == ADBC_EREMOTE)
-            continue; /* no layout (display: none): not on screen */
+            continue; /* gone since the tree was read */
         if (br < 0) {
             rc = br;
             break;
         }
-        jread jb;
-        if (jread_parse(&jb, box, strlen(box)) == 0) {
-            int q = jread_get(&jb, jread_get(&jb, 0, "model"), "border");
-            double minx = 1e18, miny = 1e18, maxx = -1e18, maxy = -1e18;
-            int k = 0;
-            for (int e = jread_first(&jb, q); e >= 0; e = jread_next(&jb, q, e), k++) {
-                double val = jread_num(&jb, e, 0);
-                if (k % 2 == 0) {
-                    minx = val < minx ? val : minx;
-                    maxx = val > maxx ? val : maxx;
-                } else {
-                    miny = val < miny ? val : miny;
-                    maxy = val > maxy ? val : maxy;
-                }
-            }
-            if (k == 8) {
-                double x1 = v->x1 + (minx - ox) * scale, x2 = v->x1 + (maxx - ox) * scale;
-                double y1 = v->y1 + (miny - oy) * scale, y2 = v->y1 + (maxy - oy) * scale;
-                /* Clipped to the WebView: only what shows counts. */
-                x1 = x1 < v->x1 ? v->x1 : x1;
-                y1 = y1 < v->y1 ? v->y1 : y1;
-                x2 = x2 > v->x2 ? v->x2 : x2;
-                y2 = y2 > v->y2 ? v->y2 : y2;
-                if (x2 - x1 >= 1 && y2 - y1 >= 1) {
-                    a[i].x1 = (int)(x1 + 0.5);
-                    a[i].y1 = (int)(y1 + 0.5);
-                    a[i].x2 = (int)(x2 + 0.5);
-                    a[i].y2 = (int)(y2 + 0.5);
-                    a[i].boxed = a[i].x2 > a[i].x1 && a[i].y2 > a[i].y1;
-                }
-            }
-            jread_free(&jb);
+        jread jr;
+        if (jread_parse(&jr, res, strlen(res)) == 0) {
+            char *obj = NULL;
+            if (jread_str(&jr, jread_get(&jr, jread_get(&jr, 0, "object"), "objectId"), &obj) == 0 &&
+                id_ok(obj))
+                a[i].obj = obj;
+            else
+                core_free(obj);
+            jread_free(&jr);
         }
-        core_free(box);
+        core_free(res);
+    }
+    /* What shows: the page's frame, then each level of iframes, whose
+     * checks need what shows of their <iframe>s. One round trip a level. */
+    int depth = 0;
+    for (int d = 0; rc == 0 && d < WEB_MAX_FRAMES; d++) {
+        int any = 0;
+        for (int f = 0; f < pg.nf && rc == 0; f++) {
+            wframe *fr = &pg.f[f];
+            if (fr->depth != d || !fr->parsed)
+                continue;
+            if (f > 0 && (fr->owner_node < 0 || !a[fr->owner_node].got || !pg.f[fr->parent].shown))
+                continue;
+            rc = send_check(cdp, &pg, f, deadline);
+            any = 1;
+        }
+        for (int f = 0; f < pg.nf && rc == 0; f++) {
+            int cr = recv_check(cdp, &pg, f, deadline);
+            if (cr == ADBC_EREMOTE && f > 0)
+                snprintf(pg.f[f].err, sizeof pg.f[f].err, "frame not read: %s", adbc_last_error());
+            else
+                rc = cr;
+        }
+        if (!any)
+            break;
+        depth = d;
+    }
+    if (rc == 0 && depth > 0)
+        rc = check_owners(cdp, &pg, deadline);
+    /* Frames into the page's CSS px, then into screen px: the visual
+     * viewport's origin and width across the WebView. */
+    pg.f[0].ox = pg.f[0].oy = 0;
+    pg.f[0].fs = 1;
+    for (int f = 1; f < pg.nf; f++) {
+        wframe *fr = &pg.f[f], *pf = &pg.f[fr->parent];
+        if (!fr->shown || fr->owner_node < 0)
+            continue;
+        const axn *o = &a[fr->owner_node];
+        fr->ox = pf->ox + o->fr[0] * pf->fs;
+        fr->oy = pf->oy + o->fr[1] * pf->fs;
+        fr->fs = pf->fs * fr->view[4];
+    }
+    double vx = pg.f[0].view[0], vy = pg.f[0].view[1];
+    double scale = pg.f[0].shown ? (v->x2 - v->x1) / pg.f[0].view[2] : 0;
+    for (int i = 0; rc == 0 && i < n; i++) {
+        wframe *fr = &pg.f[a[i].frame];
+        if (!a[i].got || !fr->shown)
+            continue;
+        double x1 = v->x1 + (fr->ox + a[i].r[0] * fr->fs - vx) * scale;
+        double y1 = v->y1 + (fr->oy + a[i].r[1] * fr->fs - vy) * scale;
+        double x2 = v->x1 + (fr->ox + a[i].r[2] * fr->fs - vx) * scale;
+        double y2 = v->y1 + (fr->oy + a[i].r[3] * fr->fs - vy) * scale;
+        /* Within the WebView: only what shows counts. */
+        x1 = x1 < v->x1 ? v->x1 : x1;
+        y1 = y1 < v->y1 ? v->y1 : y1;
+        x2 = x2 > v->x2 ? v->x2 : x2;
+        y2 = y2 > v->y2 ? v->y2 : y2;
+        if (x2 - x1 >= 1 && y2 - y1 >= 1) {
+            a[i].x1 = (int)(x1 + 0.5);
+            a[i].y1 = (int)(y1 + 0.5);
+            a[i].x2 = (int)(x2 + 0.5);
+            a[i].y2 = (int)(y2 + 0.5);
+            a[i].boxed = a[i].x2 > a[i].x1 && a[i].y2 > a[i].y1;
+        }
     }
     /* Nest the nodes that show under their nearest shown ancestor. */
     int *stack = rc == 0 && n ? core_malloc((size_t)n * sizeof *stack) : NULL;
     if (rc == 0 && n && !stack)
         rc = core_fail(ADBC_ENOMEM, "out of memory");
-    int depth = 0;
+    int sp = 0;
     /* A page larger than its viewport is one scrollable element, the
      * document, over the whole WebView: its ref scrolls the page. */
     int scroll = rc == 0 && nord > 0 && (sh > ch + 1 || sw > cw + 1) && a[ord[0]].backend > 0;
@@ -620,7 +1188,12 @@ static int read_page(wview *v, adbc_conn *c, const char *sock, int64_t deadline)
     }
     for (int k = 0; rc == 0 && k < nord; k++) {
         int i = ord[k];
-        if (a[i].kind < 0 || !a[i].boxed)
+        const char *note = NULL;
+        if (a[i].iframe && a[i].boxed)
+            note = a[i].child < 0 ? "frame not read: its page runs in another process (an "
+                                    "iframe from another site)"
+                   : pg.f[a[i].child].err[0] ? pg.f[a[i].child].err : NULL;
+        if (!note && (a[i].kind < 0 || !a[i].boxed))
             continue;
         int p = a[i].kparent, steps = 0;
         while (p >= 0 && (a[p].kind < 0 || !a[p].boxed || pos[p] < 0 || pos[p] > k) &&
@@ -628,9 +1201,20 @@ static int read_page(wview *v, adbc_conn *c, const char *sock, int64_t deadline)
             p = a[p].kparent;
         if (steps > n)
             p = -1;
-        while (depth > 0 && stack[depth - 1] != p) {
+        while (sp > 0 && stack[sp - 1] != p) {
             core_buf_puts(&v->frag, "</node>");
-            depth--;
+            sp--;
+        }
+        if (note) {
+            char bounds[96];
+            snprintf(bounds, sizeof bounds, "[%d,%d][%d,%d]", a[i].x1, a[i].y1, a[i].x2, a[i].y2);
+            core_buf_puts(&v->frag, "<node");
+            wb_attr(&v->frag, "class", "adbc.WebNote");
+            wb_attr(&v->frag, "text", note);
+            wb_attr(&v->frag, "package", v->pkg);
+            wb_attr(&v->frag, "bounds", bounds);
+            core_buf_puts(&v->frag, "/>");
+            continue;
         }
         unsigned kd = kinds[a[i].kind].kind;
         unsigned st = a[i].st | (kd & (K_CLICK | K_EDIT) ? UI_CLICKABLE : 0);
@@ -640,9 +1224,9 @@ static int read_page(wview *v, adbc_conn *c, const char *sock, int64_t deadline)
         int box[4] = {a[i].x1, a[i].y1, a[i].x2, a[i].y2};
         open_node(&v->frag, kinds[a[i].kind].cls, text, desc, sock, pageid, a[i].backend,
                   v->pkg, st, box);
-        stack[depth++] = i;
+        stack[sp++] = i;
     }
-    while (rc == 0 && depth-- > 0)
+    while (rc == 0 && sp-- > 0)
         core_buf_puts(&v->frag, "</node>");
     if (scroll)
         core_buf_puts(&v->frag, "</node>");
@@ -650,15 +1234,17 @@ static int read_page(wview *v, adbc_conn *c, const char *sock, int64_t deadline)
         rc = core_fail(ADBC_ENOMEM, "out of memory for a page's nodes");
     if (rc == 0 && !v->frag.p)
         core_buf_puts(&v->frag, ""); /* read, and nothing on it shows */
+    /* The objects go with the session (the page's DevTools session ends
+     * here); a kept session would release the "adbc" object group. */
     core_free(stack);
     core_free(ids);
     core_free(ord);
     core_free(pos);
-    ax_free(a, n);
+    page_free(&pg);
     jread_free(&jm);
-    jread_free(&jt);
+    jread_free(&jf);
     core_free(metrics);
-    core_free(tree);
+    core_free(frames);
     adbc_cdp_close(cdp);
     core_free(path);
     core_free(pageid);
