@@ -117,6 +117,17 @@ ADBC_API size_t adbc_forward_active(adbc_forward *f);
 /* Stop listening, close every relayed connection, free. */
 ADBC_API void adbc_forward_free(adbc_forward *f);
 
+/* Relay a connected socket and an open stream both ways in the calling
+ * thread, as a forward relays each connection it accepts (the endings
+ * above; opts' buffer_size and half_close apply, open_timeout_ms and
+ * max_connections do not; on_event is called as for a forward's
+ * connection, from this thread and the relay's second one). For a server
+ * that answers a request on the socket itself and then hands the socket to
+ * a device stream (adb's server protocol, adbc-serve). Takes fd and st:
+ * both are closed on return. 0 when either side ended cleanly, else the
+ * error that ended it. opts may be NULL. */
+ADBC_API int adbc_forward_splice(adbc_stream *st, int fd, const adbc_forward_opts *opts);
+
 /* ---- reverse ---- */
 
 /* The host side of reverse forwarding for one connection. Create it before

@@ -334,3 +334,42 @@ size_t relays_active(fwd_relays *r)
     pthread_mutex_unlock(&r->mu);
     return n;
 }
+
+int adbc_forward_splice(adbc_stream *st, int fd, const adbc_forward_opts *opts)
+{
+    if (!st || fd < 0) {
+        if (fd >= 0)
+            close(fd);
+        if (st)
+            adbc_stream_close(st);
+        return core_fail(ADBC_EINVAL, "adbc_forward_splice: need an open stream and a "
+                                      "connected socket");
+    }
+    adbc_forward_opts own;
+    adbc_forward_opts_init(&own);
+    if (core_abi_take(&own, sizeof own, opts, "adbc_forward_opts") < 0) {
+        close(fd);
+        adbc_stream_close(st);
+        return ADBC_EINVAL;
+    }
+    /* One relay, run in this thread as relay_main runs in its own. */
+    fwd_relays r;
+    relays_init(&r, &own);
+    relay rl;
+    memset(&rl, 0, sizeof rl);
+    pthread_mutex_init(&rl.err_mu, NULL);
+    rl.owner = &r;
+    rl.c = adbc_stream_conn(st);
+    rl.fd = fd;
+    rl.st = st;
+    rl.dest = core_strdup(adbc_stream_destination(st)); /* the stream's own ends with it */
+    snprintf(rl.peer, sizeof rl.peer, "splice");
+    relay_main(&rl);
+    int rc = rl.err;
+    char msg[sizeof rl.msg];
+    snprintf(msg, sizeof msg, "%s", rl.msg);
+    core_free(rl.dest);
+    pthread_mutex_destroy(&rl.err_mu);
+    pthread_mutex_destroy(&r.mu);
+    return rc < 0 ? core_fail(rc, "%s", msg) : 0;
+}
