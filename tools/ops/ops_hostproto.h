@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* adb's server protocol, the requests a client of adb's server sends and
+ * the replies it reads (AOSP packages/modules/adb: SERVICES.TXT,
+ * OVERVIEW.TXT; adb.cpp handle_host_request, sockets.cpp's smart socket,
+ * services.cpp host_service_to_socket). No I/O: bytes in, requests out;
+ * replies built into a caller's buffer. adbc-serve's adb server
+ * (tools/adbc-serve/adbsrv.c) is the I/O around it.
+ *
+ * A request is 4 lowercase-or-uppercase hex digits (its length, 1..65535)
+ * then that many bytes. A reply is "OKAY" or "FAIL", a FAIL followed by a
+ * protocol string (4 hex digits and the bytes): the message. */
+#ifndef ADBC_OPS_HOSTPROTO_H
+#define ADBC_OPS_HOSTPROTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define OPS_HP_MAX 65535 /* the longest request: what 4 hex digits say */
+
+/* The length a 4-byte header says: 1..65535, or -1 when it is not 4 hex
+ * digits or says 0 (adb refuses both). */
+long ops_hp_header(const uint8_t hdr[4]);
+
+/* Which device a request is for. */
+typedef enum ops_hp_sel {
+    OPS_HP_ANY = 0,  /* host:, host:transport-any, tport:any */
+    OPS_HP_USB,      /* host-usb:, transport-usb, tport:usb */
+    OPS_HP_LOCAL,    /* host-local:, transport-local, tport:local */
+    OPS_HP_SERIAL,   /* host-serial:S:, transport:S, tport:serial:S */
+    OPS_HP_ID        /* host-transport-id:N:, transport-id:N */
+} ops_hp_sel;
+
+typedef enum ops_hp_kind {
+    OPS_HP_DEVICE = 0, /* not a host request: a device service (after a transport) */
+    OPS_HP_HOST,       /* a host request: cmd is what follows its prefix */
+    OPS_HP_TRANSPORT   /* a transport switch: sel/serial/id say which; tport: its form */
+} ops_hp_kind;
+
+typedef struct ops_hp_req {
+    ops_hp_kind kind;
+    ops_hp_sel sel;
+    char serial[256];
+    uint64_t id;
+    int tport;         /* transport switch in the tport: form (8-byte id reply) */
+    const char *cmd;   /* points into the request: the host command, or the service */
+} ops_hp_req;
+
+/* Parse one request (NUL-terminated, as read after its header). 0, or -1
+ * with why in err (a malformed prefix or transport id: adb's words where
+ * adb has them). r->cmd points into req. */
+int ops_hp_parse(ops_hp_req *r, const char *req, char *err, size_t errlen);
+
+/* A "wait-for-TRANSPORT-STATE[-STATE...]" spec (what follows "wait-for-"):
+ * the transport and the states as bits of ops_hp_state. 0, or -1 with
+ * adb's message in err ("bad wait-for- state: ..."). */
+enum {
+    OPS_HP_ST_DEVICE = 1, OPS_HP_ST_RECOVERY = 2, OPS_HP_ST_RESCUE = 4, OPS_HP_ST_SIDELOAD = 8,
+    OPS_HP_ST_BOOTLOADER = 16, OPS_HP_ST_ANY = 32, OPS_HP_ST_DISCONNECT = 64
+};
+int ops_hp_wait_spec(const char *spec, ops_hp_sel *sel, unsigned *states, char *err,
+                     size_t errlen);
+
+/* Replies, written into out (cap bytes); each returns the length, or 0 when
+ * cap is too small. A string longer than 65535 bytes is cut there. */
+size_t ops_hp_okay(char *out, size_t cap, const char *str);   /* OKAY [%04x str] */
+size_t ops_hp_fail(char *out, size_t cap, const char *msg);   /* FAIL %04x msg */
+size_t ops_hp_string(char *out, size_t cap, const char *str); /* %04x str */
+
+/* One line of "host:devices" ("SERIAL\tSTATE\n") or, long, of
+ * "host:devices-l" (serial padded to 22, the state, then " DEVPATH",
+ * " product:P", " model:M" (non-alphanumerics as '_'), " device:D", each
+ * only when known, and " transport_id:N"), appended to out at *used
+ * (cap bytes, kept NUL-terminated). 0, or -1 when it does not fit. */
+int ops_hp_device_line(char *out, size_t cap, size_t *used, int long_form, const char *serial,
+                       const char *state, const char *devpath, const char *product,
+                       const char *model, const char *device, uint64_t id);
+
+#endif
