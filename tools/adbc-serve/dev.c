@@ -9,6 +9,14 @@
 #include <stdio.h>
 #include <string.h>
 
+/* What was built on a connection goes before it: the adb server's relays,
+ * then the held forwards. */
+static void conn_close(void *user, ops_dev *d, adbc_conn *c)
+{
+    serve_adbsrv_conn_close(user, d, c);
+    serve_held_conn_close(user, d, c);
+}
+
 int serve_devs_init(serve *s, const char *const *names, int n)
 {
     ops_pool_opts o;
@@ -17,7 +25,8 @@ int serve_devs_init(serve *s, const char *const *names, int n)
     o.connect_ms = s->connect_ms;
     o.background = 1;
     o.busy_hint = " (?wait=MS, default the server's --busy-wait)";
-    o.on_conn_close = serve_held_conn_close; /* held forwards go before their connection */
+    o.on_conn_close = conn_close;
+    o.on_conn_ready = serve_adbsrv_conn_ready; /* the adb server opens streams on it */
     o.on_conn_opts = serve_held_conn_opts;   /* held reverse rules take the device's streams */
     ops_err e;
     if (ops_pool_init(&s->pool, &o, &e) != 0) {

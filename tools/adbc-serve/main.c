@@ -18,7 +18,8 @@ static void usage(FILE *f)
             "                  [--call-timeout S] [--connect-timeout S] [--conn-timeout S]\n"
             "                  [--body-max BYTES] [--ready-file FILE] [--idle-exit S]\n"
             "                  [--allow-uninstall PACKAGE]... [--allow-tool NAME]...\n"
-            "                  [--control SOCKET [--no-http] [--pid-file FILE]]\n"
+            "                  [--control SOCKET] [--adb-server [ADDR]] [--no-http]\n"
+            "                  [--pid-file FILE]\n"
             "                  [--model NAME] [--provider openai|anthropic] [--base-url URL]\n"
             "                  [--agent-allow SERIAL]...\n"
             "                  [--farm redis://[USER@]HOST:PORT[/DB] --farm-node NAME\n"
@@ -30,6 +31,10 @@ static void usage(FILE *f)
             "($XDG_CONFIG_HOME/adbc/serve.token, created 0600 when missing).\n"
             "--idle-exit S: exit once every device has been gone for S seconds and no\n"
             "client has called or connected for as long (default: never).\n"
+            "--adb-server [ADDR]: also serve adb's server protocol (the adb command and\n"
+            "every client of adb's server, docs/adb-server.md) on ADDR: tcp:PORT (loopback),\n"
+            "tcp:HOST:PORT, localfilesystem:PATH; default ADB_SERVER_SOCKET, else\n"
+            "tcp:127.0.0.1:5037 (ANDROID_ADB_SERVER_PORT). It has no authentication.\n"
             "--allow-uninstall PACKAGE: a package the uninstall_app tool may remove.\n"
             "--allow-tool NAME: offer a tool that needs allowing (termux_sms_send,\n"
             "termux_call; Termux:API tools are offered when adbc runs in Termux).\n"
@@ -96,7 +101,8 @@ int main(int argc, char **argv)
     s.conn_timeout_s = 10;
     s.body_max = 1 << 20;
     const char *listen = "127.0.0.1:7737", *token_file = NULL, *ready = NULL;
-    const char *control = NULL, *pid_file = NULL;
+    const char *control = NULL, *pid_file = NULL, *adbsrv = NULL;
+    char adbsrv_buf[300];
     int http = 1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -133,6 +139,15 @@ int main(int argc, char **argv)
             }
             s.optin |= ops_tools_optin(v);
             i++;
+        } else if (strcmp(a, "--adb-server") == 0) {
+            /* ADDR is optional: taken when it is in adb's socket syntax. */
+            if (v && (strncmp(v, "tcp:", 4) == 0 || strncmp(v, "localfilesystem:", 16) == 0 ||
+                      strncmp(v, "localabstract:", 14) == 0)) {
+                adbsrv = v;
+                i++;
+            } else {
+                adbsrv = serve_adbsrv_default_addr(adbsrv_buf, sizeof adbsrv_buf);
+            }
         } else if (strcmp(a, "--no-http") == 0) {
             http = 0;
         } else if (strcmp(a, "--ready-file") == 0 && v) {
@@ -194,8 +209,9 @@ int main(int argc, char **argv)
         if (add_dev(env && *env ? env : "") != 0)
             return 2;
     }
-    if (!http && !control) {
-        fprintf(stderr, SERVE_NAME ": --no-http leaves nothing to serve without --control\n");
+    if (!http && !control && !adbsrv) {
+        fprintf(stderr, SERVE_NAME ": --no-http leaves nothing to serve without --control or "
+                        "--adb-server\n");
         return 2;
     }
     if (control && nnames != 1) {
@@ -233,7 +249,8 @@ int main(int argc, char **argv)
     if (serve_farm_start(&s) != 0) {
         status = 1;
     } else if ((control && serve_control_start(&s, control) != 0) ||
-        (http && serve_http_start(&s, listen, explicit_token, http ? ready : NULL) != 0)) {
+               (adbsrv && serve_adbsrv_start(&s, adbsrv) != 0) ||
+               (http && serve_http_start(&s, listen, explicit_token, http ? ready : NULL) != 0)) {
         status = 1;
     } else {
         if (pid_file) {
@@ -268,9 +285,12 @@ int main(int argc, char **argv)
     serve_http_stop();
     serve_tasks_free();
     s.stopping = 1; /* the control clients end too */
+    serve_adbsrv_stop();
     ops_pool_stop(&s.pool);
     if (control)
         serve_control_stop(&s, control);
+    else
+        serve_held_stop(); /* forwards made through the adb server */
     if (pid_file)
         unlink(pid_file);
     serve_devs_free(&s);

@@ -98,6 +98,25 @@ char *serve_held_reverse(serve *s, ops_dev *d, const char *service, size_t *len)
 /* Free every forward (s->stopping set). */
 void serve_held_stop(void);
 
+/* ---- adbsrv.c: adb's server protocol (--adb-server; docs/adb-server.md) ---- */
+/* Listen on addr in adb's socket syntax (tcp:PORT on loopback,
+ * tcp:HOST:PORT, localfilesystem:PATH, localabstract:NAME) and serve
+ * clients of adb's server over the pool's devices. 0 or -1 after printing
+ * why. */
+int serve_adbsrv_start(serve *s, const char *addr);
+/* Close the listener and end every client (s->stopping set). */
+void serve_adbsrv_stop(void);
+/* The address adb's own client would use: ADB_SERVER_SOCKET, else
+ * tcp:ANDROID_ADB_SERVER_ADDRESS (127.0.0.1):ANDROID_ADB_SERVER_PORT (5037);
+ * buf holds it when built. */
+const char *serve_adbsrv_default_addr(char *buf, size_t cap);
+/* Clients connected now. */
+int serve_adbsrv_clients(void);
+/* The pool's on_conn_ready: streams may be opened on c. */
+void serve_adbsrv_conn_ready(void *user, ops_dev *d, adbc_conn *c);
+/* Part of the pool's on_conn_close: end every relay on c, wait for them. */
+void serve_adbsrv_conn_close(void *user, ops_dev *d, adbc_conn *c);
+
 /* ---- gate.c: accepts connections, checks each request head, hands it to
  * libmicrohttpd's daemon (a struct MHD_Daemon *) ---- */
 int serve_gate_start(void *daemon, int listen_fd, int timeout_ms);

@@ -256,6 +256,8 @@ static int connect_dev(ops_pool *p, ops_dev *d, int64_t deadline, ops_err *e)
     d->state = OPS_DEV_CONNECTED;
     d->backoff_ms = 0;
     d->error[0] = 0;
+    if (p->o.on_conn_ready)
+        p->o.on_conn_ready(p->o.user, d, d->conn);
     if (p->o.check_kind)
         plog(p, "connected to %s: %s%s%s", d->serial, ops_kind_name(d->kind),
              d->serialno[0] ? ", ro.serialno " : "", d->serialno);

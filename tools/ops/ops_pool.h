@@ -73,6 +73,10 @@ typedef struct ops_pool_opts {
      * for what must be set before connecting (adbc-serve's held reverse
      * rules accept the streams the device opens); NULL: nothing. */
     void (*on_conn_opts)(void *user, ops_dev *d, adbc_conn_opts *o);
+    /* Called (the lock held) once a device is connected, with its new
+     * connection (adbc-serve's adb server relays streams on it without
+     * taking the lock, until on_conn_close); NULL: nothing. */
+    void (*on_conn_ready)(void *user, ops_dev *d, adbc_conn *c);
     void *user;
 } ops_pool_opts;
 

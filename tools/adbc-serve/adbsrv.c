@@ -1,0 +1,933 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* adb's server, spoken by adbc-serve (--adb-server): the adb command,
+ * Android Studio, scrcpy, adbkit and every other client of adb's server
+ * run on the devices this server holds, with no adb server. See
+ * docs/adb-server.md.
+ *
+ * A client connects, sends requests in adb's framing (ops_hostproto.h) and
+ * reads OKAY/FAIL replies. Host requests are answered here, over the pool's
+ * devices; a transport switch binds the connection to one device, and the
+ * next request names a device service: it is opened as a stream on the
+ * device's connection and, after OKAY, the socket and the stream are
+ * spliced (adbc_forward_splice, the relay every forward uses) until either
+ * ends, so whatever the client and the device speak passes unchanged.
+ *
+ * Streams are opened on the device's connection without its lock (adb runs
+ * a client's shell beside another's logcat): the connection is known from
+ * the pool's on_conn_ready until its on_conn_close, which ends every relay
+ * on it (adbc_conn_interrupt) and waits for them before the pool closes it.
+ * Forwards are held.c's (the ones the control socket makes, one list).
+ *
+ * One thread accepts; each client has a thread of its own (and a relay the
+ * library's second thread). The protocol has no authentication: whoever
+ * can connect can use every device, which is why the default address is
+ * loopback and any other must be named. */
+#include "serve.h"
+#include "ops_hostproto.h"
+
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stddef.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "adbc/forward.h"
+
+/* adb's ADB_SERVER_VERSION: a client whose own differs kills the server and
+ * starts its own (adb_client.cpp); every adb since platform-tools 28 (and
+ * Debian's 29) has 41. */
+#define ADB_SERVER_VERSION 41
+/* What a client may use through this server: every device service passes
+ * through, so these are adb's own host features. */
+#define HOST_FEATURES                                                                         \
+    "shell_v2,cmd,stat_v2,ls_v2,fixed_push_mkdir,apex,abb,fixed_push_symlink_timestamp,"     \
+    "abb_exec,remount_shell,track_app,sendrecv_v2,sendrecv_v2_brotli,sendrecv_v2_lz4,"      \
+    "sendrecv_v2_zstd,sendrecv_v2_dry_run_send,delayed_ack"
+#define AS_MAX 64
+#define REQ_WAIT_MS 30000  /* a client sends its request at once; a silent one is dropped */
+#define TRACK_MS 250       /* how often a tracker compares the list */
+
+typedef struct asdev {
+    ops_dev *d;
+    adbc_conn *conn;   /* from on_conn_ready until on_conn_close; NULL between */
+    int users;         /* streams being opened or relayed on conn */
+    uint64_t id;       /* transport id: new for each connection, as adb's */
+    int hidden;        /* disconnected by a client: not listed, not reconnected */
+    char product[96], model[96], device[96];
+    char features[1024];
+} asdev;
+
+static pthread_mutex_t as_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t as_cv = PTHREAD_COND_INITIALIZER; /* users dropped, a client ended */
+static asdev adevs[AS_MAX];
+static int nadevs;
+static uint64_t next_id = 1;
+static int nclients;
+static int client_fds[256];  /* shut down on stop */
+static int listen_fd = -1;
+static char listen_path[108]; /* a localfilesystem: socket to unlink */
+static pthread_t accept_thread;
+static int started;
+static int trace;             /* ADB_TRACE set: log every request */
+static serve *srv;
+
+/* as_lock held. */
+static asdev *entry(ops_dev *d, int add)
+{
+    for (int i = 0; i < nadevs; i++)
+        if (adevs[i].d == d)
+            return &adevs[i];
+    if (!add || nadevs == AS_MAX)
+        return NULL;
+    asdev *a = &adevs[nadevs++];
+    memset(a, 0, sizeof *a);
+    a->d = d;
+    return a;
+}
+
+static void copy(char *dst, size_t cap, const char *src)
+{
+    snprintf(dst, cap, "%s", src ? src : "");
+}
+
+void serve_adbsrv_conn_ready(void *user, ops_dev *d, adbc_conn *c)
+{
+    (void)user;
+    const adbc_banner *b = adbc_conn_banner(c);
+    pthread_mutex_lock(&as_lock);
+    asdev *a = entry(d, 1);
+    if (a) {
+        a->conn = c;
+        a->id = next_id++;
+        copy(a->product, sizeof a->product, b ? b->product : NULL);
+        copy(a->model, sizeof a->model, b ? b->model : NULL);
+        copy(a->device, sizeof a->device, b ? b->device : NULL);
+        size_t used = 0;
+        a->features[0] = '\0';
+        for (size_t i = 0; b && i < b->nfeatures; i++) {
+            int k = snprintf(a->features + used, sizeof a->features - used, "%s%s",
+                             used ? "," : "", b->features[i]);
+            if (k < 0 || (size_t)k >= sizeof a->features - used)
+                break;
+            used += (size_t)k;
+        }
+    }
+    pthread_cond_broadcast(&as_cv);
+    pthread_mutex_unlock(&as_lock);
+}
+
+void serve_adbsrv_conn_close(void *user, ops_dev *d, adbc_conn *c)
+{
+    (void)user;
+    pthread_mutex_lock(&as_lock);
+    asdev *a = entry(d, 0);
+    if (a && a->conn == c) {
+        a->conn = NULL; /* no new stream on it */
+        if (a->users > 0)
+            adbc_conn_interrupt(c); /* every relay on it ends now */
+        while (a->users > 0)
+            pthread_cond_wait(&as_cv, &as_lock);
+    }
+    pthread_mutex_unlock(&as_lock);
+}
+
+/* ---- the device list ---- */
+
+static int is_local(const ops_dev *d)
+{
+    return strchr(d->serial, ':') || strncmp(d->serial, "emulator-", 9) == 0;
+}
+
+/* adb's state words: a connected device is "device"; one being connected
+ * again, or refused, is listed as adb lists a transport it holds that is
+ * not online. */
+static const char *state_of(const asdev *a)
+{
+    if (a->conn && a->d->state == OPS_DEV_CONNECTED)
+        return "device";
+    return "offline";
+}
+
+/* The devices listed (as_lock held): every device of the pool that is not
+ * hidden and has been connected once, or is named. */
+static int listed(ops_dev **out, asdev **ents, int max)
+{
+    ops_dev *all[AS_MAX];
+    int n = ops_pool_list(&srv->pool, all, AS_MAX), k = 0;
+    for (int i = 0; i < n && k < max; i++) {
+        asdev *a = entry(all[i], 1);
+        if (!a || a->hidden || (!a->conn && a->id == 0))
+            continue;
+        out[k] = all[i];
+        ents[k++] = a;
+    }
+    return k;
+}
+
+/* The list as host:devices(-l) answers it; malloc'd. */
+static char *device_list(int long_form)
+{
+    size_t cap = 64 * 1024, used = 0;
+    char *out = malloc(cap);
+    if (!out)
+        return NULL;
+    out[0] = '\0';
+    pthread_mutex_lock(&as_lock);
+    ops_dev *ds[AS_MAX];
+    asdev *es[AS_MAX];
+    int n = listed(ds, es, AS_MAX);
+    for (int i = 0; i < n; i++)
+        ops_hp_device_line(out, cap, &used, long_form, ds[i]->serial, state_of(es[i]), NULL,
+                           es[i]->product, es[i]->model, es[i]->device, es[i]->id);
+    pthread_mutex_unlock(&as_lock);
+    return out;
+}
+
+/* The one device a request selects (as_lock held), or NULL with adb's
+ * error. online: it must be connected (a stream is wanted). */
+static asdev *select_dev(ops_hp_sel sel, const char *serial, uint64_t id, int online,
+                         char *err, size_t errlen)
+{
+    ops_dev *ds[AS_MAX];
+    asdev *es[AS_MAX];
+    int n = listed(ds, es, AS_MAX);
+    asdev *found = NULL;
+    int count = 0;
+    for (int i = 0; i < n; i++) {
+        int match = sel == OPS_HP_ANY || (sel == OPS_HP_USB && !is_local(ds[i])) ||
+                    (sel == OPS_HP_LOCAL && is_local(ds[i])) ||
+                    (sel == OPS_HP_SERIAL && strcmp(ds[i]->serial, serial) == 0) ||
+                    (sel == OPS_HP_ID && es[i]->conn && es[i]->id == id);
+        if (match) {
+            found = es[i];
+            count++;
+        }
+    }
+    if (count > 1 && (sel == OPS_HP_ANY || sel == OPS_HP_USB || sel == OPS_HP_LOCAL)) {
+        snprintf(err, errlen, "%s", sel == OPS_HP_USB   ? "more than one device"
+                                    : sel == OPS_HP_LOCAL ? "more than one emulator"
+                                                          : "more than one device/emulator");
+        return NULL;
+    }
+    if (!found) {
+        if (sel == OPS_HP_SERIAL)
+            snprintf(err, errlen, "device '%s' not found", serial);
+        else if (sel == OPS_HP_ID)
+            snprintf(err, errlen, "no device with transport id '%llu'", (unsigned long long)id);
+        else
+            snprintf(err, errlen, "%s", sel == OPS_HP_USB   ? "no devices found"
+                                        : sel == OPS_HP_LOCAL ? "no emulators found"
+                                                              : "no devices/emulators found");
+        return NULL;
+    }
+    if (online && !found->conn) {
+        const char *why = found->d->error;
+        if (strstr(why, "unauthorized"))
+            snprintf(err, errlen, "device unauthorized.\n%s", why);
+        else
+            snprintf(err, errlen, "device offline");
+        return NULL;
+    }
+    return found;
+}
+
+/* ---- I/O on the client's socket ---- */
+
+static int send_all(int fd, const void *p, size_t n)
+{
+    const char *b = p;
+    int64_t last = ops_now_ms();
+    while (n > 0) {
+        ssize_t k = send(fd, b, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (k > 0) {
+            b += k;
+            n -= (size_t)k;
+            last = ops_now_ms();
+            continue;
+        }
+        if (k < 0 && errno != EAGAIN && errno != EINTR)
+            return -1;
+        if (srv->stopping || ops_now_ms() - last > srv->call_ms)
+            return -1;
+        struct pollfd pf = {fd, POLLOUT, 0};
+        poll(&pf, 1, 200);
+    }
+    return 0;
+}
+
+static int okay(int fd, const char *str)
+{
+    size_t cap = 16 + (str ? strlen(str) : 0);
+    char *out = malloc(cap);
+    if (!out)
+        return -1;
+    size_t n = ops_hp_okay(out, cap, str);
+    int rc = send_all(fd, out, n);
+    free(out);
+    return rc;
+}
+
+static int fail(int fd, const char *msg)
+{
+    char out[1100];
+    size_t n = ops_hp_fail(out, sizeof out, msg);
+    return send_all(fd, out, n);
+}
+
+/* Exactly n bytes within ms; -1 on the peer's end, an error, or the bound. */
+static int recv_all(int fd, void *p, size_t n, int ms)
+{
+    char *b = p;
+    int64_t end = ops_now_ms() + ms;
+    while (n > 0) {
+        if (srv->stopping || ops_now_ms() > end)
+            return -1;
+        struct pollfd pf = {fd, POLLIN, 0};
+        int r = poll(&pf, 1, 200);
+        if (r <= 0)
+            continue;
+        ssize_t k = recv(fd, b, n, 0);
+        if (k == 0 || (k < 0 && errno != EINTR && errno != EAGAIN))
+            return -1;
+        if (k > 0) {
+            b += k;
+            n -= (size_t)k;
+        }
+    }
+    return 0;
+}
+
+/* Whether the client has hung up (or sent something: trackers read nothing). */
+static int client_gone(int fd)
+{
+    struct pollfd pf = {fd, POLLIN, 0};
+    if (poll(&pf, 1, 0) <= 0)
+        return 0;
+    char b[64];
+    ssize_t k = recv(fd, b, sizeof b, MSG_DONTWAIT);
+    return k == 0 || (k < 0 && errno != EAGAIN && errno != EINTR);
+}
+
+/* ---- host requests ---- */
+
+static void track(int fd, int long_form)
+{
+    char *last = NULL;
+    if (okay(fd, NULL) != 0)
+        return;
+    for (;;) {
+        char *now = device_list(long_form);
+        if (!now)
+            break;
+        if (!last || strcmp(now, last) != 0) {
+            size_t cap = strlen(now) + 5;
+            char *framed = malloc(cap);
+            size_t n = framed ? ops_hp_string(framed, cap, now) : 0;
+            int rc = n ? send_all(fd, framed, n) : -1;
+            free(framed);
+            if (rc != 0) {
+                free(now);
+                break;
+            }
+            free(last);
+            last = now;
+        } else {
+            free(now);
+        }
+        for (int i = 0; i < TRACK_MS / 50; i++) {
+            if (srv->stopping || client_gone(fd))
+                goto out;
+            usleep(50 * 1000);
+        }
+    }
+out:
+    free(last);
+}
+
+static void wait_for(int fd, const ops_hp_req *r, const char *spec)
+{
+    ops_hp_sel sel;
+    unsigned states;
+    char err[512];
+    if (okay(fd, NULL) != 0)
+        return;
+    if (ops_hp_wait_spec(spec, &sel, &states, err, sizeof err) != 0) {
+        fail(fd, err);
+        return;
+    }
+    /* A prefix that names the device wins over the spec's transport. */
+    if (r->sel == OPS_HP_SERIAL || r->sel == OPS_HP_ID)
+        sel = r->sel;
+    while (!srv->stopping && !client_gone(fd)) {
+        pthread_mutex_lock(&as_lock);
+        asdev *a = select_dev(sel, r->serial, r->id, 0, err, sizeof err);
+        int ambiguous = !a && strncmp(err, "more than one", 13) == 0;
+        int done = (states & OPS_HP_ST_DISCONNECT) && !a && !ambiguous;
+        if (a && (states & OPS_HP_ST_ANY))
+            done = 1;
+        if (a && (states & OPS_HP_ST_DEVICE) && strcmp(state_of(a), "device") == 0)
+            done = 1;
+        pthread_mutex_unlock(&as_lock);
+        if (ambiguous) {
+            fail(fd, err);
+            return;
+        }
+        if (done) {
+            okay(fd, NULL);
+            return;
+        }
+        usleep(100 * 1000);
+    }
+}
+
+/* "HOST[:PORT]" with adb's default port 5555. */
+static void with_port(char *out, size_t cap, const char *addr)
+{
+    const char *colon = strrchr(addr, ':'), *bracket = strrchr(addr, ']');
+    if (colon && (!bracket || colon > bracket))
+        snprintf(out, cap, "%s", addr);
+    else
+        snprintf(out, cap, "%s:5555", addr);
+}
+
+static void connect_dev(int fd, const char *addr)
+{
+    char serial[256], msg[2600];
+    with_port(serial, sizeof serial, addr);
+    ops_err e;
+    ops_dev *d = ops_pool_find(&srv->pool, serial);
+    int already = 0;
+    if (d) {
+        pthread_mutex_lock(&as_lock);
+        asdev *a = entry(d, 1);
+        already = a && a->conn && !a->hidden;
+        if (a)
+            a->hidden = 0;
+        pthread_mutex_unlock(&as_lock);
+    } else {
+        d = ops_pool_dev(&srv->pool, serial, &e);
+    }
+    if (!*addr) {
+        snprintf(msg, sizeof msg, "empty address: give HOST[:PORT]");
+    } else if (already) {
+        snprintf(msg, sizeof msg, "already connected to %s", serial);
+    } else if (!d) {
+        snprintf(msg, sizeof msg, "failed to connect to %s: %s", serial, e.msg);
+    } else {
+        /* Connect now, so the answer says whether it worked. */
+        if (ops_lock_within(&d->lock, srv->busy_ms) == 0) {
+            d->next_try = 0;
+            pthread_mutex_unlock(&d->lock);
+        }
+        if (ops_dev_take(&srv->pool, d, srv->busy_ms, ops_now_ms() + srv->connect_ms, &e) == 0) {
+            ops_dev_give(&srv->pool, d, OPS_OK);
+            snprintf(msg, sizeof msg, "connected to %s", serial);
+        } else {
+            snprintf(msg, sizeof msg, "failed to connect to %s: %s", serial, e.msg);
+        }
+    }
+    /* As adb's connect service: OKAY (the service), then its answer. */
+    char out[sizeof msg + 8];
+    size_t n = ops_hp_string(out, sizeof out, msg);
+    if (okay(fd, NULL) == 0)
+        send_all(fd, out, n);
+}
+
+/* Drop d's connection and keep it down until a client connects it again. */
+static void disconnect_one(ops_dev *d)
+{
+    pthread_mutex_lock(&as_lock);
+    asdev *a = entry(d, 1);
+    if (a)
+        a->hidden = 1;
+    pthread_mutex_unlock(&as_lock);
+    if (ops_lock_within(&d->lock, srv->busy_ms) == 0) {
+        ops_dev_drop(d);
+        d->state = OPS_DEV_GONE;
+        d->next_try = INT64_MAX; /* the pool's reconnector leaves it alone */
+        snprintf(d->error, sizeof d->error, "disconnected by a client of the adb server");
+        pthread_mutex_unlock(&d->lock);
+    }
+}
+
+static void disconnect(int fd, const char *addr)
+{
+    char serial[256], msg[600];
+    ops_dev *all[AS_MAX];
+    int n = ops_pool_list(&srv->pool, all, AS_MAX);
+    if (!*addr) {
+        for (int i = 0; i < n; i++)
+            if (is_local(all[i]))
+                disconnect_one(all[i]);
+        okay(fd, "disconnected everything");
+        return;
+    }
+    with_port(serial, sizeof serial, addr);
+    ops_dev *d = ops_pool_find(&srv->pool, addr);
+    if (!d)
+        d = ops_pool_find(&srv->pool, serial);
+    pthread_mutex_lock(&as_lock);
+    asdev *a = d ? entry(d, 0) : NULL;
+    int known = a && !a->hidden;
+    pthread_mutex_unlock(&as_lock);
+    if (!known) {
+        snprintf(msg, sizeof msg, "no such device '%s'", serial);
+        fail(fd, msg);
+        return;
+    }
+    disconnect_one(d);
+    snprintf(msg, sizeof msg, "disconnected %s", addr);
+    okay(fd, msg);
+}
+
+/* A forward request on the device chosen: held.c answers it, the device's
+ * lock held (it reads the device's connection). */
+static void forward(int fd, asdev *a, const char *cmd)
+{
+    char service[OPS_HP_MAX + 8];
+    snprintf(service, sizeof service, "host:%s", cmd);
+    ops_err e;
+    size_t len = 0;
+    char *reply = NULL;
+    int need_dev = strncmp(cmd, "forward:", 8) == 0;
+    if (need_dev) {
+        if (ops_dev_take(&srv->pool, a->d, srv->busy_ms, ops_now_ms() + srv->connect_ms, &e) != 0) {
+            fail(fd, e.msg);
+            return;
+        }
+        reply = serve_held_request(srv, a->d, service, &len);
+        ops_dev_give(&srv->pool, a->d, OPS_OK);
+    } else {
+        reply = serve_held_request(srv, a->d, service, &len);
+    }
+    if (!reply) {
+        fail(fd, "out of memory");
+        return;
+    }
+    send_all(fd, reply, len);
+    free(reply);
+}
+
+/* ---- device services ---- */
+
+/* Open the service on a's connection and splice the client to it. */
+static void device_service(int fd, asdev *a, const char *svc, size_t len)
+{
+    if (strncmp(svc, "reverse:forward:", 16) == 0) {
+        /* A reverse rule: held (held.c) so the device's connections for it
+         * are relayed; as a stream, OKAY then the device's own answer. The
+         * device's lock is taken with no stream counted (the pool may be
+         * closing its connection, waiting for those). */
+        ops_err e;
+        size_t n = 0;
+        if (ops_dev_take(&srv->pool, a->d, srv->busy_ms, ops_now_ms() + srv->connect_ms, &e) != 0) {
+            fail(fd, e.msg);
+            return;
+        }
+        char *reply = serve_held_reverse(srv, a->d, svc, &n);
+        ops_dev_give(&srv->pool, a->d, OPS_OK);
+        if (!reply)
+            fail(fd, "out of memory");
+        else if (okay(fd, NULL) == 0)
+            send_all(fd, reply, n);
+        free(reply);
+        return;
+    }
+    pthread_mutex_lock(&as_lock);
+    adbc_conn *c = a->conn;
+    if (c)
+        a->users++;
+    pthread_mutex_unlock(&as_lock);
+    if (!c) {
+        fail(fd, "device offline (no transport)");
+        return;
+    }
+    adbc_stream *st = NULL;
+    int rc = adbc_stream_open_bytes(&st, c, svc, len, srv->call_ms);
+    if (rc == ADBC_EREFUSED) {
+        fail(fd, "closed"); /* adb's answer when the device closes the stream at once */
+    } else if (rc < 0) {
+        fail(fd, adbc_last_error());
+    } else if (okay(fd, NULL) != 0) {
+        adbc_stream_close(st);
+    } else {
+        int dup_fd = dup(fd); /* the splice closes the descriptor it is given */
+        if (dup_fd < 0)
+            adbc_stream_close(st);
+        else
+            adbc_forward_splice(st, dup_fd, NULL);
+    }
+    pthread_mutex_lock(&as_lock);
+    a->users--;
+    pthread_cond_broadcast(&as_cv);
+    pthread_mutex_unlock(&as_lock);
+}
+
+/* ---- one client ---- */
+
+static void answer_state(int fd, const ops_hp_req *r, asdev *bound, const char *what)
+{
+    char err[600];
+    pthread_mutex_lock(&as_lock);
+    asdev *a = bound ? bound : select_dev(r->sel, r->serial, r->id, 0, err, sizeof err);
+    char val[1100];
+    if (a && strcmp(what, "get-state") == 0)
+        copy(val, sizeof val, state_of(a));
+    else if (a && strcmp(what, "get-serialno") == 0)
+        copy(val, sizeof val, *a->d->serial ? a->d->serial : "unknown");
+    else if (a && strcmp(what, "get-devpath") == 0)
+        copy(val, sizeof val, "unknown");
+    else if (a)
+        copy(val, sizeof val, a->features);
+    pthread_mutex_unlock(&as_lock);
+    if (a)
+        okay(fd, val);
+    else
+        fail(fd, err);
+}
+
+static void serve_one(int fd)
+{
+    asdev *bound = NULL;
+    for (;;) {
+        uint8_t hdr[4];
+        if (recv_all(fd, hdr, 4, REQ_WAIT_MS) != 0)
+            return;
+        long len = ops_hp_header(hdr);
+        if (len < 0) {
+            fail(fd, "bad request length");
+            return;
+        }
+        char *req = malloc((size_t)len + 1);
+        if (!req)
+            return;
+        if (recv_all(fd, req, (size_t)len, REQ_WAIT_MS) != 0) {
+            free(req);
+            return;
+        }
+        req[len] = '\0';
+        srv->last_client_ms = ops_now_ms();
+        if (trace)
+            fprintf(stderr, SERVE_NAME ": adb server: %.*s\n", (int)strnlen(req, (size_t)len),
+                    req);
+        ops_hp_req r;
+        char err[600];
+        if (ops_hp_parse(&r, req, err, sizeof err) != 0) {
+            fail(fd, err);
+            free(req);
+            return;
+        }
+        if (r.kind == OPS_HP_TRANSPORT) {
+            pthread_mutex_lock(&as_lock);
+            asdev *a = select_dev(r.sel, r.serial, r.id, 1, err, sizeof err);
+            uint64_t id = a ? a->id : 0;
+            pthread_mutex_unlock(&as_lock);
+            free(req);
+            if (!a) {
+                fail(fd, err);
+                return;
+            }
+            uint8_t le[8];
+            for (int i = 0; i < 8; i++)
+                le[i] = (uint8_t)(id >> (8 * i));
+            if (okay(fd, NULL) != 0 || (r.tport && send_all(fd, le, 8) != 0))
+                return;
+            bound = a;
+            continue;
+        }
+        if (r.kind == OPS_HP_DEVICE) {
+            if (!bound)
+                fail(fd, "device offline (no transport)");
+            else
+                device_service(fd, bound, req, (size_t)len);
+            free(req);
+            return;
+        }
+        const char *cmd = r.cmd;
+        /* After a transport switch, "host:" requests are about that device. */
+        asdev *dev = r.sel == OPS_HP_ANY ? bound : NULL;
+        if (strcmp(cmd, "version") == 0) {
+            char v[8];
+            snprintf(v, sizeof v, "%04x", ADB_SERVER_VERSION);
+            okay(fd, v);
+        } else if (strcmp(cmd, "kill") == 0) {
+            okay(fd, NULL);
+            fprintf(stderr, SERVE_NAME ": adb server killed by a client (host:kill)\n");
+            kill(getpid(), SIGTERM); /* main() waits for it and stops everything */
+        } else if (strcmp(cmd, "devices") == 0 || strcmp(cmd, "devices-l") == 0) {
+            char *list = device_list(cmd[7] == '-');
+            if (list)
+                okay(fd, list);
+            free(list);
+        } else if (strcmp(cmd, "track-devices") == 0 || strcmp(cmd, "track-devices-l") == 0) {
+            track(fd, cmd[13] == '-');
+        } else if (strcmp(cmd, "host-features") == 0) {
+            okay(fd, HOST_FEATURES);
+        } else if (strcmp(cmd, "features") == 0 || strcmp(cmd, "get-state") == 0 ||
+                   strcmp(cmd, "get-serialno") == 0 || strcmp(cmd, "get-devpath") == 0) {
+            answer_state(fd, &r, dev, cmd);
+        } else if (strncmp(cmd, "wait-for-", 9) == 0) {
+            wait_for(fd, &r, cmd + 9);
+        } else if (strncmp(cmd, "connect:", 8) == 0) {
+            connect_dev(fd, cmd + 8);
+        } else if (strncmp(cmd, "disconnect:", 11) == 0) {
+            disconnect(fd, cmd + 11);
+        } else if (strcmp(cmd, "list-forward") == 0 || strcmp(cmd, "killforward-all") == 0 ||
+                   strncmp(cmd, "killforward:", 12) == 0 || strncmp(cmd, "forward:", 8) == 0) {
+            asdev *a = dev;
+            if (!a && strcmp(cmd, "list-forward") != 0 && strcmp(cmd, "killforward-all") != 0) {
+                pthread_mutex_lock(&as_lock);
+                a = select_dev(r.sel, r.serial, r.id, 1, err, sizeof err);
+                pthread_mutex_unlock(&as_lock);
+            }
+            ops_dev *any = NULL;
+            if (!a && (strcmp(cmd, "list-forward") == 0 || strcmp(cmd, "killforward-all") == 0) &&
+                ops_pool_list(&srv->pool, &any, 1) == 1) {
+                /* about every device: held.c needs one only to be called */
+                pthread_mutex_lock(&as_lock);
+                a = entry(any, 1);
+                pthread_mutex_unlock(&as_lock);
+                snprintf(err, sizeof err, "no devices/emulators found");
+            }
+            if (!a)
+                fail(fd, err);
+            else
+                forward(fd, a, cmd);
+        } else {
+            fail(fd, "unknown host service");
+        }
+        free(req);
+        return;
+    }
+}
+
+static void *client_main(void *arg)
+{
+    int fd = (int)(intptr_t)arg;
+    serve_one(fd);
+    close(fd);
+    pthread_mutex_lock(&as_lock);
+    for (size_t i = 0; i < sizeof client_fds / sizeof *client_fds; i++)
+        if (client_fds[i] == fd + 1) {
+            client_fds[i] = 0;
+            break;
+        }
+    nclients--;
+    pthread_cond_broadcast(&as_cv);
+    pthread_mutex_unlock(&as_lock);
+    return NULL;
+}
+
+static void *accept_main(void *arg)
+{
+    (void)arg;
+    while (!srv->stopping) {
+        struct pollfd pf = {listen_fd, POLLIN, 0};
+        if (poll(&pf, 1, 200) <= 0)
+            continue;
+        int fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC);
+        if (fd < 0)
+            continue;
+        int one = 1;
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one); /* fails on unix: fine */
+        pthread_mutex_lock(&as_lock);
+        size_t slot = sizeof client_fds / sizeof *client_fds;
+        for (size_t i = 0; i < sizeof client_fds / sizeof *client_fds; i++)
+            if (!client_fds[i]) {
+                slot = i;
+                break;
+            }
+        if (slot == sizeof client_fds / sizeof *client_fds) {
+            pthread_mutex_unlock(&as_lock);
+            fprintf(stderr, SERVE_NAME ": adb server: %zu clients at once already: one "
+                            "refused\n", slot);
+            close(fd);
+            continue;
+        }
+        client_fds[slot] = fd + 1;
+        nclients++;
+        pthread_mutex_unlock(&as_lock);
+        pthread_attr_t at;
+        pthread_attr_init(&at);
+        pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+        pthread_t t;
+        if (pthread_create(&t, &at, client_main, (void *)(intptr_t)fd) != 0) {
+            pthread_mutex_lock(&as_lock);
+            client_fds[slot] = 0;
+            nclients--;
+            pthread_mutex_unlock(&as_lock);
+            close(fd);
+        }
+        pthread_attr_destroy(&at);
+    }
+    return NULL;
+}
+
+/* ---- the listening socket ---- */
+
+const char *serve_adbsrv_default_addr(char *buf, size_t cap)
+{
+    const char *sock = getenv("ADB_SERVER_SOCKET");
+    if (sock && *sock)
+        return sock;
+    const char *port = getenv("ANDROID_ADB_SERVER_PORT");
+    const char *host = getenv("ANDROID_ADB_SERVER_ADDRESS");
+    snprintf(buf, cap, "tcp:%s%s%s", host && *host ? host : "127.0.0.1", ":",
+             port && *port ? port : "5037");
+    return buf;
+}
+
+static int listen_unix(const char *path, int abstract)
+{
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    size_t n = strlen(path);
+    if (n + (size_t)abstract >= sizeof sa.sun_path) {
+        fprintf(stderr, SERVE_NAME ": --adb-server: socket path too long: %s\n", path);
+        return -1;
+    }
+    memcpy(sa.sun_path + abstract, path, n);
+    socklen_t sl = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + (size_t)abstract + n);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -1;
+    if (!abstract) {
+        /* A socket left by a server that died is replaced; a live one is not. */
+        if (connect(fd, (struct sockaddr *)&sa, sl) == 0) {
+            fprintf(stderr, SERVE_NAME ": --adb-server: a server already answers on %s\n", path);
+            close(fd);
+            return -1;
+        }
+        close(fd);
+        fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        unlink(path);
+        snprintf(listen_path, sizeof listen_path, "%s", path);
+    }
+    if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sl) != 0 || listen(fd, 64) != 0) {
+        fprintf(stderr, SERVE_NAME ": --adb-server: cannot listen on %s: %s\n", path,
+                strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        listen_path[0] = '\0';
+        return -1;
+    }
+    return fd;
+}
+
+static int listen_tcp(const char *spec)
+{
+    char host[256] = "127.0.0.1";
+    const char *port = spec, *colon = strrchr(spec, ':');
+    if (colon) {
+        size_t n = (size_t)(colon - spec);
+        if (spec[0] == '[' && n >= 2 && spec[n - 1] == ']')
+            spec++, n -= 2;
+        if (n == 0 || n >= sizeof host) {
+            fprintf(stderr, SERVE_NAME ": --adb-server: bad host in tcp:%s\n", spec);
+            return -1;
+        }
+        memcpy(host, spec, n);
+        host[n] = '\0';
+        port = colon + 1;
+    }
+    char *end;
+    long p = strtol(port, &end, 10);
+    if (!*port || *end || p < 0 || p > 65535) {
+        fprintf(stderr, SERVE_NAME ": --adb-server: bad port '%s' (tcp:PORT or "
+                        "tcp:HOST:PORT)\n", port);
+        return -1;
+    }
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
+                             .ai_flags = AI_PASSIVE | AI_NUMERICSERV};
+    struct addrinfo *ai = NULL;
+    int g = getaddrinfo(host, port, &hints, &ai);
+    if (g != 0) {
+        fprintf(stderr, SERVE_NAME ": --adb-server: cannot resolve %s: %s\n", host,
+                gai_strerror(g));
+        return -1;
+    }
+    int fd = -1;
+    for (struct addrinfo *a = ai; a && fd < 0; a = a->ai_next) {
+        fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+            continue;
+        int one = 1;
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+        if (bind(fd, a->ai_addr, a->ai_addrlen) != 0 || listen(fd, 64) != 0) {
+            int err = errno;
+            close(fd);
+            fd = -1;
+            errno = err;
+        }
+    }
+    freeaddrinfo(ai);
+    if (fd < 0)
+        fprintf(stderr, SERVE_NAME ": --adb-server: cannot listen on %s:%s: %s (another adb "
+                        "server there? `adb kill-server` stops it)\n", host, port, strerror(errno));
+    return fd;
+}
+
+int serve_adbsrv_start(serve *s, const char *addr)
+{
+    srv = s;
+    trace = getenv("ADB_TRACE") && *getenv("ADB_TRACE");
+    if (strncmp(addr, "tcp:", 4) == 0)
+        listen_fd = listen_tcp(addr + 4);
+    else if (strncmp(addr, "localfilesystem:", 16) == 0)
+        listen_fd = listen_unix(addr + 16, 0);
+    else if (strncmp(addr, "localabstract:", 14) == 0)
+        listen_fd = listen_unix(addr + 14, 1);
+    else {
+        fprintf(stderr, SERVE_NAME ": --adb-server: '%s' is not an address adb's server takes "
+                        "(tcp:PORT, tcp:HOST:PORT, localfilesystem:PATH, localabstract:NAME)\n",
+                addr);
+        return -1;
+    }
+    if (listen_fd < 0)
+        return -1;
+    if (pthread_create(&accept_thread, NULL, accept_main, NULL) != 0) {
+        close(listen_fd);
+        listen_fd = -1;
+        return -1;
+    }
+    started = 1;
+    fprintf(stderr, SERVE_NAME ": adb server on %s (adb's protocol has no authentication: "
+                    "anyone who can connect there can use the devices)\n", addr);
+    return 0;
+}
+
+void serve_adbsrv_stop(void)
+{
+    if (!started)
+        return;
+    pthread_join(accept_thread, NULL); /* srv->stopping is set: within 200 ms */
+    close(listen_fd);
+    listen_fd = -1;
+    if (listen_path[0])
+        unlink(listen_path);
+    pthread_mutex_lock(&as_lock);
+    /* Every client ends: relays see their socket's end, trackers and waits
+     * see stopping. */
+    for (size_t i = 0; i < sizeof client_fds / sizeof *client_fds; i++)
+        if (client_fds[i])
+            shutdown(client_fds[i] - 1, SHUT_RDWR);
+    while (nclients > 0)
+        pthread_cond_wait(&as_cv, &as_lock);
+    pthread_mutex_unlock(&as_lock);
+    started = 0;
+}
+
+int serve_adbsrv_clients(void)
+{
+    pthread_mutex_lock(&as_lock);
+    int n = nclients;
+    pthread_mutex_unlock(&as_lock);
+    return n;
+}
