@@ -28,7 +28,7 @@ ADB_TRACE=1 "$SERVE" --no-http --adb-server "tcp:$P" -t "$DEV" --ready-file "$T_
 SPID=$!
 T_BG_PIDS+=("$SPID")
 for ((i = 0; i < 200; i++)); do
-    [ -e "$T_TMP/ready" ] && grep -q "connected to $DEV" "$LOG" && break
+    [ -e "$T_TMP/ready" ] && grep -q "connected to $DEV" "$LOG" 2> /dev/null && break
     kill -0 "$SPID" 2> /dev/null || t_fail "adbc-serve exited: $(cat "$LOG")"
     sleep 0.05
 done
