@@ -773,18 +773,6 @@ static void *accept_main(void *arg)
 
 /* ---- the listening socket ---- */
 
-const char *serve_adbsrv_default_addr(char *buf, size_t cap)
-{
-    const char *sock = getenv("ADB_SERVER_SOCKET");
-    if (sock && *sock)
-        return sock;
-    const char *port = getenv("ANDROID_ADB_SERVER_PORT");
-    const char *host = getenv("ANDROID_ADB_SERVER_ADDRESS");
-    snprintf(buf, cap, "tcp:%s%s%s", host && *host ? host : "127.0.0.1", ":",
-             port && *port ? port : "5037");
-    return buf;
-}
-
 static int listen_unix(const char *path, int abstract)
 {
     struct sockaddr_un sa = {.sun_family = AF_UNIX};

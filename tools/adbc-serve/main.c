@@ -2,6 +2,7 @@
 /* adbc-serve: options, the devices, the token, then serve until SIGINT or
  * SIGTERM. See docs/serve.md. */
 #include "serve.h"
+#include "ops_hostproto.h"
 #include "ops_tools.h"
 
 #include <signal.h>
@@ -146,7 +147,7 @@ int main(int argc, char **argv)
                 adbsrv = v;
                 i++;
             } else {
-                adbsrv = serve_adbsrv_default_addr(adbsrv_buf, sizeof adbsrv_buf);
+                adbsrv = ops_hp_server_addr(adbsrv_buf, sizeof adbsrv_buf);
             }
         } else if (strcmp(a, "--no-http") == 0) {
             http = 0;

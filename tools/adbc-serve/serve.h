@@ -106,10 +106,6 @@ void serve_held_stop(void);
 int serve_adbsrv_start(serve *s, const char *addr);
 /* Close the listener and end every client (s->stopping set). */
 void serve_adbsrv_stop(void);
-/* The address adb's own client would use: ADB_SERVER_SOCKET, else
- * tcp:ANDROID_ADB_SERVER_ADDRESS (127.0.0.1):ANDROID_ADB_SERVER_PORT (5037);
- * buf holds it when built. */
-const char *serve_adbsrv_default_addr(char *buf, size_t cap);
 /* Clients connected now. */
 int serve_adbsrv_clients(void);
 /* The pool's on_conn_ready: streams may be opened on c. */

@@ -332,3 +332,15 @@ full:
     out[start] = '\0';
     return -1;
 }
+
+const char *ops_hp_server_addr(char *buf, size_t cap)
+{
+    const char *sock = getenv("ADB_SERVER_SOCKET");
+    if (sock && *sock)
+        return sock;
+    const char *port = getenv("ANDROID_ADB_SERVER_PORT");
+    const char *host = getenv("ANDROID_ADB_SERVER_ADDRESS");
+    snprintf(buf, cap, "tcp:%s:%s", host && *host ? host : "127.0.0.1",
+             port && *port ? port : "5037");
+    return buf;
+}

@@ -75,4 +75,9 @@ int ops_hp_device_line(char *out, size_t cap, size_t *used, int long_form, const
                        const char *state, const char *devpath, const char *product,
                        const char *model, const char *device, uint64_t id);
 
+/* The address of adb's server as adb's client finds it: ADB_SERVER_SOCKET
+ * when set, else tcp:ANDROID_ADB_SERVER_ADDRESS (127.0.0.1):
+ * ANDROID_ADB_SERVER_PORT (5037). buf (cap bytes) holds it when built. */
+const char *ops_hp_server_addr(char *buf, size_t cap);
+
 #endif
