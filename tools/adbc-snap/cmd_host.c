@@ -25,7 +25,8 @@ const snap_cmd snap_cmds_host[] = {
     {"disconnect", cmd_disconnect, "disconnect [HOST[:PORT]]",
      "forget a remembered TCP device, or all of them"},
     {"keygen", cmd_keygen, "keygen FILE", "write a new adb key to FILE and FILE.pub"},
-    {"version", cmd_version, "version", "adbc-snap's and adbc's version, where it is installed"},
+    {"version", cmd_version, "version",
+     "adb's version line (1.0.41), adbc-snap's and adbc's version, where it is installed"},
     {NULL, NULL, NULL, NULL},
 };
 
@@ -130,8 +131,12 @@ static int cmd_version(snap_ctx *ctx, int argc, char **argv)
         return snap_usage(&snap_cmds_host[3], "takes no arguments");
     const char *lib;
     adbc_version(&lib);
-    printf("adbc-snap version %s\n", ADBC_VERSION_STRING);
-    printf("adbc %s (the adb wire protocol, no adb server)\n", lib);
+    /* adb's first line, which tools parse for the protocol version adbc-snap
+     * speaks (adb's 1.0.41: adb_client's ADB_SERVER_VERSION 41), then
+     * adbc's own. */
+    printf("Android Debug Bridge version 1.0.41\n");
+    printf("Version %s (adbc-snap; adbc %s: the adb wire protocol, no adb server)\n",
+           ADBC_VERSION_STRING, lib);
     char self[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     if (n > 0) {

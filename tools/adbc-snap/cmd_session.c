@@ -161,28 +161,34 @@ const snap_cmd snap_cmds_session[] = {
     {NULL, NULL, NULL, NULL},
 };
 
-static int start(snap_ctx *ctx, const char *name, const char *sock, const char *pidf,
-                 const char *logf)
+void snap_serve_exe(char *exe, size_t cap)
 {
-    char self[PATH_MAX], exe[2 * PATH_MAX];
+    char self[PATH_MAX];
     const char *env = getenv("ADBC_SERVE");
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     if (env && *env) {
-        snprintf(exe, sizeof exe, "%s", env);
+        snprintf(exe, cap, "%s", env);
     } else if (n > 0) {
         self[n] = '\0';
         char *slash = strrchr(self, '/');
         *slash = '\0';
         /* Beside us (the build tree), else in the bin directory of the
          * install (adbc-snap-core is in libexec/adbc), else from PATH. */
-        snprintf(exe, sizeof exe, "%s/adbc-serve", self);
+        snprintf(exe, cap, "%s/adbc-serve", self);
         if (access(exe, X_OK) != 0)
-            snprintf(exe, sizeof exe, "%s/%s/adbc-serve", self, ADBC_SNAP_BIN_DIR);
+            snprintf(exe, cap, "%s/%s/adbc-serve", self, ADBC_SNAP_BIN_DIR);
         if (access(exe, X_OK) != 0)
-            snprintf(exe, sizeof exe, "adbc-serve");
+            snprintf(exe, cap, "adbc-serve");
     } else {
-        snprintf(exe, sizeof exe, "adbc-serve");
+        snprintf(exe, cap, "adbc-serve");
     }
+}
+
+static int start(snap_ctx *ctx, const char *name, const char *sock, const char *pidf,
+                 const char *logf)
+{
+    char exe[2 * PATH_MAX];
+    snap_serve_exe(exe, sizeof exe);
     char ready[PATH_MAX + 8], tmo[16], idle[16];
     snprintf(ready, sizeof ready, "%s.ready", pidf);
     snprintf(tmo, sizeof tmo, "%d", ctx->timeout_ms / 1000 > 0 ? ctx->timeout_ms / 1000 : 1);

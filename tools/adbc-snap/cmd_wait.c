@@ -12,6 +12,7 @@
 static int cmd_wait(snap_ctx *ctx, int argc, char **argv);
 static int cmd_get_state(snap_ctx *ctx, int argc, char **argv);
 static int cmd_get_serialno(snap_ctx *ctx, int argc, char **argv);
+static int cmd_features(snap_ctx *ctx, int argc, char **argv);
 
 const snap_cmd snap_cmds_wait[] = {
     {"wait-for-device", cmd_wait, "wait-for-device [-t SECONDS]",
@@ -19,6 +20,8 @@ const snap_cmd snap_cmds_wait[] = {
      "device, recovery, rescue, sideload, bootloader, disconnect)"},
     {"get-state", cmd_get_state, "get-state", "print the device's state (device, unauthorized, ...)"},
     {"get-serialno", cmd_get_serialno, "get-serialno", "print the selected device's serial"},
+    {"features", cmd_features, "features",
+     "print the device's features adbc-snap can use, one a line, as adb"},
     {NULL, NULL, NULL, NULL},
 };
 
@@ -156,5 +159,30 @@ static int cmd_get_serialno(snap_ctx *ctx, int argc, char **argv)
     if (find(ctx, argv[0], &e) != 0)
         return SNAP_EXIT_FAIL;
     printf("%s\n", e.serial);
+    return 0;
+}
+
+/* adb's features: those of the device (its banner) that this adb can use,
+ * one a line, as adb lists "the features common to both the adb client
+ * and the device"; tools read them to decide on shell protocol v2,
+ * stat_v2, abb_exec, sync v2 and its compression. The list is what the
+ * library acts on (adbc_conn_has_feature's callers). */
+static int cmd_features(snap_ctx *ctx, int argc, char **argv)
+{
+    static const char *const usable[] = {
+        "shell_v2",   "cmd",           "stat_v2",           "ls_v2",           "fixed_push_mkdir",
+        "abb_exec",   "delayed_ack",   "sendrecv_v2",       "sendrecv_v2_brotli",
+        "sendrecv_v2_lz4", "sendrecv_v2_zstd", "sendrecv_v2_dry_run_send"};
+    (void)argv;
+    if (argc != 1)
+        return snap_usage(&snap_cmds_wait[3], "takes no arguments");
+    adbc_conn *c;
+    if (snap_connect(ctx, &c) < 0)
+        return SNAP_EXIT_FAIL;
+    const adbc_banner *b = adbc_conn_banner(c);
+    for (size_t i = 0; b && i < b->nfeatures; i++)
+        for (size_t k = 0; k < sizeof usable / sizeof *usable; k++)
+            if (strcmp(b->features[i], usable[k]) == 0)
+                printf("%s\n", b->features[i]);
     return 0;
 }

@@ -152,7 +152,9 @@ static const snap_help help_table[] = {
     {"keygen",
      "Writes a new 2048-bit adb key to FILE (PEM, mode 0600) and its public line\n"
      "to FILE.pub, as `adb keygen` does."},
-    {"version", "adbc-snap's version, the library's, and where the program is."},
+    {"version", "adb's first line (\"Android Debug Bridge version 1.0.41\": the protocol\n"
+                "version adbc-snap speaks, which tools parse), then adbc-snap's version and\n"
+                "the library's, and where the program is."},
     {"emu",
      "Sends COMMAND... (one line) to the emulator's console as `adb emu` does:\n"
      "emulator-N's console is TCP port N on 127.0.0.1 (the port below its adb\n"
@@ -275,6 +277,21 @@ static const snap_help help_table[] = {
      "0. As with adb, a device that cannot be used is an error with exit status\n"
      "1: \"device unauthorized\", \"device offline\", \"device 'SERIAL' not found\"\n"
      "(each followed by the cause and what to do)."},
+    {"features",
+     "Prints the features of the selected device (its banner) that adbc-snap can\n"
+     "use, one a line, as `adb features` lists those common to adb and the device:\n"
+     "shell_v2, cmd, stat_v2, ls_v2, fixed_push_mkdir, abb_exec, delayed_ack,\n"
+     "sendrecv_v2 and its compressions (brotli, lz4, zstd), sendrecv_v2_dry_run_send."},
+    {"start-server",
+     "Starts adb's server as adbc-serve --adb-server (docs/adb-server.md) unless a\n"
+     "server of adb's version answers: on ADB_SERVER_SOCKET, else\n"
+     "tcp:127.0.0.1:5037 (ANDROID_ADB_SERVER_PORT), holding the device named by\n"
+     "-s/-t, else every device `devices` lists. Its log is adb-server.log in the\n"
+     "session directory ($XDG_RUNTIME_DIR/adbc)."},
+    {"kill-server",
+     "Stops the adb server answering at ADB_SERVER_SOCKET (else\n"
+     "tcp:127.0.0.1:5037) with host:kill, adbc-serve's or adb's own, and waits\n"
+     "until it is gone. Nothing answering is not an error, as with adb."},
     {"get-serialno",
      "Prints the selected device's serial as adb lists it (the USB serial,\n"
      "emulator-N, HOST:PORT)."},

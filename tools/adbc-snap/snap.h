@@ -164,6 +164,11 @@ int snap_help_show(const snap_cmd *cmd);
  * -1 when there is none (or --no-session). */
 int snap_session_connect(snap_ctx *ctx, adbc_conn **out);
 extern const snap_cmd snap_cmds_session[];
+/* The adbc-serve to run: $ADBC_SERVE, else beside this program, else in
+ * the install's bin directory, else from PATH. */
+void snap_serve_exe(char *exe, size_t cap);
+/* start-server, kill-server (cmd_server.c): adbc-serve as adb's server. */
+extern const snap_cmd snap_cmds_server[];
 
 /* The devices of the running sessions (their names as -s/-t gave them), at
  * most max into names; how many. */
