@@ -17,7 +17,7 @@ set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 t_need_adb
 SERVE=${ADBC_SERVE:-$ADBC_BUILD_DIR/tools/adbc-serve}
-[ -x "$SERVE" ] || { echo "SKIP: adbc-serve not built (libmicrohttpd-dev missing)"; exit 77; }
+t_need_built SERVE "adbc-serve needs cJSON and libmicrohttpd"
 t_init
 interop_start
 LOG=$T_TMP/serve.log

@@ -10,7 +10,7 @@
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 SERVE=${ADBC_SERVE:-$ADBC_BUILD_DIR/tools/adbc-serve}
-[ -x "$SERVE" ] || { echo "SKIP: adbc-serve not built (libmicrohttpd-dev missing)"; exit 77; }
+t_need_built SERVE "adbc-serve needs cJSON and libmicrohttpd"
 command -v node > /dev/null || { echo "SKIP: node not found (Debian: apt install nodejs npm)"; exit 77; }
 command -v npm > /dev/null || { echo "SKIP: npm not found (Debian: apt install npm)"; exit 77; }
 t_init

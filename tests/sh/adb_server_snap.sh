@@ -9,8 +9,7 @@
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 t_need_adb
-[ -x "$ADBC_BUILD_DIR/tools/adbc-serve" ] ||
-    { echo "SKIP: adbc-serve not built (libmicrohttpd-dev missing)"; exit 77; }
+t_need_built SERVE "adbc-serve needs cJSON and libmicrohttpd"
 t_init
 interop_start
 export XDG_RUNTIME_DIR=$T_TMP/run
