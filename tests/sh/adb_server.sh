@@ -213,6 +213,6 @@ if pgrep -f -- "fork-server" | while read -r pid; do
 done | grep -q .; then
     t_fail "an adb server was started on port $P"
 fi
-grep -qE 'ERROR: (Address|Leak|Thread)Sanitizer|runtime error:' "$LOG" &&
+grep -qE '(ERROR|WARNING): [A-Za-z]*Sanitizer|runtime error:' "$LOG" &&
     t_fail "adbc-serve: $(grep -m3 -E 'Sanitizer|runtime error' "$LOG")"
 echo "ok: $T_CHECKS checks"

@@ -65,4 +65,6 @@ for req in host:version host:devices host:track-devices 'host:disconnect:' 'host
     grep -q "adb server: $req" "$LOG" || t_fail "no $req in the server's log"
 done
 kill -0 "$SPID" || t_fail "adbc-serve died"
+grep -qE '(ERROR|WARNING): [A-Za-z]*Sanitizer|runtime error:' "$LOG" &&
+    t_fail "adbc-serve: $(grep -m3 -E 'Sanitizer|runtime error' "$LOG")"
 echo "ok: $T_CHECKS checks"
