@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # adbc-snap where scripts expect adb, beside Debian's adb: `version`'s first
 # line is adb's ("Android Debug Bridge version 1.0.41"); `features` lists the
-# device's features as adb does; `start-server` starts adbc-serve as adb's
+# device's features as adb does; `shell` takes the last of -T and -t as adb; `start-server` starts adbc-serve as adb's
 # server on ANDROID_ADB_SERVER_PORT (adb's own client then uses it; a
 # second start-server says nothing, as adb's), and `kill-server` stops it,
 # as adb's kill-server does, and again with nothing to stop (exit 0 both).
@@ -37,6 +37,15 @@ for f in $(comm -13 "$T_TMP/fa" "$T_TMP/fb"); do
 done
 for f in $(comm -23 "$T_TMP/fa" "$T_TMP/fb"); do
     [[ " $ADB_ONLY " == *" $f "* ]] || t_fail "adb lists $f, adbc-snap does not"
+done
+
+t_check "shell -T and -t: the last one counts, as adb's (-T -tt: a PTY; -tt -T: none)"
+for opts in "-T -tt" "-tt -T" "-T -t" "-t -T -tt" "-Ttt" "-ttT"; do
+    # shellcheck disable=SC2086 # the options are words
+    a=$(adb_run a -s "$DEV" shell $opts tty < /dev/null 2> /dev/null | sed 's|^/dev/.*|PTY|')
+    # shellcheck disable=SC2086
+    b=$(timeout 30 "$SNAP" -s "$DEV" shell $opts tty < /dev/null 2> /dev/null | sed 's|^/dev/.*|PTY|')
+    [ -n "$a" ] && [ "$a" = "$b" ] || t_fail "shell $opts tty: adb '$a', adbc-snap '$b'"
 done
 
 P=$(_t_free_port) || t_fail "no free port"

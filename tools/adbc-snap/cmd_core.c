@@ -354,7 +354,7 @@ static int run_json(snap_ctx *ctx, const char *cmd, adbc_shell_mode mode)
  * word that is not an option starts the command), and adbc's --json and
  * "--". As adb decides the PTY: -T never; -t when stdin is a terminal;
  * -tt always; with neither, when there is no command and stdin is a
- * terminal. -x: shell v1 (no exit status, stderr mixed in; the escape back
+ * terminal; the last of -T and -t counts (-T -tt: always). -x: shell v1 (no exit status, stderr mixed in; the escape back
  * to '~'); -n: stdin is not read; -e C: the escape character on a raw
  * terminal ("none": no escape; default '~'). */
 static int cmd_shell(snap_ctx *ctx, int argc, char **argv)
@@ -385,8 +385,9 @@ static int cmd_shell(snap_ctx *ctx, int argc, char **argv)
             if (*o == 'n') {
                 forward = 0;
             } else if (*o == 't') {
-                if (t >= 0)
-                    t++;
+                /* As adb: cumulative, and after -T a -t starts again from
+                 * one (-T -tt forces a PTY, -tt -T gives none). */
+                t = t >= 1 ? 2 : 1;
             } else if (*o == 'T') {
                 t = -1;
             } else if (*o == 'x') {
