@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: Apache-2.0
 # adbc-snap where scripts expect adb, beside Debian's adb: `version`'s first
 # line is adb's ("Android Debug Bridge version 1.0.41"); `features` lists the
-# device's features as adb does; `shell` takes the last of -T and -t as adb; `start-server` starts adbc-serve as adb's
+# device's features as adb does; `shell` takes the last of -T and -t as adb;
+# ADB_COMPRESSION is honoured by push and pull, and a variable of adb's
+# that has no effect here is named when set; `start-server` starts adbc-serve as adb's
 # server on ANDROID_ADB_SERVER_PORT (adb's own client then uses it; a
 # second start-server says nothing, as adb's), and `kill-server` stops it,
 # as adb's kill-server does, and again with nothing to stop (exit 0 both).
@@ -47,6 +49,24 @@ for opts in "-T -tt" "-tt -T" "-T -t" "-t -T -tt" "-Ttt" "-ttT"; do
     b=$(timeout 30 "$SNAP" -s "$DEV" shell $opts tty < /dev/null 2> /dev/null | sed 's|^/dev/.*|PTY|')
     [ -n "$a" ] && [ "$a" = "$b" ] || t_fail "shell $opts tty: adb '$a', adbc-snap '$b'"
 done
+
+t_check "adb's environment: ADB_COMPRESSION honoured, one without effect refused by name"
+head -c 300000 /dev/zero > "$T_TMP/zeros"
+ADB_COMPRESSION=lz4 timeout 30 "$SNAP" -s "$DEV" push "$T_TMP/zeros" /data/local/tmp/z > "$T_TMP/z.out" 2>&1 ||
+    t_fail "push with ADB_COMPRESSION=lz4: $(cat "$T_TMP/z.out")"
+grep -q "lz4: [0-9]* bytes on the wire" "$T_TMP/z.out" || t_fail "not lz4: $(cat "$T_TMP/z.out")"
+ADB_COMPRESSION=0 timeout 30 "$SNAP" -s "$DEV" push "$T_TMP/zeros" /data/local/tmp/z > "$T_TMP/z.out" 2>&1 ||
+    t_fail "push with ADB_COMPRESSION=0: $(cat "$T_TMP/z.out")"
+! grep -q "on the wire" "$T_TMP/z.out" || t_fail "compressed with ADB_COMPRESSION=0: $(cat "$T_TMP/z.out")"
+ADB_COMPRESSION=bogus timeout 30 "$SNAP" -s "$DEV" pull /data/local/tmp/z "$T_TMP/z2" > "$T_TMP/z.out" 2>&1
+[ $? = 2 ] && grep -q "ADB_COMPRESSION=bogus" "$T_TMP/z.out" || t_fail "a bad ADB_COMPRESSION: $(cat "$T_TMP/z.out")"
+[ ! -e "$T_TMP/z2" ] || t_fail "pulled despite a bad ADB_COMPRESSION"
+ADB_MDNS_OPENSCREEN=1 timeout 30 "$SNAP" -s "$DEV" get-state > "$T_TMP/e.out" 2> "$T_TMP/e.err" ||
+    t_fail "get-state with ADB_MDNS_OPENSCREEN set: $(cat "$T_TMP/e.err")"
+[ "$(cat "$T_TMP/e.out")" = device ] || t_fail "get-state: $(cat "$T_TMP/e.out")"
+grep -q "ADB_MDNS_OPENSCREEN is set but has no effect" "$T_TMP/e.err" || t_fail "not named: $(cat "$T_TMP/e.err")"
+ADB_MDNS_OPENSCREEN=1 timeout 30 "$SNAP" -q -s "$DEV" get-state 2> "$T_TMP/e.err" > /dev/null
+[ ! -s "$T_TMP/e.err" ] || t_fail "-q still said: $(cat "$T_TMP/e.err")"
 
 P=$(_t_free_port) || t_fail "no free port"
 export ANDROID_ADB_SERVER_PORT=$P

@@ -357,6 +357,8 @@ static int tree_opt(const snap_cmd *cmd, int argc, char **argv, int *i, xopts *x
 static int cmd_push(snap_ctx *ctx, int argc, char **argv)
 {
     xopts x = {.comp = ADBC_SYNC_COMPRESS_AUTO};
+    if (snap_adb_compression(&x.comp) < 0)
+        return SNAP_EXIT_USAGE;
     int i = 1, json = 0;
     for (; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
         int z = compression_opt(&snap_cmds_sync[0], argc, argv, &i, &x.comp);
@@ -446,6 +448,8 @@ static int cmd_push(snap_ctx *ctx, int argc, char **argv)
 static int cmd_pull(snap_ctx *ctx, int argc, char **argv)
 {
     xopts x = {.flags = ADBC_SYNC_NO_ATTRS, .comp = ADBC_SYNC_COMPRESS_AUTO};
+    if (snap_adb_compression(&x.comp) < 0)
+        return SNAP_EXIT_USAGE;
     int i = 1, json = 0;
     for (; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
         int z = compression_opt(&snap_cmds_sync[1], argc, argv, &i, &x.comp);

@@ -106,6 +106,7 @@ int main(int argc, char **argv)
     }
     if (snap_has_opt(cmd->name, argc - i, argv + i, "--help"))
         return snap_help_show(cmd);
+    snap_adb_env_check(&ctx);
     snap_json_set(snap_has_opt(cmd->name, argc - i, argv + i, "--json"));
     if (snap_signals_start() != 0)
         fprintf(stderr, "adbc-snap: cannot watch for signals: an interrupt will not clean up\n");

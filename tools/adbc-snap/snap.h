@@ -167,6 +167,12 @@ extern const snap_cmd snap_cmds_session[];
 /* The adbc-serve to run: $ADBC_SERVE, else beside this program, else in
  * the install's bin directory, else from PATH. */
 void snap_serve_exe(char *exe, size_t cap);
+/* adb's environment variables (adb_env.c): a note on stderr (unless -q)
+ * for each one set that has no effect here, naming it; and
+ * ADB_COMPRESSION as push and pull's default (*comp kept when unset; -1
+ * after printing why when it is not one adb takes). */
+void snap_adb_env_check(const snap_ctx *ctx);
+int snap_adb_compression(adbc_sync_compression *comp);
 /* start-server, kill-server (cmd_server.c): adbc-serve as adb's server. */
 extern const snap_cmd snap_cmds_server[];
 
