@@ -476,9 +476,11 @@ async function noConfigOne() {
   const c = await connect([], 'noconfig-one');
   serve('emuport', screen(LIST, FIELD, SEND));
   let r = await call(c, 'list_devices');
-  check(!r.isError && /^emulator-5554\tdevice\ttransport:local.* kind:emulator/m.test(text(r)), 'no configuration: list_devices shows emulator-5554 as an emulator', text(r));
+  check(!r.isError && /^emulator-5554\tdevice\ttransport:local/m.test(text(r)) && !/kind:/.test(text(r)), 'no configuration: list_devices shows emulator-5554, its kind not yet read', text(r));
   r = await call(c, 'snapshot');
-  check(!r.isError && text(r).includes(SCREEN_TEXT), 'no configuration: the only device, emulator-5554, is used (always allowed)', text(r));
+  check(!r.isError && text(r).includes(SCREEN_TEXT) && text(r).includes('(emulator)'), 'no configuration: the only device, emulator-5554, is used (an emulator by ro.kernel.qemu)', text(r));
+  r = await call(c, 'list_devices');
+  check(!r.isError && /^emulator-5554\tdevice\ttransport:local.* kind:emulator/m.test(text(r)), 'list_devices then shows emulator-5554 as an emulator, as the device said', text(r));
   calls('emuport');
   r = await call(c, 'tap_xy', { x: 7, y: 8 });
   check(!r.isError && calls('emuport') === 'cmd input tap 7 8', 'the tap reaches the device on port 5555', text(r));
@@ -506,6 +508,32 @@ async function noConfigTwo() {
   r = await call(c3, 'tap_xy', { x: 5, y: 6 });
   check(!r.isError && calls('emuport') === 'cmd input tap 5 6', '-s emulator-5554 wins over ANDROID_SERIAL', text(r));
   await c3.close();
+}
+
+// A phone on 127.0.0.1:5555 (after `adb tcpip 5555`, reached from Termux on
+// itself, or a forwarded port) is listed as emulator-5554, as adb lists it,
+// but it says ro.kernel.qemu=0: a physical device, refused as the only device,
+// by -s and by select_device, and nothing reaches it.
+async function noConfigPhonePort() {
+  serve('phoneport', screen(LIST, FIELD, SEND));
+  calls('phoneport');
+  const c = await connect([], 'noconfig-phoneport');
+  let r = await call(c, 'list_devices');
+  check(!r.isError && /^emulator-5554\tdevice/m.test(text(r)) && !/kind:emulator/.test(text(r)), 'a phone on port 5555 is listed as emulator-5554, not as an emulator', text(r));
+  r = await call(c, 'snapshot');
+  check(r.isError && /physical device/.test(text(r)) && /not on the allowlist/.test(text(r)), 'the implicit only device emulator-5554 that is a phone: refused', text(r));
+  r = await call(c, 'tap_xy', { x: 1, y: 2 });
+  check(r.isError && /physical device/.test(text(r)), 'a tap on it: refused', text(r));
+  r = await call(c, 'select_device', { serial: 'emulator-5554' });
+  check(r.isError && /physical device/.test(text(r)), 'select_device emulator-5554: refused', text(r));
+  r = await call(c, 'list_devices');
+  check(!r.isError && /^emulator-5554\tdevice/m.test(text(r)) && !/kind:emulator/.test(text(r)), 'list_devices after the refusal: still not an emulator', text(r));
+  await c.close();
+  const c2 = await connect(['-s', 'emulator-5554'], 'noconfig-phoneport-s');
+  r = await call(c2, 'tap_xy', { x: 3, y: 4 });
+  check(r.isError && /physical device/.test(text(r)), '-s emulator-5554 of a phone: refused', text(r));
+  await c2.close();
+  check(!calls('phoneport').includes('input'), 'nothing reached the phone', '');
 }
 
 // The only device, as adbc_device_find counts them, whatever its state: an
@@ -614,7 +642,7 @@ const allSteps = {
   'every tool': everyTool, 'more tools': moreTools, 'raw protocol': rawProtocol, allowlist, '--allow-shell': shellFlag,
   'device vanishes': vanish, 'config errors': configErrors,
   'no config: one emulator': noConfigOne, 'no config: two emulators': noConfigTwo,
-  'no config: only device unauthorized': noConfigLocked, 'mdns: allowlist': mdnsAllowlist,
+  'no config: only device unauthorized': noConfigLocked, 'no config: a phone on an emulator port': noConfigPhonePort, 'mdns: allowlist': mdnsAllowlist,
 };
 const steps = env.MCP_STEPS
   ? env.MCP_STEPS.split(';').map((n) => [n, allSteps[n]])

@@ -10,7 +10,9 @@ set -u
 
 # adbc-mcp with no configuration, in a private network namespace: the test
 # device on the emulator ports (5555, then 5557 too) is found as emulator-N,
-# used as the only device, chosen by ANDROID_SERIAL and by -s.
+# used as the only device, chosen by ANDROID_SERIAL and by -s; an emulator
+# by what it says (ro.kernel.qemu, ro.boot.qemu), never by that name: a
+# phone on port 5555 is listed as emulator-5554 and refused all the same.
 if [ "${1:-}" = --noconfig ]; then
     t_init
     ip link set lo up || t_fail "cannot bring lo up in the private namespace"
@@ -24,17 +26,22 @@ if [ "${1:-}" = --noconfig ]; then
         echo "$out}"
     }
     t_check "no configuration, one device on port 5555"
-    td_start emuport --no-auth --port 5555
+    td_start emuport --no-auth --port 5555 --prop ro.kernel.qemu=1
     MCP_BIN=$2 T_TMP=$T_TMP MCP_DEVICES=$(devjson emuport) MCP_STEPS='no config: one emulator' \
         timeout 300 node "$ADBC_SOURCE_DIR/tests/mcp/test.mjs" || t_fail "no-config step failed"
     t_check "two devices, on ports 5555 and 5557: ANDROID_SERIAL and -s choose"
-    td_start emuport2 --no-auth --port 5557
+    td_start emuport2 --no-auth --port 5557 --prop ro.boot.qemu=1
     MCP_BIN=$2 T_TMP=$T_TMP MCP_DEVICES=$(devjson emuport emuport2) \
         MCP_STEPS='no config: two emulators' \
         timeout 300 node "$ADBC_SOURCE_DIR/tests/mcp/test.mjs" || t_fail "two-emulator step failed"
     t_check "the only device is unauthorized: it is still the only device, and the call says so"
     td_stop emuport
     td_stop emuport2
+    t_check "a phone on port 5555 (adb tcpip 5555, a forwarded port): emulator-5554 by name, refused"
+    td_start phoneport --no-auth --port 5555 --serial PHONE5555 --prop ro.kernel.qemu=0
+    MCP_BIN=$2 T_TMP=$T_TMP MCP_DEVICES=$(devjson phoneport) MCP_STEPS='no config: a phone on an emulator port' \
+        timeout 300 node "$ADBC_SOURCE_DIR/tests/mcp/test.mjs" || t_fail "phone-on-5555 step failed"
+    td_stop phoneport
     td_start emulocked --port 5559
     MCP_BIN=$2 T_TMP=$T_TMP MCP_DEVICES=$(devjson emulocked) MCP_STEPS='no config: only device unauthorized' \
         timeout 300 node "$ADBC_SOURCE_DIR/tests/mcp/test.mjs" || t_fail "unauthorized step failed"

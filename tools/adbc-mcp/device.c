@@ -8,9 +8,9 @@
  *    several and none chosen the call fails listing them. A phone announced
  *    by mDNS is never chosen implicitly: it is named (-s, default,
  *    select_device) or not used;
- *  - an emulator is told from a physical device by facts only: an
- *    "emulator-" serial, or ro.kernel.qemu / ro.boot.qemu = 1 read from the
- *    device itself; if those cannot be read the device is refused;
+ *  - an emulator is told from a physical device by facts only:
+ *    ro.kernel.qemu / ro.boot.qemu = 1 read from the device itself, never
+ *    its name (ops_device_kind); if those cannot be read it is refused;
  *  - a physical device is used only when its serial (as listed, or its
  *    ro.serialno) is on the allowlist;
  *  - a call holds the device's lock for its whole run, taken within the
@@ -228,8 +228,8 @@ static int take(ops_call *c, ops_dev *d)
                  d->serialno[0] && strcmp(d->serialno, d->serial) ? d->serialno : "",
                  d->serialno[0] && strcmp(d->serialno, d->serial) ? "\")" : "");
         ops_call_fail(c, OPS_EFAIL,
-                      "refused: %s is a physical device (not an emulator: its serial does not "
-                     "start with emulator- and ro.kernel.qemu / ro.boot.qemu are not 1) and it "
+                      "refused: %s is a physical device (not an emulator: neither "
+                     "ro.kernel.qemu nor ro.boot.qemu is 1 on it, whatever its name) and it "
                      "is not on the allowlist. Physical devices are off unless allowed by "
                      "name: a person must add %s to allowlist under [device] in %s and restart "
                      "adbc-mcp. Until then use an emulator.",
@@ -382,9 +382,17 @@ int device_list_text(ops_call *c)
         fprintf(f, "%s\t%s\ttransport:%s", e->serial, adbc_device_state_text(e), e->transport);
         if (e->model[0])
             fprintf(f, " model:%s", e->model);
-        if (strncmp(e->serial, "emulator-", 9) == 0)
-            fprintf(f, " kind:emulator");
-        else if (listed(s, e->serial))
+        /* The kind only as the device said it when connected: a name such
+         * as emulator-5554 says nothing (ops_device_kind). */
+        ops_dev *d = ops_pool_find(&s->pool, e->serial);
+        ops_kind kind = OPS_KIND_UNKNOWN;
+        if (d && pthread_mutex_trylock(&d->lock) == 0) {
+            kind = d->conn ? d->kind : OPS_KIND_UNKNOWN;
+            pthread_mutex_unlock(&d->lock);
+        }
+        if (kind != OPS_KIND_UNKNOWN)
+            fprintf(f, " kind:%s", ops_kind_name(kind));
+        if (listed(s, e->serial))
             fprintf(f, " allowlisted");
         if (active && strcmp(active->serial, e->serial) == 0)
             fprintf(f, " [active]");

@@ -137,7 +137,13 @@ int ops_device_kind(ops_kind *kind, char *serialno, size_t cap, adbc_conn *conn,
     serialno[0] = 0;
     if (!serial)
         serial = "";
-    *kind = strncmp(serial, "emulator-", 9) == 0 ? OPS_KIND_EMULATOR : OPS_KIND_PHYSICAL;
+    /* The device's own word only: a name says nothing (an adbd on
+     * 127.0.0.1:5555..5585 is listed as "emulator-N" whatever it is, a phone
+     * reached through a forwarded port or after `adb tcpip 5555` included;
+     * an mDNS instance is whatever its announcer chose). The emulator sets
+     * ro.kernel.qemu=1 (the kernel's qemu=1; older images) or ro.boot.qemu=1
+     * (androidboot.qemu=1; newer ones). */
+    *kind = OPS_KIND_PHYSICAL;
     static const char *const qemu[] = {"ro.kernel.qemu", "ro.boot.qemu"};
     for (int i = 0; i < 2 && *kind != OPS_KIND_EMULATOR; i++) {
         char *v = NULL;

@@ -13,8 +13,9 @@
  *    (OPS_EDEVICE) saying when the next try is.
  *
  * The emulator check (check_kind): an emulator is told from a physical
- * device by facts only, an "emulator-" serial or ro.kernel.qemu /
- * ro.boot.qemu = 1 read from the device itself; when those cannot be read
+ * device by what the device itself says, ro.kernel.qemu or ro.boot.qemu = 1,
+ * read on connecting; never by its name (an "emulator-N" serial is only
+ * where adbd listens). When those cannot be read the device is no emulator:
  * the connection is dropped and the call fails (a policy that refuses
  * physical devices must never take an unknown one for an emulator).
  *
@@ -127,8 +128,9 @@ void ops_dev_drop(ops_dev *d);
  * one is (or before the thread first looked). */
 int64_t ops_pool_gone_since(const ops_pool *p);
 
-/* Emulator or physical, by facts only (the rule above): an "emulator-"
- * serial, else ro.kernel.qemu / ro.boot.qemu read from conn; *serialno
+/* Emulator or physical, by facts only (the rule above): ro.kernel.qemu /
+ * ro.boot.qemu read from conn (serial only names the device in messages,
+ * whatever it looks like); *serialno
  * gets ro.serialno ("" when unreadable). A fact that cannot be read is -1
  * with e set and *kind OPS_KIND_UNKNOWN: a policy that refuses physical
  * devices must refuse it. */
