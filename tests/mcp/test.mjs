@@ -638,15 +638,71 @@ async function moreTools() {
   await c.close();
 }
 
+// notifications/cancelled (MCP's cancellation): the SDK's AbortSignal on a
+// long wait_for_text stops the wait (no more dumps on the device), frees the
+// device for the next call, and no answer ever comes for the cancelled id.
+async function cancelCall() {
+  const emu = DEV.emu;
+  const cfg = writeConfig(path.join(TMP, 'cancel.toml'),
+    `[device]\ntargets = ["${emu.addr}"]\nusb = false\n[timeouts]\ncall_ms = 30000\nsettle_ms = 0\n`);
+  const c = await connect(['--config', cfg], 'cancel');
+  const late = [];
+  c.onerror = (e) => late.push(String(e));
+  serve('emu', screen(LIST, FIELD, SEND));
+  await call(c, 'snapshot');
+  const ac = new AbortController();
+  const pending = c.callTool({ name: 'wait_for_text', arguments: { text: 'Never', timeout_ms: 25000 } }, undefined,
+    { signal: ac.signal, timeout: 90000 }).then(() => 'answered', (e) => `rejected: ${e}`);
+  // The uiautomator stand-in counts its runs in uiautomator.count.
+  const dumps = () => { try { return Number(fs.readFileSync(path.join(ctlOf('emu'), 'uiautomator.count'), 'utf8')); } catch { return 0; } };
+  const before = dumps();
+  for (let i = 0; i < 600 && dumps() < before + 2; i++) await new Promise((res) => setTimeout(res, 50));
+  check(dumps() >= before + 2, 'wait_for_text is polling the screen', `${before} then ${dumps()}`);
+  ac.abort('the user gave up');
+  const how = await pending;
+  check(how.startsWith('rejected'), 'the SDK gives up on the call', how);
+  // The device is free at once: with the wait still running it would be held
+  // for another ~23 s, past this call's 15 s bound.
+  calls('emu');
+  const r = await c.callTool({ name: 'tap_xy', arguments: { x: 4, y: 5 } }, undefined, { timeout: 15000 })
+    .catch((e) => ({ isError: true, content: [{ type: 'text', text: String(e) }] }));
+  check(!r.isError && calls('emu').includes('cmd input tap 4 5'), 'the next call gets the device at once', text(r));
+  const n1 = dumps();
+  await new Promise((res) => setTimeout(res, 1500));
+  check(dumps() === n1, 'the cancelled wait polls no more', `${n1} then ${dumps()}`);
+  check(await c.ping().then(() => true), 'still serving');
+  await c.close();
+  check(late.length === 0, 'no answer for the cancelled request reached the client', late.join('\n'));
+  check(c.log.join('').includes('cancelled by the client, no answer sent'), 'the server says it dropped the answer', c.log.join('').slice(-1500));
+
+  // Raw: the cancelled call's id never gets an answer, even after its
+  // timeout would have passed; a cancel for an unknown id is ignored.
+  const raw = new Raw(['--config', cfg]);
+  raw.send('{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}');
+  await raw.next();
+  raw.send('{"jsonrpc":"2.0","method":"notifications/initialized"}');
+  raw.send('{"jsonrpc":"2.0","id":9007199254740993,"method":"tools/call","params":{"name":"wait_for_text","arguments":{"text":"Never","timeout_ms":3000}}}');
+  await new Promise((res) => setTimeout(res, 800));
+  raw.send('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9007199254740992}}');
+  raw.send('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9007199254740993,"reason":"x"}}');
+  raw.send('{"jsonrpc":"2.0","id":"p","method":"ping"}');
+  let m = await raw.next();
+  check(m.id === 'p', 'the ping is answered', JSON.stringify(m));
+  const after = await raw.next(6000).then((x) => JSON.stringify(x), () => null);
+  check(after === null, 'nothing is sent for the cancelled call (past its 3 s wait too)', after);
+  await raw.close();
+  check(raw.bad.length === 0, 'stdout held nothing but JSON-RPC messages', raw.bad.join('\n'));
+}
+
 const allSteps = {
-  'every tool': everyTool, 'more tools': moreTools, 'raw protocol': rawProtocol, allowlist, '--allow-shell': shellFlag,
+  'every tool': everyTool, 'more tools': moreTools, 'raw protocol': rawProtocol, allowlist, '--allow-shell': shellFlag, cancel: cancelCall,
   'device vanishes': vanish, 'config errors': configErrors,
   'no config: one emulator': noConfigOne, 'no config: two emulators': noConfigTwo,
   'no config: only device unauthorized': noConfigLocked, 'no config: a phone on an emulator port': noConfigPhonePort, 'mdns: allowlist': mdnsAllowlist,
 };
 const steps = env.MCP_STEPS
   ? env.MCP_STEPS.split(';').map((n) => [n, allSteps[n]])
-  : [['every tool', everyTool], ['more tools', moreTools], ['raw protocol', rawProtocol], ['allowlist', allowlist], ['--allow-shell', shellFlag], ['device vanishes', vanish], ['config errors', configErrors]];
+  : [['every tool', everyTool], ['more tools', moreTools], ['cancel', cancelCall], ['raw protocol', rawProtocol], ['allowlist', allowlist], ['--allow-shell', shellFlag], ['device vanishes', vanish], ['config errors', configErrors]];
 for (const [name, fn] of steps) {
   console.log(`== ${name}`);
   if (!fn) {

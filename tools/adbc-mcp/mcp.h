@@ -41,6 +41,8 @@ typedef struct mcp_server {
     pthread_mutex_t flight_lock;
     pthread_cond_t flight_cond;
     int inflight;
+    struct call_job *jobs[MCP_MAX_INFLIGHT]; /* the calls running, for cancelling
+                                                (flight_lock) */
     /* Call threads that have finished but are not yet joined: joined before
      * the next call starts and at exit, so a thread's own cleanup (OpenSSL's
      * per-thread state) has run before the process ends. */

@@ -117,9 +117,19 @@ static void on_initialize(mcp_server *s, const cJSON *id, const cJSON *params)
 /* tools/call runs on its own thread. */
 typedef struct call_job {
     mcp_server *srv;
-    cJSON *id;
+    cJSON *id;               /* as sent (a raw item: echoed and matched as written) */
     cJSON *params;
+    ops_cancel cancel;       /* fired by notifications/cancelled naming id */
+    int slot;                /* in srv->jobs */
 } call_job;
+
+static void job_free(call_job *job)
+{
+    cJSON_Delete(job->id);
+    cJSON_Delete(job->params);
+    ops_cancel_destroy(&job->cancel);
+    free(job);
+}
 
 static void *call_thread(void *arg)
 {
@@ -129,8 +139,16 @@ static void *call_thread(void *arg)
     const cJSON *args = cJSON_GetObjectItemCaseSensitive(job->params, "arguments");
     cJSON *r = NULL;
     ops_err e;
-    if (ops_tools_call(&s->fe, name->valuestring, cJSON_IsObject(args) ? args : NULL, &r,
-                       &e) != 0) {
+    int rc = ops_tools_call_cancel(&s->fe, name->valuestring, cJSON_IsObject(args) ? args : NULL,
+                                   &job->cancel, &r, &e);
+    pthread_mutex_lock(&s->flight_lock);
+    s->jobs[job->slot] = NULL; /* no cancel reaches it from here on */
+    pthread_mutex_unlock(&s->flight_lock);
+    if (ops_cancel_fired(&job->cancel)) {
+        /* MCP: a cancelled request gets no response. */
+        mcp_log("tools/call %s: cancelled by the client, no answer sent", name->valuestring);
+        cJSON_Delete(r);
+    } else if (rc != 0) {
         if (e.code == OPS_ENOMATCH)
             rpc_error(s, job->id, -32602, "unknown tool '%.100s': tools/list names the tools",
                       name->valuestring);
@@ -139,15 +157,43 @@ static void *call_thread(void *arg)
     } else {
         rpc_result(s, job->id, r);
     }
-    cJSON_Delete(job->id);
-    cJSON_Delete(job->params);
-    free(job);
+    job_free(job);
     pthread_mutex_lock(&s->flight_lock);
     s->done[s->ndone++] = pthread_self();
     s->inflight--;
     pthread_cond_broadcast(&s->flight_cond);
     pthread_mutex_unlock(&s->flight_lock);
     return NULL;
+}
+
+/* notifications/cancelled: the running call whose id is requestId (as
+ * written, ops_json_member_raw) stops and sends nothing. A call that has
+ * finished, or an id never seen, is no error (MCP: the notice may cross
+ * the answer). */
+static void on_cancelled(mcp_server *s, const char *line, size_t len, const cJSON *params)
+{
+    const cJSON *rid = cJSON_GetObjectItemCaseSensitive(params, "requestId");
+    if (!cJSON_IsString(rid) && !cJSON_IsNumber(rid))
+        return;
+    cJSON *p = ops_json_member_raw(line, len, "params");
+    cJSON *want = p ? ops_json_member_raw(p->valuestring, strlen(p->valuestring), "requestId")
+                    : NULL;
+    cJSON_Delete(p);
+    if (!want)
+        return;
+    int found = 0;
+    pthread_mutex_lock(&s->flight_lock);
+    for (int i = 0; i < MCP_MAX_INFLIGHT; i++) {
+        call_job *j = s->jobs[i];
+        if (j && strcmp(j->id->valuestring, want->valuestring) == 0) {
+            ops_cancel_fire(&j->cancel);
+            found = 1;
+        }
+    }
+    pthread_mutex_unlock(&s->flight_lock);
+    mcp_log("cancel of request %.64s: %s", want->valuestring,
+            found ? "stopping it" : "not running (finished, or never sent)");
+    cJSON_Delete(want);
 }
 
 void rpc_join_done(mcp_server *s)
@@ -190,14 +236,23 @@ static void on_tools_call(mcp_server *s, const cJSON *id, const cJSON *params)
         job->srv = s;
         job->id = cJSON_Duplicate(id, 1);
         job->params = cJSON_Duplicate(params, 1);
+        ops_cancel_init(&job->cancel);
     }
     pthread_t t;
-    if (!job || !job->id || !job->params || pthread_create(&t, NULL, call_thread, job) != 0) {
-        if (job) {
-            cJSON_Delete(job->id);
-            cJSON_Delete(job->params);
-            free(job);
-        }
+    int started = 0;
+    if (job && job->id && job->params) {
+        pthread_mutex_lock(&s->flight_lock);
+        for (job->slot = 0; s->jobs[job->slot]; job->slot++)
+            ; /* inflight < MCP_MAX_INFLIGHT: there is a free slot */
+        s->jobs[job->slot] = job;
+        started = pthread_create(&t, NULL, call_thread, job) == 0;
+        if (!started)
+            s->jobs[job->slot] = NULL;
+        pthread_mutex_unlock(&s->flight_lock);
+    }
+    if (!started) {
+        if (job)
+            job_free(job);
         pthread_mutex_lock(&s->flight_lock);
         s->inflight--;
         pthread_mutex_unlock(&s->flight_lock);
@@ -206,10 +261,12 @@ static void on_tools_call(mcp_server *s, const cJSON *id, const cJSON *params)
     }
 }
 
+/* A request's id: a string or a number (MCP's RequestId), echoed as the
+ * very text it was sent as (ops_json_member_raw): a number held as a
+ * double would come back changed (9007199254740993, 2^63-1, 1e400, 0.1). */
 static int valid_id(const cJSON *id)
 {
-    return cJSON_IsString(id) || (cJSON_IsNumber(id) && id->valuedouble == (double)(long long)
-                                                                             id->valuedouble);
+    return cJSON_IsString(id) || cJSON_IsNumber(id);
 }
 
 void rpc_handle_line(mcp_server *s, const char *line, size_t len)
@@ -228,24 +285,37 @@ void rpc_handle_line(mcp_server *s, const char *line, size_t len)
         cJSON_Delete(msg);
         return;
     }
+    cJSON *raw_id = NULL;
     const cJSON *id = cJSON_GetObjectItemCaseSensitive(msg, "id");
     const cJSON *method = cJSON_GetObjectItemCaseSensitive(msg, "method");
     const cJSON *jv = cJSON_GetObjectItemCaseSensitive(msg, "jsonrpc");
     const cJSON *params = cJSON_GetObjectItemCaseSensitive(msg, "params");
-    if (id && !valid_id(id)) {
-        rpc_error(s, NULL, -32600, "invalid request: id must be a string or an integer");
+    if (!method && (cJSON_GetObjectItemCaseSensitive(msg, "result") ||
+                    cJSON_GetObjectItemCaseSensitive(msg, "error"))) {
+        /* A response (this server sends no requests): never answered, not
+         * even when it is malformed or its id is null (JSON-RPC 2.0: a
+         * response is not replied to). */
+        mcp_log("ignored a response from the client (id %s)",
+                cJSON_IsString(id) ? "a string" : cJSON_IsNumber(id) ? "a number" : "null");
         goto out;
+    }
+    if (id && !valid_id(id)) {
+        rpc_error(s, NULL, -32600, "invalid request: id must be a string or a number");
+        goto out;
+    }
+    if (id) {
+        if (!(raw_id = ops_json_member_raw(line, len, "id"))) {
+            rpc_error(s, NULL, -32603, "out of memory reading the id");
+            goto out;
+        }
+        id = raw_id;
     }
     if (!cJSON_IsString(jv) || strcmp(jv->valuestring, "2.0") != 0) {
         rpc_error(s, id, -32600, "invalid request: \"jsonrpc\" must be \"2.0\"");
         goto out;
     }
     if (!method) {
-        /* A response to a request of ours: the server sends none, so this
-         * is only checked, never answered. */
-        if (!cJSON_GetObjectItemCaseSensitive(msg, "result") &&
-            !cJSON_GetObjectItemCaseSensitive(msg, "error"))
-            rpc_error(s, id, -32600, "invalid request: no \"method\"");
+        rpc_error(s, id, -32600, "invalid request: no \"method\"");
         goto out;
     }
     if (!cJSON_IsString(method)) {
@@ -255,7 +325,9 @@ void rpc_handle_line(mcp_server *s, const char *line, size_t len)
     const char *m = method->valuestring;
     if (!id) {
         /* Notifications: initialized, cancelled, ... need no answer. */
-        if (strncmp(m, "notifications/", 14) != 0)
+        if (strcmp(m, "notifications/cancelled") == 0)
+            on_cancelled(s, line, len, params);
+        else if (strncmp(m, "notifications/", 14) != 0)
             mcp_log("ignored notification '%.100s'", m);
         goto out;
     }
@@ -283,5 +355,6 @@ void rpc_handle_line(mcp_server *s, const char *line, size_t len)
                                  "ping, tools/list and tools/call)", m);
     }
 out:
+    cJSON_Delete(raw_id);
     cJSON_Delete(msg);
 }

@@ -20,6 +20,11 @@
  * "\u0000" in a string (cJSON would cut the string there), a key twice
  * in one object. 0 with *out (cJSON_Delete it) or -1 with e filled. */
 int ops_json_parse(ops_err *e, const char *text, size_t len, cJSON **out);
+/* The member key of the object text[0..len) (text ops_json_parse took) as
+ * the very text it was written with, a cJSON raw item (cJSON_Delete it):
+ * what must be echoed exactly (a JSON-RPC id such as 9007199254740991 or
+ * 1.5 would not survive a double). NULL when there is none (or no memory). */
+cJSON *ops_json_member_raw(const char *text, size_t len, const char *key);
 
 /* ---- arguments (ops_args.c): each check names the argument ---- */
 int ops_arg_str(ops_err *e, const cJSON *args, const char *name, int required, size_t maxlen,

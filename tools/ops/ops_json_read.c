@@ -102,3 +102,75 @@ int ops_json_parse(ops_err *e, const char *text, size_t len, cJSON **out)
     *out = v;
     return 0;
 }
+
+/* ---- a member's own text ---- */
+
+static size_t skip_blank(const char *s, size_t i, size_t len)
+{
+    while (i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == '\n'))
+        i++;
+    return i;
+}
+
+/* The end of the value starting at s[i] (text already checked as JSON). */
+static size_t skip_value(const char *s, size_t i, size_t len)
+{
+    int depth = 0, in_string = 0;
+    for (; i < len; i++) {
+        char ch = s[i];
+        if (in_string) {
+            if (ch == '\\')
+                i++;
+            else if (ch == '"' && (in_string = 0, depth == 0))
+                return i + 1;
+        } else if (ch == '"') {
+            in_string = 1;
+        } else if (ch == '{' || ch == '[') {
+            depth++;
+        } else if (ch == '}' || ch == ']') {
+            if (depth == 0)
+                return i; /* the end of the enclosing object */
+            if (--depth == 0)
+                return i + 1;
+        } else if (depth == 0 && (ch == ',' || ch == ' ' || ch == '\t' || ch == '\r' ||
+                                  ch == '\n')) {
+            return i;
+        }
+    }
+    return len;
+}
+
+cJSON *ops_json_member_raw(const char *text, size_t len, const char *key)
+{
+    if (!text || !key)
+        return NULL;
+    size_t i = skip_blank(text, 0, len);
+    if (i >= len || text[i] != '{')
+        return NULL;
+    i++;
+    while ((i = skip_blank(text, i, len)) < len && text[i] == '"') {
+        size_t k = i, kend = skip_value(text, i, len);
+        i = skip_blank(text, kend, len);
+        if (i >= len || text[i] != ':')
+            return NULL;
+        size_t v = skip_blank(text, i + 1, len), vend = skip_value(text, v, len);
+        /* The key as decoded (it may be written with escapes). */
+        cJSON *name = cJSON_ParseWithLength(text + k, kend - k);
+        int match = cJSON_IsString(name) && strcmp(name->valuestring, key) == 0;
+        cJSON_Delete(name);
+        if (match) {
+            char *raw = malloc(vend - v + 1);
+            if (!raw)
+                return NULL;
+            memcpy(raw, text + v, vend - v);
+            raw[vend - v] = 0;
+            cJSON *r = cJSON_CreateRaw(raw);
+            free(raw);
+            return r;
+        }
+        i = skip_blank(text, vend, len);
+        if (i < len && text[i] == ',')
+            i++;
+    }
+    return NULL;
+}

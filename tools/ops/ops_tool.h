@@ -38,6 +38,10 @@ int ops_call_bool(ops_call *c, const cJSON *args, const char *name, int *out);
 int ops_call_name(ops_call *c, const cJSON *args, const char *name, int required,
                   const char **out);
 
+/* ops_call_device's part of ops_cancel (ops_tools.c): the held device's
+ * connection is what a cancel interrupts. -1 when cancelled already. */
+int ops_cancel_hold(ops_call *c);
+
 /* An operation context on the call's device (ops_call_device done). */
 void ops_call_ctx(ops_call *c, ops_ctx *oc);
 

@@ -90,7 +90,11 @@ int ops_call_device(ops_call *c)
 {
     if (c->dev)
         return 0;
-    return c->fe->device(c);
+    if (c->fe->device(c) != 0)
+        return -1;
+    if (ops_cancel_hold(c) != 0)
+        return ops_call_fail(c, OPS_EFAIL, "cancelled by the client before it started");
+    return 0;
 }
 
 void ops_call_log(ops_call *c, const char *fmt, ...)

@@ -119,8 +119,70 @@ static int check_args(ops_call *c, const cJSON *schema, const cJSON *args)
     return 0;
 }
 
+void ops_cancel_init(ops_cancel *k)
+{
+    memset(k, 0, sizeof *k);
+    pthread_mutex_init(&k->lock, NULL);
+}
+
+void ops_cancel_destroy(ops_cancel *k)
+{
+    pthread_mutex_destroy(&k->lock);
+}
+
+void ops_cancel_fire(ops_cancel *k)
+{
+    pthread_mutex_lock(&k->lock);
+    k->fired = 1;
+    if (k->conn)
+        adbc_conn_interrupt(k->conn);
+    pthread_mutex_unlock(&k->lock);
+}
+
+int ops_cancel_fired(ops_cancel *k)
+{
+    pthread_mutex_lock(&k->lock);
+    int f = k->fired;
+    pthread_mutex_unlock(&k->lock);
+    return f;
+}
+
+/* The call has its device: from now on a cancel interrupts its connection
+ * (at once when it came while the device was being taken). 0, or -1 when
+ * the call was cancelled already. */
+int ops_cancel_hold(ops_call *c)
+{
+    ops_cancel *k = c->cancel;
+    if (!k || !c->dev)
+        return 0;
+    pthread_mutex_lock(&k->lock);
+    k->conn = c->dev->conn;
+    int fired = k->fired;
+    pthread_mutex_unlock(&k->lock);
+    return fired ? -1 : 0;
+}
+
+/* Before the device is released: no more interrupts, and none left on it. */
+static void cancel_release(ops_call *c)
+{
+    ops_cancel *k = c->cancel;
+    if (!k)
+        return;
+    pthread_mutex_lock(&k->lock);
+    if (k->conn && k->fired && c->dev && c->dev->conn == k->conn)
+        adbc_conn_clear_interrupt(k->conn);
+    k->conn = NULL;
+    pthread_mutex_unlock(&k->lock);
+}
+
 int ops_tools_call(const ops_front *fe, const char *name, const cJSON *args, cJSON **result,
                    ops_err *e)
+{
+    return ops_tools_call_cancel(fe, name, args, NULL, result, e);
+}
+
+int ops_tools_call_cancel(const ops_front *fe, const char *name, const cJSON *args,
+                          ops_cancel *cancel, cJSON **result, ops_err *e)
 {
     if (!result || !e)
         return -1;
@@ -146,12 +208,14 @@ int ops_tools_call(const ops_front *fe, const char *name, const cJSON *args, cJS
     ops_call c;
     memset(&c, 0, sizeof(c));
     c.fe = fe;
+    c.cancel = cancel;
     c.content = cJSON_CreateArray();
     if (!c.content)
         return ops_fail(e, OPS_EFAIL, "out of memory");
     c.deadline = ops_now_ms() + (fe->call_ms > 0 ? fe->call_ms : 30000);
     if (check_args(&c, schemas[idx], args) == 0)
         t->fn(&c, args);
+    cancel_release(&c);
     if (c.dev)
         fe->device_done(&c); /* in case a tool returned with its device held */
     if (cJSON_GetArraySize(c.content) == 0)

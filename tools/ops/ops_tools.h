@@ -28,6 +28,7 @@
 #ifndef ADBC_OPS_TOOLS_H
 #define ADBC_OPS_TOOLS_H
 
+#include <pthread.h>
 #include <stdint.h>
 
 #include <cjson/cJSON.h>
@@ -83,6 +84,23 @@ typedef struct ops_front {
                                      NULL: none */
 } ops_front;
 
+/* Stopping a running call from another thread (a client that gave up on
+ * it: MCP's notifications/cancelled). Firing it interrupts the connection
+ * of the device the call holds (adbc_conn_interrupt: what it waits on
+ * returns ADBC_ECANCELED at once, so a wait stops polling), or, before the
+ * call has its device, makes taking it fail; the interrupt is cleared
+ * before the device is released, so the next call finds it as it was. */
+typedef struct ops_cancel {
+    pthread_mutex_t lock;
+    int fired;
+    adbc_conn *conn;           /* the held device's connection, while the call holds it */
+} ops_cancel;
+void ops_cancel_init(ops_cancel *k);
+void ops_cancel_destroy(ops_cancel *k);
+/* From any thread; idempotent. */
+void ops_cancel_fire(ops_cancel *k);
+int ops_cancel_fired(ops_cancel *k);
+
 /* One call being served. */
 struct ops_call {
     const ops_front *fe;
@@ -91,6 +109,7 @@ struct ops_call {
     ops_err err;               /* the failure: code (OPS_OK while none) and message */
     int64_t deadline;          /* monotonic ms */
     ops_dev *dev;              /* the device, locked, once ops_call_device succeeded */
+    ops_cancel *cancel;        /* NULL: the call cannot be cancelled */
 };
 
 /* Parse every schema once: 0, or -1 when one is broken (a build defect). */
@@ -110,6 +129,9 @@ cJSON *ops_tools_list(unsigned allow);
  * message (also in the result's content, with isError). */
 int ops_tools_call(const ops_front *fe, const char *name, const cJSON *args, cJSON **result,
                    ops_err *e);
+/* The same, stopped early when cancel (NULL: never) is fired. */
+int ops_tools_call_cancel(const ops_front *fe, const char *name, const cJSON *args,
+                          ops_cancel *cancel, cJSON **result, ops_err *e);
 
 /* The text parts of a result joined with newlines (images left out).
  * malloc'd; NULL when out of memory. */
