@@ -80,16 +80,26 @@ const call = (client, name, args = {}) =>
 class Raw {
   constructor(args) {
     this.p = spawn(BIN, args, { env: { ...process.env, HOME: path.join(TMP, 'home') }, stdio: ['pipe', 'pipe', 'pipe'] });
-    this.buf = '';
+    this.buf = Buffer.alloc(0);
     this.lines = [];
     this.waiters = [];
     this.bad = [];
+    // Bytes, not strings: a line that is not UTF-8 is caught here, where
+    // decoding as text would have replaced the bad bytes silently.
+    const utf8 = new TextDecoder('utf-8', { fatal: true });
     this.p.stdout.on('data', (d) => {
-      this.buf += d.toString();
+      this.buf = Buffer.concat([this.buf, d]);
       let i;
-      while ((i = this.buf.indexOf('\n')) >= 0) {
-        const line = this.buf.slice(0, i);
-        this.buf = this.buf.slice(i + 1);
+      while ((i = this.buf.indexOf(10)) >= 0) {
+        const bytes = this.buf.subarray(0, i);
+        this.buf = this.buf.subarray(i + 1);
+        let line;
+        try {
+          line = utf8.decode(bytes);
+        } catch {
+          this.bad.push(`not UTF-8: ${bytes.toString('latin1').slice(0, 300)}`);
+          line = bytes.toString();
+        }
         let msg;
         try {
           msg = JSON.parse(line);
@@ -638,6 +648,97 @@ async function moreTools() {
   await c.close();
 }
 
+// What a device prints goes into results; bytes that are not UTF-8 among
+// them are repaired there, as in errors, so every answer is UTF-8 (checked
+// on the bytes of each line, Raw above).
+async function deviceBytes() {
+  const emu = DEV.emu;
+  const raw = new Raw(['--no-usb', '-t', emu.addr]);
+  raw.send('{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}');
+  await raw.next();
+  const bad = Buffer.concat([Buffer.from('ok caf\xc3\xa9 ', 'latin1'), Buffer.from([0xff, 0xfe, 0xc3, 0x28, 0xed, 0xa0, 0x80, 0x0a]),
+    Buffer.from('cut \xe2\x82\n', 'latin1')]);
+  fs.writeFileSync(path.join(ctlOf('emu'), 'logcat.txt'), bad);
+  fs.writeFileSync(path.join(ctlOf('emu'), 'logcat-crash.txt'), bad);
+  for (const [id, name, args] of [[2, 'logcat', { lines: 5 }], [3, 'crash_log', {}]]) {
+    raw.send(JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } }));
+    const m = await raw.next();
+    const t = m.result ? m.result.content.map((x) => x.text).join('\n') : '';
+    check(m.id === id && !m.result.isError && t.includes('ok café ') && t.includes('cut ') && !t.includes('\ufffd'),
+      `${name}: the device's text, its bad bytes repaired`, JSON.stringify(m).slice(0, 400));
+  }
+  await raw.close();
+  check(raw.bad.length === 0, 'every answer line is UTF-8', raw.bad.join('\n').slice(0, 600));
+  fs.writeFileSync(path.join(ctlOf('emu'), 'logcat.txt'), '');
+  fs.rmSync(path.join(ctlOf('emu'), 'logcat-crash.txt'), { force: true });
+}
+
+// screen_record's stop under a hostile screenshots folder: a name that
+// needs escaping in JSON (a quote, a backslash), and symlinks planted at
+// every name the video could get (SERIAL-DATE-TIME-MS-SEQ.mp4, the
+// sequence of a fresh server being 1) pointing at a file outside: the video
+// is written as screenshots are (a temporary file, then rename), so the
+// links are replaced, never written through.
+async function hostileFolder() {
+  const emu = DEV.emu;
+  const shots = path.join(TMP, 'shots "q" \\ x');
+  fs.mkdirSync(shots, { recursive: true });
+  // The links point at a file that does not exist yet (a dotfile the user
+  // has not made, say): written through, the video would appear there.
+  const victim = path.join(TMP, 'victim.txt');
+  fs.rmSync(victim, { force: true });
+  const cfg = writeConfig(path.join(TMP, 'hostile.toml'),
+    `[device]\ntargets = ["${emu.addr}"]\nusb = false\n[timeouts]\nsettle_ms = 0\n[screenshots]\ndir = ${JSON.stringify(shots)}\n`);
+  const c = await connect(['--config', cfg], 'hostile-folder');
+  let r = await call(c, 'screen_record', { action: 'start', time_limit_s: 30 });
+  check(!r.isError, 'screen_record start', text(r));
+  const ser = emu.addr.replace(/[^A-Za-z0-9.-]/g, '_');
+  const pad = (n, w = 2) => String(n).padStart(w, '0');
+  // Links for every millisecond of a window of 4 s that starts after they
+  // are all planted (a busy machine plants slowly: then a later window),
+  // and the stop sent at its start.
+  let planted = 0, from = 0;
+  const plant = (t0, t1) => {
+    for (let t = t0; t < t1; t += 1000) {
+      const d = new Date(t);
+      const stamp = `${d.getUTCFullYear()}${pad(d.getUTCMonth() + 1)}${pad(d.getUTCDate())}-${pad(d.getUTCHours())}${pad(d.getUTCMinutes())}${pad(d.getUTCSeconds())}`;
+      for (let ms = 0; ms < 1000; ms++) {
+        const f = path.join(shots, `${ser}-${stamp}-${pad(ms, 3)}-1.mp4`);
+        let there = true;
+        try { fs.lstatSync(f); } catch { there = false; } // a dangling link is there too
+        if (!there) {
+          fs.symlinkSync(victim, f);
+          planted++;
+        }
+      }
+    }
+  };
+  for (let i = 0; i < 10 && (!from || Date.now() >= from); i++) {
+    from = (Math.floor(Date.now() / 1000) + 2) * 1000;
+    plant(from, from + 4000);
+  }
+  while (Date.now() < from) await new Promise((res) => setTimeout(res, 20));
+  r = await call(c, 'screen_record', { action: 'stop' });
+  let info = null;
+  try { info = JSON.parse(text(r)); } catch { /* checked */ }
+  check(!r.isError && info && info.path && path.dirname(info.path) === fs.realpathSync(shots),
+    'screen_record stop: its JSON parses, the path inside the folder whose name needs escaping', text(r));
+  check(!fs.existsSync(victim), `nothing was written where a planted link pointed (${planted} links)`,
+    fs.existsSync(victim) && fs.readFileSync(victim).subarray(0, 60).toString('latin1'));
+  const st = info && info.path ? fs.lstatSync(info.path) : null;
+  check(st && st.isFile() && !st.isSymbolicLink() && st.size === info.bytes && fs.readFileSync(info.path).includes('moov-written-at-stop'),
+    'the video is a regular file at the name given, whole', st && JSON.stringify({ size: st.size, link: st.isSymbolicLink() }));
+  const frame = Buffer.alloc(12 + 2 * 2 * 4, 0x7f); // a 2x2 RGBA raw frame
+  frame.writeUInt32LE(2, 0); frame.writeUInt32LE(2, 4); frame.writeUInt32LE(1, 8);
+  fs.writeFileSync(path.join(ctlOf('emu'), 'screencap.raw'), frame);
+  r = await call(c, 'screenshot');
+  try { info = JSON.parse(text(r)); } catch { info = null; }
+  check(!r.isError && info && path.dirname(info.path) === fs.realpathSync(shots), 'screenshot in that folder: its JSON parses too', text(r));
+  const left = fs.readdirSync(shots).filter((f) => f.startsWith('.'));
+  check(left.length === 0, 'no temporary file is left behind', left.join(','));
+  await c.close();
+}
+
 // notifications/cancelled (MCP's cancellation): the SDK's AbortSignal on a
 // long wait_for_text stops the wait (no more dumps on the device), frees the
 // device for the next call, and no answer ever comes for the cancelled id.
@@ -695,14 +796,14 @@ async function cancelCall() {
 }
 
 const allSteps = {
-  'every tool': everyTool, 'more tools': moreTools, 'raw protocol': rawProtocol, allowlist, '--allow-shell': shellFlag, cancel: cancelCall,
+  'every tool': everyTool, 'more tools': moreTools, 'raw protocol': rawProtocol, allowlist, '--allow-shell': shellFlag, cancel: cancelCall, 'device bytes': deviceBytes, 'hostile folder': hostileFolder,
   'device vanishes': vanish, 'config errors': configErrors,
   'no config: one emulator': noConfigOne, 'no config: two emulators': noConfigTwo,
   'no config: only device unauthorized': noConfigLocked, 'no config: a phone on an emulator port': noConfigPhonePort, 'mdns: allowlist': mdnsAllowlist,
 };
 const steps = env.MCP_STEPS
   ? env.MCP_STEPS.split(';').map((n) => [n, allSteps[n]])
-  : [['every tool', everyTool], ['more tools', moreTools], ['cancel', cancelCall], ['raw protocol', rawProtocol], ['allowlist', allowlist], ['--allow-shell', shellFlag], ['device vanishes', vanish], ['config errors', configErrors]];
+  : [['every tool', everyTool], ['more tools', moreTools], ['cancel', cancelCall], ['device bytes', deviceBytes], ['hostile folder', hostileFolder], ['raw protocol', rawProtocol], ['allowlist', allowlist], ['--allow-shell', shellFlag], ['device vanishes', vanish], ['config errors', configErrors]];
 for (const [name, fn] of steps) {
   console.log(`== ${name}`);
   if (!fn) {

@@ -132,4 +132,68 @@ printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocol
     timeout 20 "$MCP" --no-usb --config "$T_TMP/sms.toml" 2> /dev/null > "$T_TMP/sms.out"
 jq -e 'select(.id == 2) | .result.isError != true' "$T_TMP/sms.out" > /dev/null || t_fail "sms send: $(cat "$T_TMP/sms.out")"
 [ "$(tcalls)" = "$(printf 'termux-sms-send [-n] [+4915112345678]\nstdin: on my way; $(rm -rf /)')" ] || t_fail "sms send calls"
+# fds_clean NAME [PATTERN]: the command NAME was started with no descriptor
+# but 0, 1 and 2 (what ls, its child, lists besides: its own hold on the
+# listing), or none whose target matches PATTERN.
+fds_clean()
+{
+    local f=$TERMUX_STANDIN/fds-$1
+    [ -s "$f" ] || t_fail "$1 did not record its descriptors"
+    grep -q ' 0 -> ' "$f" || t_fail "$1: no descriptor listing: $(cat "$f")"
+    local extra
+    extra=$(grep -- ' -> ' "$f" | grep -vE ' [012] -> ' | grep -v -- '-> /proc/' | grep -E -- "-> ${2:-}")
+    [ -z "$extra" ] || t_fail "$1 inherited descriptors of the server: $extra"
+}
+t_check "a command a tool runs inherits no descriptor: adbc-mcp's protocol stream, adbc-serve's sockets"
+rm -f "$TERMUX_STANDIN"/fds-* "$TERMUX_STANDIN"/mode-*
+T termux_battery '{}'
+expect 200
+# adbc-serve inherits what this test's runner left open: its own sockets
+# (listening, clients, devices) are what must not reach the command.
+fds_clean termux-battery-status 'socket:'
+rm -f "$TERMUX_STANDIN"/fds-*
+# adbc-mcp started with nothing open past 2: any descriptor the command
+# has beyond 0..2 is the server's (its protocol stream above all).
+printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}' \
+    '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"termux_battery","arguments":{}}}' |
+    timeout 20 python3 -c 'import os, sys; os.closerange(3, 1 << 16); os.execvp(sys.argv[1], sys.argv[1:])' \
+        "$MCP" --no-usb 2> /dev/null | cat > "$T_TMP/fds.out"
+jq -e 'select(.id == 2) | .result.isError != true' "$T_TMP/fds.out" > /dev/null || t_fail "battery: $(cat "$T_TMP/fds.out")"
+fds_clean termux-battery-status
+tcalls > /dev/null
+
+t_check "termux_camera_photo under a hostile folder: a quote in its name, links planted at each name it may use"
+shots=$T_TMP/'photos "q" \ x'
+mkdir -p "$shots"
+# Every name a fresh server's first photo may get (local-DATE-TIME-MS-1.jpg)
+# in a window of 4 s links to a file that does not exist yet; the window
+# starts once they are planted (later, when planting was slow), and the
+# server is started then.
+rm -f "$T_TMP/victim"
+python3 -c '
+import os, sys, time
+shots, victim = sys.argv[1], sys.argv[2]
+start = 0
+while not start or time.time() >= start:
+    start = int(time.time()) + 2
+    for t in range(start, start + 4):
+        stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime(t))
+        for ms in range(1000):
+            f = os.path.join(shots, "local-%s-%03d-1.jpg" % (stamp, ms))
+            if not os.path.lexists(f):
+                os.symlink(victim, f)
+time.sleep(max(0, start - time.time()))
+' "$shots" "$T_TMP/victim" || t_fail "cannot plant the links"
+printf '[screenshots]\ndir = %s\n' "$(jq -Rn --arg d "$shots" '$d')" > "$T_TMP/photo.toml"
+printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}' \
+    '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"termux_camera_photo","arguments":{}}}' |
+    timeout 20 "$MCP" --no-usb --config "$T_TMP/photo.toml" 2> "$T_TMP/photo.err" > "$T_TMP/photo.out"
+text=$(jq -r 'select(.id == 2) | .result.content[0].text' "$T_TMP/photo.out")
+photo=$(printf '%s' "$text" | jq -er .path) || t_fail "the photo's answer is not JSON: $text $(cat "$T_TMP/photo.err")"
+[ "$(dirname "$photo")" = "$(realpath "$shots")" ] || t_fail "photo path: $photo"
+[ -e "$T_TMP/victim" ] && t_fail "the photo was written through a planted link"
+[ -f "$photo" ] && [ ! -L "$photo" ] || t_fail "the photo is not a regular file: $(ls -l "$photo")"
+[ "$(head -c 4 "$photo" | od -An -tx1 | tr -d ' ')" = ffd8ffe0 ] || t_fail "the photo is not the camera's JPEG"
+[ -z "$(ls -A "$shots" | grep '^\.')" ] || t_fail "a temporary file was left: $(ls -A "$shots")"
+tcalls > /dev/null
 echo "ok: $T_CHECKS checks"

@@ -6,6 +6,7 @@
 #include "mcp.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -225,10 +226,12 @@ int main(int argc, char **argv)
     mcp_front(&s, &s.fe);
 
     /* stdout is the protocol: keep it private and send fd 1 to stderr, so
-     * nothing printed by accident can corrupt the stream. */
+     * nothing printed by accident can corrupt the stream. Close-on-exec: a
+     * program a tool runs (termux-api's commands) must not be able to write
+     * an answer into the client's stream. */
     signal(SIGPIPE, SIG_IGN);
     fflush(stdout);
-    s.out_fd = dup(STDOUT_FILENO);
+    s.out_fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
     if (s.out_fd < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
         perror(MCP_NAME ": dup");
         goto out;

@@ -535,7 +535,7 @@ int ops_cfg_parse(const char *text, size_t len, const char *name, const ops_cfg_
 int ops_cfg_load(const char *path, int must_exist, const ops_cfg_schema *schema, char *err,
                  size_t errlen)
 {
-    FILE *f = fopen(path, "rb");
+    FILE *f = fopen(path, "rbe");
     if (!f) {
         if (errno == ENOENT && !must_exist)
             return 0;

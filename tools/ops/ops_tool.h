@@ -50,6 +50,22 @@ void ops_call_ctx(ops_call *c, ops_ctx *oc);
  * With ext NULL only iso is set. -1 with errno when it cannot be made. */
 int ops_tool_host_path(ops_call *c, const char *ext, char *path, size_t n, char *iso,
                        size_t isz);
+/* A file that something else fills (a pull, a program given its name): the
+ * final name as above, and tmp, an empty file beside it made exclusively
+ * (mkostemp: a name nobody can predict, never a link planted in the
+ * folder). The caller fills tmp, then ops_tool_host_commit renames it to
+ * final, which replaces whatever is at that name (a planted symlink
+ * included) instead of writing through it. -1 with errno. */
+int ops_tool_host_tmp(ops_call *c, const char *ext, char *final, size_t n, char *tmp,
+                      size_t tn, char *iso, size_t isz);
+/* rename tmp to final, mode 0644; on failure tmp is removed. -1 with errno. */
+int ops_tool_host_commit(const char *tmp, const char *final);
+/* Add {"path":P,"bytes":N,"timestamp":ISO,"mimeType":M} (path made
+ * absolute; iso and path may be NULL: left out) and the members of extra
+ * (taken; may be NULL) to the result as one JSON text, written by cJSON so
+ * any byte of a folder's name is escaped. */
+void ops_tool_file_json(ops_call *c, const char *path, uint64_t bytes, const char *iso,
+                        const char *mime, cJSON *extra);
 
 /* ---- snapshots (ops_tool_ui.c) ---- */
 /* Take a snapshot on the call's device, keep it as the device's latest, and

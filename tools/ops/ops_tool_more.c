@@ -4,10 +4,12 @@
  * operations (what each runs on the device is said there). */
 #include "ops_tool.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ops_device.h"
 
@@ -175,21 +177,26 @@ static int t_screen_record(ops_call *c, const cJSON *a)
         ops_call_text(c, "%s", oc.done);
         return 0;
     }
-    char path[PATH_MAX], iso[80], remote[256];
+    char path[PATH_MAX], tmp[PATH_MAX], iso[80], remote[256];
     uint64_t bytes = 0;
     int local = c->fe->shot_dir != NULL;
-    if (local && ops_tool_host_path(c, "mp4", path, sizeof path, iso, sizeof iso) != 0)
-        return ops_call_fail(c, OPS_EFAIL, "cannot make a file under %s for the video (set "
+    /* Pulled into a temporary file of its own, then renamed: a link planted
+     * at the video's name is replaced, never written through. */
+    if (local && ops_tool_host_tmp(c, "mp4", path, sizeof path, tmp, sizeof tmp, iso,
+                                   sizeof iso) != 0)
+        return ops_call_fail(c, OPS_EFAIL, "cannot make a file under %s for the video: %s (set "
                              "[screenshots] dir in the config to a writable directory)",
-                             c->fe->shot_dir);
-    if (ops_record_stop(&oc, c->dev, local ? path : NULL, remote, sizeof remote, &bytes))
+                             c->fe->shot_dir, strerror(errno));
+    if (ops_record_stop(&oc, c->dev, local ? tmp : NULL, remote, sizeof remote, &bytes)) {
+        if (local)
+            unlink(tmp);
         return ops_call_err(c, &oc.err);
+    }
+    if (local && ops_tool_host_commit(tmp, path) != 0)
+        return ops_call_fail(c, OPS_EFAIL, "cannot move the video to %s: %s", path,
+                             strerror(errno));
     if (local) {
-        char abs[PATH_MAX];
-        if (!realpath(path, abs))
-            snprintf(abs, sizeof abs, "%s", path);
-        ops_call_text(c, "{\"path\":\"%s\",\"bytes\":%llu,\"mimeType\":\"video/mp4\"}", abs,
-                      (unsigned long long)bytes);
+        ops_tool_file_json(c, path, bytes, iso, "video/mp4", NULL);
     } else {
         ops_call_text(c, "%s", oc.done);
     }

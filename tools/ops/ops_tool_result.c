@@ -11,13 +11,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Every text of a result passes here, error or not: what a device printed
+ * (logcat, the crash log, pm's answers) may hold bytes that are not UTF-8,
+ * and a result must be UTF-8 (JSON's text, MCP's content): each bad byte
+ * becomes '?' (ops_utf8_fix), as in errors. */
 void ops_call_text_raw(ops_call *c, const char *text)
 {
     cJSON *item = cJSON_CreateObject();
     if (!item)
         return;
+    size_t n = strlen(text);
+    char *fixed = NULL;
+    if (ops_utf8_bad(text, n) != n && (fixed = malloc(n + 1))) {
+        memcpy(fixed, text, n + 1);
+        ops_utf8_fix(fixed);
+    }
     cJSON_AddStringToObject(item, "type", "text");
-    cJSON_AddStringToObject(item, "text", text);
+    cJSON_AddStringToObject(item, "text", fixed ? fixed : ops_utf8_bad(text, n) == n ? text : "");
+    free(fixed);
     cJSON_AddItemToArray(c->content, item);
 }
 
@@ -54,6 +65,7 @@ int ops_call_err(ops_call *c, const ops_err *e)
 {
     if (&c->err != e)
         c->err = *e;
+    ops_utf8_fix(c->err.msg); /* it may quote the device */
     if (c->err.code == OPS_OK)
         c->err.code = OPS_EFAIL;
     ops_call_text_raw(c, c->err.msg);

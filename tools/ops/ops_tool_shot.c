@@ -6,6 +6,7 @@
 
 #include "ops_json.h"
 #include "ops_util.h"
+#include "portable.h"
 
 #include "adbc/error.h"
 
@@ -71,6 +72,60 @@ int ops_tool_host_path(ops_call *c, const char *ext, char *path, size_t n, char 
     return 0;
 }
 
+int ops_tool_host_tmp(ops_call *c, const char *ext, char *final, size_t n, char *tmp,
+                      size_t tn, char *iso, size_t isz)
+{
+    if (ops_tool_host_path(c, ext, final, n, iso, isz) != 0)
+        return -1;
+    if (portable_tmp_size(final) > tn) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    portable_tmp_name(tmp, tn, final);
+    int fd = mkostemp(tmp, O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    close(fd);
+    return 0;
+}
+
+int ops_tool_host_commit(const char *tmp, const char *final)
+{
+    if (chmod(tmp, 0644) != 0 || rename(tmp, final) != 0) {
+        int e = errno;
+        unlink(tmp);
+        errno = e;
+        return -1;
+    }
+    return 0;
+}
+
+void ops_tool_file_json(ops_call *c, const char *path, uint64_t bytes, const char *iso,
+                        const char *mime, cJSON *extra)
+{
+    char abs[PATH_MAX];
+    cJSON *info = cJSON_CreateObject();
+    if (path && !realpath(path, abs))
+        snprintf(abs, sizeof abs, "%s", path);
+    if (info && path)
+        cJSON_AddStringToObject(info, "path", abs);
+    if (info) {
+        cJSON_AddNumberToObject(info, "bytes", (double)bytes);
+        if (iso)
+            cJSON_AddStringToObject(info, "timestamp", iso);
+        cJSON_AddStringToObject(info, "mimeType", mime);
+    }
+    while (info && extra && extra->child) {
+        cJSON *m = cJSON_DetachItemViaPointer(extra, extra->child);
+        cJSON_AddItemToObject(info, m->string, m);
+    }
+    cJSON_Delete(extra);
+    char *js = info ? cJSON_PrintUnformatted(info) : NULL;
+    cJSON_Delete(info);
+    ops_call_text_raw(c, js ? js : "{}");
+    free(js);
+}
+
 static int t_screenshot(ops_call *c, const cJSON *a)
 {
     int image = 0, grid = 0;
@@ -83,7 +138,7 @@ static int t_screenshot(ops_call *c, const cJSON *a)
     if (rc < 0)
         return ops_call_adbc(c, rc, "screenshot");
     const char *dir = c->fe->shot_dir;
-    char path[PATH_MAX], abs[PATH_MAX] = "", iso[80];
+    char path[PATH_MAX], iso[80];
     /* Without a directory (a front end that keeps no files): no file. */
     if (dir && (ops_tool_host_path(c, "png", path, sizeof path, iso, sizeof iso) != 0 ||
                 ops_write_file_atomic(path, png, len, 0644, 0) != 0)) {
@@ -94,24 +149,14 @@ static int t_screenshot(ops_call *c, const cJSON *a)
     }
     if (!dir)
         ops_tool_host_path(c, NULL, path, sizeof path, iso, sizeof iso);
-    if (dir && !realpath(path, abs))
-        snprintf(abs, sizeof(abs), "%s", path);
-    cJSON *info = cJSON_CreateObject();
-    if (dir)
-        cJSON_AddStringToObject(info, "path", abs);
-    cJSON_AddNumberToObject(info, "bytes", (double)len);
-    cJSON_AddStringToObject(info, "timestamp", iso);
-    cJSON_AddStringToObject(info, "mimeType", "image/png");
-    if (len >= 24) { /* IHDR: width and height, big-endian, after the signature */
-        cJSON_AddNumberToObject(info, "width", (double)((uint32_t)png[16] << 24 | png[17] << 16 |
+    cJSON *size = cJSON_CreateObject();
+    if (size && len >= 24) { /* IHDR: width and height, big-endian, after the signature */
+        cJSON_AddNumberToObject(size, "width", (double)((uint32_t)png[16] << 24 | png[17] << 16 |
                                                         png[18] << 8 | png[19]));
-        cJSON_AddNumberToObject(info, "height", (double)((uint32_t)png[20] << 24 |
+        cJSON_AddNumberToObject(size, "height", (double)((uint32_t)png[20] << 24 |
                                                          png[21] << 16 | png[22] << 8 | png[23]));
     }
-    char *js = cJSON_PrintUnformatted(info);
-    cJSON_Delete(info);
-    ops_call_text_raw(c, js ? js : "{}");
-    free(js);
+    ops_tool_file_json(c, dir ? path : NULL, len, iso, "image/png", size);
     if (grid) {
         adbc_act_opts o;
         adbc_ui_opts uo;

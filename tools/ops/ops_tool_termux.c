@@ -8,6 +8,7 @@
 #include "ops_tool.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -223,16 +224,20 @@ static int t_camera_photo(ops_call *c, const cJSON *a)
         return -1;
     /* Into the front end's directory, or a temporary file returned as the
      * image (a front end that keeps no files). */
-    char path[PATH_MAX], iso[80];
+    char final[PATH_MAX], path[PATH_MAX], iso[80];
     int keep = c->fe->shot_dir != NULL;
     if (keep) {
-        if (ops_tool_host_path(c, "jpg", path, sizeof path, iso, sizeof iso) != 0)
+        /* The camera writes a temporary file of its own, renamed when
+         * whole: a link planted at the photo's name is never written
+         * through. */
+        if (ops_tool_host_tmp(c, "jpg", final, sizeof final, path, sizeof path, iso,
+                              sizeof iso) != 0)
             return ops_call_fail(c, OPS_EFAIL, "cannot make a file under %s for the photo: %s",
                                  c->fe->shot_dir, strerror(errno));
     } else {
         const char *tmp = getenv("TMPDIR");
         snprintf(path, sizeof path, "%s/adbc-photo-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-        int fd = mkstemp(path);
+        int fd = mkostemp(path, O_CLOEXEC);
         if (fd < 0)
             return ops_call_fail(c, OPS_EFAIL, "cannot make a temporary file for the photo: %s",
                                  strerror(errno));
@@ -253,13 +258,15 @@ static int t_camera_photo(ops_call *c, const cJSON *a)
                       "permission granted to Termux:API?)");
     uint8_t *jpg = NULL;
     if (rc == 0 && image) {
-        FILE *f = fopen(path, "rb");
+        FILE *f = fopen(path, "rbe");
         jpg = f && st.st_size < (64 << 20) ? malloc((size_t)st.st_size) : NULL;
         if (!jpg || fread(jpg, 1, (size_t)st.st_size, f) != (size_t)st.st_size)
             rc = ops_fail(&e, OPS_EFAIL, "cannot read the photo back from %s", path);
         if (f)
             fclose(f);
     }
+    if (rc == 0 && keep && ops_tool_host_commit(path, final) != 0)
+        rc = ops_fail(&e, OPS_EFAIL, "cannot move the photo to %s: %s", final, strerror(errno));
     if (!keep || rc != 0)
         unlink(path);
     if (rc != 0) {
@@ -267,8 +274,7 @@ static int t_camera_photo(ops_call *c, const cJSON *a)
         return ops_call_err(c, &e);
     }
     if (keep)
-        ops_call_text(c, "{\"path\":\"%s\",\"bytes\":%lld,\"mimeType\":\"image/jpeg\"}", path,
-                      (long long)st.st_size);
+        ops_tool_file_json(c, final, (uint64_t)st.st_size, iso, "image/jpeg", NULL);
     rc = image ? ops_call_image(c, jpg, (size_t)st.st_size, "image/jpeg") : 0;
     free(jpg);
     return rc;
