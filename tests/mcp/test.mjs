@@ -6,6 +6,7 @@
 // which starts the devices and passes them in the environment.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import Ajv2020 from 'ajv/dist/2020.js';
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -648,6 +649,65 @@ async function moreTools() {
   await c.close();
 }
 
+// The tools' metadata: every schema compiles under a strict JSON Schema
+// validator (ajv, draft 2020-12, strict mode) with nothing at its root that
+// the Anthropic API refuses (anyOf, oneOf, allOf); what the schema refuses
+// the tool refuses too (and the reverse for the cases listed); the wait's
+// maximum is the call bound less 500 ms; screenshot writes a file, so it is
+// not read-only.
+async function schemas() {
+  const emu = DEV.emu;
+  const cfg = writeConfig(path.join(TMP, 'schemas.toml'),
+    `[device]\ntargets = ["${emu.addr}"]\nusb = false\n[timeouts]\ncall_ms = 20000\nsettle_ms = 0\n[screenshots]\ndir = "${path.join(TMP, 'shots-schemas')}"\n`);
+  const c = await connect(['--config', cfg], 'schemas');
+  const { tools } = await c.listTools();
+  const ajv = new Ajv2020({ strict: true, allErrors: true });
+  const valid = {};
+  for (const t of tools) {
+    let fn = null, err = '';
+    try { fn = ajv.compile(t.inputSchema); } catch (e) { err = String(e); }
+    check(fn, `${t.name}: its schema compiles in strict mode`, err);
+    const root = Object.keys(t.inputSchema).filter((k) => ['anyOf', 'oneOf', 'allOf'].includes(k));
+    check(root.length === 0, `${t.name}: no ${root.join('/') || 'anyOf/oneOf/allOf'} at the schema's root`, JSON.stringify(t.inputSchema));
+    valid[t.name] = fn;
+  }
+  const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
+  check(byName.screenshot.annotations.readOnlyHint === false, 'screenshot (it writes a file) is not readOnlyHint', JSON.stringify(byName.screenshot.annotations));
+  check(byName.wait_for_text.inputSchema.properties.timeout_ms.maximum === 19500 &&
+    byName.wait_stable.inputSchema.properties.timeout_ms.maximum === 19500, 'the waits\' timeout_ms maximum: call_ms 20000 less 500',
+  JSON.stringify(byName.wait_for_text.inputSchema.properties.timeout_ms));
+  const refused = [
+    ['tap', {}], ['tap', { ref: 1, selector: { text: 'Send' } }], ['tap', { selector: {} }], ['tap', { selector: { text: '' } }],
+    ['long_press', {}], ['rotate', {}], ['rotate', { restore: false }], ['rotate', { restore: true, degrees: 90 }],
+    ['find', {}], ['find', { contains: true, ignore_case: true }], ['intent', {}], ['intent', { extras: [] }],
+    ['type', { text: 'x', clear: true }], ['type', { text: 'x', ref: 2, selector: { text: 'a' } }],
+    ['scroll', { direction: 'down', ref: 1, selector: { text: 'a' } }],
+    ['wait_for_text', { text: 'Send', timeout_ms: 19501 }], ['wait_stable', { timeout_ms: 19501 }],
+  ];
+  serve('emu', screen(LIST, FIELD, SEND));
+  await call(c, 'snapshot');
+  calls('emu');
+  for (const [name, args] of refused) {
+    const ok = valid[name](args);
+    const r = await call(c, name, args);
+    check(!ok && r.isError, `${name} ${JSON.stringify(args)}: refused by the schema and by the tool`, `schema ${ok ? 'accepts' : 'refuses'}; tool: ${text(r)}`);
+  }
+  check(!/cmd input|am start|settings put/.test(calls('emu')), 'nothing refused reached the device');
+  const accepted = [
+    ['tap', { ref: 3 }], ['tap', { selector: { text: 'Send' } }], ['long_press', { ref: 3 }], ['rotate', { degrees: 90 }],
+    ['rotate', { restore: true }], ['rotate', { degrees: 0, restore: false }], ['find', { text: 'Send' }], ['find', { class: 'Button', contains: true }],
+    ['intent', { action: 'android.intent.action.VIEW' }], ['type', { text: 'x', ref: 2, clear: true }],
+    ['type', { text: 'x', selector: { text: 'draft' }, clear: true }], ['type', { text: 'x' }], ['type', { text: 'x', clear: false }],
+    ['wait_for_text', { text: 'Send', timeout_ms: 19500 }], ['wait_stable', { timeout_ms: 1000 }],
+  ];
+  for (const [name, args] of accepted) check(valid[name](args), `${name} ${JSON.stringify(args)}: the schema accepts it`, JSON.stringify(valid[name].errors));
+  // The largest the schema allows is run, not refused: the bound is from
+  // the call's start, whatever taking the device used of it.
+  const r = await call(c, 'wait_for_text', { text: 'Send', timeout_ms: 19500 });
+  check(!r.isError && text(r).includes('[ref=3]'), 'wait_for_text at the schema\'s maximum runs', text(r));
+  await c.close();
+}
+
 // What a device prints goes into results; bytes that are not UTF-8 among
 // them are repaired there, as in errors, so every answer is UTF-8 (checked
 // on the bytes of each line, Raw above).
@@ -796,14 +856,14 @@ async function cancelCall() {
 }
 
 const allSteps = {
-  'every tool': everyTool, 'more tools': moreTools, 'raw protocol': rawProtocol, allowlist, '--allow-shell': shellFlag, cancel: cancelCall, 'device bytes': deviceBytes, 'hostile folder': hostileFolder,
+  'every tool': everyTool, 'more tools': moreTools, 'raw protocol': rawProtocol, allowlist, '--allow-shell': shellFlag, cancel: cancelCall, 'device bytes': deviceBytes, 'hostile folder': hostileFolder, schemas,
   'device vanishes': vanish, 'config errors': configErrors,
   'no config: one emulator': noConfigOne, 'no config: two emulators': noConfigTwo,
   'no config: only device unauthorized': noConfigLocked, 'no config: a phone on an emulator port': noConfigPhonePort, 'mdns: allowlist': mdnsAllowlist,
 };
 const steps = env.MCP_STEPS
   ? env.MCP_STEPS.split(';').map((n) => [n, allSteps[n]])
-  : [['every tool', everyTool], ['more tools', moreTools], ['cancel', cancelCall], ['device bytes', deviceBytes], ['hostile folder', hostileFolder], ['raw protocol', rawProtocol], ['allowlist', allowlist], ['--allow-shell', shellFlag], ['device vanishes', vanish], ['config errors', configErrors]];
+  : [['every tool', everyTool], ['more tools', moreTools], ['cancel', cancelCall], ['device bytes', deviceBytes], ['hostile folder', hostileFolder], ['schemas', schemas], ['raw protocol', rawProtocol], ['allowlist', allowlist], ['--allow-shell', shellFlag], ['device vanishes', vanish], ['config errors', configErrors]];
 for (const [name, fn] of steps) {
   console.log(`== ${name}`);
   if (!fn) {

@@ -340,7 +340,7 @@ void rpc_handle_line(mcp_server *s, const char *line, size_t len)
     } else if (strcmp(m, "ping") == 0) {
         rpc_result(s, id, cJSON_CreateObject());
     } else if (strcmp(m, "tools/list") == 0) {
-        cJSON *r = cJSON_CreateObject(), *l = ops_tools_list(s->fe.allow);
+        cJSON *r = cJSON_CreateObject(), *l = ops_tools_list(s->fe.allow, s->fe.call_ms);
         if (r && l)
             cJSON_AddItemToObject(r, "tools", l);
         else

@@ -68,7 +68,7 @@ int serve_tools_route(serve_req *r, char **body, size_t *len)
         return 405;
     }
     if (!run)
-        return serve_reply_ok(ops_tools_list(allow(r->srv)), body, len);
+        return serve_reply_ok(ops_tools_list(allow(r->srv), r->srv->call_ms), body, len);
     const char *name = r->path + strlen("/v1/tools/");
     tools_req t = {r->srv, r->arg(r->conn, "device"), r->srv->busy_ms};
     const char *w = r->arg(r->conn, "wait");

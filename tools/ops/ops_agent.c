@@ -900,7 +900,7 @@ int ops_agent_run(ops_agent_result *res, const ops_agent_config *cfg,
     size_t npats = cfg->npatterns;
     if (!(pats && npats == 0) && agent_safety_init(&r->safety, pats, npats, e) != 0)
         goto out;
-    if (!(r->tools = agent_tools_list(cfg->allow_shell))) {
+    if (!(r->tools = agent_tools_list(cfg->allow_shell, cfg->step_timeout_ms))) {
         ops_fail(e, OPS_EFAIL, "out of memory (the tool table)");
         goto out;
     }

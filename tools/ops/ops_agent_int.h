@@ -35,7 +35,7 @@ double agent_wall_ms(void); /* ms since the epoch */
 /* The tool definitions the model is given: the agent's subset of the
  * operation layer's table (shell only with allow_shell) and done, as
  * [{"name","description","parameters"}]. */
-cJSON *agent_tools_list(int allow_shell);
+cJSON *agent_tools_list(int allow_shell, int call_ms);
 /* 1 when name is one of them. */
 int agent_tool_known(const char *name, int allow_shell);
 /* Check a call before anything is sent: the tool is in the agent's table,

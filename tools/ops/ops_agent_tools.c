@@ -36,9 +36,9 @@ unsigned agent_tools_allow(int allow_shell)
     return allow_shell ? OPS_TOOL_SHELL : 0;
 }
 
-cJSON *agent_tools_list(int allow_shell)
+cJSON *agent_tools_list(int allow_shell, int call_ms)
 {
-    cJSON *all = ops_tools_list(agent_tools_allow(allow_shell));
+    cJSON *all = ops_tools_list(agent_tools_allow(allow_shell), call_ms);
     cJSON *out = cJSON_CreateArray();
     if (!all || !out) {
         cJSON_Delete(all);

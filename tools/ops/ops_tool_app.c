@@ -191,7 +191,8 @@ const ops_tool ops_tools_app[] = {
      "\"string\"},\"component\":{\"type\":\"string\"},\"extras\":{\"type\":\"array\",\"items\":"
      "{\"type\":\"object\",\"properties\":{\"type\":{\"type\":\"string\",\"enum\":[\"string\","
      "\"int\",\"bool\"]},\"key\":{\"type\":\"string\"},\"value\":{\"type\":\"string\"}},"
-     "\"required\":[\"type\",\"key\",\"value\"]}}},\"additionalProperties\":false}",
+     "\"required\":[\"type\",\"key\",\"value\"]}}},\"not\":{\"properties\":{\"action\":false,"
+     "\"data\":false,\"component\":false}},\"additionalProperties\":false}",
      t_intent, 0},
     {"stop_app", "Stop an app", "Force-stop an app by package name. Returns the screen after.",
      "{\"type\":\"object\",\"properties\":{" PKG_PROP "},\"required\":[\"package\"],"

@@ -76,19 +76,31 @@ static int t_scroll(ops_call *c, const cJSON *a)
     return act(c, OPS_SCROLL, a);
 }
 
-#define REF_PROP "\"ref\":{\"type\":\"integer\",\"minimum\":1,\"description\":\"a ref from the latest snapshot\"}," \
+#define REF_PROP "\"ref\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":1000000,\"description\":" \
+    "\"a ref from the latest snapshot\"}," \
     "\"selector\":{\"type\":\"object\",\"description\":\"instead of ref: the one element with this " \
     "id (resource-id), text or desc, tried in that order, a label's clickable parent included; " \
     "several matches are refused with the candidates listed\",\"properties\":{\"id\":{\"type\":" \
-    "\"string\"},\"text\":{\"type\":\"string\"},\"desc\":{\"type\":\"string\"}}," \
+    "\"string\",\"minLength\":1},\"text\":{\"type\":\"string\",\"minLength\":1},\"desc\":" \
+    "{\"type\":\"string\",\"minLength\":1}},\"not\":{\"properties\":{\"id\":false,\"text\":false," \
+    "\"desc\":false}}," \
     "\"additionalProperties\":false}"
+/* What the tools refuse, said in the schema too (JSON Schema 2020-12), with
+ * keywords a root may hold wherever schemas go: no anyOf, oneOf or allOf at
+ * the root (the Anthropic API refuses those in a tool's input_schema, and
+ * the agent and MCP clients pass these on). "not" over NO_TARGET ({"ref":
+ * false} holds only when there is no ref) says "ref or selector";
+ * dependentSchemas, "not both"; if/then, what depends on another. */
+#define NO_TARGET "{\"properties\":{\"ref\":false,\"selector\":false}}"
+#define NOT_BOTH "\"dependentSchemas\":{\"ref\":{\"properties\":{\"selector\":false}}}"
+#define ONE_TARGET "\"not\":" NO_TARGET "," NOT_BOTH
 
 const ops_tool ops_tools_input[] = {
     {"tap", "Tap an element",
      "Tap the element with this ref from the latest snapshot. The element is found again in "
      "a fresh dump first: if it moved it is tapped where it is now; if it is gone or cannot "
      "be told apart the tap is refused (take a new snapshot). Returns the screen after.",
-     "{\"type\":\"object\",\"properties\":{" REF_PROP "},"
+     "{\"type\":\"object\",\"properties\":{" REF_PROP "}," ONE_TARGET ","
      "\"additionalProperties\":false}",
      t_tap, 0},
     {"tap_xy", "Tap a point",
@@ -111,7 +123,9 @@ const ops_tool ops_tools_input[] = {
      "Keyboard input method on the device.",
      "{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"}," REF_PROP ","
      "\"clear\":{\"type\":\"boolean\",\"description\":\"empty the field first (needs ref)\"}},"
-     "\"required\":[\"text\"],\"additionalProperties\":false}",
+     "\"required\":[\"text\"]," NOT_BOTH ",\"if\":{\"properties\":{\"clear\":{\"const\":true}},"
+     "\"required\":[\"clear\"]},\"then\":{\"not\":" NO_TARGET "},"
+     "\"additionalProperties\":false}",
      t_type, 0},
     {"press", "Press a key",
      "Press a key by name: back, home, enter, delete, tab, escape, up, down, left, right, "
@@ -134,13 +148,13 @@ const ops_tool ops_tools_input[] = {
      "without ref.",
      "{\"type\":\"object\",\"properties\":{\"direction\":{\"type\":\"string\",\"enum\":"
      "[\"up\",\"down\",\"left\",\"right\"]}," REF_PROP "},\"required\":[\"direction\"],"
-     "\"additionalProperties\":false}",
+     NOT_BOTH ",\"additionalProperties\":false}",
      t_scroll, 0},
     {"long_press", "Long-press an element",
      "Hold on the element ref for duration_ms (default 1000), e.g. for context menus. Same "
      "stale-ref rule as tap.",
      "{\"type\":\"object\",\"properties\":{" REF_PROP ",\"duration_ms\":{\"type\":\"integer\","
-     "\"minimum\":1,\"maximum\":10000}},\"additionalProperties\":false}",
+     "\"minimum\":1,\"maximum\":10000}}," ONE_TARGET ",\"additionalProperties\":false}",
      t_long_press, 0},
     {"back", "Back", "Press the back key. Returns the screen after.",
      "{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false}", t_back, 0},

@@ -314,7 +314,9 @@ const ops_tool ops_tools_more[] = {
      "Lock the rotation at degrees (auto-rotate off), or restore: true to put back the "
      "settings as they were.",
      OBJ "{\"degrees\":{\"type\":\"integer\",\"enum\":[0,90,180,270]},\"restore\":{\"type\":"
-     "\"boolean\"}},\"additionalProperties\":false}",
+     "\"boolean\"}},\"if\":{\"properties\":{\"restore\":{\"const\":true}},\"required\":"
+     "[\"restore\"]},\"then\":{\"properties\":{\"degrees\":false}},\"else\":{\"required\":"
+     "[\"degrees\"]},\"additionalProperties\":false}",
      t_rotate, 0},
     {"screen_record", "Record the screen",
      "start (time_limit_s 1..180, default 180) or stop: the video is saved beside the "

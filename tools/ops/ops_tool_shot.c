@@ -186,6 +186,6 @@ const ops_tool ops_tools_shot[] = {
      "grid: true adds the tap_grid layout.",
      "{\"type\":\"object\",\"properties\":{\"include_image\":{\"type\":\"boolean\"},\"grid\":"
      "{\"type\":\"boolean\"}},\"additionalProperties\":false}",
-     t_screenshot, OPS_TOOL_READONLY},
+     t_screenshot, 0}, /* it writes a file */
     {NULL, NULL, NULL, NULL, NULL, 0},
 };

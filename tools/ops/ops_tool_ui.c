@@ -119,10 +119,30 @@ static int wait_tool(ops_call *c, const cJSON *a, int stable)
         cJSON_Delete(args);
         return ops_call_fail(c, OPS_EFAIL, "out of memory");
     }
+    /* The bound the schema states (ops_tools_list): call_ms less what the
+     * answer needs, from the call's start. */
+    int call_ms = c->fe->call_ms > 0 ? c->fe->call_ms : 30000, t = 10000;
+    cJSON *tm = cJSON_GetObjectItemCaseSensitive(args, "timeout_ms");
+    if (cJSON_IsNumber(tm) && tm->valuedouble > call_ms - OPS_TOOL_ANSWER_MS &&
+        tm->valuedouble <= 600000 && tm->valuedouble == (int)tm->valuedouble) {
+        cJSON_Delete(args);
+        return ops_call_fail(c, OPS_EARG, "timeout_ms %d is beyond the call limit: at most %d "
+                             "(the server's call timeout, %d ms, less %d ms to answer)",
+                             (int)tm->valuedouble, call_ms - OPS_TOOL_ANSWER_MS, call_ms,
+                             OPS_TOOL_ANSWER_MS);
+    }
     if (ops_call_device(c) != 0) {
         cJSON_Delete(args);
         return -1;
     }
+    /* What taking the device used of the call comes off the wait, so the
+     * answer still has its margin (and a second more: ops_wait_run checks
+     * the timeout against the time left when it starts, a moment later). */
+    if (cJSON_IsNumber(tm))
+        t = (int)tm->valuedouble;
+    int room = ops_call_remaining(c) - OPS_TOOL_ANSWER_MS - 1000;
+    if (cJSON_IsNumber(tm) && t >= 1 && t > room && room >= 1)
+        cJSON_SetNumberValue(tm, room);
     ops_ctx oc;
     ops_call_ctx(c, &oc);
     int rc = ops_wait(&oc, args);
@@ -167,7 +187,8 @@ const ops_tool ops_tools_ui[] = {
      "{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"},\"desc\":{\"type\":"
      "\"string\"},\"resource_id\":{\"type\":\"string\"},\"class\":{\"type\":\"string\"},"
      "\"contains\":{\"type\":\"boolean\"},\"ignore_case\":{\"type\":\"boolean\"}},"
-     "\"additionalProperties\":false}",
+     "\"not\":{\"properties\":{\"text\":false,\"desc\":false,\"resource_id\":false,\"class\":"
+     "false}},\"additionalProperties\":false}",
      t_find, OPS_TOOL_READONLY},
     {"wait_for_text", "Wait for text",
      "Poll snapshots until an element's text or description equals text (contains: "
@@ -177,12 +198,12 @@ const ops_tool ops_tools_ui[] = {
      "\"boolean\"},\"contains\":{\"type\":\"boolean\"},\"ignore_case\":{\"type\":\"boolean\"},"
      "\"timeout_ms\":{\"type\":\"integer\",\"minimum\":1}},\"required\":[\"text\"],"
      "\"additionalProperties\":false}",
-     t_wait_for_text, OPS_TOOL_READONLY},
+     t_wait_for_text, OPS_TOOL_READONLY | OPS_TOOL_CALLBOUND},
     {"wait_stable", "Wait for a still screen",
      "Poll snapshots until two in a row are the same (animations and loading done), at most "
      "timeout_ms (default 10000). Returns that snapshot.",
      "{\"type\":\"object\",\"properties\":{\"timeout_ms\":{\"type\":\"integer\",\"minimum\":1}},"
      "\"additionalProperties\":false}",
-     t_wait_stable, OPS_TOOL_READONLY},
+     t_wait_stable, OPS_TOOL_READONLY | OPS_TOOL_CALLBOUND},
     {NULL, NULL, NULL, NULL, NULL, 0},
 };

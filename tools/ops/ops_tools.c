@@ -61,7 +61,7 @@ static int visible(unsigned allow, const ops_tool *t)
     return (t->flags & OPS_TOOL_GATES & ~allow) == 0;
 }
 
-cJSON *ops_tools_list(unsigned allow)
+cJSON *ops_tools_list(unsigned allow, int call_ms)
 {
     cJSON *arr = cJSON_CreateArray();
     for (size_t i = 0; arr && i < ntools; i++) {
@@ -77,7 +77,12 @@ cJSON *ops_tools_list(unsigned allow)
         cJSON_AddStringToObject(o, "name", t->name);
         cJSON_AddStringToObject(o, "title", t->title);
         cJSON_AddStringToObject(o, "description", t->description);
-        cJSON_AddItemToObject(o, "inputSchema", cJSON_Duplicate(schemas[i], 1));
+        cJSON *sch = cJSON_Duplicate(schemas[i], 1);
+        cJSON_AddItemToObject(o, "inputSchema", sch);
+        cJSON *tm = cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetObjectItemCaseSensitive(sch, "properties"), "timeout_ms");
+        if ((t->flags & OPS_TOOL_CALLBOUND) && tm && call_ms > OPS_TOOL_ANSWER_MS)
+            cJSON_AddNumberToObject(tm, "maximum", call_ms - OPS_TOOL_ANSWER_MS);
         cJSON *ann = cJSON_AddObjectToObject(o, "annotations");
         cJSON_AddBoolToObject(ann, "readOnlyHint", (t->flags & OPS_TOOL_READONLY) != 0);
         if (!(t->flags & OPS_TOOL_READONLY))

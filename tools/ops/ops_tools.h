@@ -47,7 +47,11 @@ enum {
     OPS_TOOL_TERMUX = 32,      /* Termux:API on this phone: when ops_termux_available() */
     OPS_TOOL_SMS = 64,         /* sends an SMS: only when a person allowed it by name */
     OPS_TOOL_CALL = 128,       /* places a phone call: the same */
+    OPS_TOOL_CALLBOUND = 256,  /* descriptive: its timeout_ms must leave OPS_TOOL_ANSWER_MS of
+                                  the call, so its schema's maximum is call_ms less that */
 };
+/* What a wait leaves of its call to answer in (ops_wait_run's margin). */
+#define OPS_TOOL_ANSWER_MS 500
 /* The gating flags (a tool with one of these needs it in allow). */
 #define OPS_TOOL_GATES (OPS_TOOL_SHELL | OPS_TOOL_DEVICES | OPS_TOOL_HOSTFILE | OPS_TOOL_TERMUX | \
                         OPS_TOOL_SMS | OPS_TOOL_CALL)
@@ -118,8 +122,11 @@ void ops_tools_free(void);
 
 /* The tools allow lets through, in the table's order: a JSON array of
  * {name, title, description, inputSchema, annotations{readOnlyHint,
- * destructiveHint, openWorldHint}}. NULL when out of memory. */
-cJSON *ops_tools_list(unsigned allow);
+ * destructiveHint, openWorldHint}}. call_ms: the front end's bound of one
+ * call (ops_front.call_ms), which a wait's timeout_ms must stay under by
+ * OPS_TOOL_ANSWER_MS: the schema says so (its maximum); 0 leaves it out.
+ * NULL when out of memory. */
+cJSON *ops_tools_list(unsigned allow, int call_ms);
 
 /* Run the tool name (one fe->allow lets through) with args (a JSON object,
  * or NULL for none). -1 with e (OPS_ENOMATCH) when there is no such tool,
