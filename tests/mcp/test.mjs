@@ -564,13 +564,28 @@ async function mdnsAllowlist() {
   serve('mdns_ok', screen(LIST, FIELD, SEND));
   serve('mdns_no', screen(LIST, FIELD, SEND));
   const cfg = writeConfig(path.join(TMP, 'mdns.toml'),
-    '[device]\nusb = false\nmdns = true\nallowlist = ["adb-ALLOWED-111111"]\n[timeouts]\nsettle_ms = 0\n');
-  const c = await connect(['--config', cfg], 'mdns');
+    '[device]\nusb = false\nmdns = true\nallowlist = ["adb-ALLOWED-111111", "adb-BOTH-333333"]\n[timeouts]\nsettle_ms = 0\n');
+  let c = await connect(['--config', cfg], 'mdns');
   let r = await call(c, 'list_devices');
   const t = text(r);
   check(!r.isError && new RegExp(`^${OK}\tdevice\ttransport:mdns.* allowlisted$`, 'm').test(t) &&
     new RegExp(`^${NO}\tdevice\ttransport:mdns`, 'm').test(t) && !new RegExp(`^${NO}.*allowlisted`, 'm').test(t),
   'list_devices shows both mDNS phones, the one named on the allowlist marked so', t);
+  // One phone announcing both services on one address: listed once, under
+  // the documented INSTANCE._adb-tls-connect._tcp name, which finds it.
+  const BOTH = 'adb-BOTH-333333._adb-tls-connect._tcp';
+  const lines = t.split('\n').filter((l) => l.startsWith('adb-BOTH-333333.'));
+  check(lines.length === 1 && lines[0].startsWith(`${BOTH}\tdevice\ttransport:mdns`), 'a phone announcing both services on one address is listed once, as INSTANCE._adb-tls-connect._tcp', t);
+  serve('mdns_both', screen(LIST, FIELD, SEND));
+  r = await call(c, 'select_device', { serial: BOTH });
+  check(!r.isError && /physical, on the allowlist/.test(text(r)), 'select_device INSTANCE._adb-tls-connect._tcp finds it', text(r));
+  calls('mdns_both');
+  r = await call(c, 'tap_xy', { x: 3, y: 3 });
+  check(!r.isError && calls('mdns_both') === 'cmd input tap 3 3', 'the tap reaches it', text(r));
+  r = await call(c, 'select_device', { serial: 'adb-BOTH-333333._adb._tcp' });
+  check(!r.isError, 'its other service\'s name finds it too', text(r));
+  await c.close();
+  c = await connect(['--config', cfg], 'mdns-again');
   r = await call(c, 'snapshot');
   check(r.isError && /no device found/.test(text(r)) && /mDNS/.test(text(r)), 'an mDNS phone is never the implicit only device', text(r));
   r = await call(c, 'select_device', { serial: NO });
@@ -705,6 +720,35 @@ async function schemas() {
   // the call's start, whatever taking the device used of it.
   const r = await call(c, 'wait_for_text', { text: 'Send', timeout_ms: 19500 });
   check(!r.isError && text(r).includes('[ref=3]'), 'wait_for_text at the schema\'s maximum runs', text(r));
+  await c.close();
+}
+
+// Twenty first calls at once, before any device is active, on a TCP
+// device: the device list is probed once for all of them (the device logs
+// each handshake: -v), and none fails as "not ready"; past the 16 calls
+// that may run at once the rest are refused as back-pressure.
+async function crowd() {
+  const d = DEV.crowd;
+  const log = path.join(path.dirname(d.sandbox), 'stderr');
+  const handshakes = () => fs.readFileSync(log, 'utf8').split('\n').filter((l) => / online$/.test(l)).length;
+  serve('crowd', screen(LIST, FIELD, SEND));
+  const cfg = writeConfig(path.join(TMP, 'crowd.toml'),
+    `[device]\ntargets = ["${d.addr}"]\nusb = false\n[timeouts]\ncall_ms = 60000\nsettle_ms = 0\n`);
+  const c = await connect(['--config', cfg], 'crowd');
+  calls('crowd');
+  const before = handshakes();
+  const rs = await Promise.all(Array.from({ length: 20 }, (_, i) => call(c, 'tap_xy', { x: i, y: 100 + i })
+    .then((r) => ({ r }), (e) => ({ e }))));
+  const seen = handshakes() - before;
+  const ok = rs.filter((x) => x.r && !x.r.isError).length;
+  const busy = rs.filter((x) => x.e && /already running/.test(String(x.e))).length;
+  const other = rs.filter((x) => !(x.r && !x.r.isError) && !(x.e && /already running/.test(String(x.e))));
+  check(other.length === 0, 'twenty first calls at once: each runs or is refused as back-pressure, none fails otherwise',
+    other.map((x) => (x.e ? String(x.e) : text(x.r))).join('\n'));
+  check(ok >= 16 && ok + busy === 20, `at least 16 of them ran (${ok} ran, ${busy} refused as back-pressure)`);
+  check(seen <= 2, `the device list was probed once for all of them: the device saw ${seen} handshakes (a listing and the connection)`, seen);
+  const taps = calls('crowd').split('\n').filter((l) => l.startsWith('cmd input tap')).length;
+  check(taps === ok, `each call that ran tapped once (${taps} taps)`, taps);
   await c.close();
 }
 
@@ -856,14 +900,14 @@ async function cancelCall() {
 }
 
 const allSteps = {
-  'every tool': everyTool, 'more tools': moreTools, 'raw protocol': rawProtocol, allowlist, '--allow-shell': shellFlag, cancel: cancelCall, 'device bytes': deviceBytes, 'hostile folder': hostileFolder, schemas,
+  'every tool': everyTool, 'more tools': moreTools, 'raw protocol': rawProtocol, allowlist, '--allow-shell': shellFlag, cancel: cancelCall, 'device bytes': deviceBytes, 'hostile folder': hostileFolder, schemas, crowd,
   'device vanishes': vanish, 'config errors': configErrors,
   'no config: one emulator': noConfigOne, 'no config: two emulators': noConfigTwo,
   'no config: only device unauthorized': noConfigLocked, 'no config: a phone on an emulator port': noConfigPhonePort, 'mdns: allowlist': mdnsAllowlist,
 };
 const steps = env.MCP_STEPS
   ? env.MCP_STEPS.split(';').map((n) => [n, allSteps[n]])
-  : [['every tool', everyTool], ['more tools', moreTools], ['cancel', cancelCall], ['device bytes', deviceBytes], ['hostile folder', hostileFolder], ['schemas', schemas], ['raw protocol', rawProtocol], ['allowlist', allowlist], ['--allow-shell', shellFlag], ['device vanishes', vanish], ['config errors', configErrors]];
+  : [['every tool', everyTool], ['more tools', moreTools], ['cancel', cancelCall], ['device bytes', deviceBytes], ['hostile folder', hostileFolder], ['schemas', schemas], ['crowd', crowd], ['raw protocol', rawProtocol], ['allowlist', allowlist], ['--allow-shell', shellFlag], ['device vanishes', vanish], ['config errors', configErrors]];
 for (const [name, fn] of steps) {
   console.log(`== ${name}`);
   if (!fn) {

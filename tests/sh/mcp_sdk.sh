@@ -51,7 +51,8 @@ if [ "${1:-}" = --noconfig ]; then
 fi
 # adbc-mcp and phones announced by mDNS: avahi-daemon in a second network
 # and mount namespace (tests/sh/lib_avahi.sh) announces two test devices as
-# _adb._tcp; the allowlist names one of them by its instance.
+# _adb._tcp, and a third under both _adb-tls-connect._tcp and _adb._tcp on
+# one address; the allowlist names them by their instances.
 if [ "${1:-}" = --mdns ]; then
     t_init
     . "$(dirname "${BASH_SOURCE[0]}")/lib_avahi.sh"
@@ -61,16 +62,19 @@ if [ "${1:-}" = --mdns ]; then
     TD_WRAP=(nsenter -t "$PHONE" -n)
     td_start mdns_ok --no-auth --host 0.0.0.0 --port 37001 --serial SN-OK-1
     td_start mdns_no --no-auth --host 0.0.0.0 --port 37004 --serial SN-NO-2
+    td_start mdns_both --no-auth --host 0.0.0.0 --port 37007 --serial SN-BOTH-3
     TD_WRAP=()
     avahi_service ok adb-ALLOWED-111111 _adb._tcp 37001
     avahi_service no adb-DENIED-222222 _adb._tcp 37004
+    avahi_service both_tls adb-BOTH-333333 _adb-tls-connect._tcp 37007
+    avahi_service both_adb adb-BOTH-333333 _adb._tcp 37007
     avahi_start vphone v4 "${IN_PHONE[@]}"
-    t_check "avahi announces both phones"
-    avahi_wait 2
+    t_check "avahi announces the three phones (four services)"
+    avahi_wait 4
     t_check "adbc-mcp: mDNS phones listed, chosen only by name, and only when allowlisted"
     devs={
     sep=
-    for n in mdns_ok mdns_no; do
+    for n in mdns_ok mdns_no mdns_both; do
         devs+="$sep\"$n\":{\"addr\":\"10.77.0.2:${TD_PORT[$n]}\",\"ctl\":\"${TD_SANDBOX[$n]}/data/local/tmp/.adbc-test\",\"sandbox\":\"${TD_SANDBOX[$n]}\",\"pid\":${TD_PID[$n]}}"
         sep=,
     done
@@ -79,6 +83,7 @@ if [ "${1:-}" = --mdns ]; then
         timeout 300 node "$ADBC_SOURCE_DIR/tests/mcp/test.mjs" || t_fail "the mDNS step failed"
     td_stop mdns_ok
     td_stop mdns_no
+    td_stop mdns_both
     echo "ok: $T_CHECKS checks (mDNS part)"
     exit 0
 fi
@@ -103,15 +108,16 @@ want=$(sed -n 's/.*"@modelcontextprotocol\/sdk": "\([^"]*\)".*/\1/p' "$DIR/packa
 have=$(node -p "require(process.argv[1]).version" "$DIR/node_modules/@modelcontextprotocol/sdk/package.json")
 [ -n "$want" ] && [ "$want" = "$have" ] || t_fail "SDK $have installed, package.json pins $want: rm -rf $DIR/node_modules"
 
-t_check "test devices: two emulators, two physical devices, one to kill"
+t_check "test devices: two emulators, two physical devices, one to kill, one logging its connections"
 td_start emu --no-auth --prop ro.kernel.qemu=1
 td_start emu2 --no-auth --prop ro.boot.qemu=1
 td_start phone_ok --no-auth --serial ALLOWED123 --prop ro.kernel.qemu=0
 td_start phone_no --no-auth --serial DENIED456
 td_start victim --no-auth --prop ro.kernel.qemu=1
+td_start crowd --no-auth --prop ro.kernel.qemu=1 -v
 devs={
 sep=
-for n in emu emu2 phone_ok phone_no victim; do
+for n in emu emu2 phone_ok phone_no victim crowd; do
     devs+="$sep\"$n\":{\"addr\":\"127.0.0.1:${TD_PORT[$n]}\",\"ctl\":\"${TD_SANDBOX[$n]}/data/local/tmp/.adbc-test\",\"sandbox\":\"${TD_SANDBOX[$n]}\",\"pid\":${TD_PID[$n]}}"
     sep=,
 done

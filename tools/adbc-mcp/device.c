@@ -17,6 +17,7 @@
  *    call's deadline. */
 #include "mcp.h"
 #include "ops_termux.h"
+#include "ops_util.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -70,12 +71,14 @@ int devices_init(mcp_server *s)
         mcp_log("%s", e.msg);
         return -1;
     }
+    ops_cond_init(&s->probe_done);
     return 0;
 }
 
 void devices_free(mcp_server *s)
 {
     ops_pool_free(&s->pool);
+    pthread_cond_destroy(&s->probe_done);
     s->active = NULL;
 }
 
@@ -90,7 +93,10 @@ static ops_dev *dev_find(ops_call *c, const char *serial)
 
 /* The phones announced by mDNS ([device] mdns = true): each connect
  * service, probed at its address and named INSTANCE.SERVICE, appended to
- * *l. A browse that cannot run (no multicast interface) adds nothing. */
+ * *l. A phone announcing _adb-tls-connect._tcp and _adb._tcp on one
+ * address is one device, probed once and named by the first (the name
+ * docs/mcp.md gives; device_select takes the other too). A browse that
+ * cannot run (no multicast interface) adds nothing. */
 static int add_mdns(ops_call *c, adbc_device_entry **l, size_t *n, int timeout_ms)
 {
     adbc_mdns_opts mo;
@@ -117,6 +123,14 @@ static int add_mdns(ops_call *c, adbc_device_entry **l, size_t *n, int timeout_m
         if (!sv[i].port || !sv[i].addr[0] || strcmp(sv[i].service, ADBC_MDNS_TLS_PAIRING) == 0)
             continue;
         adbc_mdns_addr(addr[k], sizeof addr[k], &sv[i]);
+        size_t j = 0;
+        while (j < k && strcmp(addr[j], addr[k]) != 0)
+            j++;
+        if (j < k) { /* the same adbd under a second service */
+            if (strcmp(sv[i].service, ADBC_MDNS_TLS_CONNECT) == 0)
+                which[j] = i;
+            continue;
+        }
         addrs[k] = addr[k];
         which[k++] = i;
     }
@@ -242,6 +256,101 @@ static int take(ops_call *c, ops_dev *d)
     return 0;
 }
 
+/* The only device, by the selection rule: its serial into serial, or -1
+ * failing c (none, several, not ready). */
+static int pick_only(ops_call *c, char *serial, size_t cap)
+{
+    adbc_device_entry *l = NULL;
+    size_t n = 0, k = 0;
+    if (list_all(c, &l, &n, 0) != 0)
+        return -1;
+    for (size_t i = 0; i < n; i++) /* a device in fastboot speaks no adb */
+        if (l[i].state != ADBC_DEV_BOOTLOADER)
+            l[k++] = l[i];
+    n = k;
+    char names[2048];
+    describe(names, sizeof(names), l, n);
+    if (n != 1 || l[0].state != ADBC_DEV_DEVICE || l[0].error) {
+        int rc;
+        if (n == 0)
+            rc = ops_call_fail(c, OPS_EFAIL,
+                               "no device found: connect one by USB, start an emulator, "
+                              "list a TCP device under [device] targets in the config, or "
+                              "name one (a phone announced by mDNS is used only when "
+                              "named: -s INSTANCE, [device] default or select_device)");
+        else if (n == 1)
+            rc = ops_call_fail(c, OPS_EFAIL,
+                               "the only device, %s, is not ready: %s%s%s. Fix the state "
+                              "shown (accept the USB debugging prompt, reconnect), then "
+                              "retry", l[0].serial, adbc_device_state_text(&l[0]),
+                           l[0].message[0] ? ": " : "", l[0].message);
+        else
+            rc = ops_call_fail(c, OPS_EFAIL,
+                               "%zu devices are connected and none is selected: call "
+                              "select_device with one of: %s", n, names);
+        adbc_devices_free(l);
+        return rc;
+    }
+    snprintf(serial, cap, "%s", l[0].serial);
+    adbc_devices_free(l);
+    return 0;
+}
+
+/* Take d for c and make it the active device (when none is yet). */
+static int take_active(ops_call *c, ops_dev *d)
+{
+    mcp_server *s = srv(c);
+    if (!d || take(c, d) != 0)
+        return -1;
+    pthread_mutex_lock(&s->state_lock);
+    if (!s->active)
+        s->active = d;
+    pthread_mutex_unlock(&s->state_lock);
+    return 0;
+}
+
+/* The first choice of the device (no active one, no default), once for all
+ * the calls that need it at the same time: the first lists the devices,
+ * takes the only one and makes it active; those that came meanwhile wait
+ * for that (within their own deadlines), then take the active device, or
+ * fail as it failed. Twenty first calls at once would otherwise each probe
+ * every device, and a TCP device answering twenty handshakes at once can
+ * look offline to some of them. */
+static int first_choice(ops_call *c)
+{
+    mcp_server *s = srv(c);
+    pthread_mutex_lock(&s->state_lock);
+    if (s->probing) {
+        unsigned long gen = s->probe_gen;
+        while (s->probing && s->probe_gen == gen)
+            if (ops_cond_wait_until(&s->probe_done, &s->state_lock, c->deadline) == ETIMEDOUT)
+                break;
+        int done = s->probe_gen != gen;
+        ops_dev *d = s->active;
+        ops_err e = s->probe_err;
+        pthread_mutex_unlock(&s->state_lock);
+        if (!done)
+            return ops_call_fail(c, OPS_ETIMEOUT, "the devices were still being listed when "
+                                 "this call's time ran out ([timeouts] call_ms): retry");
+        return d ? take(c, d) : ops_call_err(c, &e);
+    }
+    ops_dev *d = s->active;
+    if (!d)
+        s->probing = 1;
+    pthread_mutex_unlock(&s->state_lock);
+    if (d) /* chosen while this call looked */
+        return take(c, d);
+    char serial[sizeof d->serial];
+    int rc = pick_only(c, serial, sizeof serial) != 0 ? -1 : take_active(c, dev_find(c, serial));
+    pthread_mutex_lock(&s->state_lock);
+    s->probe_err = c->err;
+    s->probing = 0;
+    s->probe_gen++;
+    pthread_cond_broadcast(&s->probe_done);
+    pthread_mutex_unlock(&s->state_lock);
+    return rc;
+}
+
 int call_device(ops_call *c)
 {
     mcp_server *s = srv(c);
@@ -250,53 +359,9 @@ int call_device(ops_call *c)
     pthread_mutex_unlock(&s->state_lock);
     if (d)
         return take(c, d);
-    if (s->cfg.default_serial) {
-        d = dev_find(c, s->cfg.default_serial);
-    } else {
-        adbc_device_entry *l = NULL;
-        size_t n = 0, k = 0;
-        if (list_all(c, &l, &n, 0) != 0)
-            return -1;
-        for (size_t i = 0; i < n; i++) /* a device in fastboot speaks no adb */
-            if (l[i].state != ADBC_DEV_BOOTLOADER)
-                l[k++] = l[i];
-        n = k;
-        char names[2048];
-        describe(names, sizeof(names), l, n);
-        if (n != 1 || l[0].state != ADBC_DEV_DEVICE || l[0].error) {
-            int rc;
-            if (n == 0)
-                rc = ops_call_fail(c, OPS_EFAIL,
-                                   "no device found: connect one by USB, start an emulator, "
-                                  "list a TCP device under [device] targets in the config, or "
-                                  "name one (a phone announced by mDNS is used only when "
-                                  "named: -s INSTANCE, [device] default or select_device)");
-            else if (n == 1)
-                rc = ops_call_fail(c, OPS_EFAIL,
-                                   "the only device, %s, is not ready: %s%s%s. Fix the state "
-                                  "shown (accept the USB debugging prompt, reconnect), then "
-                                  "retry", l[0].serial, adbc_device_state_text(&l[0]),
-                               l[0].message[0] ? ": " : "", l[0].message);
-            else
-                rc = ops_call_fail(c, OPS_EFAIL,
-                                   "%zu devices are connected and none is selected: call "
-                                  "select_device with one of: %s", n, names);
-            adbc_devices_free(l);
-            return rc;
-        }
-        size_t pick = 0;
-        d = dev_find(c, l[pick].serial);
-        adbc_devices_free(l);
-    }
-    if (!d)
-        return -1;
-    if (take(c, d) != 0)
-        return -1;
-    pthread_mutex_lock(&s->state_lock);
-    if (!s->active)
-        s->active = d;
-    pthread_mutex_unlock(&s->state_lock);
-    return 0;
+    if (!s->cfg.default_serial)
+        return first_choice(c);
+    return take_active(c, dev_find(c, s->cfg.default_serial));
 }
 
 void call_device_done(ops_call *c)
@@ -319,9 +384,15 @@ int device_select(ops_call *c, const char *serial)
     for (size_t i = 0; i < n; i++)
         if (strcmp(l[i].serial, serial) == 0)
             e = &l[i];
+    /* A phone listed under one mDNS service is found by its instance with
+     * the other too (add_mdns lists it once). */
+    char inst[256], other[256];
+    for (size_t i = 0; i < n && !e; i++)
+        if (strcmp(l[i].transport, "mdns") == 0 && ops_mdns_instance(inst, sizeof inst, serial) &&
+            ops_mdns_instance(other, sizeof other, l[i].serial) && strcmp(inst, other) == 0)
+            e = &l[i];
     char names[2048];
     describe(names, sizeof(names), l, n);
-    char inst[256];
     if (!e) {
         int rc = ops_call_fail(c, OPS_EFAIL, "no device '%s'. Connected: %s%s", serial,
                            n ? names : "none (connect one, or list a TCP device under [device] "
@@ -341,8 +412,10 @@ int device_select(ops_call *c, const char *serial)
         adbc_devices_free(l);
         return rc;
     }
+    char listed_as[sizeof e->serial];
+    snprintf(listed_as, sizeof listed_as, "%s", e->serial);
     adbc_devices_free(l);
-    ops_dev *d = dev_find(c, serial);
+    ops_dev *d = dev_find(c, listed_as);
     if (!d)
         return -1;
     if (take(c, d) != 0)

@@ -32,7 +32,14 @@ typedef struct mcp_server {
     int allow_shell;
     int out_fd;               /* the protocol stream (stdout's original descriptor) */
     pthread_mutex_t out_lock;
-    pthread_mutex_t state_lock; /* active */
+    pthread_mutex_t state_lock; /* active, and the probe below */
+    /* The implicit choice of device (no active one yet): one listing at a
+     * time, its outcome shared with every call that came while it ran
+     * (device.c, first_choice). */
+    pthread_cond_t probe_done;
+    int probing;
+    unsigned long probe_gen;   /* outcomes published */
+    ops_err probe_err;         /* why the last one failed (no device active then) */
     ops_pool pool;            /* the devices touched, reconnected on the next call */
     ops_dev *active;
     ops_front fe;             /* what the tool table is given (mcp_front) */
