@@ -612,7 +612,8 @@ static int is_ref_kind(int kind)
  * what shows of the frame in its parent) and to every ancestor that clips
  * its overflow (ancestors that are not its containing block skipped, as
  * for position: absolute and fixed). A node outside the page's modal (a
- * top-layer :modal element, or a shown aria-modal dialog) does not show.
+ * top-layer :modal element, or an aria-modal dialog that is visible and in
+ * the viewport; the last one) does not show.
  * A ref shows where the page's own hit test (elementFromPoint, in the
  * node's tree scope) lands on it or inside it: the centre of its largest
  * part if it does, else the largest block of a grid over each part that
@@ -667,12 +668,13 @@ static const char check_js[] =
     "catch(e){q=d.querySelectorAll('[aria-modal=true]')}"
     "for(i=0;i<q.length;i++){var m=q[i],t=0;try{t=m.matches(':modal')}catch(e){}"
     "if((t||m.localName==='dialog'||/^(alert)?dialog$/.test(m.getAttribute('role')))&&"
-    "m.getClientRects().length&&getComputedStyle(m).visibility==='visible')M=m}"
+    "getComputedStyle(m).visibility==='visible'){var mb=m.getBoundingClientRect();"
+    "if(!Z(X([mb.left,mb.top,mb.right,mb.bottom],W)))M=m}}"
     "for(i=1;i<A.length;i++){"
     "var n=A[i],k=s.k[i-1],z=0,e=n.nodeType===1?n:n.parentNode,j,c,r,u,vs=[],ps;"
     "if(!e||e.nodeType!==1){o.push(0);continue}"
     "if(M){for(u=e;u&&u!==M;u=u.parentNode||u.host);if(!u){o.push(0);continue}}"
-    "r=R(n);if(!r.length){o.push(0);continue}"
+    "r=R(n);for(j=0;j<r.length&&Z(X(r[j],W));j++);if(j===r.length){o.push(0);continue}"
     "ps=n===e?getComputedStyle(n).position:'';"
     "c=n===e?K(P(n),ps==='fixed'?2:ps==='absolute'?1:0):K(e,0);"
     "if(k===2){var b=n.getBoundingClientRect(),st=getComputedStyle(n),"
@@ -1041,10 +1043,10 @@ static int read_page(wview *v, adbc_conn *c, const char *sock, int64_t deadline)
         int vv = jread_get(&jm, 0, "cssVisualViewport");
         if (vv < 0)
             vv = jread_get(&jm, 0, "visualViewport");
-        if (num_of(&jm, vv, "clientWidth", &cw) < 0 || cw < 1)
+        if (num_of(&jm, vv, "clientWidth", &cw) < 0 || cw < 1 ||
+            num_of(&jm, vv, "clientHeight", &ch) < 0 || ch < 1)
             rc = core_fail(ADBC_EPROTO, "Page.getLayoutMetrics gave no visual viewport");
         int cs = jread_get(&jm, 0, "cssContentSize");
-        num_of(&jm, vv, "clientHeight", &ch);
         num_of(&jm, cs, "width", &sw);
         num_of(&jm, cs, "height", &sh);
     }
@@ -1077,7 +1079,7 @@ static int read_page(wview *v, adbc_conn *c, const char *sock, int64_t deadline)
     int kept = 0;
     for (int k = 0; rc == 0 && k < nord; k++) {
         int i = ord[k];
-        if ((a[i].kind < 0 && !a[i].iframe) || kept >= WEB_MAX_KEPT)
+        if ((a[i].kind < 0 && !a[i].iframe) || kept++ >= WEB_MAX_KEPT)
             continue;
         char params[96];
         snprintf(params, sizeof params, "{\"backendNodeId\":%ld,\"objectGroup\":\"adbc\"}",
@@ -1085,7 +1087,6 @@ static int read_page(wview *v, adbc_conn *c, const char *sock, int64_t deadline)
         ids[i] = adbc_cdp_send(cdp, "DOM.resolveNode", params, core_remaining(deadline));
         if (ids[i] < 0)
             rc = ids[i];
-        kept++;
     }
     for (int i = 0; rc == 0 && i < n; i++) {
         if (ids[i] <= 0)

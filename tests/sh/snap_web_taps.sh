@@ -84,7 +84,7 @@ t_check "fixed header, bottom bar and banner over a scrolled feed: covered rows 
 page load "$BASE/bars.html" 'scrollTo(0, 140); 1' || t_fail "bars.html did not load"
 [ "$(page eval 'scrollY')" = 140 ] || t_fail "bars.html did not scroll: $(page eval 'scrollY')"
 taps bars "Menu|Search|$(names Post 4 14)|$(names Like 4 14)|Home|Inbox|Me" \
-    "$(names Post 1 3)|Like 1|Like 2|$(names Post 15 40)|$(names Like 15 40)"
+    "$(names Post 1 3)|Like 1|Like 2|$(names Post 15 40)|$(names Like 15 40)|Accept"
 
 t_check "a modal dialog with a backdrop: only the dialog's field and buttons have refs"
 page load "$BASE/modal.html" || t_fail "modal.html did not load"
@@ -148,7 +148,7 @@ v = json.loads(sys.argv[1])
 sys.exit(not (abs(v["offsetX"] - 200) < 0.5 and abs(v["offsetY"] - 250) < 0.5 and abs(v["scale"] - 2) < 0.01))' "$vv" ||
     t_fail "the pinch left the visual viewport at $vv, not at 200,250 zoomed 2x"
 taps pinch "$(names Post 5 10)|$(names Like 5 10)" \
-    "Menu|Search|Home|Inbox|Me|$(names Post 1 4)|Like 1|Like 2|Like 3|$(names Post 12 40)|$(names Like 12 40)"
+    "Menu|Search|Home|Inbox|Me|$(names Post 1 4)|Like 1|Like 2|Like 3|$(names Post 12 40)|$(names Like 12 40)|Accept"
 
 [ -z "$FAILED" ] || t_fail "wrong refs on:$FAILED (above)"
 echo "PASS: $T_CHECKS checks"
