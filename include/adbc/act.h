@@ -130,12 +130,15 @@ ADBC_API int adbc_act_scroll(adbc_act_where *where, adbc_conn *c, const adbc_ui_
 /* Key code of a name: back 4, home 3, enter 66, delete 67, tab 61, escape
  * 111, up/down/left/right 19-22, space 62, power 26, volup 24, voldown 25,
  * recent 187, menu 82, search 84, camera 27, move_home 122, move_end 123,
- * forward_delete 112, page_up 92, page_down 93, wakeup 224, sleep 223; any
- * case, an optional KEYCODE_ prefix; or a decimal code 0..9999.
- * ADBC_EINVAL for anything else (the message lists the names). */
+ * forward_delete 112, page_up 92, page_down 93, wakeup 224, sleep 223; an
+ * Android KeyEvent name, with or without its KEYCODE_ prefix, as Android
+ * numbers it (KEYCODE_5 is the digit 5, code 12; KEYCODE_CALL is 5); any
+ * case; or a decimal code 0..9999. ADBC_EINVAL for anything else (the
+ * message lists the names). */
 ADBC_API int adbc_keycode_parse(int *code, const char *name);
 
-/* Name of a key code from the list above, or NULL. */
+/* Name of a key code: the short name above, else Android's name without
+ * KEYCODE_ ("CALL", "5"), or NULL past the table (285 and up). */
 ADBC_API const char *adbc_keycode_name(int code);
 
 /* Press a key (`input keyevent CODE`). */

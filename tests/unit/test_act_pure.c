@@ -28,7 +28,10 @@ TEST(key_names)
         {"space", 62},    {"power", 26},    {"volup", 24},   {"voldown", 25}, {"recent", 187},
         {"BACK", 4},      {"Enter", 66},    {"KEYCODE_HOME", 3}, {"keycode_del", 67},
         {"dpad_up", 19},  {"move_end", 123}, {"0", 0},       {"187", 187},    {"9999", 9999},
-        {"KEYCODE_26", 26},
+        {"KEYCODE_5", 12}, {"keycode_0", 7},  {"KEYCODE_CALL", 5}, {"KEYCODE_ENDCALL", 6},
+        {"KEYCODE_POWER", 26}, {"KEYCODE_A", 29}, {"KEYCODE_11", 227}, {"call", 5},
+        {"dpad_center", 23}, {"KEYCODE_SOFT_SLEEP", 276}, {"KEYCODE_ALL_APPS", 284},
+        {"KEYCODE_VOICE_ASSIST", 231}, {"KEYCODE_UNKNOWN", 0}, {"5", 5},
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         int code = -1;
@@ -36,7 +39,8 @@ TEST(key_names)
         CHECK_EQ_INT(code, want[i].code);
     }
     const char *bad[] = {"", "bak", "10000", "-1", "4a", "4 ", " 4", "KEYCODE_", "home;reboot",
-                         "99999999999999999999"};
+                         "99999999999999999999", "KEYCODE_26", "KEYCODE_13", "KEYCODE_-1",
+                         "KEYCODE_CALLX", "unknown"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         int code = -7;
         CHECK_EQ_INT(adbc_keycode_parse(&code, bad[i]), ADBC_EINVAL);
@@ -48,6 +52,9 @@ TEST(key_names)
     CHECK_STR(adbc_keycode_name(4), "back");
     CHECK_STR(adbc_keycode_name(187), "recent");
     CHECK(adbc_keycode_name(5000) == NULL);
+    CHECK_STR(adbc_keycode_name(5), "CALL");
+    CHECK_STR(adbc_keycode_name(12), "5");
+    CHECK(adbc_keycode_name(285) == NULL);
 }
 
 TEST(directions_and_scroll_points)

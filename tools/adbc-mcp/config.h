@@ -28,7 +28,7 @@ typedef struct mcp_config {
     char **uninstall;      /* [apps] uninstall: packages uninstall_app may remove */
     size_t nuninstall;
     char **allow_tools;    /* [tools] allow: opt-in tools allowed by name (termux_sms_send,
-                              termux_call) */
+                              termux_call, system_keys) */
     size_t nallow_tools;
 } mcp_config;
 

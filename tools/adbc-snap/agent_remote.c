@@ -129,7 +129,7 @@ static int fail_reply(remote *r, const char *what, long status)
                                          "message"));
     char buf[1024];
     int st = snap_error(SNAP_EXIT_FAIL, "agent", "%s: HTTP %ld: %s", what, status,
-                        msg ? snap_net_safe(msg, buf, sizeof buf)
+                        msg ? snap_text_safe(msg, buf, sizeof buf)
                         : status == 401 ? "the token was refused (check --token-file)"
                         : status == 404 ? "no tasks API there (an adbc-serve without the agent?)"
                                         : "an answer that is not adbc-serve's");

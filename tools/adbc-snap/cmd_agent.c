@@ -210,21 +210,38 @@ bad:
     return snap_error(SNAP_EXIT_USAGE, "agent", "%s", e.msg);
 }
 
-/* ---- printing a step ---- */
-
+/* ---- printing a step ----
+ *
+ * Everything in a step and an end but the counts comes from the model or
+ * the device (the tool name, its arguments, the reasoning, the result, the
+ * answer), so all of it goes through snap_text_safe before it reaches the
+ * terminal, tty or not: no control character or escape sequence the model
+ * wrote can move the cursor, erase earlier steps or set the clipboard. */
 
 static void print_text_field(const char *label, const char *s)
 {
     char buf[4096];
-    printf("  %s: %s\n", label, snap_tty_safe(s, buf, sizeof buf));
+    printf("  %s: %s\n", label, snap_text_safe(s, buf, sizeof buf));
 }
 
-/* One JSON line on stdout (the JSON stream of --json). */
+/* One JSON line on stdout (the JSON stream of --json). cJSON escapes C0
+ * controls; C1 controls (U+0080..U+009F, C2 80..C2 9F) are escaped here
+ * too (\u0080..\u009f, the same JSON string), so a terminal showing the
+ * stream gets no control at all. */
 static void print_json(const cJSON *o)
 {
     char *line = cJSON_PrintUnformatted(o);
-    if (line)
-        printf("%s\n", line);
+    if (line) {
+        for (const unsigned char *p = (const unsigned char *)line; *p; p++) {
+            if (p[0] == 0xc2 && p[1] >= 0x80 && p[1] < 0xa0) {
+                printf("\\u00%02x", p[1]);
+                p++;
+            } else {
+                putchar(*p);
+            }
+        }
+        putchar('\n');
+    }
     free(line);
     snap_json_mark();
 }
@@ -239,11 +256,11 @@ void agent_print_step(void *arg, const ops_agent_step *s)
             print_json(o);
         cJSON_Delete(o);
     } else {
-        char args[512], obs[600];
+        char action[128], args[512], obs[600];
         printf("step %d: %s%s %s -> %s\n", s->index, s->forced ? "(stuck) " : "",
-               *s->action ? s->action : "(no action)", snap_tty_safe(s->args, args, sizeof args),
-               s->ok ? "ok" : "FAILED");
-        printf("  screen: %s\n", snap_tty_safe(s->observation, obs, sizeof obs));
+               *s->action ? snap_text_safe(s->action, action, sizeof action) : "(no action)",
+               snap_text_safe(s->args, args, sizeof args), s->ok ? "ok" : "FAILED");
+        printf("  screen: %s\n", snap_text_safe(s->observation, obs, sizeof obs));
         if (*s->hint)
             print_text_field("hint", s->hint);
         if (*s->reasoning)
@@ -280,10 +297,10 @@ int agent_print_end(printer *p, const ops_agent_result *r)
         if (!p->json)
             printf("done in %d steps (%lld ms, %lld tokens): %s\n", r->steps,
                    (long long)r->total_ms, (long long)(r->tokens_in + r->tokens_out),
-                   snap_tty_safe(r->answer, buf, sizeof buf));
+                   snap_text_safe(r->answer, buf, sizeof buf));
     } else {
         fprintf(stderr, "adbc-snap: agent: %s after %d steps: %s\n", ops_agent_end_name(r->end),
-                r->steps, snap_tty_safe(r->reason, buf, sizeof buf));
+                r->steps, snap_text_safe(r->reason, buf, sizeof buf));
     }
     fflush(stdout);
     pthread_mutex_unlock(&p->mu);

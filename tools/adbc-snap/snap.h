@@ -84,10 +84,16 @@ void snap_json_bytes(FILE *f, const char *key, const void *data, size_t len);
  * (for text such as log lines). */
 void snap_json_strn(FILE *f, const char *s, size_t len);
 
-/* Text from the device for a terminal: when stdout is a TTY, control
- * characters (ESC sequences, BEL, ...) become '?' in a copy in buf (cut at
- * n - 1 bytes); otherwise s itself, byte for byte (pipes get what the
- * device sent). */
+/* Text for a terminal, the one filter everything untrusted goes through
+ * before it is printed as text: a copy in buf (cut at n - 1 bytes, at a
+ * character boundary) without C0 and C1 controls (U+0080..U+009F, and raw
+ * bytes that are not UTF-8), whole escape sequences (ESC or C1 CSI up to its
+ * final byte; OSC, DCS, APC, PM and SOS strings up to BEL or ST) and DEL;
+ * newline, CR and tab become a space. */
+const char *snap_text_safe(const char *s, char *buf, size_t n);
+/* Text from the device for a terminal: snap_text_safe when stdout is a
+ * TTY; otherwise s itself, byte for byte (pipes get what the device
+ * sent). */
 const char *snap_tty_safe(const char *s, char *buf, size_t n);
 /* A name from the network (an mDNS instance, service or host) for a text
  * listing, tty or not: control characters (C0, DEL, C1) and bytes that are

@@ -117,6 +117,80 @@ int snap_usage(const snap_cmd *cmd, const char *msg)
     return SNAP_EXIT_USAGE;
 }
 
+/* The length of the terminal control sequence at p (p[0] is ESC, or the
+ * first byte of a C1 introducer whose UTF-8 is 2 bytes, c1 its code): CSI
+ * runs to its final byte (0x40..0x7E); OSC, DCS, SOS, PM and APC strings
+ * to BEL or ST (ESC \ or U+009C); other escapes are two bytes. Cut at the
+ * end of the string when unterminated. */
+static size_t escape_len(const unsigned char *p, size_t n, int c1)
+{
+    size_t i;
+    int kind;
+    if (c1) {
+        i = 2;
+        kind = c1 == 0x9b ? '[' : (c1 == 0x9d || c1 == 0x90 || c1 == 0x98 || c1 == 0x9e ||
+                                   c1 == 0x9f) ? ']' : 0;
+    } else {
+        if (n < 2)
+            return n;
+        i = 2;
+        kind = p[1] == '[' ? '[' : (p[1] == ']' || p[1] == 'P' || p[1] == 'X' || p[1] == '^' ||
+                                    p[1] == '_') ? ']' : 0;
+    }
+    if (kind == '[') {
+        while (i < n && !(p[i] >= 0x40 && p[i] <= 0x7e))
+            i++;
+        return i < n ? i + 1 : n;
+    }
+    if (kind == ']') {
+        for (; i < n; i++) {
+            if (p[i] == 0x07)
+                return i + 1;
+            if (p[i] == 0x1b && i + 1 < n && p[i + 1] == '\\')
+                return i + 2;
+            if (p[i] == 0xc2 && i + 1 < n && p[i + 1] == 0x9c)
+                return i + 2;
+        }
+        return n;
+    }
+    return i;
+}
+
+const char *snap_text_safe(const char *s, char *buf, size_t n)
+{
+    if (!buf || n == 0)
+        return "";
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
+    size_t len = strlen((const char *)p), o = 0;
+    for (size_t i = 0; i < len && o + 1 < n;) {
+        size_t l = ops_utf8_len(p + i, len - i);
+        if (p[i] == 0x1b) { /* an escape sequence, whole */
+            i += escape_len(p + i, len - i, 0);
+            continue;
+        }
+        if (l == 2 && p[i] == 0xc2 && p[i + 1] < 0xa0) { /* C1, U+0080..U+009F */
+            i += escape_len(p + i, len - i, p[i + 1]);
+            continue;
+        }
+        if (l == 1 && (p[i] == '\n' || p[i] == '\t' || p[i] == '\r')) {
+            buf[o++] = ' ';
+            i++;
+            continue;
+        }
+        if (l == 0 || (l == 1 && (p[i] < 0x20 || p[i] == 0x7f))) {
+            i++; /* other C0 controls, DEL, and bytes that are not UTF-8 (raw C1 too) */
+            continue;
+        }
+        if (o + l >= n)
+            break;
+        memcpy(buf + o, p + i, l);
+        o += l;
+        i += l;
+    }
+    buf[o] = '\0';
+    return buf;
+}
+
 const char *snap_tty_safe(const char *s, char *buf, size_t n)
 {
     static int tty = -1;
@@ -124,13 +198,7 @@ const char *snap_tty_safe(const char *s, char *buf, size_t n)
         tty = isatty(1);
     if (!tty || !s || n == 0)
         return s;
-    size_t i = 0;
-    for (; s[i] && i + 1 < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        buf[i] = c < 0x20 || c == 0x7f ? '?' : (char)c;
-    }
-    buf[i] = '\0';
-    return buf;
+    return snap_text_safe(s, buf, n);
 }
 
 const char *snap_net_safe(const char *s, char *buf, size_t n)

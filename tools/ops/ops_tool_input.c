@@ -51,8 +51,24 @@ static int t_type(ops_call *c, const cJSON *a)
     return act(c, OPS_TYPE, a);
 }
 
+/* A key that acts by itself (a call placed or ended, the screen off, an
+ * app launched) only when a person allowed "system_keys": the rule is on
+ * the code, so a bare number or another name for it is refused alike. */
 static int t_press(ops_call *c, const cJSON *a)
 {
+    ops_act op;
+    ops_err e;
+    if (ops_act_parse(&op, OPS_PRESS, a, &e) != 0)
+        return ops_call_err(c, &e);
+    if (!ops_key_plain(op.key) && !(c->fe->allow & OPS_TOOL_KEYS)) {
+        const char *kn = adbc_keycode_name(op.key);
+        return ops_call_fail(c, OPS_EARG, "refused: key \"%.64s\" (key code %d%s%s) acts by "
+                             "itself (a call, the power or sleep state, an app or assistant "
+                             "launched) and was not allowed; nothing was sent. Press takes "
+                             "navigation, editing and media keys; a person allows the others by "
+                             "name (\"system_keys\")", op.key_name, op.key, kn ? ", " : "",
+                             kn ? kn : "");
+    }
     return act(c, OPS_PRESS, a);
 }
 
@@ -130,7 +146,9 @@ const ops_tool ops_tools_input[] = {
     {"press", "Press a key",
      "Press a key by name: back, home, enter, delete, tab, escape, up, down, left, right, "
      "space, power, volup, voldown, recent, menu, search, page_up, page_down, move_home, "
-     "move_end, forward_delete, wakeup, sleep (or KEYCODE_..., or a number).",
+     "move_end, forward_delete, or an Android KeyEvent name (KEYCODE_ENTER, KEYCODE_5 is the "
+     "digit 5). Keys that act by themselves (CALL, ENDCALL, POWER, SLEEP, CAMERA, ASSIST, "
+     "...) are refused unless allowed.",
      "{\"type\":\"object\",\"properties\":{\"key\":{\"type\":\"string\"}},\"required\":"
      "[\"key\"],\"additionalProperties\":false}",
      t_press, 0},

@@ -53,7 +53,32 @@ unsigned ops_tools_optin(const char *name)
         return 0;
     return strcmp(name, "termux_sms_send") == 0 ? OPS_TOOL_SMS
            : strcmp(name, "termux_call") == 0   ? OPS_TOOL_CALL
+           : strcmp(name, "system_keys") == 0   ? OPS_TOOL_KEYS
                                                 : 0;
+}
+
+int ops_key_plain(int code)
+{
+    /* Android's KeyEvent codes (lib/act/keys.c has the names). */
+    static const short plain[][2] = {
+        {3, 4},     /* HOME, BACK */
+        {7, 25},    /* 0-9, STAR, POUND, DPAD_*, DPAD_CENTER, VOLUME_UP/DOWN */
+        {28, 63},   /* CLEAR, A-Z, COMMA, PERIOD, ALT/SHIFT, TAB, SPACE, SYM */
+        {66, 78},   /* ENTER, DEL, GRAVE .. AT, NUM */
+        {81, 93},   /* PLUS, MENU, NOTIFICATION, SEARCH, MEDIA_*, MUTE, PAGE_UP/DOWN */
+        {111, 119}, /* ESCAPE, FORWARD_DEL, CTRL, CAPS/SCROLL_LOCK, META, FUNCTION */
+        {121, 129}, /* BREAK, MOVE_HOME/END, INSERT, FORWARD, MEDIA_PLAY .. EJECT */
+        {143, 164}, /* NUM_LOCK, NUMPAD_*, VOLUME_MUTE */
+        {187, 187}, /* APP_SWITCH */
+        {222, 222}, /* MEDIA_AUDIO_TRACK */
+        {260, 263}, /* NAVIGATE_* */
+        {268, 275}, /* DPAD diagonals, MEDIA_SKIP/STEP */
+        {277, 284}, /* CUT, COPY, PASTE, SYSTEM_NAVIGATION_*, ALL_APPS */
+    };
+    for (size_t i = 0; i < sizeof plain / sizeof plain[0]; i++)
+        if (code >= plain[i][0] && code <= plain[i][1])
+            return 1;
+    return 0;
 }
 
 static int visible(unsigned allow, const ops_tool *t)

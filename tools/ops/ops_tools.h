@@ -49,17 +49,30 @@ enum {
     OPS_TOOL_CALL = 128,       /* places a phone call: the same */
     OPS_TOOL_CALLBOUND = 256,  /* descriptive: its timeout_ms must leave OPS_TOOL_ANSWER_MS of
                                   the call, so its schema's maximum is call_ms less that */
+    OPS_TOOL_KEYS = 512,       /* press may send keys that act by themselves (CALL, ENDCALL,
+                                  POWER, SLEEP, CAMERA, ASSIST, ...): allowed by name,
+                                  "system_keys"; without it press takes ops_key_plain's */
 };
 /* What a wait leaves of its call to answer in (ops_wait_run's margin). */
 #define OPS_TOOL_ANSWER_MS 500
 /* The gating flags (a tool with one of these needs it in allow). */
 #define OPS_TOOL_GATES (OPS_TOOL_SHELL | OPS_TOOL_DEVICES | OPS_TOOL_HOSTFILE | OPS_TOOL_TERMUX | \
-                        OPS_TOOL_SMS | OPS_TOOL_CALL)
+                        OPS_TOOL_SMS | OPS_TOOL_CALL | OPS_TOOL_KEYS)
 
 /* The gate of an opt-in tool named name ("termux_sms_send": OPS_TOOL_SMS,
- * "termux_call": OPS_TOOL_CALL), 0 for any other name: how a front end
- * turns the names a person allowed into allow bits. */
+ * "termux_call": OPS_TOOL_CALL, "system_keys": OPS_TOOL_KEYS), 0 for any
+ * other name: how a front end turns the names a person allowed into allow
+ * bits. */
 unsigned ops_tools_optin(const char *name);
+
+/* 1 when the key code is one press sends without "system_keys": navigation
+ * (back, home, the d-pad, menu, page and caret moves, recents), editing
+ * (digits, letters, punctuation, enter, delete, tab, space, the numeric
+ * pad, cut, copy, paste) and media (play, pause, volume). Every other code,
+ * a bare number included, is a key that acts by itself (CALL, ENDCALL,
+ * POWER, SLEEP, CAMERA, ASSIST, app launchers, ...) or one adbc does not
+ * know. */
+int ops_key_plain(int code);
 
 typedef struct ops_call ops_call;
 
