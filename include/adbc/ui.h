@@ -116,6 +116,25 @@ ADBC_API const char *adbc_ui_snap_window_package(const adbc_ui_snap *s, size_t w
 /* Number of <node> elements parsed. */
 ADBC_API size_t adbc_ui_snap_nodes(const adbc_ui_snap *s);
 
+/* One <node> of the dump as the device gave it, pruned or not: what a
+ * person sees on the screen, for checks that must not depend on what the
+ * snapshot text prints. Strings point into the snapshot (valid while it
+ * lives), never NULL, entities decoded and invalid UTF-8 as U+FFFD. */
+/* abi: out — filled in by adbc; the caller only reads it */
+typedef struct adbc_ui_node {
+    const char *cls, *resource_id, *text, *desc, *package;
+    int x1, y1, x2, y2;       /* bounds as dumped */
+    unsigned states;          /* ADBC_UI_* bits */
+    int window;               /* index of its window, from 0 */
+    int ref;                  /* its own ref, 0 when it has none */
+    int actref;               /* the ref a tap on it goes to: its own or its nearest
+                                 ancestor's with one, 0 when none */
+} adbc_ui_node;
+
+/* Node i (0..adbc_ui_snap_nodes() - 1, document order: a window's nodes
+ * follow its root). ADBC_ENOTFOUND past the last. */
+ADBC_API int adbc_ui_snap_node(adbc_ui_node *out, const adbc_ui_snap *s, size_t i);
+
 /* ---- Ref tables ----------------------------------------------------------- */
 
 /* Number of refs (refs run 1..count). */

@@ -221,3 +221,28 @@ size_t adbc_ui_snap_nodes(const adbc_ui_snap *s)
 {
     return s ? s->doc.n : 0;
 }
+
+int adbc_ui_snap_node(adbc_ui_node *out, const adbc_ui_snap *s, size_t i)
+{
+    if (!out || !s)
+        return core_fail(ADBC_EINVAL, "adbc_ui_snap_node: out and s must not be NULL");
+    if (i >= s->doc.n)
+        return core_fail(ADBC_ENOTFOUND, "adbc_ui_snap_node: node %zu of a dump of %u nodes "
+                         "(they run from 0 to adbc_ui_snap_nodes() - 1)", i, s->doc.n);
+    const ui_doc *d = &s->doc;
+    const ui_node *n = &d->nodes[i];
+    out->cls = ui_sp(d, n->cls);
+    out->resource_id = ui_sp(d, n->rid);
+    out->text = ui_sp(d, n->text);
+    out->desc = ui_sp(d, n->desc);
+    out->package = ui_sp(d, n->pkg);
+    out->x1 = n->x1;
+    out->y1 = n->y1;
+    out->x2 = n->x2;
+    out->y2 = n->y2;
+    out->states = n->flags & UI_PUBLIC_STATES;
+    out->window = (int)n->window;
+    out->ref = (int)n->ref;
+    out->actref = (int)n->actref;
+    return 0;
+}

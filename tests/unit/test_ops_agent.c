@@ -8,36 +8,190 @@
 #include "ops_agent_int.h"
 #include "ops_config.h"
 
-static int stops(const char *const *pats, size_t n, const char *text)
+/* A screen: a hierarchy of the nodes given (N(...) strings). */
+#define SCREEN(nodes) "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy " \
+    "rotation=\"0\"><node class=\"android.widget.FrameLayout\" package=\"com.example\" " \
+    "bounds=\"[0,0][1080,2400]\">" nodes "</node></hierarchy>"
+/* A node: class, text, content-desc, clickable, bounds. */
+#define N(cls, text, desc, click, b) "<node class=\"android.widget." cls "\" text=\"" text \
+    "\" content-desc=\"" desc "\" resource-id=\"\" package=\"com.example\" clickable=\"" \
+    click "\" enabled=\"true\" bounds=\"" b "\"/>"
+#define TEXT(t, b) N("TextView", t, "", "false", b)
+#define BUTTON(t, b) N("Button", t, "", "true", b)
+
+static char last_why[512];
+
+static int stops(const char *const *pats, size_t n, const char *xml)
 {
     agent_safety *s = NULL;
     ops_err e;
     if (agent_safety_init(&s, pats, n, &e) != 0)
         return -1;
-    char why[512];
-    int r = agent_safety_check(s, text, why, sizeof why);
+    adbc_ui_snap *snap = NULL;
+    if (adbc_ui_snap_parse(&snap, xml, strlen(xml)) != 0) {
+        agent_safety_free(s);
+        return -2;
+    }
+    last_why[0] = 0;
+    int r = agent_safety_check(s, snap, last_why, sizeof last_why);
+    adbc_ui_snap_free(snap);
     agent_safety_free(s);
     return r;
 }
 
-TEST(safety_defaults_whole_words)
+static int norm_is(const char *in, const char *want)
 {
-    CHECK_EQ_INT(stops(NULL, 0, "- Button [ref=1] \"Pay now\""), 1);
-    CHECK_EQ_INT(stops(NULL, 0, "- Button [ref=1] \"PAY\""), 1);
-    CHECK_EQ_INT(stops(NULL, 0, "- Text \"Display\"\n- Text \"payload\""), 0);
-    CHECK_EQ_INT(stops(NULL, 0, "- Button [ref=2] \"Place  order\""), 1);
-    CHECK_EQ_INT(stops(NULL, 0, "- Button \"Factory reset\" (Erase all data)"), 1);
-    CHECK_EQ_INT(stops(NULL, 0, "- Switch [ref=1] \"Bluetooth\" [checked]"), 0);
-    CHECK_EQ_INT(stops(NULL, 0, ""), 0);
+    char *n = agent_norm(in);
+    int ok = n && strcmp(n, want) == 0;
+    if (!ok)
+        fprintf(stderr, "agent_norm(\"%s\") = \"%s\", expected \"%s\"\n", in, n ? n : "(null)",
+                want);
+    free(n);
+    return ok;
+}
+
+TEST(safety_normaliser)
+{
+    CHECK(norm_is("Pay NOW", "pay now"));
+    CHECK(norm_is("Confirm\npayment", "confirm payment"));
+    CHECK(norm_is("Confirm\t \r\n\tpayment", "confirm payment"));
+    CHECK(norm_is("Confirm\xc2\xa0payment", "confirm payment"));              /* NBSP */
+    CHECK(norm_is("Confirm\xe2\x80\xafpayment", "confirm payment"));          /* narrow NBSP */
+    CHECK(norm_is("Confirm\xe3\x80\x80payment", "confirm payment"));          /* ideographic */
+    CHECK(norm_is("Pay\xe2\x80\x8bment", "payment"));                         /* ZWSP */
+    CHECK(norm_is("Pur\xc2\xad" "chase", "purchase"));                        /* soft hyphen */
+    CHECK(norm_is("\xe2\x80\xae" "Buy\xe2\x80\xac", "buy"));                  /* RLO .. PDF */
+    CHECK(norm_is("Bu\x01y", "buy"));                                         /* C0 */
+    CHECK(norm_is("Bu\xc2\x9by", "buy"));                                     /* C1 (CSI) */
+    CHECK(norm_is("\xd0\xa1\xd0\xbenfirm \xd1\x80\xd0\xb0\xd1\x83ment", "confirm payment"));
+    CHECK(norm_is("\xce\x91\xce\x92\xce\x95", "abe"));                        /* Greek capitals */
+    CHECK(norm_is("\xef\xbc\xa2\xef\xbc\xb5\xef\xbc\xb9", "buy"));            /* fullwidth */
+    CHECK(norm_is("\xf0\x9d\x90\x8f\xf0\x9d\x90\x9a\xf0\x9d\x90\xb2", "pay")); /* bold math */
+    CHECK(norm_is("\xe2\x93\x85\xe2\x93\x90\xe2\x93\xa8", "pay"));            /* circled */
+    CHECK(norm_is("L\xc3\xb6schen", "loschen"));
+    CHECK(norm_is("Lo\xcc\x88schen", "loschen"));                             /* combining */
+    CHECK(norm_is("Stra\xc3\x9f" "e", "strasse"));
+    CHECK(norm_is("\xc5\x81\xc3\xb3" "d\xc5\xba", "lodz"));                   /* Latin Ext-A */
+    CHECK(norm_is("confirmer l\xe2\x80\x99" "achat", "confirmer l'achat"));
+    CHECK(norm_is("\xef\xbf\xa5" "1200", "\xc2\xa5" "1200"));                 /* fullwidth yen */
+    CHECK(norm_is("\xe8\xb4\xad\xe4\xb9\xb0", "\xe8\xb4\xad\xe4\xb9\xb0"));   /* CJK kept */
+    CHECK(norm_is("  a  ", "a"));
+    CHECK(norm_is("", ""));
+    CHECK(norm_is("\xff" "a", "\xef\xbf\xbd" "a")); /* a byte that is not UTF-8 */
+}
+
+TEST(safety_real_screens_stop)
+{
+    /* a checkout */
+    CHECK_EQ_INT(stops(NULL, 0, SCREEN(TEXT("Checkout", "[0,0][1080,100]")
+                                       TEXT("Order total: $24.99", "[0,200][1080,300]")
+                                       BUTTON("Place your order", "[0,400][1080,600]"))), 1);
+    CHECK(strstr(last_why, "order total") || strstr(last_why, "place your order"));
+    /* a subscription */
+    CHECK_EQ_INT(stops(NULL, 0, SCREEN(TEXT("Premium", "[0,0][1080,100]")
+                                       TEXT("$99.99/year", "[0,200][1080,300]")
+                                       BUTTON("Subscribe", "[0,400][1080,600]"))), 1);
+    CHECK(strstr(last_why, "priced:subscribe"));
+    /* a transfer */
+    CHECK_EQ_INT(stops(NULL, 0, SCREEN(TEXT("Transfer to", "[0,0][1080,100]")
+                                       TEXT("Alex Smith", "[0,200][1080,300]")
+                                       BUTTON("Send $500.00", "[0,400][1080,600]"))), 1);
+    CHECK_EQ_INT(stops(NULL, 0, SCREEN(TEXT("Alex Smith", "[0,200][1080,300]")
+                                       BUTTON("Send $500.00", "[0,400][1080,600]"))), 1);
+    CHECK(strstr(last_why, "priced:*") && strstr(last_why, "send $500.00"));
+    CHECK_EQ_INT(stops(NULL, 0, SCREEN(BUTTON("Envoyer 49,90\xc2\xa0\xe2\x82\xac",
+                                              "[0,400][1080,600]"))), 1);
+    CHECK_EQ_INT(stops(NULL, 0, SCREEN(TEXT("\xef\xbf\xa5" "1200", "[0,0][1080,100]")
+                                       BUTTON("OK", "[0,400][1080,600]"))), 1);
+    /* German, French, Spanish, Portuguese, Italian, Chinese, Japanese, Russian */
+    CHECK_EQ_INT(stops(NULL, 0, SCREEN(BUTTON("Jetzt kaufen", "[0,400][1080,600]"))), 1);
+    CHECK_EQ_INT(stops(NULL, 0, SCREEN(BUTTON("Zahlungspflichtig bestellen", "[0,4][9,6]"))), 1);
+    CHECK_EQ_INT(stops(NULL, 0, SCREEN(BUTTON("Valider la commande", "[0,4][9,6]"))), 1);
+    CHECK_EQ_INT(stops(NULL, 0, SCREEN(BUTTON("Realizar pedido", "[0,4][9,6]"))), 1);
+    CHECK_EQ_INT(stops(NULL, 0, SCREEN(BUTTON("Finalizar compra", "[0,4][9,6]"))), 1);
+    CHECK_EQ_INT(stops(NULL, 0, SCREEN(BUTTON("Acquista ora", "[0,4][9,6]"))), 1);
+    CHECK_EQ_INT(stops(NULL, 0, SCREEN(BUTTON("\xe7\xab\x8b\xe5\x8d\xb3\xe8\xb4\xad\xe4\xb9\xb0",
+                                              "[0,4][9,6]"))), 1); /* 立即购买 */
+    CHECK_EQ_INT(stops(NULL, 0, SCREEN(BUTTON("\xe6\xb3\xa8\xe6\x96\x87\xe3\x82\x92\xe7\xa2\xba"
+                                              "\xe5\xae\x9a\xe3\x81\x99\xe3\x82\x8b",
+                                              "[0,4][9,6]"))), 1); /* 注文を確定する */
+    CHECK_EQ_INT(stops(NULL, 0, SCREEN(BUTTON("\xd0\x9a\xd1\x83\xd0\xbf\xd0\xb8\xd1\x82\xd1\x8c",
+                                              "[0,4][9,6]"))), 1); /* Купить */
+    /* a destructive confirmation */
+    CHECK_EQ_INT(stops(NULL, 0, SCREEN(TEXT("Delete 1,204 photos permanently?", "[0,0][9,1]")
+                                       BUTTON("Cancel", "[0,400][500,600]")
+                                       BUTTON("Delete", "[500,400][1080,600]"))), 1);
+    CHECK_EQ_INT(stops(NULL, 0, SCREEN(BUTTON("Auf Werkseinstellungen zur\xc3\xbc" "cksetzen",
+                                              "[0,4][9,6]"))), 1);
+    /* the system's uninstaller, whatever its words */
+    static const char uninstall[] =
+        "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation=\"0\">"
+        "<node class=\"android.widget.FrameLayout\" package=\"com.google.android."
+        "packageinstaller\" bounds=\"[0,0][1080,2400]\"><node class=\"android.widget.TextView\" "
+        "text=\"Notes\" resource-id=\"android:id/alertTitle\" package=\"com.google.android."
+        "packageinstaller\" bounds=\"[0,0][9,9]\"/><node class=\"android.widget.Button\" "
+        "text=\"OK\" resource-id=\"android:id/button1\" package=\"com.google.android."
+        "packageinstaller\" clickable=\"true\" bounds=\"[0,400][1080,600]\"/></node></hierarchy>";
+    CHECK_EQ_INT(stops(NULL, 0, uninstall), 1);
+    CHECK(strstr(last_why, "package installer"));
+}
+
+TEST(safety_evasions_stop)
+{
+    CHECK_EQ_INT(stops(NULL, 0, SCREEN(BUTTON("Confirm&#10;payment", "[0,4][9,6]"))), 1);
+    CHECK_EQ_INT(stops(NULL, 0, SCREEN(BUTTON("Confirm&#9;payment", "[0,4][9,6]"))), 1);
+    CHECK_EQ_INT(stops(NULL, 0, SCREEN(BUTTON("Confirm&#1;payment", "[0,4][9,6]"))), 1);
+    CHECK_EQ_INT(stops(NULL, 0, SCREEN(BUTTON("Con&#1;firm payment", "[0,4][9,6]"))), 1);
+    CHECK_EQ_INT(stops(NULL, 0, SCREEN(BUTTON("Confirm pay\xe2\x80\x8bment", "[0,4][9,6]"))), 1);
+    CHECK_EQ_INT(stops(NULL, 0, SCREEN(BUTTON("Confirm\xe2\x80\x8bpayment", "[0,4][9,6]"))), 1);
+    CHECK_EQ_INT(stops(NULL, 0, SCREEN(BUTTON("Pur\xc2\xad" "chase", "[0,4][9,6]"))), 1);
+    CHECK_EQ_INT(stops(NULL, 0, SCREEN(BUTTON("Confirm\xc2\xa0payment", "[0,4][9,6]"))), 1);
+    CHECK_EQ_INT(stops(NULL, 0, SCREEN(BUTTON("\xd0\xa1onfirm \xd1\x80\xd0\xb0\xd1\x83ment",
+                                              "[0,4][9,6]"))), 1);
+    CHECK_EQ_INT(stops(NULL, 0, SCREEN(BUTTON("\xef\xbc\xa2\xef\xbc\xb5\xef\xbc\xb9",
+                                              "[0,4][9,6]"))), 1);
+    /* a phrase split over two nodes */
+    CHECK_EQ_INT(stops(NULL, 0, SCREEN(TEXT("Place", "[0,400][500,600]")
+                                       TEXT("order", "[500,400][1080,600]"))), 1);
+    /* the content-desc counts as the text does */
+    CHECK_EQ_INT(stops(NULL, 0, SCREEN(N("ImageButton", "", "Buy now", "true", "[0,4][9,6]"))),
+                 1);
+}
+
+TEST(safety_ordinary_screens_pass)
+{
+    CHECK_EQ_INT(stops(NULL, 0, SCREEN(TEXT("Settings", "[0,0][1080,100]")
+                                       BUTTON("Network &amp; internet", "[0,100][1080,200]")
+                                       BUTTON("Connected devices", "[0,200][1080,300]")
+                                       BUTTON("Display", "[0,300][1080,400]")
+                                       BUTTON("Payments &amp; subscriptions", "[0,4][9,5]")
+                                       BUTTON("Storage", "[0,500][1080,600]")
+                                       BUTTON("System", "[0,600][1080,700]"))), 0);
+    CHECK_EQ_INT(stops(NULL, 0, SCREEN(TEXT("Groceries", "[0,0][1080,100]")
+                                       BUTTON("Sort order", "[0,100][1080,200]")
+                                       TEXT("Milk $2.99", "[0,200][1080,300]")
+                                       TEXT("Bread $3.49", "[0,300][1080,400]")
+                                       BUTTON("Add item", "[0,400][1080,500]"))), 0);
+    CHECK_EQ_INT(stops(NULL, 0, SCREEN(TEXT("Sam", "[0,0][1080,100]")
+                                       N("TextView", "Can you delete the old photos?", "",
+                                         "true", "[0,100][1080,200]")
+                                       BUTTON("Reply", "[0,200][1080,300]"))), 0);
+    CHECK_EQ_INT(stops(NULL, 0, SCREEN(TEXT("Display", "[0,0][9,9]")
+                                       TEXT("payload", "[0,9][9,19]"))), 0);
+    CHECK_EQ_INT(stops(NULL, 0, SCREEN(N("Switch", "Bluetooth", "", "true", "[0,4][9,6]"))), 0);
+    CHECK_EQ_INT(stops(NULL, 0, SCREEN("")), 0);
 }
 
 TEST(safety_own_list)
 {
-    static const char *const pats[] = {"re:^- Button .*\"Delete\"", "send it"};
-    CHECK_EQ_INT(stops(pats, 2, "- Button [ref=1] \"Delete\""), 1);
-    CHECK_EQ_INT(stops(pats, 2, "- Text \"Delete\""), 0);
-    CHECK_EQ_INT(stops(pats, 2, "- Text \"Pay now\""), 0); /* the defaults are replaced */
-    CHECK_EQ_INT(stops(pats, 2, "- Text \"please SEND\tIT now\""), 1);
+    static const char *const pats[] = {"re:delete .*forever", "send it", "button:archive",
+                                       "package:com.example.bank"};
+    CHECK_EQ_INT(stops(pats, 4, SCREEN(TEXT("Delete these forever?", "[0,0][9,9]"))), 1);
+    CHECK_EQ_INT(stops(pats, 4, SCREEN(TEXT("Pay now", "[0,0][9,9]"))), 0); /* replaced */
+    CHECK_EQ_INT(stops(pats, 4, SCREEN(TEXT("please SEND&#9;IT now", "[0,0][9,9]"))), 1);
+    CHECK_EQ_INT(stops(pats, 4, SCREEN(BUTTON("Archive", "[0,0][9,9]"))), 1);
+    CHECK_EQ_INT(stops(pats, 4, SCREEN(TEXT("Archive", "[0,0][9,9]"))), 0);
+    CHECK_EQ_INT(stops(pats, 4, SCREEN(TEXT("Hello", "[0,0][9,9]"))), 0);
     /* a bad expression is refused, naming the pattern */
     static const char *const bad[] = {"re:(unclosed"};
     agent_safety *s = NULL;
@@ -46,12 +200,10 @@ TEST(safety_own_list)
     CHECK(e.code == OPS_EARG && strstr(e.msg, "(unclosed"));
     static const char *const empty[] = {""};
     CHECK(agent_safety_init(&s, empty, 1, &e) != 0);
-    char why[512];
-    agent_safety *d = NULL;
-    CHECK(agent_safety_init(&d, NULL, 0, &e) == 0);
-    CHECK_EQ_INT(agent_safety_check(d, "  - Button [ref=3] \"Buy now\"", why, sizeof why), 1);
-    agent_safety_free(d);
-    CHECK(strstr(why, "\"buy\"") && strstr(why, "Buy now"));
+    static const char *const blank[] = {"\xe2\x80\x8b "};
+    CHECK(agent_safety_init(&s, blank, 1, &e) != 0);
+    CHECK_EQ_INT(stops(NULL, 0, SCREEN(BUTTON("Buy now", "[0,0][9,9]"))), 1);
+    CHECK(strstr(last_why, "\"buy\"") && strstr(last_why, "buy now"));
 }
 
 TEST(settings)
@@ -188,7 +340,10 @@ TEST(json_forms)
 
 int main(void)
 {
-    RUN(safety_defaults_whole_words);
+    RUN(safety_normaliser);
+    RUN(safety_real_screens_stop);
+    RUN(safety_evasions_stop);
+    RUN(safety_ordinary_screens_pass);
     RUN(safety_own_list);
     RUN(settings);
     RUN(config_table);

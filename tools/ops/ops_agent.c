@@ -704,7 +704,7 @@ static void loop(run *r)
         snprintf(prev_id, sizeof prev_id, "%s", o.id);
         trace_observation(r, step, &o);
         char why[512];
-        if (r->safety && agent_safety_check(r->safety, o.text, why, sizeof why)) {
+        if (r->safety && agent_safety_check(r->safety, r->snap, why, sizeof why)) {
             end_with(r, OPS_AGENT_SAFETY_STOP, OPS_OK, "stopped before step %d: %s. Nothing was "
                      "done on this screen; a person must decide (docs/agent.md, \"Safety\")",
                      step, why);

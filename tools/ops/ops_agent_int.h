@@ -15,9 +15,14 @@ typedef struct agent_safety agent_safety;
 /* patterns NULL: ops_agent_safety_default. Each checked and compiled. */
 int agent_safety_init(agent_safety **out, const char *const *patterns, size_t n, ops_err *e);
 void agent_safety_free(agent_safety *s);
-/* 1 when a pattern matches text, with why: the pattern and the line it was
- * found in; else 0. */
-int agent_safety_check(const agent_safety *s, const char *text, char *why, size_t cap);
+/* 1 when a pattern matches the screen of snap (its nodes' text and
+ * content-desc as a person reads them), with why: the pattern and where it
+ * was found; else 0. Out of memory stops too (1). */
+int agent_safety_check(const agent_safety *s, const adbc_ui_snap *snap, char *why, size_t cap);
+/* s as the check reads it (malloc'd; NULL when out of memory): folded to
+ * look-alike Latin and lower case, invisible characters removed, blanks one
+ * space. */
+char *agent_norm(const char *s);
 
 /* ---- trace ---- */
 typedef struct agent_trace agent_trace;
