@@ -47,6 +47,8 @@ answer (default: {"text": "ok"}):
     body_raw               this exact body instead (malformed answers)
     no_choices             true: an answer without choices / content
     delay_ms               wait before answering
+    write                  [PATH, TEXT]: write TEXT to the file PATH first (a test's
+                           device screen that changes while the model is asked)
     hang                   seconds to hold the request without answering
                            (a model that never answers), then close
 
@@ -287,6 +289,9 @@ class Handler(BaseHTTPRequestHandler):
                 status, out = 400, error_body(fmt, 400, "model_server: check failed: " + why)
         a = (turn or {}).get("answer", {"text": "ok"})
         if result == "ok":
+            if a.get("write"):
+                with open(a["write"][0], "w") as f:
+                    f.write(a["write"][1])
             if a.get("delay_ms"):
                 time.sleep(a["delay_ms"] / 1000.0)
             if a.get("hang"):

@@ -54,6 +54,17 @@ typedef struct adbc_act_opts {
      * no fresh dump (how = ADBC_ACT_UNCHANGED). Any other answer means a
      * fresh dump, as without it. Default NULL. */
     const adbc_ui_reftab *refs;
+    /* A check of the screen an act lands on: called with every fresh dump
+     * an act on a ref takes (the element found again, moved or not), with
+     * the element the input would go to, before anything is sent. Non-zero
+     * refuses the act: no input is sent and it fails with ADBC_EPERM, the
+     * message holding why (the check writes at most cap bytes there). The
+     * dump of refs (the unchanged-screen path above, no fresh dump) is not
+     * passed again: it is the caller's, checked when it was read. NULL:
+     * none. Default NULL. */
+    int (*check)(void *user, const adbc_ui_snap *snap, const adbc_ui_ref *at, char *why,
+                 size_t cap);
+    void *check_user;
 } adbc_act_opts;
 
 /* Defaults as documented above. */

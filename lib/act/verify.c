@@ -68,6 +68,16 @@ int act_resolve(adbc_act_where *where, const adbc_ui_ref **now, adbc_ui_snap **s
             *snap = NULL;
             return rc;
         }
+        /* The screen the input would land on, checked before it is sent. */
+        char why[512] = "";
+        if (o->check && o->check(o->check_user, *snap, hit, why, sizeof why) != 0) {
+            adbc_ui_snap_free(*snap);
+            *snap = NULL;
+            why[sizeof why - 1] = 0;
+            return core_fail(ADBC_EPERM, "refused before the input, nothing was sent: the "
+                             "screen the act would land on failed its check: %s",
+                             *why ? why : "(the check gave no reason)");
+        }
     }
     *now = hit;
     if (where) {

@@ -55,6 +55,8 @@ void ops_act_opts(const ops_ctx *c, adbc_act_opts *o, adbc_ui_opts *uo)
      * on one of its refs on a screen that drew nothing since needs no fresh
      * dump (adbc_act_opts.refs). */
     o->refs = *c->last ? adbc_ui_snap_refs(*c->last) : NULL;
+    o->check = c->check;
+    o->check_user = c->check_user;
 }
 
 const adbc_ui_ref *ops_ref(ops_ctx *c, int ref)
@@ -98,7 +100,15 @@ static const adbc_ui_ref *element(ops_ctx *c, const ops_act *a, adbc_act_opts *o
         if (ops_select(&ref, &c->tier, *c->last, &a->sel, &c->err) < 0)
             return NULL;
         o->verify = 0; /* it was found in the dump just taken */
-        return adbc_ui_reftab_get(adbc_ui_snap_refs(*c->last), ref);
+        const adbc_ui_ref *r = adbc_ui_reftab_get(adbc_ui_snap_refs(*c->last), ref);
+        char why[512] = "";
+        if (c->check && c->check(c->check_user, *c->last, r, why, sizeof why) != 0) {
+            why[sizeof why - 1] = 0;
+            ops_fail(&c->err, OPS_EFAIL, "refused before the input, nothing was sent: the "
+                     "screen the act would land on failed its check: %s", why);
+            return NULL;
+        }
+        return r;
     }
     if (a->no_verify)
         o->verify = 0;

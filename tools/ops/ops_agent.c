@@ -275,7 +275,26 @@ typedef struct run {
     char *lines[HISTORY_MAX];
     int nlines, first_line;
     ops_agent_result *res;
+    /* An act refused by the safety check of the dump it took (act_check):
+     * the task ends with why. */
+    int act_stopped;
+    char act_why[512];
 } run;
+
+/* The safety check of every dump an act takes before its input
+ * (ops_front.check): a screen that turned into a stop screen between the
+ * model's look and the act is never acted on. */
+static int act_check(void *user, const adbc_ui_snap *snap, const adbc_ui_ref *at, char *why,
+                     size_t cap)
+{
+    (void)at;
+    run *r = user;
+    if (!r->safety || !agent_safety_check(r->safety, snap, r->act_why, sizeof r->act_why))
+        return 0;
+    r->act_stopped = 1;
+    snprintf(why, cap, "%s", r->act_why);
+    return 1;
+}
 
 static int cancelled(const run *r)
 {
@@ -830,6 +849,12 @@ static void loop(run *r)
         report(r, &st);
         ops_llm_reply_free(&rep);
         step_clear(&st);
+        if (r->act_stopped) {
+            end_with(r, OPS_AGENT_SAFETY_STOP, OPS_OK, "stopped at step %d: the screen changed "
+                     "before the act, and %s. The act was refused and nothing was sent; a "
+                     "person must decide (docs/agent.md, \"Safety\")", step, r->act_why);
+            return;
+        }
         if (cancelled(r)) {
             end_with(r, OPS_AGENT_CANCELLED, OPS_OK, "cancelled at step %d: nothing was sent "
                      "to the device after the cancel", step);
@@ -894,6 +919,7 @@ int ops_agent_run(ops_agent_result *res, const ops_agent_config *cfg,
     r->fe.device_done = fe_device_done;
     r->fe.user = r;
     r->fe.allow = agent_tools_allow(cfg->allow_shell);
+    r->fe.check = act_check;
     r->fe.call_ms = cfg->step_timeout_ms;
     int rc = -1;
     const char *const *pats = cfg->patterns;

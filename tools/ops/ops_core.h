@@ -139,6 +139,13 @@ typedef struct ops_ctx {
     int tier;                /* the selector tier that picked it (1..5), 0 without one */
     int web;                 /* snapshots read WebViews' pages too (docs/webview.md) */
     int web_budget_ms;       /* their time, 1..60000; 0: the library's default */
+    /* The screen check of every dump an act takes before its input
+     * (adbc_act_opts.check's form): the fresh dump of an act by selector
+     * and the one a verified act on a ref takes. A refusal fails the act
+     * with nothing sent. NULL: none. */
+    int (*check)(void *user, const adbc_ui_snap *snap, const adbc_ui_ref *at, char *why,
+                 size_t cap);
+    void *check_user;
 } ops_ctx;
 
 void ops_ctx_init(ops_ctx *c, adbc_conn *conn, adbc_ui_snap **last, int64_t deadline);

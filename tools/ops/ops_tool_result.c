@@ -124,6 +124,8 @@ void ops_call_log(ops_call *c, const char *fmt, ...)
 void ops_call_ctx(ops_call *c, ops_ctx *oc)
 {
     ops_ctx_init(oc, c->dev->conn, &c->dev->last, c->deadline);
+    oc->check = c->fe->check;
+    oc->check_user = c->fe->user;
 }
 
 int ops_call_str(ops_call *c, const cJSON *args, const char *name, int required, size_t maxlen,

@@ -99,6 +99,10 @@ typedef struct ops_front {
                                   (a recording then stays on the device) */
     const char *const *uninstall; /* packages uninstall_app may remove (NULL-terminated);
                                      NULL: none */
+    /* The front end's check of every dump an act takes before its input
+     * (ops_ctx.check); NULL: none. */
+    int (*check)(void *user, const adbc_ui_snap *snap, const adbc_ui_ref *at, char *why,
+                 size_t cap);
 } ops_front;
 
 /* Stopping a running call from another thread (a client that gave up on
