@@ -98,7 +98,7 @@ TEST(safety_real_screens_stop)
                                        BUTTON("Send $500.00", "[0,400][1080,600]"))), 1);
     CHECK_EQ_INT(stops(NULL, 0, SCREEN(TEXT("Alex Smith", "[0,200][1080,300]")
                                        BUTTON("Send $500.00", "[0,400][1080,600]"))), 1);
-    CHECK(strstr(last_why, "priced:*") && strstr(last_why, "send $500.00"));
+    CHECK(strstr(last_why, "priced:*") && strstr(last_why, "Send $500.00"));
     CHECK_EQ_INT(stops(NULL, 0, SCREEN(BUTTON("Envoyer 49,90\xc2\xa0\xe2\x82\xac",
                                               "[0,400][1080,600]"))), 1);
     CHECK_EQ_INT(stops(NULL, 0, SCREEN(TEXT("\xef\xbf\xa5" "1200", "[0,0][1080,100]")
@@ -176,10 +176,49 @@ TEST(safety_ordinary_screens_pass)
                                        N("TextView", "Can you delete the old photos?", "",
                                          "true", "[0,100][1080,200]")
                                        BUTTON("Reply", "[0,200][1080,300]"))), 0);
+    /* CJK words in other words: an app called 支付宝 (Alipay), an ad saying 货到付款 */
+    CHECK_EQ_INT(stops(NULL, 0, SCREEN(BUTTON("\xe6\x94\xaf\xe4\xbb\x98\xe5\xae\x9d", "[0,0][9,9]")
+                                       TEXT("\xe8\xb4\xa7\xe5\x88\xb0\xe4\xbb\x98\xe6\xac\xbe",
+                                            "[0,9][9,19]"))), 0);
+    CHECK_EQ_INT(stops(NULL, 0, SCREEN(BUTTON("\xe6\x94\xaf\xe4\xbb\x98", "[0,0][9,9]"))), 1);
     CHECK_EQ_INT(stops(NULL, 0, SCREEN(TEXT("Display", "[0,0][9,9]")
                                        TEXT("payload", "[0,9][9,19]"))), 0);
     CHECK_EQ_INT(stops(NULL, 0, SCREEN(N("Switch", "Bluetooth", "", "true", "[0,4][9,6]"))), 0);
     CHECK_EQ_INT(stops(NULL, 0, SCREEN("")), 0);
+}
+
+/* Real apps' recorded screens (fixtures/snapshot: launchers, settings, chats,
+ * feeds, a game, a bank's empty screen): none is a stop screen, and none
+ * stops. */
+TEST(safety_recorded_screens_pass)
+{
+    static const char *const names[] = {
+        "001-nexuslauncher-home.xml", "002-samsung-launcher.xml", "004-vivo-launcher-cjk.xml",
+        "008-settings-list.xml", "012-whatsapp-chat.xml", "014-wechat-cjk.xml",
+        "019-google-messages.xml", "022-permission-dialog.xml", "024-share-sheet.xml",
+        "028-webview-news-cjk-large.xml", "033-tiktok.xml",
+        "037-instagram-profile-emoji-multiroot.xml", "043-vn-bank-empty.xml",
+        "046-haoce-noheader-largest.xml", "054-philo-tv-pretty.xml"};
+    const char *src = getenv("ADBC_SOURCE_DIR");
+    CHECK(src != NULL);
+    if (!src)
+        return;
+    agent_safety *s = NULL;
+    ops_err e;
+    CHECK(agent_safety_init(&s, NULL, 0, &e) == 0);
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/fixtures/snapshot/%s", src, names[i]);
+        adbc_ui_snap *snap = NULL;
+        CHECK_EQ_INT(adbc_ui_snap_load(&snap, path), 0);
+        char why[512] = "";
+        int hit = agent_safety_check(s, snap, why, sizeof why);
+        if (hit)
+            fprintf(stderr, "%s stops: %s\n", names[i], why);
+        CHECK_EQ_INT(hit, 0);
+        adbc_ui_snap_free(snap);
+    }
+    agent_safety_free(s);
 }
 
 TEST(safety_own_list)
@@ -203,7 +242,8 @@ TEST(safety_own_list)
     static const char *const blank[] = {"\xe2\x80\x8b "};
     CHECK(agent_safety_init(&s, blank, 1, &e) != 0);
     CHECK_EQ_INT(stops(NULL, 0, SCREEN(BUTTON("Buy now", "[0,0][9,9]"))), 1);
-    CHECK(strstr(last_why, "\"buy\"") && strstr(last_why, "buy now"));
+    CHECK(strstr(last_why, "\"buy\"") && strstr(last_why, "\"Buy now\"") &&
+          strstr(last_why, "read as: buy now"));
 }
 
 TEST(settings)
@@ -344,6 +384,7 @@ int main(void)
     RUN(safety_real_screens_stop);
     RUN(safety_evasions_stop);
     RUN(safety_ordinary_screens_pass);
+    RUN(safety_recorded_screens_pass);
     RUN(safety_own_list);
     RUN(settings);
     RUN(config_table);

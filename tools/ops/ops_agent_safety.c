@@ -21,7 +21,8 @@
  *                   that starts or ends with a CJK character needs no word
  *                   boundary on that side (those scripts put no spaces)
  *   button:WORDS    a button (a clickable element, or one whose class is a
- *                   Button) whose label begins with WORDS
+ *                   Button) whose label begins with WORDS, as a word of its
+ *                   own (in CJK too: [支付] but not an app named 支付宝)
  *   priced:WORDS    such a button on a screen that shows a money amount;
  *                   priced:* a button whose own label holds one ("Send
  *                   $500.00")
@@ -72,8 +73,8 @@ const char *const ops_agent_safety_default[] = {
     "elimina account", "elimina definitivamente", "ripristino dati di fabbrica",
     "cancella tutti i dati",
     /* Chinese, Japanese, Russian, Hindi */
-    "购买", "立即购买", "支付", "付款", "提交订单", "确认支付", "转账", "恢复出厂设置",
-    "購入", "今すぐ購入", "支払う", "注文を確定する", "注文する", "送金", "初期化",
+    "立即购买", "提交订单", "确认支付", "确认付款", "恢复出厂设置", "今すぐ購入",
+    "注文を確定する", "購入を確定", "初期化する",
     "купить", "оплатить", "оформить заказ", "подтвердить оплату", "перевести",
     "сбросить настройки", "удалить аккаунт",
     "खरीदें", "भुगतान करें", "ऑर्डर करें",
@@ -83,7 +84,9 @@ const char *const ops_agent_safety_default[] = {
     "button:installer", "button:eliminar", "button:desinstalar", "button:instalar",
     "button:excluir", "button:elimina", "button:disinstalla", "button:installa",
     "button:удалить", "button:установить", "button:删除", "button:卸载", "button:安装",
-    "button:削除", "button:アンインストール", "button:インストール",
+    "button:削除", "button:アンインストール", "button:インストール", "button:购买",
+    "button:支付", "button:付款", "button:转账", "button:購入", "button:支払う",
+    "button:注文する", "button:送金",
     /* a money amount and a button that goes on */
     "priced:*", "priced:subscribe", "priced:send", "priced:continue", "priced:confirm",
     "priced:next", "priced:ok", "priced:start", "priced:upgrade", "priced:renew",
@@ -379,6 +382,13 @@ static int word_cp(uint32_t c)
     return 1;
 }
 
+/* 1 for a CJK ideograph, kana or Hangul syllable. */
+static int cjk_cp(uint32_t c)
+{
+    return (c >= 0x2E80 && c <= 0x9FFF) || (c >= 0xAC00 && c <= 0xD7AF) ||
+           (c >= 0xF900 && c <= 0xFAFF);
+}
+
 /* The code point ending just before p (text starts at t). */
 static uint32_t cp_before(const char *t, const char *p)
 {
@@ -548,6 +558,9 @@ typedef struct screen {
     size_t nrefs;
     const char *package; /* a node's package that a package: pattern names */
     const char *package_pat;
+    size_t *mark_at, *mark_node; /* where each node's text starts in text, and the node */
+    size_t nmarks;
+    const adbc_ui_snap *snap;
 } screen;
 
 static int is_button(const adbc_ui_ref *r)
@@ -562,11 +575,43 @@ static void screen_free(screen *sc)
     free(sc->label);
     free(sc->button);
     free(sc->text.p);
+    free(sc->mark_at);
+    free(sc->mark_node);
+}
+
+/* The node's own text (else its content-desc) as the device gave it, for
+ * a person to recognise: controls as spaces, at most cap - 1 bytes. */
+static void raw_text(char *buf, size_t cap, const adbc_ui_snap *snap, size_t node)
+{
+    adbc_ui_node nd;
+    const char *t = adbc_ui_snap_node(&nd, snap, node) == 0 ? (*nd.text ? nd.text : nd.desc) : "";
+    size_t o = 0;
+    for (const unsigned char *p = (const unsigned char *)t; *p && o + 1 < cap; p++) {
+        int ctl = *p < 0x20 || *p == 0x7f || (p[0] == 0xc2 && p[1] >= 0x80 && p[1] < 0xa0);
+        if (ctl && *p == 0xc2)
+            p++;
+        buf[o++] = ctl ? ' ' : (char)*p;
+    }
+    buf[o] = 0;
+    ops_utf8_fix(buf);
+}
+
+/* The raw text of the node whose text holds offset off of sc->text. */
+static void raw_at(char *buf, size_t cap, const screen *sc, size_t off)
+{
+    size_t k = 0;
+    while (k + 1 < sc->nmarks && sc->mark_at[k + 1] <= off)
+        k++;
+    if (sc->nmarks)
+        raw_text(buf, cap, sc->snap, sc->mark_node[k]);
+    else
+        buf[0] = 0;
 }
 
 static int screen_read(screen *sc, const agent_safety *s, const adbc_ui_snap *snap, int gap)
 {
     memset(sc, 0, sizeof *sc);
+    sc->snap = snap;
     const adbc_ui_reftab *t = adbc_ui_snap_refs(snap);
     sc->nrefs = adbc_ui_reftab_count(t);
     sc->label = calloc(sc->nrefs + 1, sizeof *sc->label);
@@ -598,6 +643,18 @@ static int screen_read(screen *sc, const agent_safety *s, const adbc_ui_snap *sn
             nb_char(&sc->text, '\n');
         }
         window = nd.window;
+        if ((sc->nmarks & (sc->nmarks + 1)) == 0 || sc->nmarks == 0) { /* 0, 1, 3, 7, ... */
+            size_t cap = (sc->nmarks + 1) * 2;
+            size_t *a = realloc(sc->mark_at, cap * sizeof *a);
+            if (a)
+                sc->mark_at = a;
+            size_t *b = a ? realloc(sc->mark_node, cap * sizeof *b) : NULL;
+            if (!a || !b)
+                return -1;
+            sc->mark_node = b;
+        }
+        sc->mark_at[sc->nmarks] = sc->text.len;
+        sc->mark_node[sc->nmarks++] = i;
         nb_norm(&sc->text, nd.text, gap);
         nb_char(&sc->text, ' ');
         if (*nd.desc && strcmp(nd.desc, nd.text) != 0) {
@@ -660,20 +717,21 @@ static int check_screen(const agent_safety *s, const adbc_ui_snap *snap, int gap
         const char *at;
         switch (pt->kind) {
         case K_WORDS:
-            if ((at = find_words(pt, text)) != NULL) {
-                context(line, sizeof line, text, at, pt->len);
-                snprintf(why, cap, "the screen matches safety pattern \"%s\" in: %s", pt->src,
-                         line);
-                hit = 1;
-            }
-            break;
         case K_RE: {
             regmatch_t m[1];
-            if (regexec(&pt->re, text, 1, m, 0) == 0) {
-                context(line, sizeof line, text, text + m[0].rm_so,
-                        (size_t)(m[0].rm_eo - m[0].rm_so));
-                snprintf(why, cap, "the screen matches safety pattern \"%s\" in: %s", pt->src,
-                         line);
+            size_t len = pt->len;
+            if (pt->kind == K_WORDS)
+                at = find_words(pt, text);
+            else if (regexec(&pt->re, text, 1, m, 0) == 0)
+                at = text + m[0].rm_so, len = (size_t)(m[0].rm_eo - m[0].rm_so);
+            else
+                at = NULL;
+            if (at) {
+                char raw[160];
+                context(line, sizeof line, text, at, len);
+                raw_at(raw, sizeof raw, &sc, (size_t)(at - text));
+                snprintf(why, cap, "the screen matches safety pattern \"%s\" in \"%s\" (read "
+                         "as: %s)", pt->src, raw, line);
                 hit = 1;
             }
             break;
@@ -698,8 +756,21 @@ static int check_screen(const agent_safety *s, const adbc_ui_snap *snap, int gap
                     continue;
                 /* a button's label begins with the words: [Delete], [Delete all],
                  * not a message row that says "can you delete ..." */
-                if (pt->kind == K_PRICED_ANY ? has_money(l) : find_words(pt, l) == l) {
-                    context(line, sizeof line, l, l, strlen(l));
+                if (pt->kind == K_PRICED_ANY ? has_money(l)
+                                             : find_words(pt, l) == l &&
+                                                   !cjk_cp(cp_at(l + pt->len))) {
+                    /* the button's own words as the device gave them, else its label */
+                    const adbc_ui_ref *br = adbc_ui_reftab_get(adbc_ui_snap_refs(snap), (int)r);
+                    const char *own = br && *br->text ? br->text : br ? br->desc : "";
+                    if (*own) {
+                        snprintf(line, sizeof line, "%s", own);
+                        for (char *q = line; *q; q++)
+                            if ((unsigned char)*q < 0x20 || *q == 0x7f)
+                                *q = ' ';
+                        ops_utf8_fix(line);
+                    } else {
+                        context(line, sizeof line, l, l, strlen(l));
+                    }
                     size_t ll = strlen(line);
                     while (ll && line[ll - 1] == ' ')
                         line[--ll] = 0;
