@@ -15,10 +15,7 @@ t_init
 
 SNAP=${ADBC_SNAP:-$ADBC_BUILD_DIR/tools/adbc-snap}
 [ -x "$SNAP" ] || t_fail "adbc-snap not built: $SNAP"
-if "$SNAP" -t 127.0.0.1:1 agent x 2>&1 | grep -q "built without the agent"; then
-    echo "adbc-snap built without the agent (no libcurl or cJSON): skipped"
-    exit 77
-fi
+t_need_built AGENT "the agent needs libcurl and cJSON"
 export HOME=$T_TMP/home XDG_CACHE_HOME=$T_TMP/cache XDG_RUNTIME_DIR=$T_TMP/run
 mkdir -p "$HOME" "$XDG_RUNTIME_DIR"
 chmod 700 "$XDG_RUNTIME_DIR"
