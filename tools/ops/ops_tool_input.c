@@ -145,7 +145,7 @@ const ops_tool ops_tools_input[] = {
      t_type, 0},
     {"press", "Press a key",
      "Press a key by name: back, home, enter, delete, tab, escape, up, down, left, right, "
-     "space, power, volup, voldown, recent, menu, search, page_up, page_down, move_home, "
+     "space, volup, voldown, recent, menu, search, page_up, page_down, move_home, "
      "move_end, forward_delete, or an Android KeyEvent name (KEYCODE_ENTER, KEYCODE_5 is the "
      "digit 5). Keys that act by themselves (CALL, ENDCALL, POWER, SLEEP, CAMERA, ASSIST, "
      "...) are refused unless allowed.",
