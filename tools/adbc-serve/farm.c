@@ -634,6 +634,8 @@ static void tend(void)
         if (!rc)
             continue;
         if (!ended && !lost && !fenced) {
+            if (now - renewed < FARM_RENEW_MS)
+                continue;
             const char *a[] = {id, entry, farm_conf.node, attempt};
             redisReply *r = eval(farm_lua_renew, 4, a);
             if (r && r->type == REDIS_REPLY_INTEGER) {
@@ -796,9 +798,11 @@ static void *node_run(void *arg)
         }
         if (!rc && farm.available)
             set_state(0, rwhy);
+        /* A farm task's end wakes this at once; a local task's end (the
+         * device free for the farm again) is seen within the short wait. */
         pthread_mutex_lock(&farm.mu);
         if (!farm.stopping)
-            ops_cond_wait_until(&farm.cv, &farm.mu, ops_now_ms() + 250);
+            ops_cond_wait_until(&farm.cv, &farm.mu, ops_now_ms() + (rc ? 20 : 250));
         pthread_mutex_unlock(&farm.mu);
     }
     return NULL;

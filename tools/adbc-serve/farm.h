@@ -19,6 +19,7 @@
 #define FARM_KEEP_S 86400        /* an ended task's hash and events */
 #define FARM_IO_MS 3000          /* bound of one command (a blocking read adds its own block) */
 #define FARM_CONNECT_MS 2000
+#define FARM_RENEW_MS 250        /* how often a running task's lease is renewed */
 
 /* Where Redis is and how to log in; the password never leaves this struct
  * but for AUTH. */
