@@ -83,6 +83,26 @@ N n2 "/v1/farm/tasks"
 expect 200
 [ "$(J '.result[0].id')" = "$ID" ] || t_fail "list on n2: $(cat "$OUT")"
 
+t_check "adbc-snap farm: devices, submit (steps printed, the answer), status, watch, cancel"
+SNAP=$ADBC_BUILD_DIR/tools/adbc-snap
+F=(--serve "${NURL[n2]}" --token-file "$TOK")
+out=$("$SNAP" farm devices "${F[@]}") || t_fail "farm devices: $out"
+[ "$(grep -c ' connected ' <<< "$out")" = 6 ] && grep -q "^n3 .*${DEVS[5]} .* 30 emulator" <<< "$out" ||
+    t_fail "farm devices: $out"
+out=$("$SNAP" farm submit "say ok" --serial "${DEVS[2]}" "${F[@]}" 2> "$T_TMP/snap.err") ||
+    t_fail "farm submit: $out $(cat "$T_TMP/snap.err")"
+[ "${out##*: }" = ok ] && grep -q '^step 1: done' <<< "$out" || t_fail "farm submit printed: $out"
+SID=$(sed -n 's/.*task \(f[0-9]*\) started.*/\1/p' "$T_TMP/snap.err")
+[ -n "$SID" ] || t_fail "farm submit did not name its task: $(cat "$T_TMP/snap.err")"
+out=$("$SNAP" farm status "$SID" "${F[@]}") || t_fail "farm status: $out"
+[ "$(head -n 1 <<< "$out")" = "$SID completed on n2 ${DEVS[2]}, attempts 1, steps 1" ] || t_fail "farm status: $out"
+out=$("$SNAP" farm watch "$SID" --json "${F[@]}") || t_fail "farm watch: $out"
+[ "$(tail -n 1 <<< "$out" | jq -r .answer)" = ok ] || t_fail "farm watch: $out"
+out=$("$SNAP" farm status nope/x "${F[@]}" 2>&1)
+[ $? = 2 ] || t_fail "a bad id: $out"
+out=$("$SNAP" farm status f999 "${F[@]}" 2>&1)
+[ $? = 1 ] && grep -q "no farm task" <<< "$out" || t_fail "no such task: $out"
+
 t_check "a task no device fits stays queued; cancelled from another node, it ends at once"
 N n1 -d '{"goal":"say ok","select":{"serial":"'"${DEVS[5]}"'","min_sdk":33}}' /v1/farm/tasks
 expect 202
@@ -90,9 +110,8 @@ ID=$(J .result.id)
 sleep 2
 N n2 "/v1/farm/tasks/$ID"
 [ "$(J .result.status)" = queued ] && [ "$(J .result.attempts)" = 0 ] || t_fail "not queued: $(cat "$OUT")"
-N n3 -X POST "/v1/farm/tasks/$ID/cancel"
-expect 200
-[ "$(J .result.status)" = cancelled ] || t_fail "cancel: $(cat "$OUT")"
+out=$("$SNAP" farm cancel "$ID" --serve "${NURL[n3]}" --token-file "$TOK") || t_fail "farm cancel: $out"
+[ "$(head -n 1 <<< "$out")" = "$ID cancelled, attempts 0, steps 0" ] || t_fail "cancel: $out"
 
 t_check "a running task cancelled from another node ends cancelled, on its device"
 N n1 -d '{"goal":"say ok","select":{"serial":"'"${DEVS[0]}"'"}}' /v1/farm/tasks

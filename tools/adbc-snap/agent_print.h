@@ -37,7 +37,15 @@ typedef struct agent_remote_opts {
     int max_steps, step_delay_ms; /* -1: the server's defaults */
     atomic_int *cancel;
     printer *p;
+    /* The farm's tasks (adbc-snap farm): "/v1/farm/tasks" instead of
+     * "/v1/tasks", the selector (a JSON object's text) instead of device,
+     * and id: follow that task instead of starting one. NULL: none. */
+    const char *prefix, *select, *id;
 } agent_remote_opts;
 int agent_remote(const agent_remote_opts *o);
+/* One call to the server (url, token_file, cancel of o): the envelope's
+ * result, or NULL after printing why (*status the exit status). */
+cJSON *agent_remote_call(const agent_remote_opts *o, const char *method, const char *path,
+                         const char *body, int *status);
 
 #endif

@@ -264,33 +264,71 @@ static int read_token(char *tok, size_t cap, const char *path)
     return 0;
 }
 
-int agent_remote(const agent_remote_opts *o)
+/* The base URL and the headers (with the token): 0, or the exit status. */
+static int remote_init(remote *r, const agent_remote_opts *o)
 {
-    remote r;
-    memset(&r, 0, sizeof r);
-    r.o = o;
+    memset(r, 0, sizeof *r);
+    r->o = o;
     size_t ul = strlen(o->url);
     while (ul && o->url[ul - 1] == '/')
         ul--;
     if ((strncmp(o->url, "http://", 7) != 0 && strncmp(o->url, "https://", 8) != 0) ||
-        ul >= sizeof r.base)
+        ul >= sizeof r->base)
         return snap_error(SNAP_EXIT_USAGE, "agent", "--serve takes http(s)://HOST:PORT");
-    memcpy(r.base, o->url, ul);
+    memcpy(r->base, o->url, ul);
     char tok[TOKEN_MAX], auth[TOKEN_MAX + 32];
     int st = read_token(tok, sizeof tok, o->token_file);
     if (st)
         return st;
     snprintf(auth, sizeof auth, "Authorization: Bearer %s", tok);
     memset(tok, 0, sizeof tok);
-    r.hdrs = curl_slist_append(NULL, auth);
+    r->hdrs = curl_slist_append(NULL, auth);
     memset(auth, 0, sizeof auth);
-    r.hdrs = curl_slist_append(r.hdrs, "Content-Type: application/json");
+    r->hdrs = curl_slist_append(r->hdrs, "Content-Type: application/json");
+    return 0;
+}
+
+cJSON *agent_remote_call(const agent_remote_opts *o, const char *method, const char *path,
+                         const char *body, int *status)
+{
+    remote r;
+    cJSON *res = NULL;
+    long http = 0;
+    *status = remote_init(&r, o);
+    if (!*status && request(&r, method, path, body, 30000, 0, on_body, &http) != 0)
+        *status = SNAP_EXIT_FAIL;
+    if (!*status && http / 100 != 2)
+        *status = fail_reply(&r, path, http);
+    if (!*status) {
+        cJSON *j = cJSON_Parse(r.buf ? r.buf : "");
+        res = cJSON_DetachItemFromObjectCaseSensitive(j, "result");
+        cJSON_Delete(j);
+        if (!res)
+            *status = snap_error(SNAP_EXIT_FAIL, "farm", "%s: an answer that is not "
+                                 "adbc-serve's", path);
+    }
+    curl_slist_free_all(r.hdrs);
+    free(r.buf);
+    return res;
+}
+
+int agent_remote(const agent_remote_opts *o)
+{
+    remote r;
+    int st = remote_init(&r, o);
+    if (st) {
+        curl_slist_free_all(r.hdrs);
+        return st;
+    }
+    const char *prefix = o->prefix ? o->prefix : "/v1/tasks";
     cJSON *req = cJSON_CreateObject();
     cJSON_AddStringToObject(req, "goal", o->goal);
     if (o->model)
         cJSON_AddStringToObject(req, "model", o->model);
     if (o->device)
         cJSON_AddStringToObject(req, "device", o->device);
+    if (o->select)
+        cJSON_AddItemToObject(req, "select", cJSON_Parse(o->select));
     if (o->max_steps >= 0)
         cJSON_AddNumberToObject(req, "max_steps", o->max_steps);
     if (o->step_delay_ms >= 0)
@@ -298,12 +336,16 @@ int agent_remote(const agent_remote_opts *o)
     char *body = cJSON_PrintUnformatted(req);
     cJSON_Delete(req);
     long status = 0;
-    char id[64] = "", path[128];
-    int rc = body ? request(&r, "POST", "/v1/tasks", body, 30000, 0, on_body, &status) : -1;
+    char id[64] = "", path[160];
+    int rc = 0;
+    if (o->id)
+        snprintf(id, sizeof id, "%s", o->id); /* follow it: nothing to start */
+    else
+        rc = body ? request(&r, "POST", prefix, body, 30000, 0, on_body, &status) : -1;
     free(body);
-    if (rc == 0 && status != 202)
+    if (rc == 0 && !o->id && status != 202)
         rc = fail_reply(&r, "starting the task", status), st = rc, rc = -1;
-    if (rc == 0) {
+    if (rc == 0 && !o->id) {
         cJSON *j = cJSON_Parse(r.buf ? r.buf : "");
         const char *v = str(cJSON_GetObjectItemCaseSensitive(j, "result"), "id");
         if (!*v || strlen(v) >= sizeof id || strspn(v, "abcdefghijklmnopqrstuvwxyz0123456789") !=
@@ -318,13 +360,15 @@ int agent_remote(const agent_remote_opts *o)
     }
     if (rc == 0) {
         r.len = 0;
-        snprintf(path, sizeof path, "/v1/tasks/%s/events", id);
+        snprintf(path, sizeof path, "%s/%s/events", prefix, id);
         rc = request(&r, "GET", path, NULL, 0, 1, on_events, &status);
         if (rc == 0 && !r.end && status != 200)
             rc = -1, st = fail_reply(&r, "following the task", status);
     }
-    if (rc == -2 && *id) { /* cancelled here: there too, then its end */
-        snprintf(path, sizeof path, "/v1/tasks/%s/cancel", id);
+    if (rc == -2 && o->id) { /* a watch interrupted: the task goes on */
+        st = AGENT_EXIT_CANCELLED;
+    } else if (rc == -2 && *id) { /* cancelled here: there too, then its end */
+        snprintf(path, sizeof path, "%s/%s/cancel", prefix, id);
         atomic_int calm;
         atomic_init(&calm, 0);
         agent_remote_opts o2 = *o;
@@ -340,7 +384,7 @@ int agent_remote(const agent_remote_opts *o)
         st = agent_print_end(o->p, &res);
     } else if (rc == 0) {
         st = snap_error(SNAP_EXIT_FAIL, "agent", "the event stream of task %s ended before the "
-                        "task (GET /v1/tasks/%s has its state)", id, id);
+                        "task (GET %s/%s has its state)", id, prefix, id);
     } else if (!st) {
         st = SNAP_EXIT_FAIL;
     }

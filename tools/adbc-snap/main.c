@@ -14,6 +14,7 @@ const snap_cmd *const snap_tables[] = {snap_cmds_core, snap_cmds_sync,   snap_cm
                                        snap_cmds_apps, snap_cmds_device, snap_cmds_logcat, snap_cmds_admin, snap_cmds_debug, snap_cmds_emu, snap_cmds_host, snap_cmds_pair,   snap_cmds_wait,
                                        snap_cmds_mdns,   snap_cmds_forward,
                                        snap_cmds_webviews, snap_cmds_session, snap_cmds_server, snap_cmds_agent,
+                                       snap_cmds_farm,
                                        snap_cmds_help};
 const size_t snap_ntables = sizeof snap_tables / sizeof snap_tables[0];
 

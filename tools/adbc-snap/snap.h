@@ -145,6 +145,7 @@ extern const snap_cmd snap_cmds_forward[], snap_cmds_webviews[];
 extern const snap_cmd snap_cmds_wait[];
 extern const snap_cmd snap_cmds_mdns[];
 extern const snap_cmd snap_cmds_agent[];
+extern const snap_cmd snap_cmds_farm[];
 
 /* 1 if name is one of adb's wait-for-[TRANSPORT-]STATE commands. */
 int snap_is_wait_cmd(const char *name);
