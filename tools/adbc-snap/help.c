@@ -45,6 +45,22 @@ static const snap_help help_table[] = {
      "  --serve URL        run the task on the adbc-serve at URL (its tasks API) and\n"
      "                     print its steps as they come; Ctrl-C cancels it there\n"
      "  --token-file F     that server's token (else ADBC_SERVE_TOKEN)"},
+    {"farm",
+     "A farm of adbc-serve nodes sharing their devices and one task queue on\n"
+     "Redis (docs/farm.md), through any node's API at --serve URL:\n\n"
+     "  devices       every live node's devices (node, serial, model, SDK, kind,\n"
+     "                state, busy)\n"
+     "  submit GOAL   queue a task, then print its steps as `agent` does; exits as\n"
+     "                `agent` (0 done); Ctrl-C cancels it in the farm\n"
+     "  status ID     status, node, device, attempts, steps; its answer or reason\n"
+     "  watch ID      follow a task's events to its end (Ctrl-C stops watching)\n"
+     "  cancel ID     cancel it wherever it runs\n\n"
+     "  --serve URL        any node, http://HOST:PORT\n"
+     "  --token-file F     that node's token (else ADBC_SERVE_TOKEN)\n"
+     "  --model NAME, --max-steps N   the task's (else the running node's settings)\n"
+     "  --serial S, --device-model M, --min-sdk N, --emulator | --physical\n"
+     "                     which devices may run it (every one given must match)\n"
+     "  --json             JSON instead of text"},
     {"webviews",
      "Lists the DevTools sockets the device exposes (abstract sockets named\n"
      "webview_devtools_remote_<pid>, chrome_devtools_remote, *_devtools_remote*\n"
