@@ -131,32 +131,37 @@ farm_wait n2 "$ID"
 R XRANGE "adbc:farm:events:$ID" - + | grep -c '^end$' | grep -qx 1 || t_fail "end events: $(R XRANGE "adbc:farm:events:$ID" - +)"
 
 t_check "30 tasks, n2 SIGKILLed and Redis SIGKILLed and restarted mid-run: all complete, none twice"
-IDS=()
-# submit FROM TO NODES...: tasks FROM..TO-1, submitted on the nodes in turn.
-submit()
-{
-    local k from=$1 to=$2
-    shift 2
-    local nodes=("$@")
-    for ((k = from; k < to; k++)); do
-        N "${nodes[$((k % ${#nodes[@]}))]}" -d '{"goal":"task '$k'"}' /v1/farm/tasks
+# The 30 tasks go in from the side (on n1 and n3, which stay) while n2 is
+# watched: it dies just after it took one (a model turn takes three seconds).
+(
+    OUT=$T_TMP/out.submit
+    for ((k = 0; k < 30; k++)); do
+        N n$((k % 2 * 2 + 1)) -d '{"goal":"task '$k'"}' /v1/farm/tasks
         expect 202
-        IDS+=("$(J .result.id)")
+        J .result.id >> "$T_TMP/ids"
     done
-}
-submit 0 9 n1 n2 n3
-# n2 dies while it runs tasks: just after it took one (a model turn takes three seconds).
-for ((i = 0; i < 400; i++)); do
+) &
+SUBMIT=$!
+killed=
+for ((i = 0; i < 1200; i++)); do
     N n1 /v1/farm/tasks
-    [ -n "$(jq -r --argjson now "$(date +%s%3N)" '.result[] | select(.status == "running" and .node == "n2" and $now - .started_ms < 1500) | .id' "$OUT")" ] && break
+    running=$(jq -r --argjson now "$(date +%s%3N)" '.result[] | select(.status == "running" and .node == "n2" and $now - .started_ms < 1500) | .id' "$OUT")
+    if [ -n "$running" ]; then
+        kill -KILL "${NPID[n2]}"
+        killed=1
+        break
+    fi
     sleep 0.02
 done
-kill -KILL "${NPID[n2]}"
+[ -n "$killed" ] || t_fail "n2 never took a task"
 wait "${NPID[n2]}" 2> /dev/null
-# What it ran when it died, as Redis has it (a dead node changes nothing).
-ON_N2=$(for id in "${IDS[@]}"; do [ "$(R HMGET "adbc:farm:task:$id" status node | paste -sd' ')" = "running n2" ] && echo "$id"; done)
+# What it ran when it died, as Redis has it (a dead node changes nothing;
+# the lease keeps the others off for three seconds).
+ON_N2=$(for id in $running; do [ "$(R HMGET "adbc:farm:task:$id" status node | paste -sd' ')" = "running n2" ] && echo "$id"; done)
 [ -n "$ON_N2" ] || t_fail "n2 ran no task when it was killed: $(cat "$OUT")"
-submit 9 30 n1 n3
+wait "$SUBMIT" || t_fail "submitting the 30 tasks failed"
+mapfile -t IDS < "$T_TMP/ids"
+[ ${#IDS[@]} = 30 ] || t_fail "${#IDS[@]} tasks submitted"
 # Redis dies and comes back while n1 and n3 run tasks.
 sleep 1
 redis_kill
