@@ -422,8 +422,11 @@ static void connect_dev(int fd, const char *addr)
     } else if (!d) {
         snprintf(msg, sizeof msg, "failed to connect to %s: %s", serial, e.msg);
     } else {
-        /* Connect now, so the answer says whether it worked. */
+        /* Connect now, so the answer says whether it worked: a device to
+         * connect, not a gone one (on which calls fail at once). */
         if (ops_lock_within(&d->lock, srv->busy_ms) == 0) {
+            if (!d->conn)
+                d->state = OPS_DEV_CONNECTING;
             d->next_try = 0;
             pthread_mutex_unlock(&d->lock);
         }

@@ -44,12 +44,13 @@
 
 static struct MHD_Daemon *daemon_;
 static int gate_fd = -1; /* the listening socket, the gate's */
+static int stop_wait_ms;  /* how long a stop waits for answers being made */
 
 typedef struct hreq {
     char *body;
     size_t len;
     int too_big;
-    int answered;
+    int answered; /* an answer is being made: counted in slots.answering */
 } hreq;
 
 /* One TCP connection, from libmicrohttpd's STARTED to its CLOSED notice
@@ -72,7 +73,9 @@ static struct {
     int64_t request_ms;
     pthread_t watchdog;
     int watching;
-} slots = {.mu = PTHREAD_MUTEX_INITIALIZER}; /* .cv: ops_cond_init, before the watchdog */
+    int answering;       /* requests being answered: a stop lets them finish */
+    pthread_cond_t done; /* answering went down, or a connection closed */
+} slots = {.mu = PTHREAD_MUTEX_INITIALIZER}; /* .cv, .done: ops_cond_init, at start */
 
 /* Under slots.mu. The connection's thread sees end of file and closes it. */
 static void conn_shed(conn_slot *c)
@@ -134,6 +137,7 @@ static void conn_notify(void *cls, struct MHD_Connection *conn, void **ctx,
         }
     if (!c->shed)
         slots.live--;
+    pthread_cond_broadcast(&slots.done);
     pthread_mutex_unlock(&slots.mu);
     free(c);
     *ctx = NULL;
@@ -161,6 +165,17 @@ static void conn_trust(struct MHD_Connection *conn)
         return;
     pthread_mutex_lock(&slots.mu);
     c->trusted = 1;
+    pthread_mutex_unlock(&slots.mu);
+}
+
+/* The request gets an answer: a stop waits for it to be sent. */
+static void answer(hreq *h)
+{
+    if (h->answered)
+        return;
+    h->answered = 1;
+    pthread_mutex_lock(&slots.mu);
+    slots.answering++;
     pthread_mutex_unlock(&slots.mu);
 }
 
@@ -287,7 +302,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
         *con_cls = h;
         const char *host = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
         if (!serve_host_ok(s, host)) {
-            h->answered = 1;
+            answer(h);
             return send_err(conn, 403, "bad_host",
                             host ? "the Host header names another server: call this one as "
                                    "localhost, 127.0.0.1, [::1] or the address it listens on "
@@ -301,7 +316,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
             if (trusted)
                 conn_trust(conn);
             if (!trusted) {
-                h->answered = 1;
+                answer(h);
                 return send_err(conn, 401, "unauthorized",
                                 auth ? "the bearer token is wrong" : "this route needs "
                                 "\"Authorization: Bearer TOKEN\" (the token is in the server's "
@@ -314,7 +329,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
             char m[160];
             snprintf(m, sizeof m, "the body is %s bytes; at most %zu are accepted", cl,
                      s->body_max);
-            h->answered = 1;
+            answer(h);
             return send_err(conn, 413, "too_large", m);
         }
         return MHD_YES;
@@ -342,7 +357,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
         h->body[h->len] = '\0';
         return MHD_YES;
     }
-    h->answered = 1;
+    answer(h);
     conn_mark(conn, 0); /* the whole request is in: no longer on the clock */
     if (h->too_big) {
         char m[128];
@@ -376,6 +391,12 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     (void)toe;
     conn_mark(conn, 1); /* waiting for the next request on this connection */
     hreq *h = *con_cls;
+    if (h && h->answered) {
+        pthread_mutex_lock(&slots.mu);
+        slots.answering--;
+        pthread_cond_broadcast(&slots.done);
+        pthread_mutex_unlock(&slots.mu);
+    }
     if (h) {
         free(h->body);
         free(h);
@@ -447,6 +468,10 @@ int serve_http_start(serve *s, const char *listen, int explicit_token, const cha
                 host);
         return -1;
     }
+    if (ops_cond_init(&slots.cv) != 0 || ops_cond_init(&slots.done) != 0) {
+        fprintf(stderr, SERVE_NAME ": cannot make a condition variable\n");
+        return -1;
+    }
     /* The listening socket is ours: connections reach libmicrohttpd through
      * the gate (gate.c), which checks each request head first. */
     int lfd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
@@ -487,8 +512,8 @@ int serve_http_start(serve *s, const char *listen, int explicit_token, const cha
     gate_fd = lfd;
     slots.request_ms = (int64_t)s->conn_timeout_s * 1000;
     slots.stop = 0;
-    if (ops_cond_init(&slots.cv) != 0 ||
-        pthread_create(&slots.watchdog, NULL, conn_watchdog, NULL) != 0) {
+    stop_wait_ms = s->call_ms + s->conn_timeout_s * 1000 + 2000;
+    if (pthread_create(&slots.watchdog, NULL, conn_watchdog, NULL) != 0) {
         fprintf(stderr, SERVE_NAME ": cannot start a thread\n");
         MHD_stop_daemon(daemon_);
         daemon_ = NULL;
@@ -516,6 +541,20 @@ int serve_http_start(serve *s, const char *listen, int explicit_token, const cha
 
 void serve_http_stop(void)
 {
+    /* No new connection. Every connection libmicrohttpd has came with a
+     * whole request head (the gate's rule) and closes after its answer:
+     * each is answered before the daemon stops (a call holding its device
+     * within --call-timeout; one still waiting for a device is answered 503
+     * at once), bounded by the call and request timeouts. */
+    serve_gate_stop();
+    if (daemon_) {
+        int64_t until = ops_now_ms() + stop_wait_ms;
+        pthread_mutex_lock(&slots.mu);
+        while ((slots.answering > 0 || slots.list) &&
+               ops_cond_wait_until(&slots.done, &slots.mu, until) == 0) {
+        }
+        pthread_mutex_unlock(&slots.mu);
+    }
     if (slots.watching) {
         pthread_mutex_lock(&slots.mu);
         slots.stop = 1;
@@ -524,7 +563,6 @@ void serve_http_stop(void)
         pthread_join(slots.watchdog, NULL);
         slots.watching = 0;
     }
-    serve_gate_stop();
     if (gate_fd >= 0)
         close(gate_fd);
     gate_fd = -1;

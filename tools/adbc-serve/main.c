@@ -282,13 +282,18 @@ int main(int argc, char **argv)
         }
     }
     serve_farm_leave();
+    /* Stopping: the control and adb-server clients end (their sessions give
+     * the device back), and a call that does not hold its device yet,
+     * queued behind another among them, is answered 503 with nothing sent;
+     * the calls holding one run to their end and are answered
+     * (serve_http_stop). */
+    s.stopping = 1;
+    ops_pool_stop(&s.pool);
     serve_tasks_stop();
     serve_farm_stop();
     serve_http_stop();
     serve_tasks_free();
-    s.stopping = 1; /* the control clients end too */
     serve_adbsrv_stop();
-    ops_pool_stop(&s.pool);
     if (control)
         serve_control_stop(&s, control);
     else

@@ -34,7 +34,8 @@ typedef enum ops_code {
     OPS_EBUSY,       /* the device stayed busy with another call */
     OPS_EDEVICE,     /* the device is gone (connection lost or refused) */
     OPS_ETIMEOUT,    /* the device did not answer in time */
-    OPS_EFAIL        /* the device refused or the command failed */
+    OPS_EFAIL,       /* the device refused or the command failed */
+    OPS_ESTOPPING    /* the program is stopping: the call was not started, nothing sent */
 } ops_code;
 
 typedef struct ops_err {
@@ -44,9 +45,9 @@ typedef struct ops_err {
 } ops_err;
 
 /* "bad_request", "unknown_ref", "stale", "not_found", "ambiguous", "busy",
- * "device_gone", "timeout", "failed". */
+ * "device_gone", "timeout", "failed", "stopping". */
 const char *ops_code_name(ops_code code);
-/* The HTTP status of a code: 400, 404, 409, 404, 409, 423, 502, 504, 500. */
+/* The HTTP status of a code: 400, 404, 409, 404, 409, 423, 502, 504, 500, 503. */
 int ops_code_http(ops_code code);
 
 int ops_fail(ops_err *e, ops_code code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

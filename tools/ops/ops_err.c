@@ -23,6 +23,7 @@ const char *ops_code_name(ops_code code)
     case OPS_EDEVICE: return "device_gone";
     case OPS_ETIMEOUT: return "timeout";
     case OPS_EFAIL: return "failed";
+    case OPS_ESTOPPING: return "stopping";
     }
     return "failed";
 }
@@ -40,6 +41,7 @@ int ops_code_http(ops_code code)
     case OPS_EDEVICE: return 502;
     case OPS_ETIMEOUT: return 504;
     case OPS_EFAIL: return 500;
+    case OPS_ESTOPPING: return 503;
     }
     return 500;
 }

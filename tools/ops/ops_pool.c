@@ -218,28 +218,39 @@ static int decide_kind(ops_pool *p, ops_dev *d, int64_t deadline, ops_err *e)
     return 0;
 }
 
-/* Connect d (its lock held) within the pool's bound and deadline. */
-static int connect_dev(ops_pool *p, ops_dev *d, int64_t deadline, ops_err *e)
+/* The options of one connect of d (its lock held), within bound ms. */
+static void connect_opts(ops_pool *p, ops_dev *d, int bound, adbc_conn_opts *o)
 {
-    adbc_conn_opts o;
-    adbc_conn_opts_init(&o);
-    int64_t left = deadline - ops_now_ms();
-    int bound = p->o.connect_ms;
-    if (left < bound)
-        bound = left < 1 ? 1 : (int)left;
-    o.connect_timeout_ms = bound;
-    if (o.auth_timeout_ms > bound)
-        o.auth_timeout_ms = bound;
+    adbc_conn_opts_init(o);
+    o->connect_timeout_ms = bound;
+    if (o->auth_timeout_ms > bound)
+        o->auth_timeout_ms = bound;
     if (p->o.io_ms > 0)
-        o.io_timeout_ms = p->o.io_ms;
-    int back = d->backoff_ms != 0;
+        o->io_timeout_ms = p->o.io_ms;
     if (p->o.on_conn_opts)
-        p->o.on_conn_opts(p->o.user, d, &o);
-    /* The selection rule decides what the name is (devices.h): a TCP
-     * address, an emulator, a USB serial or port, an mDNS instance. */
-    int rc = adbc_device_connect(&d->conn, *d->serial ? d->serial : NULL, &o);
+        p->o.on_conn_opts(p->o.user, d, o);
+}
+
+/* Connect d's device with o; needs no lock (d->serial never changes). The
+ * selection rule decides what the name is (devices.h): a TCP address, an
+ * emulator, a USB serial or port, an mDNS instance. */
+static int connect_raw(ops_dev *d, adbc_conn **c, const adbc_conn_opts *o)
+{
+    *c = NULL;
+    int rc = adbc_device_connect(c, *d->serial ? d->serial : NULL, o);
+    if (rc < 0)
+        *c = NULL;
+    return rc;
+}
+
+/* What a connect came to, recorded in d (its lock held again, on the thread
+ * that connected: adbc's last error is that thread's): c installed, or the
+ * failure of rc with the next try after the backoff. back: d was connected
+ * before. */
+static int connect_end(ops_pool *p, ops_dev *d, adbc_conn *c, int rc, int back,
+                       int64_t deadline, ops_err *e)
+{
     if (rc < 0) {
-        d->conn = NULL;
         char what[320];
         snprintf(what, sizeof what, "connecting to %s", *d->serial ? d->serial : "the device");
         ops_fail_adbc(e, rc, what);
@@ -254,6 +265,7 @@ static int connect_dev(ops_pool *p, ops_dev *d, int64_t deadline, ops_err *e)
         }
         return -1;
     }
+    d->conn = c;
     if (p->o.check_kind && decide_kind(p, d, deadline, e) != 0) {
         d->state = OPS_DEV_GONE;
         snprintf(d->error, sizeof d->error, "%.500s", e->msg);
@@ -273,26 +285,101 @@ static int connect_dev(ops_pool *p, ops_dev *d, int64_t deadline, ops_err *e)
     return 0;
 }
 
+/* Connect d (its lock held) within the pool's bound and deadline. */
+static int connect_dev(ops_pool *p, ops_dev *d, int64_t deadline, ops_err *e)
+{
+    int64_t left = deadline - ops_now_ms();
+    int bound = p->o.connect_ms;
+    if (left < bound)
+        bound = left < 1 ? 1 : (int)left;
+    adbc_conn_opts o;
+    connect_opts(p, d, bound, &o);
+    int back = d->backoff_ms != 0;
+    adbc_conn *c;
+    int rc = connect_raw(d, &c, &o);
+    return connect_end(p, d, c, rc, back, deadline, e);
+}
+
+/* Background: connect d with its lock released meanwhile (its lock held
+ * on entry and on return), so calls on a gone device fail at once instead
+ * of waiting for the lock, and the device does not look busy. */
+static void connect_unlocked(ops_pool *p, ops_dev *d)
+{
+    adbc_conn_opts o;
+    connect_opts(p, d, p->o.connect_ms, &o);
+    int back = d->backoff_ms != 0;
+    d->connecting = 1;
+    pthread_mutex_unlock(&d->lock);
+    adbc_conn *c;
+    int rc = connect_raw(d, &c, &o);
+    /* A call holds the lock only briefly while d->connecting is set (it
+     * fails, or waits on d->ready with the lock released). */
+    pthread_mutex_lock(&d->lock);
+    ops_err e;
+    connect_end(p, d, c, rc, back, ops_now_ms() + p->o.connect_ms, &e);
+    d->connecting = 0;
+    pthread_cond_broadcast(&d->ready);
+}
+
+#define TAKE_SLICE_MS 100
+
+static int stopping(ops_pool *p, ops_err *e, const char *name)
+{
+    return ops_fail(e, OPS_ESTOPPING, "%s is stopping: the call on %s was not started and "
+                    "nothing was sent", p->o.name ? p->o.name : "adbc", name);
+}
+
 int ops_dev_take(ops_pool *p, ops_dev *d, int wait_ms, int64_t deadline, ops_err *e)
 {
     if (!p || !d || !e)
         return e ? ops_fail(e, OPS_EARG, "no device given") : -1;
-    int rc = ops_lock_within(&d->lock, wait_ms);
     const char *name = *d->serial ? d->serial : "the device";
+    /* The lock within wait_ms, in slices: a stop ends the wait. */
+    int64_t until = ops_now_ms() + (wait_ms > 0 ? wait_ms : 0);
+    int rc;
+    for (;;) {
+        if (p->stopping)
+            return stopping(p, e, name);
+        int64_t left = until - ops_now_ms();
+        rc = ops_lock_within(&d->lock, left > TAKE_SLICE_MS ? TAKE_SLICE_MS : (int)left);
+        if (rc != ETIMEDOUT || left <= TAKE_SLICE_MS)
+            break;
+    }
     if (rc == ETIMEDOUT)
         return ops_fail(e, OPS_EBUSY, "%s stayed busy with another call for %d ms%s: retry "
                         "when that call has finished", name, wait_ms,
                         p->o.busy_hint ? p->o.busy_hint : "");
     if (rc != 0)
         return ops_fail(e, OPS_EFAIL, "locking %s: %s", name, strerror(rc));
+    if (p->stopping) {
+        pthread_mutex_unlock(&d->lock);
+        return stopping(p, e, name);
+    }
     if (d->conn && adbc_conn_status(d->conn) != 0)
         lost(p, d, adbc_strerror(adbc_conn_status(d->conn)));
+    /* Background, never connected yet: the thread's first connect is
+     * waited for (within the call's deadline), not failed. */
+    while (!d->conn && d->connecting && d->state != OPS_DEV_GONE && !p->stopping &&
+           ops_now_ms() < deadline) {
+        int64_t slice = ops_now_ms() + TAKE_SLICE_MS;
+        ops_cond_wait_until(&d->ready, &d->lock, slice < deadline ? slice : deadline);
+    }
+    if (p->stopping) {
+        pthread_mutex_unlock(&d->lock);
+        return stopping(p, e, name);
+    }
     if (!d->conn) {
         int64_t now = ops_now_ms();
-        if (p->o.background && now < d->next_try) {
+        if (p->o.background && (d->connecting || d->state == OPS_DEV_GONE ||
+                                now < d->next_try)) {
+            char when[64];
+            if (d->connecting)
+                snprintf(when, sizeof when, "connecting now");
+            else
+                snprintf(when, sizeof when, "next try in %lld ms",
+                         (long long)(d->next_try > now ? d->next_try - now : 0));
             ops_fail(e, OPS_EDEVICE, "%s is not connected (%s); reconnecting on its own "
-                     "(next try in %lld ms)", name, d->error[0] ? d->error : "not yet tried",
-                     (long long)(d->next_try - now));
+                     "(%s)", name, d->error[0] ? d->error : "not yet tried", when);
             pthread_mutex_unlock(&d->lock);
             return -1;
         }
@@ -343,6 +430,7 @@ ops_dev *ops_pool_dev(ops_pool *p, const char *serial, ops_err *e)
         strcpy(d->serial, serial);
         d->pool = p;
         pthread_mutex_init(&d->lock, NULL);
+        ops_cond_init(&d->ready);
         *p->tail = d;
         p->tail = &d->next;
         p->ndevs++;
@@ -383,10 +471,8 @@ static void *reconnector(void *arg)
             } else {
                 if (d->conn && adbc_conn_status(d->conn) != 0)
                     lost(p, d, adbc_strerror(adbc_conn_status(d->conn)));
-                if (!d->conn && ops_now_ms() >= d->next_try) {
-                    ops_err e;
-                    connect_dev(p, d, ops_now_ms() + p->o.connect_ms, &e);
-                }
+                if (!d->conn && !d->connecting && ops_now_ms() >= d->next_try)
+                    connect_unlocked(p, d);
                 held |= d->conn != NULL;
                 pthread_mutex_unlock(&d->lock);
             }
@@ -449,6 +535,7 @@ void ops_pool_free(ops_pool *p)
         close_conn(d);
         adbc_ui_snap_free(d->last);
         pthread_mutex_destroy(&d->lock);
+        pthread_cond_destroy(&d->ready);
         free(d);
         d = next;
     }

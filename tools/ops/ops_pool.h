@@ -10,7 +10,14 @@
  *  - in the background (adbc-serve): a thread retries with a backoff that
  *    doubles from 100 ms to 5 s, so a device that comes back is in use again
  *    within a few seconds; a call while it is away fails at once
- *    (OPS_EDEVICE) saying when the next try is.
+ *    (OPS_EDEVICE) saying when the next try is. The thread connects without
+ *    holding the device's lock, so a gone device never looks busy: a call
+ *    meanwhile fails at once, or, before the device's first connection,
+ *    waits for it within its busy bound.
+ *
+ * Once ops_pool_stop is called, a call that does not hold its device yet
+ * (one waiting for the lock among them) fails at once with OPS_ESTOPPING,
+ * nothing sent; a call holding it runs to its end.
  *
  * The emulator check (check_kind): an emulator is told from a physical
  * device by what the device itself says, ro.kernel.qemu or ro.boot.qemu = 1,
@@ -51,7 +58,9 @@ typedef struct ops_dev {
     int64_t next_try;        /* background: monotonic ms of the next connect attempt */
     int backoff_ms;          /* background: 0 while connected */
     struct adbc_shell *rec;  /* a screen recording running on conn (ops_record_start) */
+    pthread_cond_t ready;    /* with lock: the background connect ended */
     /* Read without the lock. */
+    _Atomic int connecting;  /* background: the thread is connecting (lock not held) */
     _Atomic int state;       /* ops_dev_state */
     _Atomic unsigned long calls; /* calls served */
     struct ops_dev *next;    /* the pool's order: the order devices were added */
@@ -101,7 +110,8 @@ int ops_pool_init(ops_pool *p, const ops_pool_opts *o, ops_err *e);
 /* Stop the background thread, close every connection, free every device.
  * No call may hold a device. */
 void ops_pool_free(ops_pool *p);
-/* Stop the background thread only (the devices stay). Idempotent. */
+/* Stop the background thread (the devices stay); from now on calls that do
+ * not hold their device fail with OPS_ESTOPPING. Idempotent. */
 void ops_pool_stop(ops_pool *p);
 
 /* The device named serial, added when the pool does not have it yet (not
@@ -114,9 +124,10 @@ ops_dev *ops_pool_find(ops_pool *p, const char *serial);
 int ops_pool_list(ops_pool *p, ops_dev **out, int max);
 
 /* Take d for one call: lock it within wait_ms (OPS_EBUSY past it, naming the
- * bound), drop a connection that failed meanwhile, connect when it has none
- * (within the pool's connect_ms and what is left to deadline, monotonic ms)
- * and, with check_kind, decide its kind. On failure nothing is held. */
+ * bound; OPS_ESTOPPING once the pool stops), drop a connection that failed
+ * meanwhile, connect when it has none (within the pool's connect_ms and what
+ * is left to deadline, monotonic ms) and, with check_kind, decide its kind.
+ * On failure nothing is held. */
 int ops_dev_take(ops_pool *p, ops_dev *d, int wait_ms, int64_t deadline, ops_err *e);
 /* End the call: a connection that failed (or code OPS_EDEVICE) is dropped
  * and reconnected as the pool does; then the lock is released. */
