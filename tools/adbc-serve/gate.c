@@ -13,12 +13,15 @@
  * One thread polls the listening socket and every connection whose head is
  * not complete yet. A connection's SO_RCVLOWAT is raised past what it has
  * already sent, so poll wakes only when more arrives (no spinning on bytes
- * peeked before), and set back to 1 before libmicrohttpd gets it. Bounds:
- * a head must be complete within the request timeout of connecting
- * (--conn-timeout) and within GATE_HEAD_MAX bytes (libmicrohttpd's own
- * memory limit answers a larger one), and at most GATE_MAX connections wait
- * here: when another comes, the oldest waiting is closed, so connections
- * that send nothing only push each other out. */
+ * peeked before), and set back to 1 before libmicrohttpd gets it; a client
+ * that closes its side before its head is whole is closed (the peek would
+ * return its bytes, never the end, and poll would wake at once forever).
+ * Bounds: a head must be complete within the request timeout of connecting
+ * (--conn-timeout; the same clock goes on in http.c until the request is
+ * whole) and within GATE_HEAD_MAX bytes (libmicrohttpd's own memory limit
+ * answers a larger one), and at most GATE_MAX connections wait here: when
+ * another comes, the oldest waiting is closed, unless its head came
+ * meanwhile, so connections that send nothing only push each other out. */
 #include "serve.h"
 
 #include <errno.h>
@@ -36,6 +39,7 @@
 
 #define GATE_MAX 64
 #define GATE_HEAD_MAX 65536
+#define GATE_ROUND 16
 
 typedef struct gate_conn {
     int fd;
@@ -63,10 +67,16 @@ static void lowat(int fd, int bytes)
 }
 
 /* The head ends at the first empty line (CRLF CRLF, or bare LF LF as
- * libmicrohttpd also takes). The length up to it, or 0 when not yet. */
+ * libmicrohttpd also takes) after the request line. Empty lines before the
+ * request line are no end: libmicrohttpd skips them (RFC 9112 2.2), so the
+ * head it parses starts after them. The length up to the end, or 0 when
+ * not yet. */
 static size_t head_end(const char *p, size_t n)
 {
-    for (size_t i = 0; i + 1 < n; i++) {
+    size_t start = 0;
+    while (start < n && (p[start] == '\r' || p[start] == '\n'))
+        start++;
+    for (size_t i = start; i + 1 < n; i++) {
         if (p[i] != '\n')
             continue;
         if (p[i + 1] == '\n')
@@ -110,8 +120,10 @@ static void drop(int i)
     gate.conns[i] = gate.conns[--gate.n];
 }
 
-/* Peek at connection i: hand it over, refuse it, close it, or keep it. */
-static void look(int i)
+/* Peek at connection i: hand it over, refuse it, close it, or keep it.
+ * hup: the client has closed its side (poll said so): a head not whole
+ * now never will be, and the bytes peeked would wake poll at once forever. */
+static void look(int i, int hup)
 {
     gate_conn *c = &gate.conns[i];
     ssize_t r = recv(c->fd, gate.buf, sizeof gate.buf, MSG_PEEK | MSG_DONTWAIT);
@@ -129,6 +141,11 @@ static void look(int i)
         drop(i);
         return;
     }
+    if (!end && n < sizeof gate.buf && hup) {
+        bye(c->fd);
+        drop(i);
+        return;
+    }
     if (!end && n < sizeof gate.buf) {
         c->seen = n;
         lowat(c->fd, (int)n + 1);
@@ -138,17 +155,23 @@ static void look(int i)
      * (it answers that itself). */
     lowat(c->fd, 1);
     int fd = c->fd;
+    int64_t c_since = c->since;
     struct sockaddr_storage addr = c->addr;
     socklen_t alen = c->addrlen;
     drop(i);
+    serve_http_handover(fd, c_since);
     /* Closes fd itself when it cannot take it. */
     if (MHD_add_connection(gate.daemon, fd, (const struct sockaddr *)&addr, alen) != MHD_YES)
         fprintf(stderr, SERVE_NAME ": http: cannot serve a connection: %s\n", strerror(errno));
 }
 
+/* New connections, at most GATE_ROUND per round: poll then reports the
+ * heads that arrived meanwhile, and those are looked at before more are
+ * accepted, so a flood of connects cannot push out a client whose request
+ * is already here. */
 static void take(void)
 {
-    for (;;) {
+    for (int k = 0; k < GATE_ROUND; k++) {
         gate_conn c;
         memset(&c, 0, sizeof c);
         c.addrlen = sizeof c.addr;
@@ -156,18 +179,24 @@ static void take(void)
                          SOCK_CLOEXEC | SOCK_NONBLOCK);
         if (fd < 0)
             return; /* EAGAIN, or a client gone before accept: poll again */
-        if (gate.n == GATE_MAX) {
+        while (gate.n == GATE_MAX) {
             int oldest = 0;
             for (int i = 1; i < gate.n; i++)
                 if (gate.conns[i].since < gate.conns[oldest].since)
                     oldest = i;
-            bye(gate.conns[oldest].fd);
-            drop(oldest);
+            /* Its head may have come since poll looked: then it is served
+             * (or refused), not pushed out. look() drops it or leaves it
+             * where it is. */
+            look(oldest, 0);
+            if (gate.n == GATE_MAX) {
+                bye(gate.conns[oldest].fd);
+                drop(oldest);
+            }
         }
         c.fd = fd;
         c.since = ops_now_ms();
         gate.conns[gate.n++] = c;
-        look(gate.n - 1);
+        look(gate.n - 1, 0);
     }
 }
 
@@ -192,7 +221,7 @@ static void *gate_main(void *arg)
         pf[1] = (struct pollfd){.fd = gate.listen_fd, .events = POLLIN};
         int n = gate.n;
         for (int i = 0; i < n; i++)
-            pf[2 + i] = (struct pollfd){.fd = gate.conns[i].fd, .events = POLLIN};
+            pf[2 + i] = (struct pollfd){.fd = gate.conns[i].fd, .events = POLLIN | POLLRDHUP};
         int wait = next < 0 ? -1 : (int)(next - now);
         int r = poll(pf, (nfds_t)(n + 2), wait);
         if (r < 0 && errno != EINTR)
@@ -205,7 +234,7 @@ static void *gate_main(void *arg)
          * freed place, so walking down never skips one), then new ones. */
         for (int i = n - 1; i >= 0; i--)
             if (pf[2 + i].revents)
-                look(i);
+                look(i, (pf[2 + i].revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0);
         if (pf[1].revents)
             take();
     }

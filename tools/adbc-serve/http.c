@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -51,6 +52,7 @@ typedef struct hreq {
     size_t len;
     int too_big;
     int answered; /* an answer is being made: counted in slots.answering */
+    const char *path; /* the target's path (url, or within it) */
 } hreq;
 
 /* One TCP connection, from libmicrohttpd's STARTED to its CLOSED notice
@@ -76,6 +78,45 @@ static struct {
     int answering;       /* requests being answered: a stop lets them finish */
     pthread_cond_t done; /* answering went down, or a connection closed */
 } slots = {.mu = PTHREAD_MUTEX_INITIALIZER}; /* .cv, .done: ops_cond_init, at start */
+
+/* When each connection the gate hands over was accepted (fd, since), taken
+ * by conn_notify: the request timeout runs from accept, not from here. */
+#define HANDED_MAX 64
+static struct {
+    int fd;
+    int64_t since; /* 0: a free place */
+} handed[HANDED_MAX];
+
+void serve_http_handover(int fd, int64_t since)
+{
+    pthread_mutex_lock(&slots.mu);
+    int at = -1;
+    for (int i = 0; i < HANDED_MAX; i++) {
+        if (handed[i].since && handed[i].fd == fd) {
+            at = i; /* a place left by a connection libmicrohttpd refused */
+            break;
+        }
+        if (at < 0 && !handed[i].since)
+            at = i;
+    }
+    if (at >= 0) {
+        handed[at].fd = fd;
+        handed[at].since = since;
+    }
+    pthread_mutex_unlock(&slots.mu);
+}
+
+/* Under slots.mu: when fd was accepted; now when the gate did not say. */
+static int64_t handed_since(int fd)
+{
+    for (int i = 0; i < HANDED_MAX; i++)
+        if (handed[i].since && handed[i].fd == fd) {
+            int64_t t = handed[i].since;
+            handed[i].since = 0;
+            return t;
+        }
+    return ops_now_ms();
+}
 
 /* Under slots.mu. The connection's thread sees end of file and closes it. */
 static void conn_shed(conn_slot *c)
@@ -109,10 +150,10 @@ static void conn_notify(void *cls, struct MHD_Connection *conn, void **ctx,
             return;
         }
         c->fd = ci->connect_fd;
-        c->since = ops_now_ms();
         c->reading = 1;
         *ctx = c;
         pthread_mutex_lock(&slots.mu);
+        c->since = handed_since(c->fd);
         c->next = slots.list;
         slots.list = c;
         slots.live++;
@@ -287,6 +328,53 @@ static const char *query(void *conn, const char *name)
     return MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, name);
 }
 
+/* Headers that must appear once (RFC 9112 3.2, RFC 9110 8.6): counted. */
+static const char *const once_names[] = {MHD_HTTP_HEADER_HOST, MHD_HTTP_HEADER_CONTENT_LENGTH,
+                                         MHD_HTTP_HEADER_AUTHORIZATION};
+#define ONCE_N (sizeof once_names / sizeof once_names[0])
+
+static enum MHD_Result count_once(void *cls, enum MHD_ValueKind kind, const char *key,
+                                  const char *value)
+{
+    (void)kind;
+    (void)value;
+    int *n = cls;
+    for (size_t i = 0; i < ONCE_N; i++)
+        if (key && strcasecmp(key, once_names[i]) == 0)
+            n[i]++;
+    return MHD_YES;
+}
+
+/* An absolute-form target (RFC 9112 3.2.2: "http://HOST[:PORT]/PATH"): the
+ * path, and the authority into auth (which then stands for the Host
+ * header, as the RFC says); NULL when the scheme is not http or the
+ * authority does not fit. Any other target is its own path. */
+static const char *target_path(const char *url, char *auth, size_t cap)
+{
+    *auth = '\0';
+    if (strncasecmp(url, "http://", 7) != 0)
+        return url;
+    const char *a = url + 7, *slash = strchr(a, '/');
+    size_t n = slash ? (size_t)(slash - a) : strlen(a);
+    if (n == 0 || n >= cap || memchr(a, '@', n))
+        return NULL;
+    memcpy(auth, a, n);
+    auth[n] = '\0';
+    return slash ? slash : "/";
+}
+
+/* "Bearer TOKEN" with the scheme in any case and one or more spaces (RFC
+ * 9110 11.4, 11.1): the token, or NULL. */
+static const char *bearer(const char *auth)
+{
+    if (!auth || strncasecmp(auth, "Bearer", 6) != 0 || auth[6] != ' ')
+        return NULL;
+    auth += 6;
+    while (*auth == ' ')
+        auth++;
+    return auth;
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url,
                               const char *method, const char *version, const char *upload,
                               size_t *upload_size, void **con_cls)
@@ -300,7 +388,27 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
         if (!h)
             return MHD_NO;
         *con_cls = h;
-        const char *host = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
+        int once[ONCE_N] = {0};
+        MHD_get_connection_values(conn, MHD_HEADER_KIND, count_once, once);
+        for (size_t i = 0; i < ONCE_N; i++)
+            if (once[i] > 1) {
+                char m[160];
+                snprintf(m, sizeof m, "the request has %d %s headers: it may have one (RFC 9112)",
+                         once[i], once_names[i]);
+                answer(h);
+                return send_err(conn, 400, "bad_request", m);
+            }
+        char auth_form[256];
+        const char *path = target_path(url, auth_form, sizeof auth_form);
+        if (!path) {
+            answer(h);
+            return send_err(conn, 400, "bad_request", "the request target is neither a path "
+                            "nor http://HOST:PORT/PATH naming this server");
+        }
+        h->path = path;
+        const char *host = *auth_form ? auth_form
+                                      : MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+                                                                    MHD_HTTP_HEADER_HOST);
         if (!serve_host_ok(s, host)) {
             answer(h);
             return send_err(conn, 403, "bad_host",
@@ -309,10 +417,11 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
                                    "(a page on another name is refused, against DNS rebinding)"
                                  : "the request has no Host header");
         }
-        if (strncmp(url, "/v1/", 4) == 0) {
+        if (strncmp(path, "/v1/", 4) == 0) {
             const char *auth =
                 MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
-            int trusted = auth && strncmp(auth, "Bearer ", 7) == 0 && serve_token_ok(s, auth + 7);
+            const char *tok = bearer(auth);
+            int trusted = tok && serve_token_ok(s, tok);
             if (trusted)
                 conn_trust(conn);
             if (!trusted) {
@@ -364,7 +473,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
         snprintf(m, sizeof m, "the body is over %zu bytes", s->body_max);
         return send_err(conn, 413, "too_large", m);
     }
-    serve_req r = {s, method, url, query, conn, h->body, h->len};
+    serve_req r = {s, method, h->path, query, conn, h->body, h->len};
     char *body = NULL;
     size_t len = 0;
     const char *ctype = "application/json";

@@ -431,7 +431,9 @@ int serve_route(serve_req *r, char **body, size_t *len, const char **ctype)
         return err2("no_route", 404, "no such route: GET /health, /v1/devices, /v1/observe, "
                     "/v1/snapshot, /v1/screenshot, /v1/tools; POST /v1/act, /v1/app, /v1/wait, "
                     "/v1/tools/NAME", body, len);
-    if (strcmp(r->method, routes[i].method) != 0) {
+    /* HEAD: /health's answer without its body (libmicrohttpd sends none). */
+    int head = i == 0 && strcmp(r->method, "HEAD") == 0;
+    if (!head && strcmp(r->method, routes[i].method) != 0) {
         char m[128];
         snprintf(m, sizeof m, "%s takes %s", routes[i].path, routes[i].method);
         return err2("method_not_allowed", 405, m, body, len);

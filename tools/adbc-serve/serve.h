@@ -121,6 +121,9 @@ void serve_gate_stop(void);
 /* ---- http.c ---- */
 int serve_http_start(serve *s, const char *listen, int explicit_token, const char *ready_file);
 void serve_http_stop(void);
+/* The gate hands fd over, accepted at since (monotonic ms): the request
+ * must be whole within the request timeout of that. */
+void serve_http_handover(int fd, int64_t since);
 
 /* ---- routes.c: each returns the HTTP status and sets *body (envelope or
  * PNG) and *ctype ---- */

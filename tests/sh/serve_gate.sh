@@ -1,0 +1,139 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# adbc-serve's request heads against hostile and unusual clients, over raw
+# loopback sockets: blank lines before the request line do not hide a NUL
+# from the gate; headers that must appear once (Host, Content-Length,
+# Authorization) twice are 400; an absolute-form target, a lower-case
+# "bearer" and HEAD /health are answered; clients that send part of a head
+# and close cost no CPU; a request must be whole within --conn-timeout of
+# connecting; a connect flood does not push out clients that sent their
+# request.
+set -u
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+t_init
+. "$(dirname "${BASH_SOURCE[0]}")/lib_serve.sh"
+command -v python3 > /dev/null || t_fail "python3 is needed (scripts/packages.txt)"
+
+td_start a --no-auth
+setup_dev a
+screen "${TD_SANDBOX[a]}/data/local/tmp/.adbc-test" Send
+A=127.0.0.1:${TD_PORT[a]}
+serve_start -t "$A" --settle 0 --conn-timeout 6
+PORT=$(cat "$T_TMP/port")
+
+# raw CHECK: a python3 snippet with ask(bytes) -> the answer's bytes (the
+# connection read to its end), PORT and TOK.
+raw()
+{
+    python3 -c '
+import socket, sys, time
+PORT, TOK = int(sys.argv[1]), sys.argv[2].encode()
+def ask(data):
+    s = socket.create_connection(("127.0.0.1", PORT), timeout=30)
+    s.sendall(data)
+    d = b""
+    while True:
+        c = s.recv(65536)
+        if not c:
+            return d
+        d += c
+def status(d):
+    return int(d.split(b" ", 2)[1]) if d.startswith(b"HTTP/1.1 ") else 0
+'"$1" "$PORT" "$(cat "$TOK")"
+}
+
+t_check "blank lines before the request line do not hide a NUL in the head"
+raw '
+for pre in (b"\r\n", b"\r\n\r\n", b"\n\n", b"\r\n\r\n\r\n\r\n"):
+    d = ask(pre + b"GET /v1/devices HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + TOK + b"\x00junk\r\n\r\n")
+    assert status(d) == 400 and b"NUL byte" in d, (pre, d[:300])
+# The blank lines themselves are skipped, as RFC 9112 2.2 allows.
+d = ask(b"\r\n\r\nGET /v1/devices HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + TOK + b"\r\n\r\n")
+assert status(d) == 200, d[:300]
+' || t_fail "blank lines before the request line"
+
+t_check "Host, Content-Length or Authorization twice: 400, nothing done"
+raw '
+auth = b"Authorization: Bearer " + TOK + b"\r\n"
+for head in (b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: evil.example\r\n\r\n",
+             b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nhost: 127.0.0.1\r\n\r\n",
+             b"GET /v1/devices HTTP/1.1\r\nHost: 127.0.0.1\r\n" + auth + auth + b"\r\n",
+             b"POST /v1/act HTTP/1.1\r\nHost: 127.0.0.1\r\n" + auth +
+             b"Content-Type: application/json\r\nContent-Length: 17\r\nContent-Length: 2\r\n\r\n{\"action\":\"home\"}",
+             b"POST /v1/act HTTP/1.1\r\nHost: 127.0.0.1\r\n" + auth +
+             b"Content-Type: application/json\r\nContent-Length: 2\r\nContent-Length: 17\r\n\r\n{\"action\":\"home\"}"):
+    d = ask(head)
+    assert status(d) == 400 and b"bad_request" in d, (head, d[:300])
+' || t_fail "a header that must appear once, twice"
+[ -z "$(calls "${TD_SANDBOX[a]}/data/local/tmp/.adbc-test")" ] || t_fail "a request with a doubled header reached the device"
+
+t_check "an absolute-form target, a lower-case bearer scheme, HEAD /health"
+raw '
+d = ask(b"GET http://127.0.0.1:%d/v1/devices HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " % PORT + TOK + b"\r\n\r\n")
+assert status(d) == 200 and b"\"ok\":true" in d, d[:300]
+d = ask(b"GET http://evil.example/v1/devices HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + TOK + b"\r\n\r\n")
+assert status(d) == 403 and b"bad_host" in d, d[:300]
+for scheme in (b"bearer ", b"BEARER ", b"Bearer   "):
+    d = ask(b"GET /v1/devices HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: " + scheme + TOK + b"\r\n\r\n")
+    assert status(d) == 200, (scheme, d[:300])
+d = ask(b"GET /v1/devices HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: bearer x" + TOK + b"\r\n\r\n")
+assert status(d) == 401, d[:300]
+d = ask(b"HEAD /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+assert status(d) == 200 and d.endswith(b"\r\n\r\n"), d[:300]
+' || t_fail "HTTP details"
+code=$(curl -s -m 10 -o /dev/null -w '%{http_code}' -I "$URL/health")
+[ "$code" = 200 ] || t_fail "curl -I /health: $code"
+
+t_check "clients that send part of a head and close cost no CPU time"
+# CPU seconds (user + system) the server has used, from /proc.
+cpu() { awk -v hz="$(getconf CLK_TCK)" '{ printf "%.2f\n", ($14 + $15) / hz }' "/proc/$SPID/stat"; }
+before=$(cpu)
+t0=$(date +%s.%N)
+raw '
+for i in range(5):
+    s = socket.create_connection(("127.0.0.1", PORT), timeout=10)
+    s.sendall(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: 0123456789\r\n")
+    s.close()
+time.sleep(4)
+' || t_fail "the half heads"
+after=$(cpu)
+t1=$(date +%s.%N)
+# A server spinning on the peeked bytes burns a core for --conn-timeout (6 s):
+# about the whole wall time. One that waits burns next to nothing.
+awk -v b="$before" -v a="$after" -v t0="$t0" -v t1="$t1" 'BEGIN { exit !(a - b < (t1 - t0) / 20) }' ||
+    t_fail "the server used $before..$after s of CPU in $t0..$t1 (wall) with half heads closed"
+raw '
+d = ask(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+assert status(d) == 200, d[:300]
+' || t_fail "served after the half heads"
+
+t_check "a request must be whole within --conn-timeout of connecting, however it trickles"
+raw '
+s = socket.create_connection(("127.0.0.1", PORT), timeout=30)
+t0 = time.monotonic()
+head = (b"POST /v1/act HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + TOK +
+        b"\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n")
+closed = None
+# The head in pieces for 4 s (the gate has it whole before its 6 s), then
+# the body a byte every 0.5 s: the connection must go 6 s after connecting
+# (plus the watchdog and scheduling), not 6 s after the head was whole.
+for i, b in enumerate(head):
+    s.sendall(bytes([b]))
+    time.sleep(4.0 / len(head))
+while time.monotonic() - t0 < 30:
+    try:
+        s.sendall(b" ")
+        s.settimeout(0.5)
+        if s.recv(100) == b"":
+            closed = time.monotonic() - t0
+            break
+    except socket.timeout:
+        pass
+    except OSError:
+        closed = time.monotonic() - t0
+        break
+assert closed is not None, "still open after 30 s"
+assert closed < 9, "closed %.1f s after connecting: the request timeout is 6 s" % closed
+' || t_fail "the request deadline"
+
+echo "ok: $T_CHECKS checks"
