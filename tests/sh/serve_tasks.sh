@@ -188,9 +188,11 @@ H /v1/tasks
 grep -q "$KEY" "$OUT" "$T_TMP/serve.log" && t_fail "the key leaked"
 true
 
-t_check "the tasks kept are bounded: after 34 more, the last 32, the oldest gone"
+t_check "the tasks kept are bounded: after 34 more, the last 32, the oldest gone, no descriptor kept"
 H /v1/tasks
 FIRST=$(J '.result[-1].id')
+fds() { find "/proc/$SPID/fd" -mindepth 1 | wc -l; }
+fd0=$(fds)
 for ((k = 0; k < 34; k++)); do
     H -d '{"goal":"say ok","max_steps":1}' /v1/tasks
     expect 202
@@ -201,6 +203,10 @@ H /v1/tasks
 [ "$(J '.result | length')" = 32 ] || t_fail "$(J '.result | length') tasks kept, expected 32"
 H "/v1/tasks/$FIRST"
 expect 404 not_found
+# An ended task keeps no model client (its connections, its socketpairs):
+# 34 more tasks leave the server's descriptors about as they were.
+fd1=$(fds)
+[ $((fd1 - fd0)) -lt 10 ] || t_fail "34 ended tasks left $((fd1 - fd0)) more descriptors open ($fd0 -> $fd1)"
 
 t_check "a physical device not named with --agent-allow: the task fails saying how to allow it, nothing sent"
 phone_dev

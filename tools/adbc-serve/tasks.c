@@ -384,9 +384,14 @@ static void *task_run(void *arg)
     const char *status = t->status;
     char *end_text = h.on_end && t->end ? cJSON_PrintUnformatted(t->end) : NULL;
     char *error = h.on_end && t->error[0] ? strdup(t->error) : NULL;
+    /* The model client goes with the run (its connections and descriptors);
+     * what is kept of an ended task is its record. */
+    ops_llm *llm = t->llm;
+    t->llm = NULL;
     pthread_cond_broadcast(&tasks.cv);
     task_unref(t); /* the run's */
     pthread_mutex_unlock(&tasks.mu);
+    ops_llm_free(llm);
     free(res);
     if (h.on_end) /* the device is free again by now */
         h.on_end(h.arg, status, end_text, error);
