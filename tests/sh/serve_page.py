@@ -45,8 +45,11 @@ def connect():
 SOCK = connect()
 
 
+EVENTS = []  # the browser's events, in order (Log.entryAdded among them)
+
+
 def cdp(method, **params):
-    r = ws_call(SOCK, {"id": next(ids), "method": method, "params": params})
+    r = ws_call(SOCK, {"id": next(ids), "method": method, "params": params}, EVENTS)
     if "error" in r:
         fail(f"{method}: {r['error']}")
     return r["result"]
@@ -121,11 +124,25 @@ def navigate(url):
 
 cdp("Page.enable")
 cdp("Runtime.enable")
+cdp("Log.enable")
 
 print("check: the page loads, carries no token, and asks for one")
 navigate(URL + "/")
 until("!document.getElementById('login').hidden && document.getElementById('main').hidden",
       "the token form is shown")
+
+print("check: the page loads with no console error (no request it cannot answer, /favicon.ico among them)")
+# The browser asks for an icon after the load; a moment for that to be
+# answered and logged, then every event so far is in.
+time.sleep(1.5)
+js("1")
+errors = [e["params"]["entry"] for e in EVENTS
+          if e["method"] == "Log.entryAdded" and e["params"]["entry"].get("level") == "error"]
+errors += [e["params"] for e in EVENTS if e["method"] == "Runtime.exceptionThrown"]
+errors += [e["params"] for e in EVENTS
+           if e["method"] == "Runtime.consoleAPICalled" and e["params"].get("type") == "error"]
+if errors:
+    fail(f"loading the page logged errors: {errors}")
 if TOKEN in js("document.documentElement.outerHTML"):
     fail("the page carries the token")
 if js("sessionStorage.length") != 0:
