@@ -94,14 +94,14 @@ curl -s -m 120 -o "$T_TMP/wait" -w '%{http_code}' -H "Authorization: Bearer $(ca
     "$URL/v1/observe?wait=600000" > "$T_TMP/wait.code" &
 W=$!
 for ((i = 0; i < 600; i++)); do read_in 1 && break; sleep 0.05; done
-dumps=$(wc -l < "$CA/uiautomator.log")
+dumps=$(cat "$CA/uiautomator.log" 2> /dev/null | wc -l)
 kill -TERM "$SPID"
 stopped_within 30
 wait "$W"
 c=$(cat "$T_TMP/wait.code")
 [ "$c" = 503 ] && [ "$(jq -r .error.code "$T_TMP/wait")" = stopping ] ||
     t_fail "the call waiting for the device answered $c: $(cat "$T_TMP/wait")"
-[ "$(wc -l < "$CA/uiautomator.log")" = "$dumps" ] || t_fail "the call waiting at SIGTERM ran a dump"
+[ "$(cat "$CA/uiautomator.log" 2> /dev/null | wc -l)" = "$dumps" ] || t_fail "the call waiting at SIGTERM ran a dump"
 kill "$SH" 2> /dev/null
 wait "$SH" 2> /dev/null
 
