@@ -41,7 +41,8 @@ typedef struct adbc_act_opts {
     size_t size;           /* sizeof the struct as the caller compiled it */
     int timeout_ms;        /* the whole call, verification dump included; default 30000 */
     int verify;            /* 1: find refs again in a fresh dump first; default 0 */
-    int settle_ms;         /* typing: pause after the focusing tap, 0..10000; default 400 */
+    int settle_ms;         /* typing: the most to wait after the focusing tap for the field to
+                              have focus, 0..10000; default 400 (adbc_act_type) */
     int long_press_ms;     /* long press hold, 1..60000; default 1000 */
     int scroll_ms;         /* scroll swipe duration, 1..60000; default 300 */
     int sdk;               /* device API level for typing; 0: ask the device; default 0 */
@@ -161,7 +162,9 @@ ADBC_API int adbc_act_home(adbc_conn *c, const adbc_act_opts *opts);
 
 /* ---- Typing ----------------------------------------------------------------- */
 
-/* Tap the ref to focus it, wait opts->settle_ms, optionally clear the field
+/* Tap the ref to focus it, wait until it has focus (at most opts->settle_ms:
+ * the device watches the input method's focused view when the ref's table
+ * says nothing else had focus; docs/act.md), optionally clear the field
  * (move to its end, then delete as many characters as its text holds), then
  * type text. ASCII goes through `input text` (on API 35 and later word by
  * word with KEYCODE_SPACE between, since `input text` breaks on spaces

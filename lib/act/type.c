@@ -1,26 +1,34 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Typing into a field: focus it, let it settle, clear it if asked, type.
+/* Typing into a field: focus it, wait until it has focus, clear it if
+ * asked, type: one round trip to the device.
  *
  * Everything that can refuse is checked before the first tap (the text is
  * typeable, the IME is there, the ref is not stale), so a failed call
- * leaves the screen as it was. */
+ * leaves the screen as it was.
+ *
+ * Knowing when the field has focus. `input tap` returns once the app has
+ * handled the touch (InputManager's WAIT_FOR_FINISH injection), and a view
+ * takes focus while handling its ACTION_UP; the input method's client then
+ * serves it, which `dumpsys input_method` shows as the client's
+ * "mServedView=CLASS{HASH FLAGS .F..." (View.toString: the second flag
+ * group's second letter is F while the view has focus). So after the tap
+ * the device polls that dump and types as soon as a focused view is
+ * served, or when settle_ms has passed without one (the fixed wait this
+ * replaces, so a device whose dump says nothing costs what it did). That
+ * "a focused view is served" means "the tap focused the field" holds only
+ * if nothing had focus before it: the ref's own table says so (its dump's
+ * focused="true" states, and the frame check in the same round trip says
+ * the screen has not drawn since). When the field itself had focus there
+ * is nothing to wait for; when another element had it, or the screen drew
+ * since the dump, the device waits the full settle_ms. */
 #include "act/act_internal.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "core/internal.h"
 
 #define ADBKBD_PKG "com.android.adbkeyboard"
-
-static void pause_ms(int ms)
-{
-    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {
-    }
-}
 
 /* API level, for how spaces are typed; when it cannot be read, the
  * word-by-word way, which works on every version. */
@@ -101,28 +109,78 @@ static int run_typing(adbc_conn *c, const char *clear, const char *type, int64_t
     return rc;
 }
 
-/* The focusing tap, and the clearing command for what the field holds at
- * that moment. */
+/* The focusing tap, the wait for focus, and the clearing and typing for
+ * what the field holds at that moment, as one command line. */
 typedef struct focus_job {
     int clear;
-    char *wipe;
+    const char *type;          /* typing command, NULL or "" for none */
+    int settle_ms;
+    const adbc_ui_ref *listed; /* the ref's record in its table, or NULL */
+    int listed_focus;          /* for listed: FOCUS_* */
 } focus_job;
+
+enum { FOCUS_UNKNOWN, FOCUS_NONE, FOCUS_HERE };
+
+/* Where focus was at the table's dump: FOCUS_HERE (on ref), FOCUS_NONE (on
+ * no element) or FOCUS_UNKNOWN (on another one). */
+static int table_focus(const adbc_ui_reftab *t, const adbc_ui_ref *ref)
+{
+    if (ref->states & ADBC_UI_FOCUSED)
+        return FOCUS_HERE;
+    size_t n = adbc_ui_reftab_count(t);
+    for (size_t i = 1; i <= n; i++) {
+        const adbc_ui_ref *r = adbc_ui_reftab_get(t, (int)i);
+        if (r && (r->states & ADBC_UI_FOCUSED))
+            return FOCUS_UNKNOWN;
+    }
+    return FOCUS_NONE;
+}
+
+/* The device-side wait after the tap (see the top of the file): poll for a
+ * served focused view, bounded by a timer that ends the poll; or the plain
+ * wait. Both background jobs write nowhere, so nothing they leave running
+ * holds the command's output open. A sleep that cannot take fractions
+ * sleeps a second instead: longer, never shorter. */
+static void focus_wait(core_buf *b, int ms, int poll)
+{
+    if (poll)
+        core_buf_printf(b, " && { ( until dumpsys input_method 2>/dev/null | grep -q "
+                        "'mServedView=[^ {]*{[0-9a-f]* [^ ]* .F'; do sleep 0.02 || sleep 1; "
+                        "done ) >/dev/null 2>&1 & p=$!; ( sleep %d.%03d || sleep %d; kill $p ) "
+                        ">/dev/null 2>&1 & t=$!; wait $p 2>/dev/null; kill $t 2>/dev/null; true; }",
+                        ms / 1000, ms % 1000, ms / 1000 + 1);
+    else
+        core_buf_printf(b, " && { sleep %d.%03d || sleep %d; }", ms / 1000, ms % 1000,
+                        ms / 1000 + 1);
+}
 
 static int focus_cmd(char **cmd, const adbc_ui_ref *at, void *user)
 {
     focus_job *j = user;
-    core_free(j->wipe);
-    j->wipe = NULL;
+    char *wipe = NULL;
     if (j->clear) {
-        int rc = act_clear_command(&j->wipe, act_utf8_chars(at->text));
+        int rc = act_clear_command(&wipe, act_utf8_chars(at->text));
         if (rc < 0)
             return rc;
     }
-    if (at->x < 0 || at->y < 0 || at->x > 65535 || at->y > 65535)
+    if (at->x < 0 || at->y < 0 || at->x > 65535 || at->y > 65535) {
+        core_free(wipe);
         return core_fail(ADBC_EINVAL, "the field's tap point (%d,%d) is off the screen: scroll "
                          "it into view first", at->x, at->y);
+    }
     core_buf b = {0};
     core_buf_printf(&b, "input tap %d %d", at->x, at->y);
+    /* The table's word on focus holds only for its own record (the frame
+     * check passed); a record found again in a fresh dump gets the full
+     * wait. */
+    int focus = at == j->listed ? j->listed_focus : FOCUS_UNKNOWN;
+    if (j->settle_ms > 0 && focus != FOCUS_HERE)
+        focus_wait(&b, j->settle_ms, focus == FOCUS_NONE);
+    if (wipe)
+        core_buf_printf(&b, " && %s", wipe);
+    if (j->type && *j->type)
+        core_buf_printf(&b, " && %s", j->type);
+    core_free(wipe);
     return act_buf_take(&b, cmd);
 }
 
@@ -162,15 +220,14 @@ int adbc_act_type(adbc_act_where *where, adbc_conn *c, const adbc_ui_ref *ref, c
     int rc = typing_command(&type, c, text, o, deadline);
     if (rc < 0)
         return rc;
-    focus_job j = {.clear = clear};
-    rc = act_on_ref(where, c, ref, o, deadline, focus_cmd, &j);
-    if (rc == 0 && o->settle_ms > 0) {
-        int left = core_remaining(deadline);
-        pause_ms(left >= 0 && left < o->settle_ms ? left : o->settle_ms);
+    focus_job j = {.clear = clear, .type = type, .settle_ms = o->settle_ms};
+    /* What the ref's table says about focus counts only where act_on_ref
+     * takes its fast way: with verification, the record from that table. */
+    if (o->verify && o->refs && adbc_ui_reftab_get(o->refs, ref->ref) == ref) {
+        j.listed = ref;
+        j.listed_focus = table_focus(o->refs, ref);
     }
-    if (rc == 0)
-        rc = run_typing(c, j.wipe, type, deadline);
+    rc = act_on_ref(where, c, ref, o, deadline, focus_cmd, &j);
     core_free(type);
-    core_free(j.wipe);
     return rc;
 }

@@ -5,7 +5,8 @@
 // tap by ref with its observation, type into a field, scroll, launch an
 // app. Prints, per step and front end, the median wall time and the device
 // commands the step ran (from the stand-ins' $ctl/commands), and the floor:
-// one uiautomator dump plus one input, run on the device in one round trip.
+// one uiautomator dump plus one input, run on the device in one round trip
+// (for the type step: the dump, the tap and the text).
 //
 // Front ends: adbc-serve (HTTP, one keep-alive agent), adbc-mcp and
 // @mobilenext/mobile-mcp (both through the official MCP SDK client, stdio),
@@ -176,18 +177,20 @@ async function mobileMcpFront() {
 // ---- the run -------------------------------------------------------------
 const STEPS = ['observe', 'tap', 'type', 'scroll', 'launch'];
 
-async function floor() {
-  // One dump and one input on the device, in one round trip, as the device
-  // itself costs them (the input as adbc sends it on this device).
+// One round trip on the device, as the device itself costs it: a dump and
+// one input (the floor of observe, tap, scroll), and for typing a dump, the
+// tap and the text (the inputs as adbc sends them on this device).
+async function floor(typing) {
   const snap = path.join(builds.adbc, 'tools/adbc-snap');
   const sdk = Number(spawnSync(snap, ['-q', '-t', ADDR, 'shell', 'getprop', 'ro.build.version.sdk'], { encoding: 'utf8' }).stdout.trim());
   const input = sdk >= 31 ? 'cmd input' : 'input';
+  const inputs = typing ? `${input} tap 1 1; ${input} text hi` : `${input} tap 1 1`;
   const times = [];
   let ran = '';
   for (let i = 0; i < ROUNDS; i++) {
     const r = await timed(async () => {
       const p = spawnSync(snap, ['-q', '-t', ADDR, 'exec',
-        `uiautomator dump /data/local/tmp/bench-floor.xml >/dev/null; ${input} tap 1 1; rm -f /data/local/tmp/bench-floor.xml`]);
+        `uiautomator dump /data/local/tmp/bench-floor.xml >/dev/null; ${inputs}; rm -f /data/local/tmp/bench-floor.xml`]);
       must(p.status === 0, 'floor command failed');
     });
     times.push(r.ms);
@@ -197,7 +200,9 @@ async function floor() {
 }
 
 const results = {}; // front -> step -> {ms, ran}
-const fl = await floor();
+const fl = await floor(false);
+const flType = await floor(true);
+const floorOf = (step) => (step === 'type' ? flType : fl);
 const columns = [];
 for (const f of fronts) {
   const names = f === 'mobilemcp' ? ['mobilemcp'] : Object.keys(builds).map((b) => (b === 'adbc' ? f : `${f}@${b}`));
@@ -231,9 +236,10 @@ const pad = (s, n) => String(s).padEnd(n);
 const rpad = (s, n) => String(s).padStart(n);
 console.log(`\n== ${LABEL}: median of ${ROUNDS} rounds, ms (x the floor)`);
 console.log(`floor: one dump + one input on the device: ${fl.ms.toFixed(0)} ms  [${fl.ran}]`);
+console.log(`type floor (the type row's): one dump + the tap + the text: ${flType.ms.toFixed(0)} ms  [${flType.ran}]`);
 console.log(pad('step', 9) + columns.map((c) => rpad(c, 17)).join(''));
 for (const step of STEPS) {
-  console.log(pad(step, 9) + columns.map((c) => rpad(`${results[c][step].ms.toFixed(0)} (${(results[c][step].ms / fl.ms).toFixed(2)}x)`, 17)).join(''));
+  console.log(pad(step, 9) + columns.map((c) => rpad(`${results[c][step].ms.toFixed(0)} (${(results[c][step].ms / floorOf(step).ms).toFixed(2)}x)`, 17)).join(''));
 }
 console.log('device commands of each step (last round):');
 for (const c of columns) {

@@ -40,6 +40,16 @@ static const char *screen_moved = HEAD LIST("[0,200][1080,1100]") FIELD("[40,120
 /* Another screen: no Send button. */
 static const char *screen_gone = HEAD LIST("[0,200][1080,1900]") FIELD("[40,2000][840,2200]")
     TAIL;
+/* The field has focus (its dump says focused="true"); or the list has it. */
+static const char *screen_focused = HEAD LIST("[0,200][1080,1900]")
+    "<node class=\"android.widget.EditText\" text=\"draft\" resource-id=\"com.chat:id/msg\" "
+    "package=\"com.chat\" clickable=\"true\" enabled=\"true\" focused=\"true\" "
+    "bounds=\"[40,2000][840,2200]\"/>" SEND("[860,2000][1040,2200]") TAIL;
+static const char *screen_list_focused = HEAD
+    "<node class=\"android.widget.ListView\" resource-id=\"com.chat:id/list\" "
+    "package=\"com.chat\" scrollable=\"true\" enabled=\"true\" focused=\"true\" "
+    "bounds=\"[0,200][1080,1900]\"/>" FIELD("[40,2000][840,2200]") SEND("[860,2000][1040,2200]")
+    TAIL;
 /* Moved, and a second Send appeared: which one is meant cannot be told. */
 static const char *screen_twice = HEAD SEND("[860,300][1040,500]") FIELD("[40,1200][840,1400]")
     SEND("[860,1200][1040,1400]") TAIL;
@@ -266,6 +276,97 @@ TEST(phone_moved_element_acts_at_new_place)
                                "cmd input text hi\n"));
 }
 
+static int64_t mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* What the device ran for the last act (the stand-ins' cost names). */
+static int commands_are(const char *want)
+{
+    char *cmds = td_get(&phone, "commands", NULL);
+    int same = cmds && strcmp(cmds, want) == 0;
+    if (!same)
+        printf("  device commands: [%s], want [%s]\n", cmds ? cmds : "(none)", want);
+    free(cmds);
+    return same;
+}
+
+TEST(phone_type_waits_for_focus_not_for_a_clock)
+{
+    adbc_act_opts o;
+    adbc_act_where w = {0};
+    /* Nothing had focus at the dump: after the tap the device polls the
+     * input method's client until a focused view is served (the tap gave
+     * the field focus, so the first poll sees it), then clears and types,
+     * all in the frame check's round trip. */
+    td_drop(&phone, "focus");
+    CHECK_EQ_INT(phone_observe(screen_a, NULL, &o), 0);
+    o.settle_ms = 5000;
+    int before = dumps(&phone);
+    CHECK_EQ_INT(adbc_act_type(&w, phone.conn, pref("com.chat:id/msg"), "hi there", 1, &o), 0);
+    CHECK(w.how == ADBC_ACT_UNCHANGED && w.x == 440 && w.y == 2100);
+    CHECK(td_calls_are(&phone, "cmd input tap 440 2100\n"
+                               "dumpsys input_method\n"
+                               "cmd input keyevent 123 67 67 67 67 67\n"
+                               "cmd input text hi%sthere\n"));
+    CHECK(commands_are("service\ncmd_input\ndumpsys\ncmd_input\ncmd_input\n"));
+    CHECK_EQ_INT(dumps(&phone), before);
+    char *focus = td_get(&phone, "focus", NULL);
+    CHECK(focus && strstr(focus, "android.widget.EditText{") && strstr(focus, "app:id/msg}"));
+    free(focus);
+
+    /* A device whose dump never shows focus (the tap focused nothing, or
+     * its input method prints no client): the text still goes, once the
+     * full settle time has passed, as with the fixed wait. */
+    td_drop(&phone, "focus");
+    td_puts(&phone, "focus.off", "");
+    CHECK_EQ_INT(phone_observe(screen_a, NULL, &o), 0);
+    o.settle_ms = 600;
+    int64_t t0 = mono_ms();
+    CHECK_EQ_INT(adbc_act_type(&w, phone.conn, pref("com.chat:id/msg"), "hi", 0, &o), 0);
+    CHECK(mono_ms() - t0 >= 600);
+    char *calls = td_calls(&phone);
+    const char *tap = calls ? strstr(calls, "cmd input tap 440 2100\n") : NULL;
+    const char *text = tap ? strstr(tap, "cmd input text hi\n") : NULL;
+    CHECK(tap == calls && text && strlen(text) == strlen("cmd input text hi\n"));
+    free(calls);
+    td_drop(&phone, "focus.off");
+
+    /* The field had focus already: nothing to wait for. */
+    CHECK_EQ_INT(phone_observe(screen_focused, NULL, &o), 0);
+    o.settle_ms = 5000;
+    CHECK(pref("com.chat:id/msg")->states & ADBC_UI_FOCUSED);
+    CHECK_EQ_INT(adbc_act_type(&w, phone.conn, pref("com.chat:id/msg"), "hi", 1, &o), 0);
+    CHECK(w.how == ADBC_ACT_UNCHANGED);
+    CHECK(td_calls_are(&phone, "cmd input tap 440 2100\n"
+                               "cmd input keyevent 123 67 67 67 67 67\n"
+                               "cmd input text hi\n"));
+
+    /* Another element had focus: a served focused view would not say the
+     * tap moved it, so the device waits the full settle time, no polling. */
+    td_drop(&phone, "focus");
+    CHECK_EQ_INT(phone_observe(screen_list_focused, NULL, &o), 0);
+    o.settle_ms = 600;
+    t0 = mono_ms();
+    CHECK_EQ_INT(adbc_act_type(&w, phone.conn, pref("com.chat:id/msg"), "hi", 0, &o), 0);
+    CHECK(mono_ms() - t0 >= 600);
+    CHECK(td_calls_are(&phone, "cmd input tap 440 2100\ncmd input text hi\n"));
+
+    /* The screen drew since the dump: the field is found again in a fresh
+     * one, and the wait is the full settle time. */
+    td_drop(&phone, "focus");
+    CHECK_EQ_INT(phone_observe(screen_a, screen_moved, &o), 0);
+    o.settle_ms = 600;
+    t0 = mono_ms();
+    CHECK_EQ_INT(adbc_act_type(&w, phone.conn, pref("com.chat:id/msg"), "hi", 0, &o), 0);
+    CHECK(mono_ms() - t0 >= 600);
+    CHECK(w.how == ADBC_ACT_MOVED);
+    CHECK(td_calls_are(&phone, "cmd input tap 440 1300\ncmd input text hi\n"));
+}
+
 TEST(phone_vanished_element_refuses)
 {
     adbc_act_opts o;
@@ -350,6 +451,7 @@ int main(void)
     if (phone.conn) {
         RUN(phone_unchanged_screen_needs_no_dump);
         RUN(phone_moved_element_acts_at_new_place);
+        RUN(phone_type_waits_for_focus_not_for_a_clock);
         RUN(phone_vanished_element_refuses);
         RUN(phone_unknown_mark_verifies);
         RUN(phone_observe_one_round_trip);
