@@ -136,22 +136,30 @@ static int table_focus(const adbc_ui_reftab *t, const adbc_ui_ref *ref)
     return FOCUS_NONE;
 }
 
-/* The device-side wait after the tap (see the top of the file): poll for a
- * served focused view, bounded by a timer that ends the poll; or the plain
- * wait. Both background jobs write nowhere, so nothing they leave running
- * holds the command's output open. A sleep that cannot take fractions
- * sleeps a second instead: longer, never shorter. */
-static void focus_wait(core_buf *b, int ms, int poll)
+/* The tap and the wait after it (see the top of the file). Polling: the
+ * poll starts with the tap, so the dump's own start overlaps it (a poll
+ * that reads the state before the tap took effect sees no focused view,
+ * since nothing had focus, and polls again), and a timer started once the
+ * tap is done ends it after ms; the tap's status is the group's. Not
+ * polling: the tap, then the plain wait. The background jobs write nowhere,
+ * so nothing they leave running holds the command's output open. A sleep
+ * that cannot take fractions sleeps a second instead: longer, never
+ * shorter. */
+static void tap_and_wait(core_buf *b, int x, int y, int ms, int poll)
 {
-    if (poll)
-        core_buf_printf(b, " && { ( until dumpsys input_method 2>/dev/null | grep -q "
-                        "'mServedView=[^ {]*{[0-9a-f]* [^ ]* .F'; do sleep 0.02 || sleep 1; "
-                        "done ) >/dev/null 2>&1 & p=$!; ( sleep %d.%03d || sleep %d; kill $p ) "
-                        ">/dev/null 2>&1 & t=$!; wait $p 2>/dev/null; kill $t 2>/dev/null; true; }",
-                        ms / 1000, ms % 1000, ms / 1000 + 1);
-    else
-        core_buf_printf(b, " && { sleep %d.%03d || sleep %d; }", ms / 1000, ms % 1000,
-                        ms / 1000 + 1);
+    if (!poll) {
+        core_buf_printf(b, "input tap %d %d", x, y);
+        if (ms > 0)
+            core_buf_printf(b, " && { sleep %d.%03d || sleep %d; }", ms / 1000, ms % 1000,
+                            ms / 1000 + 1);
+        return;
+    }
+    core_buf_printf(b, "{ ( until dumpsys input_method 2>/dev/null | grep -q "
+                    "'mServedView=[^ {]*{[0-9a-f]* [^ ]* .F'; do sleep 0.02 || sleep 1; done ) "
+                    ">/dev/null 2>&1 & p=$!; if input tap %d %d; then ( sleep %d.%03d || "
+                    "sleep %d; kill $p ) >/dev/null 2>&1 & t=$!; wait $p 2>/dev/null; "
+                    "kill $t 2>/dev/null; true; else kill $p 2>/dev/null; false; fi; }",
+                    x, y, ms / 1000, ms % 1000, ms / 1000 + 1);
 }
 
 static int focus_cmd(char **cmd, const adbc_ui_ref *at, void *user)
@@ -168,14 +176,13 @@ static int focus_cmd(char **cmd, const adbc_ui_ref *at, void *user)
         return core_fail(ADBC_EINVAL, "the field's tap point (%d,%d) is off the screen: scroll "
                          "it into view first", at->x, at->y);
     }
-    core_buf b = {0};
-    core_buf_printf(&b, "input tap %d %d", at->x, at->y);
     /* The table's word on focus holds only for its own record (the frame
      * check passed); a record found again in a fresh dump gets the full
      * wait. */
     int focus = at == j->listed ? j->listed_focus : FOCUS_UNKNOWN;
-    if (j->settle_ms > 0 && focus != FOCUS_HERE)
-        focus_wait(&b, j->settle_ms, focus == FOCUS_NONE);
+    core_buf b = {0};
+    tap_and_wait(&b, at->x, at->y, focus == FOCUS_HERE ? 0 : j->settle_ms,
+                 focus == FOCUS_NONE && j->settle_ms > 0);
     if (wipe)
         core_buf_printf(&b, " && %s", wipe);
     if (j->type && *j->type)
