@@ -11,10 +11,11 @@
  * takes focus while handling its ACTION_UP; the input method's client then
  * serves it, which `dumpsys input_method` shows as the client's
  * "mServedView=CLASS{HASH FLAGS .F..." (View.toString: the second flag
- * group's second letter is F while the view has focus). So after the tap
- * the device polls that dump and types as soon as a focused view is
- * served, or when settle_ms has passed without one (the fixed wait this
- * replaces, so a device whose dump says nothing costs what it did). That
+ * group's second letter is F while the view has focus). So from the tap
+ * on the device polls that dump and types as soon as a focused view is
+ * served, or when settle_ms has passed after the tap without one (the
+ * fixed wait this replaces, so a device whose dump says nothing costs what
+ * it did). That
  * "a focused view is served" means "the tap focused the field" holds only
  * if nothing had focus before it: the ref's own table says so (its dump's
  * focused="true" states, and the frame check in the same round trip says
