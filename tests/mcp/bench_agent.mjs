@@ -175,7 +175,9 @@ async function mobileMcpFront() {
 }
 
 // ---- the run -------------------------------------------------------------
-const STEPS = ['observe', 'tap', 'type', 'scroll', 'launch'];
+const ALL_STEPS = ['observe', 'tap', 'type', 'scroll', 'launch'];
+const STEPS = (env.STEPS || ALL_STEPS.join(' ')).split(/\s+/).filter(Boolean);
+for (const st of STEPS) must(ALL_STEPS.includes(st), `unknown step ${st} (${ALL_STEPS.join(', ')})`);
 
 // One round trip on the device, as the device itself costs it: a dump and
 // one input (the floor of observe, tap, scroll), and for typing a dump, the
