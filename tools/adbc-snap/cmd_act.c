@@ -92,8 +92,9 @@ static void pause_ms(int ms)
 }
 
 /* The common end of an act: say what was done, then the new screen if
- * asked for. */
-static int finish(snap_ctx *ctx, const act_args *a, adbc_conn *c, const char *done)
+ * asked for (with the page's content when the act was on a web element). */
+static int finish(snap_ctx *ctx, const act_args *a, adbc_conn *c, const ops_ctx *oc,
+                  const char *done)
 {
     if (!ctx->quiet && done)
         fprintf(stderr, "adbc-snap: %s\n", done);
@@ -102,6 +103,8 @@ static int finish(snap_ctx *ctx, const act_args *a, adbc_conn *c, const char *do
         pause_ms(a->settle_ms);
         adbc_ui_opts o;
         snap_ui_opts(ctx, &o);
+        if (oc->web) /* an act on a web element: the page is read too */
+            o.web = 1;
         adbc_ui_snap *s;
         int rc = adbc_ui_snapshot(&s, c, &o);
         if (rc < 0)
@@ -193,7 +196,7 @@ static int on_ref(snap_ctx *ctx, int argc, char **argv, ref_act kind)
         return st;
     snprintf(done, sizeof done, "%s at %d,%d%s", what, oc.where.x, oc.where.y,
              how_text(&oc.where));
-    return finish(ctx, &a, c, done);
+    return finish(ctx, &a, c, &oc, done);
 }
 
 static int cmd_tap(snap_ctx *ctx, int argc, char **argv)
@@ -248,7 +251,7 @@ static int cmd_tap_xy(snap_ctx *ctx, int argc, char **argv)
         return st;
     char done[64];
     snprintf(done, sizeof done, "tap at %ld,%ld", v[0], v[1]);
-    return finish(ctx, &a, c, done);
+    return finish(ctx, &a, c, &oc, done);
 }
 
 static int cmd_swipe(snap_ctx *ctx, int argc, char **argv)
@@ -273,7 +276,7 @@ static int cmd_swipe(snap_ctx *ctx, int argc, char **argv)
     char done[96];
     snprintf(done, sizeof done, "swipe %ld,%ld -> %ld,%ld in %ld ms", v[0], v[1], v[2], v[3],
              v[4]);
-    return finish(ctx, &a, c, done);
+    return finish(ctx, &a, c, &oc, done);
 }
 
 static int press(snap_ctx *ctx, int argc, char **argv, const char *fixed)
@@ -296,7 +299,7 @@ static int press(snap_ctx *ctx, int argc, char **argv, const char *fixed)
     char done[64];
     const char *name = adbc_keycode_name(code);
     snprintf(done, sizeof done, "pressed %s%s(%d)", name ? name : "", name ? " " : "", code);
-    return finish(ctx, &a, c, done);
+    return finish(ctx, &a, c, &oc, done);
 }
 
 static int cmd_press(snap_ctx *ctx, int argc, char **argv)
@@ -381,7 +384,7 @@ static int cmd_tap_grid(snap_ctx *ctx, int argc, char **argv)
         return st;
     char done[64];
     snprintf(done, sizeof done, "tap cell %.8s at %d,%d", a.pos[0], oc.where.x, oc.where.y);
-    return finish(ctx, &a, c, done);
+    return finish(ctx, &a, c, &oc, done);
 }
 
 const snap_cmd snap_cmds_act[] = {

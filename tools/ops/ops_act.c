@@ -137,6 +137,10 @@ int ops_act_run(ops_ctx *c, const ops_act *a)
         return -1;
     int ref = r ? r->ref : 0;
     c->acted_ref = ref;
+    /* An act on a web element (resource-id "web:...", docs/webview.md)
+     * changes the page: the screen the act returns reads the page too. */
+    if (r && r->resource_id && strncmp(r->resource_id, "web:", 4) == 0)
+        c->web = 1;
     const char *name = ops_action_name(a->action);
     int rc = 0;
     switch (a->action) {

@@ -75,7 +75,9 @@ int ops_tool_snapshot(ops_call *c, int json, const char *heading);
 int ops_tool_snapshot_web(ops_call *c, int json, int web, int web_budget_ms,
                           const char *heading);
 /* After an act: settle, then a snapshot as above; a failed snapshot is a
- * note, not an error (the act was done). */
-void ops_tool_after_act(ops_call *c);
+ * note, not an error (the act was done). acted (may be NULL) is the act's
+ * context: when it acted on a web element (ops_act_run sets its web), the
+ * snapshot reads the page too. */
+void ops_tool_after_act(ops_call *c, const ops_ctx *acted);
 
 #endif

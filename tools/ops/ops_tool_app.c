@@ -43,7 +43,7 @@ static int app_act(ops_call *c, const cJSON *a, const char *op)
         return -1;
     cJSON_Delete(res);
     ops_call_text(c, "%s", oc.done);
-    ops_tool_after_act(c);
+    ops_tool_after_act(c, &oc);
     return 0;
 }
 

@@ -22,7 +22,7 @@ static int act(ops_call *c, ops_action action, const cJSON *a)
     if (ops_act_run(&oc, &op) != 0)
         return ops_call_err(c, &oc.err);
     ops_call_text(c, "%s", oc.done);
-    ops_tool_after_act(c);
+    ops_tool_after_act(c, &oc);
     return 0;
 }
 

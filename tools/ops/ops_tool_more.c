@@ -61,7 +61,7 @@ static int t_uninstall_app(ops_call *c, const cJSON *a)
 static int acted(ops_call *c, ops_ctx *oc)
 {
     ops_call_text(c, "%s", oc->done);
-    ops_tool_after_act(c);
+    ops_tool_after_act(c, oc);
     return 0;
 }
 
@@ -263,10 +263,12 @@ static int t_batch(ops_call *c, const cJSON *a)
     ops_ctx oc;
     if (begin(c, &oc))
         return -1;
-    int failed = 0;
+    int failed = 0, web = 0;
     for (i = 0; i < n && !failed; i++) {
         ops_call_ctx(c, &oc);
-        if (ops_act_run(&oc, &op[i]) != 0) {
+        int rc = ops_act_run(&oc, &op[i]);
+        web |= oc.web; /* any act on a page: the screen after reads the page */
+        if (rc != 0) {
             ops_err e = oc.err;
             ops_fail(&e, oc.err.code, "act %d of %d (%s) failed: %s; %s", i + 1, n,
                      ops_action_name(op[i].action), oc.err.msg,
@@ -277,7 +279,8 @@ static int t_batch(ops_call *c, const cJSON *a)
             ops_call_text(c, "%d. %s", i + 1, oc.done);
         }
     }
-    ops_tool_after_act(c);
+    oc.web = web;
+    ops_tool_after_act(c, &oc);
     return failed ? -1 : 0;
 }
 

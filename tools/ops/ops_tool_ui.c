@@ -55,7 +55,7 @@ int ops_tool_snapshot_web(ops_call *c, int json, int web, int web_budget_ms, con
     return present(c, json, heading);
 }
 
-void ops_tool_after_act(ops_call *c)
+void ops_tool_after_act(ops_call *c, const ops_ctx *acted)
 {
     int settle = c->fe->settle_ms;
     if (settle > ops_call_remaining(c) / 2)
@@ -65,6 +65,11 @@ void ops_tool_after_act(ops_call *c)
         nanosleep(&ts, NULL);
     ops_ctx oc;
     ops_call_ctx(c, &oc);
+    if (acted && acted->web) { /* an act on the page: the page is read too */
+        oc.web = 1;
+        if (acted->web_budget_ms > 0)
+            oc.web_budget_ms = acted->web_budget_ms;
+    }
     if (ops_snapshot(&oc) != 0) {
         /* The act was done; only the look afterwards failed. */
         ops_call_text(c, "(no snapshot after the act: %s; call snapshot to see the screen)",
