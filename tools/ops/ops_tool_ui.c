@@ -130,11 +130,11 @@ static int wait_tool(ops_call *c, const cJSON *a, int stable)
     cJSON *tm = cJSON_GetObjectItemCaseSensitive(args, "timeout_ms");
     if (cJSON_IsNumber(tm) && tm->valuedouble > call_ms - OPS_TOOL_ANSWER_MS &&
         tm->valuedouble <= 600000 && tm->valuedouble == (int)tm->valuedouble) {
+        int want = (int)tm->valuedouble;
         cJSON_Delete(args);
         return ops_call_fail(c, OPS_EARG, "timeout_ms %d is beyond the call limit: at most %d "
                              "(the server's call timeout, %d ms, less %d ms to answer)",
-                             (int)tm->valuedouble, call_ms - OPS_TOOL_ANSWER_MS, call_ms,
-                             OPS_TOOL_ANSWER_MS);
+                             want, call_ms - OPS_TOOL_ANSWER_MS, call_ms, OPS_TOOL_ANSWER_MS);
     }
     if (ops_call_device(c) != 0) {
         cJSON_Delete(args);
