@@ -383,7 +383,7 @@ t_check "logcat --for SECONDS follows the log for a time and exits 0; --json nee
 start=$SECONDS
 S logcat --for 1
 expect_rc 0
-[ $((SECONDS - start)) -lt 10 ] || t_fail "logcat --for 1 took $((SECONDS - start)) s"
+[ $((SECONDS - start)) -lt 120 ] || t_fail "logcat --for 1 took $((SECONDS - start)) s (a hang?)"
 [ "$(cat "$OUT")" = "a
 b
 c" ] || t_fail "logcat --for 1: $(cat "$OUT")"

@@ -20,7 +20,7 @@
 TD_BIN=${TD_BIN:-$ADBC_BUILD_DIR/fixtures/adbc-testdevice}
 ADB_BIN=${ADB_BIN:-adb}
 # Bound for every single adb invocation (seconds).
-ADB_TIMEOUT=${ADB_TIMEOUT:-30}
+ADB_TIMEOUT=${ADB_TIMEOUT:-120} # a bound on a hang: a busy machine slows adb too
 
 declare -A TD_PID TD_PORT TD_DIR TD_KEYS TD_SANDBOX
 declare -A ADB_PID ADB_PORT ADB_HOME
@@ -174,28 +174,29 @@ td_start()
     local pid=$!
     TD_PID[$name]=$pid
     local i line=
-    for ((i = 0; i < 200; i++)); do
+    for ((i = 0; i < 2400; i++)); do # bounded looks; the exit check ends it early
         line=$(grep -m1 '^listening on ' "$dir/stdout" 2>/dev/null)
         [ -n "$line" ] && break
         kill -0 "$pid" 2>/dev/null || t_fail "test device $name exited at start"
         sleep 0.05
     done
-    [ -n "$line" ] || t_fail "test device $name: no 'listening on' line within 10 s"
+    [ -n "$line" ] || t_fail "test device $name: no 'listening on' line after 2400 looks 0.05 s apart"
     TD_PORT[$name]=${line##*:}
     case ${TD_PORT[$name]} in
         '' | *[!0-9]*) t_fail "test device $name: bad line '$line'" ;;
     esac
 }
 
-# td_stop NAME: SIGTERM, wait (5 s), and fail if it does not exit cleanly.
+# td_stop NAME: SIGTERM, wait (60 s: a bound on a hang), and fail if it
+# does not exit cleanly.
 td_stop()
 {
     local name=$1 pid=${TD_PID[$1]}
     [ -n "$pid" ] || return 0
     kill -TERM "$pid" 2>/dev/null
-    _t_wait_gone "$pid" 5 || {
+    _t_wait_gone "$pid" 60 || {
         kill -KILL "$pid" 2>/dev/null
-        t_fail "test device $name (pid $pid) did not exit within 5 s of SIGTERM"
+        t_fail "test device $name (pid $pid) did not exit within 60 s of SIGTERM"
     }
     unset "TD_PID[$name]"
     td_check_log "$name"
@@ -378,6 +379,9 @@ adb_bg()
 adb_wait_state()
 {
     local name=$1 serial=$2 state=$3 secs=${4:-10} i
+    # SECS is what the state should take; every caller fails without it, so
+    # the bound is at least 120 s: a busy machine may slow adb many times over.
+    ((secs < 120)) && secs=120
     for ((i = 0; i < secs * 10; i++)); do
         if adb_run "$name" devices | grep -q "^$serial[[:space:]]\+$state\$"; then
             return 0

@@ -35,7 +35,7 @@ model '{"turns":[{"answer":{"tool":"done","args":{"answer":"ok"}}},{"answer":{"h
 t_need_built HIREDIS "the farm's routes need hiredis (-DADBC_WITH_HIREDIS=ON)"
 . "$(dirname "${BASH_SOURCE[0]}")/lib_farm.sh"
 redis_start
-OPENAI_API_KEY=$KEY serve_start -t "$A" -t "$B" -t "$C" --settle 0 --body-max 4096 --connect-timeout 3 \
+OPENAI_API_KEY=$KEY serve_start -t "$A" -t "$B" -t "$C" --settle 0 --body-max 4096 --connect-timeout 30 \
     --provider openai --base-url "$BASE" --model scripted --agent-allow "$A" \
     --farm "redis://127.0.0.1:$RPORT" --farm-node api --farm-password-file "$T_TMP/farm.pass"
 

@@ -26,8 +26,8 @@ if command -v "$ADB_BIN" > /dev/null; then
     td_start old --authorized-keys-from a --legacy
     adb_run a connect "127.0.0.1:${TD_PORT[dev]}" > /dev/null
     adb_run a connect "127.0.0.1:${TD_PORT[old]}" > /dev/null
-    adb_wait_state a "127.0.0.1:${TD_PORT[dev]}" device 10 || t_fail "adb: device not ready"
-    adb_wait_state a "127.0.0.1:${TD_PORT[old]}" device 10 || t_fail "adb: legacy device not ready"
+    adb_wait_state a "127.0.0.1:${TD_PORT[dev]}" device 120 || t_fail "adb: device not ready"
+    adb_wait_state a "127.0.0.1:${TD_PORT[old]}" device 120 || t_fail "adb: legacy device not ready"
 else
     echo "note: Debian's adb is not installed: adbc-snap is checked alone"
     td_start dev --accept-new-keys
@@ -80,7 +80,7 @@ def fail(why):
     sys.exit(1)
 for st in steps:
     if st[0] == "wait":
-        deadline = time.time() + 30
+        deadline = time.time() + 300  # a bound on a hang, not a timing
         while True:
             m = re.search(st[1].encode(), out[pos:])
             if m:
@@ -94,7 +94,7 @@ for st in steps:
         fcntl.ioctl(master, termios.TIOCSWINSZ, struct.pack("HHHH", st[1], st[2], 0, 0))
     elif st[0] == "term":
         os.kill(pid, signal.SIGTERM)
-deadline = time.time() + 30
+deadline = time.time() + 300  # a bound on a hang, not a timing
 while time.time() < deadline:
     done, status = os.waitpid(pid, os.WNOHANG)
     if done:
@@ -139,7 +139,7 @@ t_check "shell with no command on a terminal: a PTY shell; window size at start 
 # Debian's adb (29.0.6) does not pass SIGWINCH on: its run leaves the resize out.
 RESIZE='["wait","'$PROMPT'"],["resize",40,120],["send","stty size\n"],["wait","\n40 120\n"],'
 SCRIPT_A='[["wait","'$PROMPT'"],["send","stty size\n"],["wait","\n33 101\n"],'
-SCRIPT_B='["wait","'$PROMPT'"],["send","sleep 30; echo after-sleep\n"],["wait","after-sleep\n"],
+SCRIPT_B='["wait","'$PROMPT'"],["send","sleep 600; echo after-sleep\n"],["wait","after-sleep\n"],
  ["send","\u0003"],["wait","'$PROMPT'"],["send","echo alive-$((1+1))\n"],["wait","\nalive-2\n"],
  ["wait","'$PROMPT'"],["send","exit 4\n"]]'
 for who in adbc adb; do

@@ -16,7 +16,8 @@ CA=${TD_SANDBOX[a]}/data/local/tmp/.adbc-test
 setup_dev a
 screen "$CA" Send Next
 A=127.0.0.1:${TD_PORT[a]}
-serve_start -t "$A" --settle 0 --busy-wait 300 --allow-uninstall com.removable
+# --busy-wait: as long as load may make the pool's first connect take.
+serve_start -t "$A" --settle 0 --busy-wait 60000 --allow-uninstall com.removable
 # raw: every call since the last look (dumpsys and uiautomator included).
 raw() { cat "$CA/calls" 2> /dev/null; rm -f "$CA/calls"; }
 # T NAME JSON: POST /v1/tools/NAME with JSON as the body.
