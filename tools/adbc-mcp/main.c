@@ -208,7 +208,8 @@ int main(int argc, char **argv)
         unsigned bit = ops_tools_optin(s.cfg.allow_tools[i]);
         if (!bit) {
             fprintf(stderr, MCP_NAME ": %s: [tools] allow: '%s' is not a tool that needs "
-                            "allowing (termux_sms_send, termux_call, system_keys)\n",
+                            "allowing (termux_sms_send, termux_call, system_keys, intent_call, "
+                            "intent_sms, intent_any)\n",
                     s.config_path ? s.config_path : "config", s.cfg.allow_tools[i]);
             rc = 2;
             goto out;

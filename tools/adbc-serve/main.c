@@ -39,7 +39,9 @@ static void usage(FILE *f)
             "--allow-uninstall PACKAGE: a package the uninstall_app tool may remove.\n"
             "--allow-tool NAME: offer a tool that needs allowing (termux_sms_send,\n"
             "termux_call; Termux:API tools are offered when adbc runs in Termux), or\n"
-            "system_keys: press may send keys that act by themselves (CALL, POWER, ...).\n"
+            "system_keys: press may send keys that act by themselves (CALL, POWER, ...),\n"
+            "or intent_call, intent_sms, intent_any: the intent tool may start calls,\n"
+            "messages or anything its policy refuses (docs/mcp.md, \"Intents\").\n"
             "--model, --provider, --base-url: the agent's model for POST /v1/tasks (the key\n"
             "from OPENAI_API_KEY or ANTHROPIC_API_KEY); --agent-allow: a physical device\n"
             "the agent may drive (emulators always may; docs/agent.md).\n"
@@ -135,8 +137,9 @@ int main(int argc, char **argv)
             i++;
         } else if (strcmp(a, "--allow-tool") == 0 && v) {
             if (!ops_tools_optin(v)) {
-                fprintf(stderr, SERVE_NAME ": --allow-tool takes termux_sms_send, termux_call or "
-                                "termux_call, not '%s'\n", v);
+                fprintf(stderr, SERVE_NAME ": --allow-tool takes termux_sms_send, "
+                                "termux_call, system_keys, intent_call, intent_sms or "
+                                "intent_any, not '%s'\n", v);
                 return 2;
             }
             s.optin |= ops_tools_optin(v);

@@ -99,6 +99,7 @@ static int begin(serve_req *r, call *c, const char *device)
         return -1;
     }
     ops_ctx_init(&c->ctx, c->dev->conn, &c->dev->last, ops_now_ms() + r->srv->call_ms);
+    c->ctx.allow = r->srv->optin; /* --allow-tool's names (ops_intent_check) */
     return 0;
 }
 

@@ -147,6 +147,7 @@ typedef struct ops_ctx {
     int (*check)(void *user, const adbc_ui_snap *snap, const adbc_ui_ref *at, char *why,
                  size_t cap);
     void *check_user;
+    unsigned allow;          /* OPS_ALLOW_* a person allowed by name (ops_intent_check) */
 } ops_ctx;
 
 void ops_ctx_init(ops_ctx *c, adbc_conn *conn, adbc_ui_snap **last, int64_t deadline);
@@ -189,6 +190,25 @@ typedef struct ops_app_req {
     const char *package;     /* launch, stop: an Android name (ops_android_name) */
     adbc_intent intent;      /* intent */
 } ops_app_req;
+
+/* What an intent may do only when a person allowed it by name, in
+ * adbc-mcp's [tools] allow or adbc-serve's --allow-tool (ops_tools_optin
+ * maps the names): intent_call, intent_sms, intent_any. Bits above the tool
+ * gates of ops_tools.h, carried in ops_ctx.allow and ops_front.allow. */
+enum {
+    OPS_ALLOW_INTENT_CALL = 1u << 16, /* calls: CALL actions, tel:/sip:/voicemail:, call components */
+    OPS_ALLOW_INTENT_SMS = 1u << 17,  /* sms:, smsto:, mms:, mmsto: */
+    OPS_ALLOW_INTENT_ANY = 1u << 18   /* every intent (the whole policy lifted) */
+};
+
+/* The intent policy (docs/mcp.md, "Intents"), checked on what the device
+ * would do with the intent: an action that acts on start with no screen to
+ * confirm it (a call, a shutdown, a reboot, a reset), an explicit component
+ * that does so whatever the action, or data of a scheme beyond the safe
+ * list (http, https, geo, mailto, market) is refused with OPS_EARG, nothing
+ * sent, unless allow has the name that lets it through; so is an intent
+ * with control bytes or surrounding blanks. 0 when in may be started. */
+int ops_intent_check(ops_err *e, const adbc_intent *in, unsigned allow);
 
 /* 1 when s is an Android package or permission name: [A-Za-z][A-Za-z0-9_.]*. */
 int ops_android_name(const char *s);

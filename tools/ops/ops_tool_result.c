@@ -126,6 +126,7 @@ void ops_call_ctx(ops_call *c, ops_ctx *oc)
     ops_ctx_init(oc, c->dev->conn, &c->dev->last, c->deadline);
     oc->check = c->fe->check;
     oc->check_user = c->fe->user;
+    oc->allow = c->fe->allow; /* what a person allowed by name (ops_intent_check) */
 }
 
 int ops_call_str(ops_call *c, const cJSON *args, const char *name, int required, size_t maxlen,

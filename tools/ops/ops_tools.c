@@ -54,6 +54,9 @@ unsigned ops_tools_optin(const char *name)
     return strcmp(name, "termux_sms_send") == 0 ? OPS_TOOL_SMS
            : strcmp(name, "termux_call") == 0   ? OPS_TOOL_CALL
            : strcmp(name, "system_keys") == 0   ? OPS_TOOL_KEYS
+           : strcmp(name, "intent_call") == 0   ? OPS_ALLOW_INTENT_CALL
+           : strcmp(name, "intent_sms") == 0    ? OPS_ALLOW_INTENT_SMS
+           : strcmp(name, "intent_any") == 0    ? OPS_ALLOW_INTENT_ANY
                                                 : 0;
 }
 

@@ -60,9 +60,11 @@ enum {
                         OPS_TOOL_SMS | OPS_TOOL_CALL | OPS_TOOL_KEYS)
 
 /* The gate of an opt-in tool named name ("termux_sms_send": OPS_TOOL_SMS,
- * "termux_call": OPS_TOOL_CALL, "system_keys": OPS_TOOL_KEYS), 0 for any
- * other name: how a front end turns the names a person allowed into allow
- * bits. */
+ * "termux_call": OPS_TOOL_CALL, "system_keys": OPS_TOOL_KEYS), or what the
+ * intent tool may start beyond its policy ("intent_call", "intent_sms",
+ * "intent_any": OPS_ALLOW_INTENT_* of ops_core.h, above these flags); 0 for
+ * any other name: how a front end turns the names a person allowed into
+ * allow bits. */
 unsigned ops_tools_optin(const char *name);
 
 /* 1 when the key code is one press sends without "system_keys": navigation
