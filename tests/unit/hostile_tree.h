@@ -244,7 +244,7 @@ static inline void ht_set(uint64_t entries, uint64_t file_every, uint32_t other_
     ht.other_mode = other_mode;
     ht.file_size = file_size;
     ht.give_up_entries = 3000000;
-    ht.give_up_ms = 20000;
+    ht.give_up_ms = 120000; /* a bound on a hang: a busy machine is many times slower */
     ht.pause_us = 0;
     ht.sent = ht.recvs = ht.sent_at_first_recv = 0;
     ht.listings_done = ht.sessions = ht.gave_up = 0;
