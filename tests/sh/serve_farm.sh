@@ -9,7 +9,8 @@
 # is cancelled; a running task is cancelled from another node; 30 tasks
 # with a node SIGKILLed and Redis SIGKILLed and restarted mid-run all
 # complete, none lost, none ended twice, the killed node's tasks run again
-# as a new attempt; a node that loses Redis keeps its own API and says the
+# as a new attempt; a node stopped past its lease loses its task to another
+# and writes nothing of its own run; a node that loses Redis keeps its own API and says the
 # farm is unavailable; a wrong password, a password in the URL, a password
 # file others can read; the model's key is nowhere in Redis.
 set -u
@@ -35,8 +36,11 @@ for k in 1 2 3 4 5 6; do
     screen "$c" OK
     DEVS+=("127.0.0.1:${TD_PORT[d$k]}")
 done
-# Every answer is "done" after three seconds: which task a turn answers does not matter.
-model '{"turns":['"$(for i in $(seq 199); do printf '{"answer":{"tool":"done","args":{"answer":"ok"},"delay_ms":3000}},'; done)"'{"answer":{"tool":"done","args":{"answer":"ok"}}}]}'
+# Every answer is "done" after three seconds (which task a turn answers does
+# not matter), but the third, which the task cancelled while it runs gets:
+# it is held until the cancel.
+D='{"answer":{"tool":"done","args":{"answer":"ok"},"delay_ms":3000}}'
+model '{"turns":['"$D,$D,"'{"answer":{"hang":60}},'"$(for i in $(seq 199); do printf '%s,' "$D"; done)"'{"answer":{"tool":"done","args":{"answer":"ok"}}}]}'
 start_node()
 {
     local n=$1 a=$2 b=$3
@@ -123,6 +127,7 @@ for ((i = 0; i < 100; i++)); do
     sleep 0.05
 done
 [ "$(J .result.node)" = n1 ] || t_fail "not running on n1: $(cat "$OUT")"
+model_waits # the model holds its request until the cancel
 N n3 -X POST "/v1/farm/tasks/$ID/cancel"
 expect 200
 [ "$(J .result.cancel_requested)" = true ] || t_fail "cancel: $(cat "$OUT")"
@@ -200,6 +205,33 @@ done
 start_node n2 "${DEVS[2]}" "${DEVS[3]}"
 node_joined n2
 devices_seen n1 6
+
+t_check "a lease running out under a live node (stopped past it): another node runs the task, the first writes nothing"
+N n1 -d '{"goal":"stalled"}' /v1/farm/tasks
+expect 202
+ID=$(J .result.id)
+for ((i = 0; i < 200; i++)); do
+    [ "$(R HGET "adbc:farm:task:$ID" status)" = running ] && break
+    sleep 0.05
+done
+ST=$(R HGET "adbc:farm:task:$ID" node)
+[ -n "$ST" ] || t_fail "not running: $(R HGETALL "adbc:farm:task:$ID")"
+kill -STOP "${NPID[$ST]}"
+# Past the lease (3 s) another node takes it over.
+for ((i = 0; i < 300; i++)); do
+    [ "$(R HGET "adbc:farm:task:$ID" attempts)" -ge 2 ] && break
+    sleep 0.05
+done
+kill -CONT "${NPID[$ST]}"
+[ "$(R HGET "adbc:farm:task:$ID" attempts)" -ge 2 ] || t_fail "not taken over from $ST: $(R HGETALL "adbc:farm:task:$ID")"
+farm_wait n3 "$ID"
+[ "$(J .result.status)" = completed ] && [ "$(J .result.node)" != "$ST" ] && [ "$(J .result.attempts)" -ge 2 ] ||
+    t_fail "after $ST stalled: $(cat "$OUT")"
+sleep 1 # the stalled node's run ends (cancelled, or done): nothing of it is written
+[ "$(R XRANGE "adbc:farm:events:$ID" - + | grep -cx end)" = 1 ] || t_fail "end events: $(R XRANGE "adbc:farm:events:$ID" - +)"
+N n3 "/v1/farm/tasks/$ID"
+[ "$(J .result.node)" != "$ST" ] && [ "$(J .result.status)" = completed ] || t_fail "$ST wrote over it: $(cat "$OUT")"
+node_joined "$ST"
 
 t_check "a node that loses Redis keeps its own API, says the farm is unavailable, rejoins"
 redis_kill
