@@ -4,7 +4,8 @@
 # line is adb's ("Android Debug Bridge version 1.0.41"); `features` lists the
 # device's features as adb does; `shell` takes the last of -T and -t as adb;
 # ADB_COMPRESSION is honoured by push and pull, and a variable of adb's
-# that has no effect here is named when set; `start-server` starts adbc-serve as adb's
+# that has no effect here is named when set; two commands through one
+# session run side by side; `start-server` starts adbc-serve as adb's
 # server on ANDROID_ADB_SERVER_PORT (adb's own client then uses it; a
 # second start-server says nothing, as adb's), and `kill-server` stops it,
 # as adb's kill-server does, and again with nothing to stop (exit 0 both).
@@ -67,6 +68,39 @@ ADB_MDNS_OPENSCREEN=1 timeout 30 "$SNAP" -s "$DEV" get-state > "$T_TMP/e.out" 2>
 grep -q "ADB_MDNS_OPENSCREEN is set but has no effect" "$T_TMP/e.err" || t_fail "not named: $(cat "$T_TMP/e.err")"
 ADB_MDNS_OPENSCREEN=1 timeout 30 "$SNAP" -q -s "$DEV" get-state 2> "$T_TMP/e.err" > /dev/null
 [ ! -s "$T_TMP/e.err" ] || t_fail "-q still said: $(cat "$T_TMP/e.err")"
+
+t_check "two commands through one session run side by side, as two adb commands do"
+# The first waits for a file only the second makes: run one after the
+# other, the second would wait for the first and the first never end.
+GO=/data/local/tmp/go
+FIRST="while [ ! -e $GO ]; do sleep 0.1; done; echo first"
+SECOND="echo second; touch $GO"
+"$SNAP" -q -s "$DEV" session start || t_fail "session start failed"
+stop_session() { "$SNAP" -q -s "$DEV" session stop > /dev/null 2>&1; return 0; }
+t_at_exit stop_session
+for who in adb snap; do
+    rm -f "${TD_SANDBOX[dev]}$GO"
+    if [ $who = adb ]; then
+        adb_run a -s "$DEV" shell "$FIRST" > "$T_TMP/first.out" 2>&1 &
+    else
+        timeout 60 "$SNAP" -s "$DEV" shell "$FIRST" > "$T_TMP/first.out" 2>&1 &
+    fi
+    bg=$!
+    if [ $who = adb ]; then
+        out=$(adb_run a -s "$DEV" shell "$SECOND" 2>&1)
+    else
+        out=$(timeout 60 "$SNAP" -s "$DEV" shell "$SECOND" 2>&1)
+    fi
+    [ "$out" = second ] || t_fail "$who: the second command: '$out'"
+    wait "$bg" || t_fail "$who: the first command failed: $(cat "$T_TMP/first.out")"
+    [ "$(cat "$T_TMP/first.out")" = first ] || t_fail "$who: the first said '$(cat "$T_TMP/first.out")'"
+done
+# Neither command was turned away by the session (a client it refuses
+# falls back to a connection of its own, after the wait).
+slog=$(ls "$XDG_RUNTIME_DIR"/adbc/session-*.log | grep -v adb-server)
+[ -s "$slog" ] || t_fail "no session log"
+! grep -q "refused" "$slog" || t_fail "the session refused a command: $(grep refused "$slog")"
+stop_session
 
 P=$(_t_free_port) || t_fail "no free port"
 export ANDROID_ADB_SERVER_PORT=$P

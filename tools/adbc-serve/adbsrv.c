@@ -139,6 +139,27 @@ void serve_adbsrv_conn_close(void *user, ops_dev *d, adbc_conn *c)
     pthread_mutex_unlock(&as_lock);
 }
 
+adbc_conn *serve_adbsrv_conn_get(ops_dev *d)
+{
+    pthread_mutex_lock(&as_lock);
+    asdev *a = entry(d, 1);
+    adbc_conn *c = a ? a->conn : NULL;
+    if (c)
+        a->users++;
+    pthread_mutex_unlock(&as_lock);
+    return c;
+}
+
+void serve_adbsrv_conn_put(ops_dev *d)
+{
+    pthread_mutex_lock(&as_lock);
+    asdev *a = entry(d, 0);
+    if (a && a->users > 0)
+        a->users--;
+    pthread_cond_broadcast(&as_cv);
+    pthread_mutex_unlock(&as_lock);
+}
+
 /* ---- the device list ---- */
 
 static int is_local(const ops_dev *d)
@@ -544,11 +565,7 @@ static void device_service(int fd, asdev *a, const char *svc, size_t len)
         free(reply);
         return;
     }
-    pthread_mutex_lock(&as_lock);
-    adbc_conn *c = a->conn;
-    if (c)
-        a->users++;
-    pthread_mutex_unlock(&as_lock);
+    adbc_conn *c = serve_adbsrv_conn_get(a->d);
     if (!c) {
         fail(fd, "device offline (no transport)");
         return;
@@ -568,10 +585,7 @@ static void device_service(int fd, asdev *a, const char *svc, size_t len)
         else
             adbc_forward_splice(st, dup_fd, NULL);
     }
-    pthread_mutex_lock(&as_lock);
-    a->users--;
-    pthread_cond_broadcast(&as_cv);
-    pthread_mutex_unlock(&as_lock);
+    serve_adbsrv_conn_put(a->d);
 }
 
 /* ---- one client ---- */

@@ -13,8 +13,11 @@
  * killforward) are answered by the server itself (held.c): forwards made
  * through a session are held by it and outlive the command.
  *
- * A client holds its device's lock while connected (its commands do not
- * interleave with HTTP calls on the same device). Flow control is the
+ * Streams are opened on the device's connection without its lock
+ * (serve_adbsrv_conn_get, as the adb server's are), so two commands of a
+ * session run side by side, as two adb commands do, and beside HTTP calls;
+ * the lock is taken only to connect when a client arrives and for a
+ * forward or reverse rule the server holds. Flow control is the
  * session's: one WRTE to the client at a time, the next after its OKAY;
  * delayed_ack is left out of the banner so the client never expects a
  * window. Threads: the client's own reads the socket and feeds the session
@@ -35,12 +38,15 @@
 #include <unistd.h>
 
 #include "adbc/session.h"
+#include "ops_hostproto.h"
 
 typedef struct pclient pclient;
 
 typedef struct pstream {
     uint32_t id;             /* the session's id of the stream */
-    adbc_stream *ds;         /* the device's stream; NULL for a "host:" service */
+    adbc_stream *ds;         /* the device's stream; NULL for a "host:" service, and
+                                once the pump has closed it */
+    int counted;             /* ds holds a serve_adbsrv_conn_get, put when it closes */
     char *reply;             /* a "host:" service's answer (held.c), sent then closed */
     size_t reply_len;
     pclient *c;
@@ -159,6 +165,14 @@ static void *pump(void *arg)
         adbc_session_close_stream(c->s, st->id);
         flush(c);
     }
+    /* The device's stream goes now, not when the client next sends
+     * something: the pool may be waiting for it to close its connection. */
+    if (st->ds)
+        adbc_stream_close(st->ds);
+    st->ds = NULL;
+    if (st->counted)
+        serve_adbsrv_conn_put(c->dev);
+    st->counted = 0;
     st->finished = 1;
     pthread_mutex_unlock(&c->lock);
     return NULL;
@@ -184,6 +198,8 @@ static void reap(pclient *c, int all)
         pthread_join(st->pump, NULL);
         if (st->ds)
             adbc_stream_close(st->ds);
+        if (st->counted)
+            serve_adbsrv_conn_put(c->dev);
         free(st->reply);
         free(st);
     }
@@ -197,31 +213,48 @@ static int on_open(void *user, uint32_t id, const char *service)
     pstream *st = calloc(1, sizeof *st);
     if (!st)
         return -1;
-    if (strncmp(service, "host:", 5) == 0) {
-        /* adb's server services (held forwards): answered here, never sent
-         * to the device (adbd has no "host:" service). */
-        st->reply = serve_held_request(c->srv, c->dev, service, &st->reply_len);
+    if (strncmp(service, "host:", 5) == 0 || strncmp(service, "reverse:forward:", 16) == 0) {
+        /* adb's server services (held forwards), answered here, never sent
+         * to the device (adbd has no "host:" service); and a reverse rule
+         * held by the server: the device's connections for it come to the
+         * server's connection and are relayed from here. Both read the
+         * device's connection: its lock is held meanwhile. */
+        ops_err e;
+        if (ops_dev_take(&c->srv->pool, c->dev, c->srv->busy_ms,
+                         ops_now_ms() + c->srv->connect_ms, &e) != 0) {
+            size_t cap = 16 + strlen(e.msg);
+            st->reply = malloc(cap);
+            st->reply_len = st->reply ? ops_hp_fail(st->reply, cap, e.msg) : 0;
+        } else {
+            st->reply = service[0] == 'h'
+                            ? serve_held_request(c->srv, c->dev, service, &st->reply_len)
+                            : serve_held_reverse(c->srv, c->dev, service, &st->reply_len);
+            ops_dev_give(&c->srv->pool, c->dev, OPS_OK);
+        }
         if (!st->reply) {
             free(st);
             return -1;
         }
-    } else if (strncmp(service, "reverse:forward:", 16) == 0) {
-        /* A reverse rule held by the server: the device's connections for
-         * it come to the server's connection and are relayed from here. */
-        st->reply = serve_held_reverse(c->srv, c->dev, service, &st->reply_len);
-        if (!st->reply) {
+    } else {
+        adbc_conn *conn = serve_adbsrv_conn_get(c->dev);
+        if (!conn) {
             free(st);
-            return -1;
+            return -1; /* the device is away: the client gets CLSE */
         }
-    } else if (adbc_stream_open(&st->ds, c->dev->conn, service, c->srv->call_ms) < 0) {
-        free(st);
-        return -1; /* the client gets CLSE, as for a service the device refuses */
+        if (adbc_stream_open(&st->ds, conn, service, c->srv->call_ms) < 0) {
+            serve_adbsrv_conn_put(c->dev);
+            free(st);
+            return -1; /* the client gets CLSE, as for a service the device refuses */
+        }
+        st->counted = 1;
     }
     st->id = id;
     st->c = c;
     if (pthread_create(&st->pump, NULL, pump, st) != 0) {
         if (st->ds)
             adbc_stream_close(st->ds);
+        if (st->counted)
+            serve_adbsrv_conn_put(c->dev);
         free(st->reply);
         free(st);
         return -1;
@@ -298,14 +331,13 @@ static char *banner(adbc_conn *conn)
     return out;
 }
 
-static void serve_client(pclient *c)
+/* b: the banner (taken), maxp: the device connection's max payload. */
+static void serve_client(pclient *c, char *b, uint32_t maxp)
 {
-    adbc_conn *conn = c->dev->conn;
-    char *b = banner(conn);
     adbc_session_config cfg;
     adbc_session_config_init(&cfg, ADBC_ROLE_DEVICE);
     cfg.banner = b;
-    cfg.max_payload = adbc_conn_max_payload(conn);
+    cfg.max_payload = maxp;
     cfg.auth_required = 0; /* the socket's owner is checked instead (SO_PEERCRED) */
     adbc_session_callbacks cb;
     memset(&cb, 0, sizeof cb);
@@ -361,11 +393,14 @@ static void *client_thread(void *arg)
 {
     pclient *c = arg;
     ops_err e;
+    /* The lock only to connect (when the device is not) and read what the
+     * client's CNXN answer needs; the streams go without it. */
     if (ops_dev_take(&c->srv->pool, c->dev, c->srv->busy_ms,
                      ops_now_ms() + c->srv->connect_ms, &e) == 0) {
-        serve_client(c);
-        ops_dev_give(&c->srv->pool, c->dev,
-                     adbc_conn_status(c->dev->conn) < 0 ? OPS_EDEVICE : OPS_OK);
+        char *b = banner(c->dev->conn);
+        uint32_t maxp = adbc_conn_max_payload(c->dev->conn);
+        ops_dev_give(&c->srv->pool, c->dev, OPS_OK);
+        serve_client(c, b, maxp);
     } else {
         fprintf(stderr, SERVE_NAME ": control client refused: %s\n", e.msg);
     }

@@ -112,6 +112,12 @@ int serve_adbsrv_clients(void);
 void serve_adbsrv_conn_ready(void *user, ops_dev *d, adbc_conn *c);
 /* Part of the pool's on_conn_close: end every relay on c, wait for them. */
 void serve_adbsrv_conn_close(void *user, ops_dev *d, adbc_conn *c);
+/* d's connection for streams opened without d's lock (the adb server's,
+ * the control socket's), counted until put: the pool's on_conn_close
+ * interrupts it and waits for every one to be put before it closes it.
+ * NULL while d is not connected. */
+adbc_conn *serve_adbsrv_conn_get(ops_dev *d);
+void serve_adbsrv_conn_put(ops_dev *d);
 
 /* ---- gate.c: accepts connections, checks each request head, hands it to
  * libmicrohttpd's daemon (a struct MHD_Daemon *) ---- */
