@@ -20,4 +20,15 @@ grep -qE '^   the device received: (cmd )?input tap [0-9]+ [0-9]+$' "$T_TMP/out"
     t_fail "no input command shown: $(grep received "$T_TMP/out")"
 head -c 8 "$T_TMP/shot.png" | cmp -s - <(printf '\211PNG\r\n\032\n') || t_fail "no PNG written"
 grep -q "wrote $T_TMP/shot.png (1280x734 PNG" "$T_TMP/err" || t_fail "screenshot: $(grep wrote "$T_TMP/err")"
+
+t_check "scripts/demo-agent: the agent turns Bluetooth on in three steps, no phone and no model"
+if "$ADBC_BUILD_DIR/tools/adbc-snap" -t 127.0.0.1:1 agent x 2>&1 | grep -q "built without the agent"; then
+    echo "adbc-snap built without the agent: demo-agent not checked"
+else
+    ADBC_BUILD_DIR=$ADBC_BUILD_DIR timeout 120 "$ADBC_SOURCE_DIR/scripts/demo-agent" > "$T_TMP/aout" 2> "$T_TMP/aerr" ||
+        t_fail "demo-agent failed: $(tail -n 20 "$T_TMP/aout" "$T_TMP/aerr")"
+    grep -q '^done in 3 steps .*: Bluetooth is on\.$' "$T_TMP/aout" || t_fail "no task done: $(cat "$T_TMP/aout")"
+    grep -qE '^   the device received: (cmd )?input tap 540 200; (cmd )?input tap 540 500$' "$T_TMP/aout" ||
+        t_fail "the device did not get the two taps: $(grep received "$T_TMP/aout")"
+fi
 echo "ok: $T_CHECKS checks"
