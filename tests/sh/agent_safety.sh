@@ -88,20 +88,22 @@ stops photos
 screen commande "$(B "Valider la commande" "$FULL")"
 stops commande
 
-t_check "the system's uninstall dialog reached by an intent stops before its OK"
+t_check "the system's uninstall dialog stops before its OK; the DELETE intent that opens it is refused"
 PI=com.google.android.packageinstaller
 printf '%s' "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation=\"0\"><node class=\"android.widget.FrameLayout\" package=\"$PI\" bounds=\"[0,0][1080,2400]\"><node class=\"android.widget.TextView\" text=\"Notes\" resource-id=\"android:id/alertTitle\" package=\"$PI\" bounds=\"[0,0][1080,100]\"/><node class=\"android.widget.TextView\" text=\"Do you want to uninstall this app?\" resource-id=\"android:id/message\" package=\"$PI\" bounds=\"[0,100][1080,300]\"/><node class=\"android.widget.Button\" text=\"OK\" resource-id=\"android:id/button1\" package=\"$PI\" clickable=\"true\" bounds=\"$FULL\"/></node></hierarchy>" > "$ctl/screen.uninstall.xml"
+# By intent: the intent policy (tools/ops) refuses DELETE unless allowed by
+# name, which the agent never is, so the dialog is not even opened.
 echo "home start ANY uninstall" >> "$ctl/screen.graph"
 reset home
-model '{"turns":[{"answer":{"tool":"intent","args":{"action":"android.intent.action.DELETE","data":"package:com.example.notes"}}},{"answer":{"tool":"tap","args":{"ref":1}}},{"answer":{"tool":"done","args":{"answer":"finished"}}}]}'
+model '{"turns":[{"answer":{"tool":"intent","args":{"action":"android.intent.action.DELETE","data":"package:com.example.notes"}}},{"answer":{"tool":"done","args":{"answer":"finished"}}}]}'
 A "uninstall Notes"
-inputs | grep -q '^input tap' && t_fail "a tap reached the device: $(inputs)"
-if grep -q 'am start' "$ctl/calls" 2> /dev/null; then
-    expect_rc 4 "uninstall"
-    grep -q 'package installer' "$ERR" || t_fail "the reason: $(cat "$ERR")"
-    [ "$(requests)" -eq 1 ] || t_fail "the model was asked $(requests) times, expected once"
-fi
+! grep -q 'am start' "$ctl/calls" 2> /dev/null || t_fail "the DELETE intent reached the device: $(cat "$ctl/calls")"
+grep -q 'intent_any' "$OUT" "$ERR" || t_fail "the refusal does not say what allows it: $(cat "$OUT" "$ERR")"
 sed -i '/ start ANY uninstall$/d' "$ctl/screen.graph"
+# The dialog reached any other way (App info's Uninstall, a launcher's
+# menu): it stops before the model is asked, and OK is never tapped.
+stops uninstall
+grep -q 'package installer' "$ERR" || t_fail "the reason: $(cat "$ERR")"
 
 t_check "evasions stop: line break, tab, control, zero-width, soft hyphen, no-break space, Cyrillic, two labels"
 screen ev_nl "$(B "Confirm&#10;payment" "$FULL")"
