@@ -3,7 +3,7 @@
 # adbc-serve on SIGTERM: the call holding the device runs to its end and is
 # answered; the calls queued behind it are answered 503 (or closed with
 # nothing sent) and never reach the device; exit does not wait for a
-# client's long ?wait= nor for a session client holding the device.
+# client's long ?wait= nor for a session command still running.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 t_init
@@ -79,17 +79,24 @@ sed -i '/^mode=/d' "$CA/uiautomator.conf"
 got=$(calls "$CA" | grep '^input' || true)
 [ -z "$got" ] || t_fail "taps queued at SIGTERM reached the device: $got"
 
-t_check "SIGTERM with a session command holding the device and ?wait=600000 queued: prompt exit, nothing run"
+t_check "SIGTERM with a session command running, an observation holding the device and ?wait=600000 queued: prompt exit, nothing run"
 export XDG_RUNTIME_DIR=$T_TMP/run
 mkdir -p "$XDG_RUNTIME_DIR/adbc"
 chmod 700 "$XDG_RUNTIME_DIR" "$XDG_RUNTIME_DIR/adbc"
 SOCK=$XDG_RUNTIME_DIR/adbc/session-127.0.0.1%3A${TD_PORT[a]}.sock
 rm -f "$T_TMP/port"
-serve_start -t "$A" --settle 0 --control "$SOCK"
+serve_start -t "$A" --settle 0 --call-timeout 6 --control "$SOCK"
+H /v1/observe
+expect 200
+# A session command runs on its own stream, without the device's lock (two
+# commands go side by side); an observation whose dump hangs holds the lock.
 timeout 120 "$SNAP" -t "$A" shell 'sleep 100' > /dev/null 2>&1 &
 SH=$!
+echo "mode=hang" >> "$CA/uiautomator.conf"
+curl -s -m 60 -o /dev/null -H "Authorization: Bearer $(cat "$TOK")" "$URL/v1/observe" &
+OBS=$!
 for ((i = 0; i < 200; i++)); do busy_now && break; sleep 0.05; done
-busy_now || t_fail "the session command did not start: $(cat "$OUT"); $(tail -n 5 "$T_TMP/serve.log")"
+busy_now || t_fail "the observation did not start: $(cat "$OUT"); $(tail -n 5 "$T_TMP/serve.log")"
 curl -s -m 120 -o "$T_TMP/wait" -w '%{http_code}' -H "Authorization: Bearer $(cat "$TOK")" \
     "$URL/v1/observe?wait=600000" > "$T_TMP/wait.code" &
 W=$!
@@ -102,6 +109,8 @@ c=$(cat "$T_TMP/wait.code")
 [ "$c" = 503 ] && [ "$(jq -r .error.code "$T_TMP/wait")" = stopping ] ||
     t_fail "the call waiting for the device answered $c: $(cat "$T_TMP/wait")"
 [ "$(cat "$CA/uiautomator.log" 2> /dev/null | wc -l)" = "$dumps" ] || t_fail "the call waiting at SIGTERM ran a dump"
+wait "$OBS"
+sed -i '/^mode=/d' "$CA/uiautomator.conf"
 kill "$SH" 2> /dev/null
 wait "$SH" 2> /dev/null
 
