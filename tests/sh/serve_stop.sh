@@ -100,7 +100,10 @@ busy_now || t_fail "the observation did not start: $(cat "$OUT"); $(tail -n 5 "$
 curl -s -m 120 -o "$T_TMP/wait" -w '%{http_code}' -H "Authorization: Bearer $(cat "$TOK")" \
     "$URL/v1/observe?wait=600000" > "$T_TMP/wait.code" &
 W=$!
-for ((i = 0; i < 600; i++)); do read_in 1 && break; sleep 0.05; done
+# Two connections read in: the observation holding the device and the wait
+# (the observation's alone would let SIGTERM come before the wait is read).
+for ((i = 0; i < 600; i++)); do read_in 2 && break; sleep 0.05; done
+read_in 2 || t_fail "the waiting call did not reach the server"
 dumps=$(cat "$CA/uiautomator.log" 2> /dev/null | wc -l)
 kill -TERM "$SPID"
 stopped_within 30
