@@ -9,11 +9,14 @@
 #define ADBC_PORTABLE_H
 
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 /* Monotonic milliseconds: the clock every deadline counts on. */
 static inline int64_t portable_now_ms(void)
@@ -50,6 +53,40 @@ static inline int portable_cond_wait(pthread_cond_t *cv, pthread_mutex_t *mu, in
     struct timespec ts = {.tv_sec = (time_t)(deadline_ms / 1000),
                           .tv_nsec = (long)(deadline_ms % 1000) * 1000000L};
     return pthread_cond_timedwait(cv, mu, &ts);
+}
+
+/* A stream connection to sa within ms: a non-blocking socket (close-on-exec)
+ * whose connect has completed, or -1 with errno set (ETIMEDOUT when ms
+ * passed first, the socket's own error when the peer refused). */
+static inline int portable_dial(const struct sockaddr *sa, socklen_t sl, int ms)
+{
+    int fd = socket(sa->sa_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd < 0)
+        return -1;
+    if (connect(fd, sa, sl) == 0)
+        return fd;
+    int err = errno;
+    if (err == EINPROGRESS) {
+        int64_t end = portable_now_ms() + (ms < 0 ? 0 : ms);
+        struct pollfd pf = {.fd = fd, .events = POLLOUT};
+        int r;
+        for (;;) {
+            int64_t left = end - portable_now_ms();
+            r = poll(&pf, 1, left > 0 ? (int)left : 0);
+            if (r >= 0 || errno != EINTR)
+                break;
+        }
+        socklen_t el = sizeof err;
+        if (r == 1 && getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) == 0 && err == 0)
+            return fd;
+        if (r == 0)
+            err = ETIMEDOUT;
+        else if (r < 0 || err == 0)
+            err = errno ? errno : EIO;
+    }
+    close(fd);
+    errno = err;
+    return -1;
 }
 
 /* The temporary file a whole-or-nothing write of path goes through:

@@ -3,6 +3,8 @@
  * TCP_NODELAY, then carry the connection as a descriptor transport. */
 #include "transport/fd_int.h"
 
+#include "portable/portable.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
@@ -58,34 +60,10 @@ int adbc_parse_hostport(char *host, size_t hostlen, unsigned *port, const char *
 
 static int connect_one(const struct addrinfo *ai, int timeout_ms, int *err)
 {
-    int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, ai->ai_protocol);
+    int fd = portable_dial(ai->ai_addr, ai->ai_addrlen, timeout_ms);
     if (fd < 0) {
         *err = errno;
         return -1;
-    }
-    if (connect(fd, ai->ai_addr, ai->ai_addrlen) < 0) {
-        if (errno != EINPROGRESS) {
-            *err = errno;
-            close(fd);
-            return -1;
-        }
-        struct pollfd p = {.fd = fd, .events = POLLOUT};
-        int r;
-        do
-            r = poll(&p, 1, timeout_ms);
-        while (r < 0 && errno == EINTR);
-        if (r == 0) {
-            *err = ETIMEDOUT;
-            close(fd);
-            return -1;
-        }
-        int soerr = 0;
-        socklen_t sl = sizeof soerr;
-        if (r < 0 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) < 0 || soerr) {
-            *err = soerr ? soerr : errno;
-            close(fd);
-            return -1;
-        }
     }
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);

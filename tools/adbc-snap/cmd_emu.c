@@ -21,6 +21,7 @@
 
 #include "adbc/devices.h"
 #include "ops_core.h"
+#include "portable.h"
 
 static int cmd_emu(snap_ctx *ctx, int argc, char **argv);
 
@@ -95,26 +96,9 @@ static void auth_line(char *buf, size_t cap)
 /* A TCP connection to 127.0.0.1:port within ms, or -1 (errno set). */
 static int dial(int port, int ms)
 {
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-    if (fd < 0)
-        return -1;
     struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
     sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0 && errno != EINPROGRESS) {
-        int e = errno;
-        close(fd);
-        errno = e;
-        return -1;
-    }
-    struct pollfd pf = {fd, POLLOUT, 0};
-    int err = 0;
-    socklen_t len = sizeof err;
-    if (poll(&pf, 1, ms) != 1 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0 || err) {
-        close(fd);
-        errno = err ? err : ETIMEDOUT;
-        return -1;
-    }
-    return fd;
+    return portable_dial((struct sockaddr *)&sa, sizeof sa, ms);
 }
 
 static int cmd_emu(snap_ctx *ctx, int argc, char **argv)

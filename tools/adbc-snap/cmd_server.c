@@ -32,6 +32,7 @@
 #include "adbc/devices.h"
 #include "ops_core.h"
 #include "ops_hostproto.h"
+#include "portable.h"
 
 #define SERVER_MAX_DEVICES 16 /* adbc-serve's */
 
@@ -51,7 +52,6 @@ static int dial(const char *addr, int ms)
 {
     struct sockaddr_storage ss;
     socklen_t sl = 0;
-    int family;
     if (strncmp(addr, "localfilesystem:", 16) == 0 || strncmp(addr, "localabstract:", 14) == 0) {
         int abstract = addr[5] == 'a';
         const char *path = strchr(addr, ':') + 1;
@@ -64,7 +64,6 @@ static int dial(const char *addr, int ms)
         }
         memcpy(un->sun_path + abstract, path, strlen(path));
         sl = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + (size_t)abstract + strlen(path));
-        family = AF_UNIX;
     } else if (strncmp(addr, "tcp:", 4) == 0) {
         char host[256] = "127.0.0.1";
         const char *spec = addr + 4, *port = spec, *colon = strrchr(spec, ':');
@@ -88,30 +87,12 @@ static int dial(const char *addr, int ms)
         }
         memcpy(&ss, ai->ai_addr, ai->ai_addrlen);
         sl = ai->ai_addrlen;
-        family = ai->ai_family;
         freeaddrinfo(ai);
     } else {
         errno = EINVAL;
         return -1;
     }
-    int fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-    if (fd < 0)
-        return -1;
-    if (connect(fd, (struct sockaddr *)&ss, sl) != 0 && errno != EINPROGRESS) {
-        int e = errno;
-        close(fd);
-        errno = e;
-        return -1;
-    }
-    struct pollfd pf = {fd, POLLOUT, 0};
-    int err = 0;
-    socklen_t el = sizeof err;
-    if (poll(&pf, 1, ms) != 1 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) != 0 || err) {
-        close(fd);
-        errno = err ? err : ETIMEDOUT;
-        return -1;
-    }
-    return fd;
+    return portable_dial((struct sockaddr *)&ss, sl, ms);
 }
 
 /* Exactly n bytes within ms (-1: the end, an error or the bound). */
