@@ -199,6 +199,128 @@ TEST(device_lines_as_adb_lists_them)
     CHECK_STR(out, "(no serial number)\tdevice\nb\tdevice\n");
 }
 
+/* Protobuf answers (proto/adb_host.proto), the bytes worked out by hand
+ * from the .proto: a tag is (field << 3) | wire type (0 varint, 2 length
+ * delimited), a default value is left out, fields go in number order. */
+static const ops_hp_pbdev dev_tcp = {.serial = "127.0.0.1:5555", .state = "device",
+                                     .product = "sdk", .model = "Pixel_7", .device = "emu64",
+                                     .connection_type = OPS_HP_CT_SOCKET, .transport_id = 12};
+static const ops_hp_pbdev dev_usb = {.serial = "0123456789ABCDEF", .state = "offline",
+                                     .bus_address = "usb:1-2", .connection_type = OPS_HP_CT_USB,
+                                     .negotiated_speed = 480, .max_speed = 5000,
+                                     .transport_id = 300};
+
+TEST(devices_protobuf_byte_for_byte)
+{
+    static const uint8_t want[] = {
+        0x0a, 0x2b,                                     /* Devices.device, 43 bytes */
+        0x0a, 0x0e, '1', '2', '7', '.', '0', '.', '0', '.', '1', ':', '5', '5', '5', '5',
+        0x10, 0x08,                                     /* state DEVICE */
+        0x22, 0x03, 's', 'd', 'k',                      /* product */
+        0x2a, 0x07, 'P', 'i', 'x', 'e', 'l', '_', '7',  /* model */
+        0x32, 0x05, 'e', 'm', 'u', '6', '4',            /* device */
+        0x38, 0x02,                                     /* connection_type SOCKET */
+        0x50, 0x0c,                                     /* transport_id 12 */
+        0x0a, 0x28,                                     /* the second device, 40 bytes */
+        0x0a, 0x10, '0', '1', '2', '3', '4', '5', '6', '7', '8', '9', 'A', 'B', 'C', 'D', 'E', 'F',
+        0x10, 0x06,                                     /* OFFLINE */
+        0x1a, 0x07, 'u', 's', 'b', ':', '1', '-', '2',  /* bus_address */
+        0x38, 0x01,                                     /* USB */
+        0x40, 0xe0, 0x03,                               /* negotiated_speed 480 */
+        0x48, 0x88, 0x27,                               /* max_speed 5000 */
+        0x50, 0xac, 0x02};                              /* transport_id 300 */
+    ops_hp_pbdev two[2] = {dev_tcp, dev_usb};
+    uint8_t out[256];
+    size_t len = 0;
+    CHECK_EQ_INT(ops_hp_pb_devices(out, sizeof out, &len, two, 2), 0);
+    CHECK_EQ_INT(len, sizeof want);
+    CHECK_MEM(out, want, sizeof want);
+    /* No device: an empty message, zero bytes. */
+    CHECK_EQ_INT(ops_hp_pb_devices(out, sizeof out, &len, NULL, 0), 0);
+    CHECK_EQ_INT(len, 0);
+    /* Too small a buffer: refused, never a cut message. */
+    CHECK_EQ_INT(ops_hp_pb_devices(out, sizeof want - 1, &len, two, 2), -1);
+    CHECK_EQ_INT(ops_hp_pb_devices(NULL, 10, &len, two, 2), -1);
+    /* adb's state words and their numbers (adb.h's ConnectionState). */
+    CHECK_EQ_INT(ops_hp_pb_state("unauthorized"), 3);
+    CHECK_EQ_INT(ops_hp_pb_state("no permissions (see [http://...])"), 4);
+    CHECK_EQ_INT(ops_hp_pb_state("recovery"), 10);
+    CHECK_EQ_INT(ops_hp_pb_state("nonsense"), 0);
+    CHECK_EQ_INT(ops_hp_pb_state(NULL), 0);
+}
+
+TEST(devices_text_protobuf_as_textformat_prints_it)
+{
+    ops_hp_pbdev two[2] = {dev_tcp, dev_usb};
+    two[1].model = "a\"b\\c\n\xc3\xa9"; /* escaped as protobuf's CEscape does */
+    char out[1024];
+    size_t len = 0;
+    CHECK_EQ_INT(ops_hp_pb_devices_text(out, sizeof out, &len, two, 2), 0);
+    const char *want = "device {\n"
+                       "  serial: \"127.0.0.1:5555\"\n"
+                       "  state: DEVICE\n"
+                       "  product: \"sdk\"\n"
+                       "  model: \"Pixel_7\"\n"
+                       "  device: \"emu64\"\n"
+                       "  connection_type: SOCKET\n"
+                       "  transport_id: 12\n"
+                       "}\n"
+                       "device {\n"
+                       "  serial: \"0123456789ABCDEF\"\n"
+                       "  state: OFFLINE\n"
+                       "  bus_address: \"usb:1-2\"\n"
+                       "  model: \"a\\\"b\\\\c\\n\\303\\251\"\n"
+                       "  connection_type: USB\n"
+                       "  negotiated_speed: 480\n"
+                       "  max_speed: 5000\n"
+                       "  transport_id: 300\n"
+                       "}\n";
+    CHECK_STR(out, want);
+    CHECK_EQ_INT(len, strlen(want));
+    CHECK_EQ_INT(ops_hp_pb_devices_text(out, sizeof out, &len, NULL, 0), 0);
+    CHECK_STR(out, "");
+    CHECK_EQ_INT(ops_hp_pb_devices_text(out, 40, &len, two, 2), -1);
+}
+
+TEST(server_status_protobuf_byte_for_byte)
+{
+    ops_hp_status st;
+    ops_hp_status_init(&st);
+    uint8_t out[256];
+    size_t len = 99;
+    /* Everything at its default, nothing optional: an empty message. */
+    CHECK_EQ_INT(ops_hp_pb_status(out, sizeof out, &len, &st), 0);
+    CHECK_EQ_INT(len, 0);
+    st.usb_backend = OPS_HP_USB_LIBUSB;
+    st.version = "0.2.0";
+    st.executable_absolute_path = "/usr/bin/adbc-serve";
+    st.os = "Linux";
+    st.trace_level = "";  /* optional: written even empty */
+    st.burst_mode = 0;    /* optional: written even false */
+    st.mdns_enabled = 1;
+    st.keystore_path = "/h/.android/adbkey";
+    static const uint8_t want[] = {
+        0x08, 0x02,                               /* usb_backend LIBUSB */
+        0x2a, 0x05, '0', '.', '2', '.', '0',      /* version */
+        0x3a, 0x13, '/', 'u', 's', 'r', '/', 'b', 'i', 'n', '/', 'a', 'd', 'b', 'c', '-', 's',
+        'e', 'r', 'v', 'e',                       /* executable_absolute_path */
+        0x4a, 0x05, 'L', 'i', 'n', 'u', 'x',      /* os */
+        0x52, 0x00,                               /* trace_level "" */
+        0x58, 0x00,                               /* burst_mode false */
+        0x60, 0x01,                               /* mdns_enabled true */
+        0x6a, 0x12, '/', 'h', '/', '.', 'a', 'n', 'd', 'r', 'o', 'i', 'd', '/', 'a', 'd', 'b',
+        'k', 'e', 'y'};                           /* keystore_path */
+    CHECK_EQ_INT(ops_hp_pb_status(out, sizeof out, &len, &st), 0);
+    CHECK_EQ_INT(len, sizeof want);
+    CHECK_MEM(out, want, sizeof want);
+    CHECK_EQ_INT(ops_hp_pb_status(out, 10, &len, &st), -1);
+    CHECK_EQ_INT(ops_hp_pb_status(out, sizeof out, &len, NULL), -1);
+    /* A binary answer is framed by its byte count, NULs and all. */
+    char framed[300];
+    CHECK_EQ_INT(ops_hp_bytes(framed, sizeof framed, "a\0b", 3), 7);
+    CHECK_MEM(framed, "0003a\0b", 7);
+}
+
 int main(void)
 {
     RUN(header_is_four_hex_digits);
@@ -208,5 +330,8 @@ int main(void)
     RUN(wait_for_specs);
     RUN(replies_byte_for_byte);
     RUN(device_lines_as_adb_lists_them);
+    RUN(devices_protobuf_byte_for_byte);
+    RUN(devices_text_protobuf_as_textformat_prints_it);
+    RUN(server_status_protobuf_byte_for_byte);
     return T_DONE();
 }

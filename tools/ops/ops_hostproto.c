@@ -247,17 +247,22 @@ int ops_hp_wait_spec(const char *spec, ops_hp_sel *sel, unsigned *states, char *
     return 0;
 }
 
-size_t ops_hp_string(char *out, size_t cap, const char *str)
+size_t ops_hp_bytes(char *out, size_t cap, const void *data, size_t n)
 {
-    size_t n = str ? strlen(str) : 0;
     if (n > 0xffff)
         n = 0xffff;
-    if (!out || cap < n + 5)
+    if (!out || cap < n + 5 || (n && !data))
         return 0;
     snprintf(out, cap, "%04zx", n);
-    memcpy(out + 4, str ? str : "", n);
+    if (n)
+        memcpy(out + 4, data, n);
     out[4 + n] = '\0';
     return 4 + n;
+}
+
+size_t ops_hp_string(char *out, size_t cap, const char *str)
+{
+    return ops_hp_bytes(out, cap, str ? str : "", str ? strlen(str) : 0);
 }
 
 static size_t reply(char *out, size_t cap, const char *status, const char *str)
@@ -343,4 +348,252 @@ const char *ops_hp_server_addr(char *buf, size_t cap)
     snprintf(buf, cap, "tcp:%s:%s", host && *host ? host : "127.0.0.1",
              port && *port ? port : "5037");
     return buf;
+}
+
+
+/* ---- protobuf, by hand ---- */
+
+typedef struct pbw {
+    uint8_t *out;
+    size_t cap, n;
+    int full;
+} pbw;
+
+static void pb_byte(pbw *w, uint8_t b)
+{
+    if (w->n < w->cap)
+        w->out[w->n] = b;
+    else
+        w->full = 1;
+    w->n++;
+}
+
+static void pb_varint(pbw *w, uint64_t v)
+{
+    while (v >= 0x80) {
+        pb_byte(w, (uint8_t)(v | 0x80));
+        v >>= 7;
+    }
+    pb_byte(w, (uint8_t)v);
+}
+
+static void pb_tag(pbw *w, unsigned field, unsigned wire)
+{
+    pb_varint(w, ((uint64_t)field << 3) | wire);
+}
+
+/* A varint field; 0 left out unless present (proto3 `optional`). */
+static void pb_uint(pbw *w, unsigned field, uint64_t v, int present)
+{
+    if (!v && !present)
+        return;
+    pb_tag(w, field, 0);
+    pb_varint(w, v);
+}
+
+static void pb_bytes(pbw *w, unsigned field, const void *p, size_t len, int present)
+{
+    if (!len && !present)
+        return;
+    pb_tag(w, field, 2);
+    pb_varint(w, len);
+    for (size_t i = 0; i < len; i++)
+        pb_byte(w, ((const uint8_t *)p)[i]);
+}
+
+static void pb_str(pbw *w, unsigned field, const char *s, int present)
+{
+    pb_bytes(w, field, s ? s : "", s ? strlen(s) : 0, present);
+}
+
+static const char *const pb_states[] = {
+    "ANY",    "CONNECTING", "AUTHORIZING", "UNAUTHORIZED", "NOPERMISSION", "DETACHED", "OFFLINE",
+    "BOOTLOADER", "DEVICE", "HOST",     "RECOVERY",    "SIDELOAD",     "RESCUE"};
+
+int ops_hp_pb_state(const char *state)
+{
+    /* adb's to_string(ConnectionState) words, in the enum's order; "no
+     * permissions" is how adb lists NOPERMISSION. */
+    static const char *const words[] = {"any",      "connecting", "authorizing", "unauthorized",
+                                        "no permissions", "detached", "offline", "bootloader",
+                                        "device",   "host",       "recovery",    "sideload",
+                                        "rescue"};
+    if (!state)
+        return 0;
+    for (int i = 1; i < (int)(sizeof words / sizeof *words); i++)
+        if (strcmp(state, words[i]) == 0)
+            return i;
+    if (strncmp(state, "no permissions", 14) == 0)
+        return 4;
+    return 0;
+}
+
+/* One Device message, its fields in number order. */
+static void pb_device(pbw *w, const ops_hp_pbdev *d)
+{
+    pb_str(w, 1, d->serial, 0);
+    pb_uint(w, 2, (uint64_t)ops_hp_pb_state(d->state), 0);
+    pb_str(w, 3, d->bus_address, 0);
+    pb_str(w, 4, d->product, 0);
+    pb_str(w, 5, d->model, 0);
+    pb_str(w, 6, d->device, 0);
+    pb_uint(w, 7, (uint64_t)(uint32_t)d->connection_type, 0);
+    pb_uint(w, 8, (uint64_t)d->negotiated_speed, 0);
+    pb_uint(w, 9, (uint64_t)d->max_speed, 0);
+    pb_uint(w, 10, d->transport_id, 0);
+}
+
+int ops_hp_pb_devices(uint8_t *out, size_t cap, size_t *len, const ops_hp_pbdev *devs,
+                      size_t n)
+{
+    if (!out || !len || (n && !devs))
+        return -1;
+    pbw w = {out, cap, 0, 0};
+    for (size_t i = 0; i < n; i++) {
+        /* The length first: measure the message, then write it. */
+        pbw m = {NULL, 0, 0, 0};
+        pb_device(&m, &devs[i]);
+        pb_tag(&w, 1, 2);
+        pb_varint(&w, m.n);
+        pb_device(&w, &devs[i]);
+    }
+    *len = w.n;
+    return w.full ? -1 : 0;
+}
+
+/* Text format: protobuf's TextFormat::PrintToString. */
+typedef struct txw {
+    char *out;
+    size_t cap, n;
+    int full;
+} txw;
+
+static void tx_add(txw *w, const char *s, size_t k)
+{
+    if (w->full || w->n + k + 1 > w->cap) {
+        w->full = 1;
+        return;
+    }
+    memcpy(w->out + w->n, s, k);
+    w->n += k;
+    w->out[w->n] = '\0';
+}
+
+static void tx_fmt(txw *w, const char *fmt, const char *name, long long v)
+{
+    char b[160];
+    int k = snprintf(b, sizeof b, fmt, name, v);
+    tx_add(w, b, (size_t)k);
+}
+
+/* A string field as protobuf's CEscape writes it: \n \r \t \" \' \\ named,
+ * every other byte outside 0x20..0x7e as three octal digits. */
+static void tx_str(txw *w, const char *name, const char *s)
+{
+    if (!s || !*s)
+        return;
+    tx_add(w, "  ", 2);
+    tx_add(w, name, strlen(name));
+    tx_add(w, ": \"", 3);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        char b[8];
+        const char *e = NULL;
+        switch (*p) {
+        case '\n': e = "\\n"; break;
+        case '\r': e = "\\r"; break;
+        case '\t': e = "\\t"; break;
+        case '"': e = "\\\""; break;
+        case '\'': e = "\\'"; break;
+        case '\\': e = "\\\\"; break;
+        default:
+            if (*p < 0x20 || *p >= 0x7f) {
+                snprintf(b, sizeof b, "\\%03o", *p);
+                e = b;
+            }
+        }
+        if (e)
+            tx_add(w, e, strlen(e));
+        else
+            tx_add(w, (const char *)p, 1);
+    }
+    tx_add(w, "\"\n", 2);
+}
+
+int ops_hp_pb_devices_text(char *out, size_t cap, size_t *len, const ops_hp_pbdev *devs,
+                           size_t n)
+{
+    if (!out || !cap || !len || (n && !devs))
+        return -1;
+    txw w = {out, cap, 0, 0};
+    out[0] = '\0';
+    static const char *const types[] = {"UNKNOWN", "USB", "SOCKET"};
+    for (size_t i = 0; i < n; i++) {
+        const ops_hp_pbdev *d = &devs[i];
+        tx_add(&w, "device {\n", 9);
+        tx_str(&w, "serial", d->serial);
+        int st = ops_hp_pb_state(d->state);
+        if (st) {
+            char line[64];
+            int k = snprintf(line, sizeof line, "  state: %s\n", pb_states[st]);
+            tx_add(&w, line, (size_t)k);
+        }
+        tx_str(&w, "bus_address", d->bus_address);
+        tx_str(&w, "product", d->product);
+        tx_str(&w, "model", d->model);
+        tx_str(&w, "device", d->device);
+        if (d->connection_type > 0 && d->connection_type < 3) {
+            char line[64];
+            int k = snprintf(line, sizeof line, "  connection_type: %s\n",
+                             types[d->connection_type]);
+            tx_add(&w, line, (size_t)k);
+        } else if (d->connection_type) {
+            tx_fmt(&w, "  %s: %lld\n", "connection_type", d->connection_type);
+        }
+        if (d->negotiated_speed)
+            tx_fmt(&w, "  %s: %lld\n", "negotiated_speed", (long long)d->negotiated_speed);
+        if (d->max_speed)
+            tx_fmt(&w, "  %s: %lld\n", "max_speed", (long long)d->max_speed);
+        if (d->transport_id)
+            tx_fmt(&w, "  %s: %lld\n", "transport_id", (long long)d->transport_id);
+        tx_add(&w, "}\n", 2);
+    }
+    *len = w.n;
+    return w.full ? -1 : 0;
+}
+
+void ops_hp_status_init(ops_hp_status *s)
+{
+    if (!s)
+        return;
+    memset(s, 0, sizeof *s);
+    s->burst_mode = -1;
+    s->mdns_enabled = -1;
+}
+
+int ops_hp_pb_status(uint8_t *out, size_t cap, size_t *len, const ops_hp_status *s)
+{
+    if (!out || !len || !s)
+        return -1;
+    pbw w = {out, cap, 0, 0};
+    pb_uint(&w, 1, (uint64_t)(uint32_t)s->usb_backend, 0);
+    pb_uint(&w, 2, s->usb_backend_forced != 0, 0);
+    pb_uint(&w, 3, (uint64_t)(uint32_t)s->mdns_backend, 0);
+    pb_uint(&w, 4, s->mdns_backend_forced != 0, 0);
+    pb_str(&w, 5, s->version, 0);
+    pb_str(&w, 6, s->build, 0);
+    pb_str(&w, 7, s->executable_absolute_path, 0);
+    pb_str(&w, 8, s->log_absolute_path, 0);
+    pb_str(&w, 9, s->os, 0);
+    if (s->trace_level)
+        pb_str(&w, 10, s->trace_level, 1);
+    if (s->burst_mode >= 0)
+        pb_uint(&w, 11, s->burst_mode != 0, 1);
+    if (s->mdns_enabled >= 0)
+        pb_uint(&w, 12, s->mdns_enabled != 0, 1);
+    if (s->keystore_path)
+        pb_str(&w, 13, s->keystore_path, 1);
+    if (s->known_hosts_path)
+        pb_str(&w, 14, s->known_hosts_path, 1);
+    *len = w.n;
+    return w.full ? -1 : 0;
 }

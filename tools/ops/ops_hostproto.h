@@ -75,6 +75,63 @@ int ops_hp_device_line(char *out, size_t cap, size_t *used, int long_form, const
                        const char *state, const char *devpath, const char *product,
                        const char *model, const char *device, uint64_t id);
 
+/* The same for n bytes of data (binary: a protobuf answer). */
+size_t ops_hp_bytes(char *out, size_t cap, const void *data, size_t n);
+
+/* ---- protobuf answers (adb's proto/adb_host.proto, encoded by hand) ----
+ * Fields at their default (0, "", an enum's 0) are left out, as proto3
+ * writes them; fields are written in field-number order, as protobuf's
+ * own serializer does, so the bytes equal adb's server's for the same
+ * message. */
+
+/* adb.proto.ConnectionState (adb.h's ConnectionState) for one of adb's
+ * state words ("device", "offline", "unauthorized", ...); 0 (ANY) for a
+ * word adb does not have. */
+int ops_hp_pb_state(const char *state);
+
+enum { OPS_HP_CT_UNKNOWN = 0, OPS_HP_CT_USB = 1, OPS_HP_CT_SOCKET = 2 }; /* ConnectionType */
+
+/* One adb.proto.Device; NULL strings are "" (left out). */
+typedef struct ops_hp_pbdev {
+    const char *serial;
+    const char *state;        /* adb's word; ops_hp_pb_state gives the number */
+    const char *bus_address;  /* the devpath, '\n' as '_' */
+    const char *product, *model, *device; /* model: non-alphanumerics as '_', as devices -l */
+    int connection_type;      /* OPS_HP_CT_* */
+    int64_t negotiated_speed, max_speed; /* Mb/s; 0 unknown */
+    uint64_t transport_id;
+} ops_hp_pbdev;
+
+/* adb.proto.Devices with n devices, binary (track-devices-proto-binary)
+ * or in protobuf's text format (track-devices-proto-text: what
+ * TextFormat::PrintToString writes), into out (cap bytes); *len gets the
+ * length (text: NUL-terminated too). 0, or -1 when it does not fit. */
+int ops_hp_pb_devices(uint8_t *out, size_t cap, size_t *len, const ops_hp_pbdev *devs,
+                      size_t n);
+int ops_hp_pb_devices_text(char *out, size_t cap, size_t *len, const ops_hp_pbdev *devs,
+                           size_t n);
+
+/* adb.proto.AdbServerStatus (host:server-status). The plain fields are
+ * left out at their default; the `optional` ones (trace_level and after)
+ * are written when present, even empty or false: NULL strings and -1
+ * booleans are absent. */
+enum { OPS_HP_USB_UNKNOWN = 0, OPS_HP_USB_NATIVE = 1, OPS_HP_USB_LIBUSB = 2,
+       OPS_HP_USB_DISABLED = 3 };
+enum { OPS_HP_MDNS_UNKNOWN = 0, OPS_HP_MDNS_BONJOUR = 1, OPS_HP_MDNS_OPENSCREEN = 2,
+       OPS_HP_MDNS_LIBADBMDNS = 3, OPS_HP_MDNS_DISABLED = 4 };
+typedef struct ops_hp_status {
+    int usb_backend, usb_backend_forced, mdns_backend, mdns_backend_forced;
+    const char *version, *build, *executable_absolute_path, *log_absolute_path, *os;
+    const char *trace_level;  /* optional */
+    int burst_mode;           /* optional: -1 absent */
+    int mdns_enabled;         /* optional: -1 absent */
+    const char *keystore_path, *known_hosts_path; /* optional */
+} ops_hp_status;
+
+/* Initialise s: every field at its default, the optional ones absent. */
+void ops_hp_status_init(ops_hp_status *s);
+int ops_hp_pb_status(uint8_t *out, size_t cap, size_t *len, const ops_hp_status *s);
+
 /* The address of adb's server as adb's client finds it: ADB_SERVER_SOCKET
  * when set, else tcp:ANDROID_ADB_SERVER_ADDRESS (127.0.0.1):
  * ANDROID_ADB_SERVER_PORT (5037). buf (cap bytes) holds it when built. */
