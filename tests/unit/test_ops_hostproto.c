@@ -321,6 +321,26 @@ TEST(server_status_protobuf_byte_for_byte)
     CHECK_MEM(framed, "0003a\0b", 7);
 }
 
+TEST(mdns_answers_as_adb_lists_them)
+{
+    char buf[256];
+    CHECK_STR(ops_hp_mdns_check(buf, sizeof buf, "eth0 (IPv4)", 1),
+              "mdns daemon version [adbc built-in mDNS: eth0 (IPv4)]");
+    CHECK_STR(ops_hp_mdns_check(buf, sizeof buf, "", 0), "ERROR: mdns daemon unavailable");
+    size_t used = 0;
+    buf[0] = '\0';
+    CHECK_EQ_INT(ops_hp_mdns_line(buf, sizeof buf, &used, "adb-R5CT-aBcDeF",
+                                  "_adb-tls-connect._tcp", "192.168.1.20", 37001), 0);
+    CHECK_EQ_INT(ops_hp_mdns_line(buf, sizeof buf, &used, "evil\nname\t",
+                                  "_adb-tls-pairing._tcp", "fe80::1%eth0", 37002), 0);
+    CHECK_STR(buf, "adb-R5CT-aBcDeF\t_adb-tls-connect._tcp\t192.168.1.20:37001\n"
+                   "evil_name_\t_adb-tls-pairing._tcp\t[fe80::1%eth0]:37002\n");
+    size_t before = used;
+    CHECK_EQ_INT(ops_hp_mdns_line(buf, used + 10, &used, "x", "_adb._tcp", "10.0.0.1", 5555), -1);
+    CHECK_EQ_INT(used, before);
+    CHECK_EQ_INT(ops_hp_mdns_line(buf, sizeof buf, &used, NULL, "_adb._tcp", "", 1), -1);
+}
+
 int main(void)
 {
     RUN(header_is_four_hex_digits);
@@ -333,5 +353,6 @@ int main(void)
     RUN(devices_protobuf_byte_for_byte);
     RUN(devices_text_protobuf_as_textformat_prints_it);
     RUN(server_status_protobuf_byte_for_byte);
+    RUN(mdns_answers_as_adb_lists_them);
     return T_DONE();
 }

@@ -351,6 +351,54 @@ const char *ops_hp_server_addr(char *buf, size_t cap)
 }
 
 
+const char *ops_hp_mdns_check(char *buf, size_t cap, const char *ifs, int n)
+{
+    if (!buf || !cap)
+        return "";
+    if (n <= 0 || !ifs)
+        snprintf(buf, cap, "ERROR: mdns daemon unavailable");
+    else
+        snprintf(buf, cap, "mdns daemon version [adbc built-in mDNS: %s]", ifs);
+    return buf;
+}
+
+static void net_safe(char *dst, const char *src)
+{
+    for (; *src; src++)
+        *dst++ = (unsigned char)*src < 0x20 || *src == 0x7f ? '_' : *src;
+    *dst = '\0';
+}
+
+int ops_hp_mdns_line(char *out, size_t cap, size_t *used, const char *instance,
+                     const char *service, const char *addr, unsigned port)
+{
+    if (!out || !used || *used >= cap || !instance || !service || !addr)
+        return -1;
+    size_t ni = strlen(instance), ns = strlen(service), na = strlen(addr);
+    if (ni > 1024 || ns > 1024 || na > 1024)
+        return -1;
+    char *i = malloc(ni + 1), *sv = malloc(ns + 1), *a = malloc(na + 1);
+    int rc = -1;
+    if (i && sv && a) {
+        net_safe(i, instance);
+        net_safe(sv, service);
+        net_safe(a, addr);
+        int v6 = strchr(a, ':') != NULL;
+        int k = snprintf(out + *used, cap - *used, "%s\t%s\t%s%s%s:%u\n", i, sv, v6 ? "[" : "",
+                         a, v6 ? "]" : "", port);
+        if (k >= 0 && (size_t)k < cap - *used) {
+            *used += (size_t)k;
+            rc = 0;
+        } else {
+            out[*used] = '\0';
+        }
+    }
+    free(i);
+    free(sv);
+    free(a);
+    return rc;
+}
+
 /* ---- protobuf, by hand ---- */
 
 typedef struct pbw {

@@ -78,6 +78,20 @@ int ops_hp_device_line(char *out, size_t cap, size_t *used, int long_form, const
 /* The same for n bytes of data (binary: a protobuf answer). */
 size_t ops_hp_bytes(char *out, size_t cap, const void *data, size_t n);
 
+/* host:mdns:check's answer for the n multicast interfaces ifs names
+ * (adbc_mdns_interfaces): "mdns daemon version [adbc built-in mDNS:
+ * IFS]", or adb's "ERROR: mdns daemon unavailable" when there is none
+ * (clients test the "ERROR:" start). Written into buf; returns buf. */
+const char *ops_hp_mdns_check(char *buf, size_t cap, const char *ifs, int n);
+
+/* One line of host:mdns:services, as adb's server lists a service:
+ * "INSTANCE\tSERVICE\tADDR:PORT\n" ([ADDR]:PORT for IPv6), appended to
+ * out at *used (kept NUL-terminated). Names come from the network: a
+ * control character in them is written as '_', so one service stays one
+ * line. 0, or -1 when it does not fit (out unchanged). */
+int ops_hp_mdns_line(char *out, size_t cap, size_t *used, const char *instance,
+                     const char *service, const char *addr, unsigned port);
+
 /* ---- protobuf answers (adb's proto/adb_host.proto, encoded by hand) ----
  * Fields at their default (0, "", an enum's 0) are left out, as proto3
  * writes them; fields are written in field-number order, as protobuf's
