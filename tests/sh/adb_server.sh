@@ -6,7 +6,8 @@
 # the transport ids as N, get-state, get-serialno, features, shell with its
 # exit status and a PTY, push/pull of a tree and of a large file, install,
 # forward and reverse with --list and --remove, logcat, wait-for-device,
-# connect/disconnect), and kill-server stops adbc-serve.
+# connect/disconnect, reconnect and reconnect offline), and kill-server
+# stops adbc-serve.
 #
 # adb starts a server of its own when none answers: the adbc server must be
 # the one answering, so every command through it must show in adbc-serve's
@@ -174,6 +175,26 @@ ADB_TIMEOUT=2 run b b -s 127.0.0.1:1 wait-for-device
 [ $RC = 124 ] || t_fail "wait-for-device returned ($RC) for a missing device"
 same -s 127.0.0.1:1 get-state
 same -s 127.0.0.1:1 shell true
+
+t_check "reconnect: adb's answer; adbc's server connects the device again (a new transport id)"
+run b b devices -l
+id1=$(sed -n 's/.*transport_id:\([0-9]*\)$/\1/p' "$T_TMP/b.out")
+[ -n "$id1" ] || t_fail "devices -l: $(cat "$T_TMP/b.out")"
+same reconnect
+grep -qx "reconnecting $DEV \[device\]" "$T_TMP/b.out" || t_fail "reconnect said: $(cat "$T_TMP/b.out")"
+# adb's own server drops a TCP device it kicks; there it is connected again.
+adb_run a connect "$DEV" > /dev/null
+adb_wait_state a "$DEV" device 10 || t_fail "adb: $DEV not back after reconnect"
+run b b wait-for-device
+[ $RC = 0 ] || t_fail "wait-for-device after reconnect: $RC $(cat "$T_TMP/b.err")"
+run b b devices -l
+id2=$(sed -n 's/.*transport_id:\([0-9]*\)$/\1/p' "$T_TMP/b.out")
+[ -n "$id2" ] && [ "$id2" != "$id1" ] || t_fail "not a new connection: transport id $id1, then '$id2'"
+grep -q "adb server: host:reconnect" "$LOG" || t_fail "no host:reconnect in the request log"
+same shell echo reconnected
+same -s 127.0.0.1:1 reconnect
+same reconnect offline
+grep -q "adb server: host:reconnect-offline" "$LOG" || t_fail "no host:reconnect-offline in the log"
 
 t_check "disconnect and connect, as adb's server answers them"
 for who in a b; do

@@ -25,6 +25,7 @@
 #include "serve.h"
 #include "ops_hostproto.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -37,20 +38,28 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
+#include "adbc/auth.h"
 #include "adbc/forward.h"
+#include "adbc/mdns.h"
+#include "adbc/pair.h"
+#include "adbc/session.h"
 
 /* adb's ADB_SERVER_VERSION: a client whose own differs kills the server and
  * starts its own (adb_client.cpp); every adb since platform-tools 28 (and
  * Debian's 29) has 41. */
 #define ADB_SERVER_VERSION 41
 /* What a client may use through this server: every device service passes
- * through, so these are adb's own host features. */
+ * through, so these are adb's own host features, with the two host
+ * services of adb's that clients look for by feature and this server
+ * answers (the tracker's protobuf forms, server-status). */
 #define HOST_FEATURES                                                                         \
     "shell_v2,cmd,stat_v2,ls_v2,fixed_push_mkdir,apex,abb,fixed_push_symlink_timestamp,"     \
     "abb_exec,remount_shell,track_app,sendrecv_v2,sendrecv_v2_brotli,sendrecv_v2_lz4,"      \
-    "sendrecv_v2_zstd,sendrecv_v2_dry_run_send,delayed_ack"
+    "sendrecv_v2_zstd,sendrecv_v2_dry_run_send,delayed_ack,devicetracker_proto_format,"      \
+    "server_status"
 #define AS_MAX 64
 #define REQ_WAIT_MS 30000  /* a client sends its request at once; a silent one is dropped */
 #define TRACK_MS 250       /* how often a tracker compares the list */
@@ -193,8 +202,13 @@ static int listed(ops_dev **out, asdev **ents, int max)
     return k;
 }
 
-/* The list as host:devices(-l) answers it; malloc'd. */
-static char *device_list(int long_form)
+/* How a list is answered: host:devices, devices-l, and the tracker's
+ * protobuf forms (adb_host.proto's Devices). */
+typedef enum list_fmt { FMT_SHORT, FMT_LONG, FMT_PROTO, FMT_PROTO_TEXT } list_fmt;
+
+/* The list in fmt; malloc'd, *len bytes (NUL-terminated but for
+ * FMT_PROTO, which is binary). */
+static char *device_list(list_fmt fmt, size_t *len)
 {
     size_t cap = 64 * 1024, used = 0;
     char *out = malloc(cap);
@@ -205,10 +219,34 @@ static char *device_list(int long_form)
     ops_dev *ds[AS_MAX];
     asdev *es[AS_MAX];
     int n = listed(ds, es, AS_MAX);
-    for (int i = 0; i < n; i++)
-        ops_hp_device_line(out, cap, &used, long_form, ds[i]->serial, state_of(es[i]), NULL,
-                           es[i]->product, es[i]->model, es[i]->device, es[i]->id);
+    if (fmt == FMT_SHORT || fmt == FMT_LONG) {
+        for (int i = 0; i < n; i++)
+            ops_hp_device_line(out, cap, &used, fmt == FMT_LONG, ds[i]->serial, state_of(es[i]),
+                               NULL, es[i]->product, es[i]->model, es[i]->device, es[i]->id);
+    } else {
+        /* As adb fills each Device: the model's non-alphanumerics as '_'
+         * (devices -l's rule), no speed (adbc does not read it). */
+        ops_hp_pbdev pd[AS_MAX];
+        char models[AS_MAX][96];
+        for (int i = 0; i < n; i++) {
+            snprintf(models[i], sizeof models[i], "%s", es[i]->model);
+            for (char *c = models[i]; *c; c++)
+                if (!isalnum((unsigned char)*c))
+                    *c = '_';
+            pd[i] = (ops_hp_pbdev){.serial = ds[i]->serial, .state = state_of(es[i]),
+                                   .product = es[i]->product, .model = models[i],
+                                   .device = es[i]->device,
+                                   .connection_type = is_local(ds[i]) ? OPS_HP_CT_SOCKET
+                                                                      : OPS_HP_CT_USB,
+                                   .transport_id = es[i]->id};
+        }
+        int rc = fmt == FMT_PROTO ? ops_hp_pb_devices((uint8_t *)out, cap, &used, pd, (size_t)n)
+                                  : ops_hp_pb_devices_text(out, cap, &used, pd, (size_t)n);
+        if (rc != 0)
+            used = 0; /* 64 devices of at most ~800 bytes each always fit */
+    }
     pthread_mutex_unlock(&as_lock);
+    *len = used;
     return out;
 }
 
@@ -339,19 +377,21 @@ static int client_gone(int fd)
 
 /* ---- host requests ---- */
 
-static void track(int fd, int long_form)
+static void track(int fd, list_fmt fmt)
 {
     char *last = NULL;
+    size_t last_len = 0;
     if (okay(fd, NULL) != 0)
         return;
     for (;;) {
-        char *now = device_list(long_form);
+        size_t len;
+        char *now = device_list(fmt, &len);
         if (!now)
             break;
-        if (!last || strcmp(now, last) != 0) {
-            size_t cap = strlen(now) + 5;
+        if (!last || len != last_len || memcmp(now, last, len) != 0) {
+            size_t cap = len + 5;
             char *framed = malloc(cap);
-            size_t n = framed ? ops_hp_string(framed, cap, now) : 0;
+            size_t n = framed ? ops_hp_bytes(framed, cap, now, len) : 0;
             int rc = n ? send_all(fd, framed, n) : -1;
             free(framed);
             if (rc != 0) {
@@ -360,6 +400,7 @@ static void track(int fd, int long_form)
             }
             free(last);
             last = now;
+            last_len = len;
         } else {
             free(now);
         }
@@ -540,6 +581,214 @@ static void forward(int fd, asdev *a, const char *cmd)
     free(reply);
 }
 
+/* ---- server status, reconnect, mDNS, pairing ---- */
+
+/* OKAY, then data as a protocol string (binary: its byte count). */
+static int okay_bytes(int fd, const void *data, size_t n)
+{
+    char *out = malloc(n + 16);
+    if (!out)
+        return -1;
+    memcpy(out, "OKAY", 4);
+    size_t k = ops_hp_bytes(out + 4, n + 12, data, n);
+    int rc = k ? send_all(fd, out, 4 + k) : -1;
+    free(out);
+    return rc;
+}
+
+/* adb_host.proto's AdbServerStatus with the fields that say something
+ * about this server: the USB backend (libusb, adbc's), the version
+ * (adbc's), this program, the OS, ADB_TRACE (read for the request log),
+ * burst mode (adbc's connections offer delayed_ack, what ADB_BURST_MODE
+ * turns on in adb), mDNS (adbc's own queries: none of adb's backends, so
+ * that field is left unknown) and the key file. adbc keeps no log file and
+ * no known-hosts list: those are left out. */
+static void server_status(int fd)
+{
+    ops_hp_status st;
+    ops_hp_status_init(&st);
+    st.usb_backend = OPS_HP_USB_LIBUSB;
+    adbc_version(&st.version);
+    char exe[4096];
+    ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[k > 0 ? k : 0] = '\0';
+    st.executable_absolute_path = exe;
+    struct utsname u;
+    char os[3 * sizeof u.sysname + 8] = "";
+    if (uname(&u) == 0)
+        snprintf(os, sizeof os, "%s %s (%s)", u.sysname, u.release, u.machine);
+    st.os = os;
+    const char *t = getenv("ADB_TRACE");
+    st.trace_level = t ? t : "";
+    st.burst_mode = strstr(ADBC_HOST_FEATURES, "delayed_ack") != NULL;
+    st.mdns_enabled = 1;
+    adbc_keyring *ring = NULL;
+    const adbc_key *key = NULL;
+    if (adbc_keyring_load_default(&ring, 0) == 0 && adbc_keyring_count(ring) > 0)
+        key = adbc_keyring_get(ring, 0);
+    st.keystore_path = key ? adbc_key_path(key) : NULL;
+    uint8_t out[8192];
+    size_t len = 0;
+    if (ops_hp_pb_status(out, sizeof out, &len, &st) != 0)
+        fail(fd, "server status does not fit in 8 KiB");
+    else
+        okay_bytes(fd, out, len);
+    adbc_keyring_free(ring);
+}
+
+/* Drop d's connection and have it connected again at once (the pool's
+ * reconnector, within its 100 ms tick). -1 when the device stays busy
+ * past the busy bound. */
+static int kick(ops_dev *d)
+{
+    if (ops_lock_within(&d->lock, srv->busy_ms) != 0)
+        return -1;
+    if (d->conn)
+        ops_dev_drop(d);
+    d->state = OPS_DEV_CONNECTING;
+    d->backoff_ms = 0;
+    d->next_try = ops_now_ms();
+    snprintf(d->error, sizeof d->error, "reconnecting: a client of the adb server asked");
+    pthread_mutex_unlock(&d->lock);
+    return 0;
+}
+
+/* host:reconnect: as adb, OKAY and "reconnecting SERIAL [STATE]\n", or
+ * OKAY and the error (adb answers a missing device so too). Unlike adb's
+ * server, which drops a TCP device it kicks (it then needs `adb
+ * connect`), every device is connected again, as the command's help says. */
+static void reconnect(int fd, const ops_hp_req *r, asdev *bound)
+{
+    char msg[700];
+    pthread_mutex_lock(&as_lock);
+    asdev *a = bound ? bound : select_dev(r->sel, r->serial, r->id, 0, msg, sizeof msg);
+    ops_dev *d = a ? a->d : NULL;
+    if (a)
+        snprintf(msg, sizeof msg, "reconnecting %s [%s]\n", d->serial, state_of(a));
+    pthread_mutex_unlock(&as_lock);
+    if (d && kick(d) != 0)
+        snprintf(msg, sizeof msg, "device '%s' is busy past %d ms (--busy-wait): not reconnected",
+                 d->serial, srv->busy_ms);
+    okay(fd, msg);
+}
+
+/* host:reconnect-offline: every listed device that is not online tried
+ * again now, "reconnecting SERIAL" a line each (no final newline). */
+static void reconnect_offline(int fd)
+{
+    ops_dev *ds[AS_MAX], *off[AS_MAX];
+    asdev *es[AS_MAX];
+    int k = 0;
+    pthread_mutex_lock(&as_lock);
+    int n = listed(ds, es, AS_MAX);
+    for (int i = 0; i < n; i++)
+        if (strcmp(state_of(es[i]), "device") != 0)
+            off[k++] = ds[i];
+    pthread_mutex_unlock(&as_lock);
+    size_t cap = (size_t)k * 300 + 1, used = 0;
+    char *out = malloc(cap);
+    if (!out) {
+        fail(fd, "out of memory");
+        return;
+    }
+    out[0] = '\0';
+    for (int i = 0; i < k; i++) {
+        kick(off[i]);
+        used += (size_t)snprintf(out + used, cap - used, "reconnecting %.256s\n", off[i]->serial);
+    }
+    if (used)
+        out[used - 1] = '\0';
+    okay(fd, out);
+    free(out);
+}
+
+static void mdns_check(int fd)
+{
+    char ifs[512], msg[700];
+    int n = adbc_mdns_interfaces(ifs, sizeof ifs);
+    okay(fd, ops_hp_mdns_check(msg, sizeof msg, ifs, n));
+}
+
+/* host:mdns:services: adb answers from the cache of its running browse;
+ * adbc browses now (up to a second), and lists the services resolved. */
+static void mdns_services(int fd)
+{
+    adbc_mdns_opts o;
+    adbc_mdns_opts_init(&o);
+    adbc_mdns_service *l = NULL;
+    size_t n = 0, used = 0, cap = 64 * 1024;
+    int rc = adbc_mdns_browse(&l, &n, &o);
+    char *out = malloc(cap);
+    if (!out) {
+        adbc_mdns_free(l);
+        fail(fd, "out of memory");
+        return;
+    }
+    out[0] = '\0';
+    if (rc < 0)
+        fprintf(stderr, SERVE_NAME ": adb server: mdns:services: %s\n", adbc_last_error());
+    for (size_t i = 0; rc >= 0 && i < n; i++)
+        if (l[i].port && l[i].addr[0])
+            ops_hp_mdns_line(out, cap, &used, l[i].instance, l[i].service, l[i].addr, l[i].port);
+    adbc_mdns_free(l);
+    okay(fd, out);
+    free(out);
+}
+
+/* host:pair:CODE:HOST:PORT, answered as adb's server: OKAY, then the
+ * result as a protocol string when paired ("Successfully paired to
+ * HOST:PORT [guid=GUID]"), else FAIL and adb's message ("Failed: ...").
+ * The key paired is the user key adbc connects with; adbc's own reason for
+ * a failure goes to the log. */
+static void pair(int fd, const char *arg)
+{
+    const char *colon = strchr(arg, ':');
+    char code[128], msg[700];
+    snprintf(code, sizeof code, "%.*s", (int)(colon - arg), arg);
+    const char *host = colon + 1;
+    const char *pc = strrchr(host, ':'), *br = strrchr(host, ']');
+    int ok = 0;
+    if (!*host || (host[0] == '[' && !br) || (pc && pc == host)) {
+        snprintf(msg, sizeof msg, "Failed to parse address for pairing: no host in '%.600s'",
+                 host);
+    } else if (!pc || (br && pc < br)) {
+        snprintf(msg, sizeof msg, "Invalid port while parsing address [%.600s]", host);
+    } else {
+        char *end;
+        long port = strtol(pc + 1, &end, 10);
+        if (!pc[1] || *end || port <= 0 || port > 65535) {
+            snprintf(msg, sizeof msg, "Invalid port while parsing address [%.600s]", host);
+        } else {
+            char *guid = NULL;
+            int rc = adbc_pair(&guid, host, code, NULL, srv->connect_ms);
+            if (rc == 0) {
+                snprintf(msg, sizeof msg, "Successfully paired to %.500s [guid=%.100s]", host,
+                         guid ? guid : "");
+                ok = 1;
+            } else {
+                fprintf(stderr, SERVE_NAME ": adb server: pairing with %s: %s\n", host,
+                        adbc_last_error());
+                snprintf(msg, sizeof msg, "%s",
+                         rc == ADBC_EUNSUPPORTED ? "Failed: unable to create pairing client."
+                         : rc == ADBC_EREFUSED || rc == ADBC_EIO || rc == ADBC_EINVAL ||
+                                   rc == ADBC_ENOTFOUND
+                             ? "Failed: Unable to start pairing client."
+                             : "Failed: Wrong password or connection was dropped.");
+            }
+            adbc_free(guid);
+        }
+    }
+    if (okay(fd, NULL) != 0)
+        return;
+    if (ok) {
+        char out[sizeof msg + 8];
+        size_t n = ops_hp_string(out, sizeof out, msg);
+        send_all(fd, out, n);
+    } else {
+        fail(fd, msg);
+    }
+}
+
 /* ---- device services ---- */
 
 /* Open the service on a's connection and splice the client to it. */
@@ -680,12 +929,31 @@ static void serve_one(int fd)
             fprintf(stderr, SERVE_NAME ": adb server killed by a client (host:kill)\n");
             kill(getpid(), SIGTERM); /* main() waits for it and stops everything */
         } else if (strcmp(cmd, "devices") == 0 || strcmp(cmd, "devices-l") == 0) {
-            char *list = device_list(cmd[7] == '-');
+            size_t n;
+            char *list = device_list(cmd[7] == '-' ? FMT_LONG : FMT_SHORT, &n);
             if (list)
                 okay(fd, list);
             free(list);
-        } else if (strcmp(cmd, "track-devices") == 0 || strcmp(cmd, "track-devices-l") == 0) {
-            track(fd, cmd[13] == '-');
+        } else if (strcmp(cmd, "track-devices") == 0) {
+            track(fd, FMT_SHORT);
+        } else if (strcmp(cmd, "track-devices-l") == 0) {
+            track(fd, FMT_LONG);
+        } else if (strcmp(cmd, "track-devices-proto-binary") == 0) {
+            track(fd, FMT_PROTO);
+        } else if (strcmp(cmd, "track-devices-proto-text") == 0) {
+            track(fd, FMT_PROTO_TEXT);
+        } else if (strcmp(cmd, "server-status") == 0) {
+            server_status(fd);
+        } else if (strcmp(cmd, "reconnect") == 0) {
+            reconnect(fd, &r, dev);
+        } else if (strcmp(cmd, "reconnect-offline") == 0) {
+            reconnect_offline(fd);
+        } else if (strcmp(cmd, "mdns:check") == 0) {
+            mdns_check(fd);
+        } else if (strcmp(cmd, "mdns:services") == 0) {
+            mdns_services(fd);
+        } else if (strncmp(cmd, "pair:", 5) == 0 && strchr(cmd + 5, ':')) {
+            pair(fd, cmd + 5);
         } else if (strcmp(cmd, "host-features") == 0) {
             okay(fd, HOST_FEATURES);
         } else if (strcmp(cmd, "features") == 0 || strcmp(cmd, "get-state") == 0 ||

@@ -1,0 +1,229 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# adbc-serve's adb server: the host services Debian's adb (29) has no command
+# for, byte for byte through tests/sh/hostproto_client.py (which connects to
+# the server's port and never starts a server): host:pair (wrong code,
+# nothing listening, no port, the right code: adb's messages and framing),
+# host:mdns:check and host:mdns:services against a real responder
+# (avahi-daemon announcing the test device, as mdns_local.sh sets it up),
+# host:server-status (adb_host.proto's AdbServerStatus, decoded here by a
+# reader of protobuf's wire format of its own), host:track-devices-proto-
+# binary and -proto-text (Devices, first list and the update when the device
+# goes). After pairing, Debian's adb connects to the device through adbc's
+# server over TLS with the key adbc paired: adb 29 has no TLS, so only
+# adbc's server can have made that connection.
+set -u
+if [ -z "${ADBC_IN_NETNS:-}" ]; then
+    if [ "$(id -u)" != 0 ] || ! unshare -n -m true 2>/dev/null; then
+        echo "SKIP: needs root for private network and mount namespaces"
+        exit 77
+    fi
+    ADBC_IN_NETNS=1 exec unshare -n -m bash "$0" "$@"
+fi
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib_avahi.sh"
+for c in avahi-daemon ip nsenter python3; do
+    command -v $c > /dev/null || { echo "SKIP: $c not installed (scripts/packages.txt)"; exit 77; }
+done
+t_need_adb
+SERVE=${ADBC_SERVE:-$ADBC_BUILD_DIR/tools/adbc-serve}
+t_need_built SERVE "adbc-serve needs cJSON and libmicrohttpd"
+t_init
+SNAP=$ADBC_BUILD_DIR/tools/adbc-snap
+[ -x "$SNAP" ] || t_fail "adbc-snap not built: $SNAP"
+CLIENT=$ADBC_SOURCE_DIR/tests/sh/hostproto_client.py
+export XDG_CACHE_HOME=$T_TMP/cache HOME=$T_TMP/home
+mkdir -p "$HOME"
+
+CODE=314159
+mdns_phone_ns
+td_start phone --host 127.0.0.1 --port 37002 --tls --pair-port 37003 --pair-code "$CODE" \
+    --serial HOSTSVC1
+avahi_service tls adb-HOSTSVC1-cCdDeE _adb-tls-connect._tcp 37002 '<txt-record>v=ADB_SECURE_SERVICE_VERSION</txt-record>'
+avahi_service pair adb-HOSTSVC1-cCdDeE _adb-tls-pairing._tcp 37003
+avahi_start vhost v4 unshare -m
+avahi_wait 2
+
+LOG=$T_TMP/serve.log
+P=$(_t_free_port) || t_fail "no free port"
+# The device is named: it connects once it is paired (until then its TLS
+# handshake is refused and adbc-serve retries).
+ADB_TRACE=1 "$SERVE" --no-http --adb-server "tcp:$P" -t 127.0.0.1:37002 2> "$LOG" &
+SPID=$!
+T_BG_PIDS+=("$SPID")
+for ((i = 0; i < 200; i++)); do
+    grep -q "adb server on" "$LOG" 2> /dev/null && break
+    kill -0 "$SPID" 2> /dev/null || t_fail "adbc-serve exited: $(cat "$LOG")"
+    sleep 0.05
+done
+
+# C OUT [--frames N] REQUEST...: the server's answer, raw, in $T_TMP/OUT; the
+# request must show in adbc-serve's request log.
+C()
+{
+    local out=$1 before opts=()
+    shift
+    [ "$1" = --frames ] && opts=(--frames "$2") && shift 2
+    before=$(wc -l < "$LOG")
+    timeout 60 python3 "$CLIENT" --timeout 40 "${opts[@]}" "$P" "$@" > "$T_TMP/$out"
+    RC=$?
+    [ "$(wc -l < "$LOG")" -gt "$before" ] || t_fail "$* reached no adbc server"
+}
+# expect OUT STATUS TEXT: the answer is exactly STATUS ("OKAY", "FAIL",
+# "OKAYFAIL"), then TEXT as a protocol string (4 hex digits of its length).
+expect()
+{
+    printf '%s%04x%s' "$2" "${#3}" "$3" > "$T_TMP/want"
+    cmp -s "$T_TMP/want" "$T_TMP/$1" ||
+        t_fail "answered '$(cat -v "$T_TMP/$1")', adb's server answers '$(cat -v "$T_TMP/want")'"
+}
+
+t_check "host:mdns:check: mDNS usable, on the interface with multicast"
+C a host:mdns:check
+grep -qx 'OKAY....mdns daemon version \[adbc built-in mDNS: vhost (IPv4.*)\]' "$T_TMP/a" ||
+    t_fail "mdns:check: $(cat -v "$T_TMP/a")"
+
+t_check "host:mdns:services: the announced services, one line each as adb lists them"
+C a host:mdns:services
+list="adb-HOSTSVC1-cCdDeE	_adb-tls-connect._tcp	10.77.0.1:37002
+adb-HOSTSVC1-cCdDeE	_adb-tls-pairing._tcp	10.77.0.1:37003
+"
+expect a OKAY "$list"
+
+t_check "host:pair: a wrong code, nothing listening, no port: OKAY, then FAIL and adb's words"
+C a "host:pair:111111:127.0.0.1:37003"
+expect a OKAYFAIL "Failed: Wrong password or connection was dropped."
+grep -q "pairing with 127.0.0.1:37003: wrong pairing code" "$LOG" || t_fail "adbc's reason not logged"
+C a "host:pair:$CODE:127.0.0.1:1"
+expect a OKAYFAIL "Failed: Unable to start pairing client."
+C a "host:pair:$CODE:127.0.0.1"
+expect a OKAYFAIL "Invalid port while parsing address [127.0.0.1]"
+C a "host:pair:$CODE"
+expect a FAIL "unknown host service"
+[ ! -e "$HOME/.android/adbkey" ] || grep -q . "${TD_KEYS[phone]}" &&
+    t_fail "a failed pairing gave the device a key: $(cat "${TD_KEYS[phone]}")"
+
+t_check "host:pair with the right code: adb's message and the device's GUID; the key is adbc's"
+C a "host:pair:$CODE:127.0.0.1:37003"
+grep -qxE "OKAY00[0-9a-f]{2}Successfully paired to 127.0.0.1:37003 \[guid=adb-HOSTSVC1-[A-Za-z0-9]{6}\]" "$T_TMP/a" ||
+    t_fail "pair: $(cat -v "$T_TMP/a")"
+for ((i = 0; i < 100; i++)); do grep -q . "${TD_KEYS[phone]}" && break; sleep 0.05; done
+[ "$(cat "${TD_KEYS[phone]}")" = "$(cat "$HOME/.android/adbkey.pub")" ] ||
+    t_fail "the device's keys are not adbc-serve's key: $(cat "${TD_KEYS[phone]}")"
+
+t_check "Debian's adb connects through adbc's server to the paired device (TLS: adbc's only)"
+B() { HOME=$T_TMP/bhome timeout 60 "$ADB_BIN" -P "$P" "$@"; }
+mkdir -p "$T_TMP/bhome"
+B wait-for-device || t_fail "the paired device did not come online"
+out=$(B connect 127.0.0.1:37002 2>&1) || t_fail "connect: $out"
+[ "$out" = "already connected to 127.0.0.1:37002" ] || t_fail "connect said: $out"
+out=$(B -s 127.0.0.1:37002 shell echo paired-ok 2>&1) || t_fail "shell: $out"
+[ "$out" = paired-ok ] || t_fail "shell said: $out"
+grep -q "adb server: shell" "$LOG" || grep -q "adb server: shell,v2" "$LOG" ||
+    t_fail "the shell did not go through adbc's server"
+
+# pb FILE: the fields of a protobuf message (after OKAY and the 4-digit
+# length), as NUMBER=VALUE lines (a nested message as NUMBER={...}); by
+# the wire format alone, not by adbc's encoder.
+pb()
+{
+    python3 - "$1" << 'PY'
+import sys
+data = open(sys.argv[1], "rb").read()
+assert data[:4] == b"OKAY", data[:40]
+body = data[4:]
+frames = []
+while body:
+    n = int(body[:4], 16)
+    frames.append(body[4:4 + n])
+    assert len(body) >= 4 + n, "short frame"
+    body = body[4 + n:]
+def varint(b, i):
+    v = s = 0
+    while True:
+        c = b[i]; i += 1; v |= (c & 0x7f) << s; s += 7
+        if c < 0x80: return v, i
+def fields(b):
+    out, i = [], 0
+    while i < len(b):
+        tag, i = varint(b, i)
+        num, wire = tag >> 3, tag & 7
+        if wire == 0:
+            v, i = varint(b, i); out.append((num, v))
+        elif wire == 2:
+            n, i = varint(b, i); out.append((num, b[i:i + n])); i += n
+        else:
+            raise SystemExit("wire type %d" % wire)
+    return out
+for f in frames:
+    print("frame")
+    for num, v in fields(f):
+        if isinstance(v, bytes) and num == 1:  # Devices.device: a nested Device
+            print("%d={%s}" % (num, " ".join("%d=%s" % (n, w.decode() if isinstance(w, bytes) else w) for n, w in fields(v))))
+        else:
+            print("%d=%s" % (num, v.decode() if isinstance(v, bytes) else v))
+PY
+}
+
+t_check "host:server-status: AdbServerStatus with what applies to adbc's server"
+C a host:server-status
+pb "$T_TMP/a" > "$T_TMP/st" || t_fail "not a protobuf answer: $(od -c "$T_TMP/a" | head)"
+ver=$("$SERVE" --version 2>&1 | grep -oE '[0-9]+\.[0-9]+\.[0-9]+' | head -1)
+for want in "1=2" "5=$ver" "7=$(readlink -f "$SERVE")" "9=$(uname -s) $(uname -r) ($(uname -m))" \
+    "10=1" "11=1" "12=1" "13=$HOME/.android/adbkey"; do
+    grep -qxF -- "$want" "$T_TMP/st" || t_fail "no field $want in: $(cat "$T_TMP/st")"
+done
+[ "$(grep -c = "$T_TMP/st")" = 8 ] || t_fail "fields beyond those: $(cat "$T_TMP/st")"
+
+t_check "host-features names the tracker's protobuf form and server-status"
+C a host:host-features
+grep -q "devicetracker_proto_format" "$T_TMP/a" && grep -q "server_status" "$T_TMP/a" ||
+    t_fail "host-features: $(cat "$T_TMP/a")"
+
+t_check "host:track-devices-proto-binary: Devices, then an empty one when the device goes"
+C a host:devices-l
+line=$(tail -c +9 "$T_TMP/a")
+tid=${line##*transport_id:}
+tid=${tid%%[!0-9]*}
+prod=$(sed -n 's/.* product:\([^ ]*\).*/\1/p' <<< "$line")
+model=$(sed -n 's/.* model:\([^ ]*\).*/\1/p' <<< "$line")
+dev=$(sed -n 's/.* device:\([^ ]*\).*/\1/p' <<< "$line")
+[ -n "$tid" ] && [ -n "$model" ] || t_fail "devices -l: $line"
+(sleep 1; HOME=$T_TMP/bhome timeout 30 "$ADB_BIN" -P "$P" disconnect 127.0.0.1:37002 > /dev/null) &
+C a --frames 2 host:track-devices-proto-binary
+[ $RC = 0 ] || t_fail "no second list within 40 s: $(od -c "$T_TMP/a" | head)"
+pb "$T_TMP/a" > "$T_TMP/tr"
+want="frame
+1={1=127.0.0.1:37002 2=8 4=$prod 5=$model 6=$dev 7=2 10=$tid}
+frame"
+[ "$(cat "$T_TMP/tr")" = "$want" ] || t_fail "tracked: $(cat "$T_TMP/tr") wanted $want"
+
+t_check "host:track-devices-proto-text: protobuf's text format"
+out=$(B connect 127.0.0.1:37002 2>&1) || t_fail "connect: $out"
+[ "$out" = "connected to 127.0.0.1:37002" ] || t_fail "connect said: $out"
+C a host:devices-l
+line=$(tail -c +9 "$T_TMP/a")
+tid=${line##*transport_id:}
+tid=${tid%%[!0-9]*}
+C a --frames 1 host:track-devices-proto-text
+text="device {
+  serial: \"127.0.0.1:37002\"
+  state: DEVICE
+  product: \"$prod\"
+  model: \"$model\"
+  device: \"$dev\"
+  connection_type: SOCKET
+  transport_id: $tid
+}
+"
+expect a OKAY "$text"
+
+t_check "host:devices-proto-binary is no service of adb's: refused as adb's server does"
+C a host:devices-proto-binary
+expect a FAIL "unknown host service"
+
+kill -0 "$SPID" || t_fail "adbc-serve died: $(tail "$LOG")"
+grep -qE '(ERROR|WARNING): [A-Za-z]*Sanitizer|runtime error:' "$LOG" &&
+    t_fail "adbc-serve: $(grep -m3 -E 'Sanitizer|runtime error' "$LOG")"
+td_stop phone
+echo "ok: $T_CHECKS checks"
