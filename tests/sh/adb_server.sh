@@ -6,8 +6,8 @@
 # the transport ids as N, get-state, get-serialno, features, shell with its
 # exit status and a PTY, push/pull of a tree and of a large file, install,
 # forward and reverse with --list and --remove, logcat, wait-for-device,
-# connect/disconnect, reconnect and reconnect offline), and kill-server
-# stops adbc-serve.
+# connect/disconnect, reconnect, reconnect offline and reconnect device),
+# and kill-server stops adbc-serve.
 #
 # adb starts a server of its own when none answers: the adbc server must be
 # the one answering, so every command through it must show in adbc-serve's
@@ -195,6 +195,20 @@ same shell echo reconnected
 same -s 127.0.0.1:1 reconnect
 same reconnect offline
 grep -q "adb server: host:reconnect-offline" "$LOG" || t_fail "no host:reconnect-offline in the log"
+
+t_check "reconnect device: the device drops the connection itself; the server connects again"
+id1=$id2
+same reconnect device
+grep -q "adb server: reconnect$" "$LOG" || t_fail "the device service did not go through adbc's server"
+for ((i = 0; i < 200; i++)); do
+    run b b devices -l
+    id2=$(sed -n 's/.*transport_id:\([0-9]*\) *$/\1/p' "$T_TMP/b.out")
+    [ -n "$id2" ] && [ "$id2" != "$id1" ] && grep -q " device " "$T_TMP/b.out" && break
+    sleep 0.05
+done
+[ -n "$id2" ] && [ "$id2" != "$id1" ] || t_fail "not connected again: transport id $id1, then '$id2'"
+adb_wait_state a "$DEV" device 10 || t_fail "adb: $DEV not back after reconnect device"
+same shell echo device-reconnected
 
 t_check "disconnect and connect, as adb's server answers them"
 for who in a b; do
