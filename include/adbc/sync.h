@@ -127,10 +127,20 @@ enum {
        needs sendrecv_v2_dry_run_send, else ADBC_EUNSUPPORTED) */
     ADBC_SYNC_DRY_RUN = 1u << 2,
     /* push: leave out files the device already has, by adb push --sync's
-       rule: in a tree, a file whose device copy has the same size and mtime;
-       a single file, one whose device copy has the same mtime. They are
-       counted in adbc_sync_result.skipped. */
+       (and adb sync's) rule: in a tree, a file whose device copy has the same
+       size and type and the same mtime (a link: a device mtime not older);
+       a single file, the same without the size. They are counted in
+       adbc_sync_result.skipped. */
     ADBC_SYNC_SKIP_SAME = 1u << 3,
+    /* push of a tree: walk it in adb's order (adb sync, adb push): each
+       directory's entries in the order the directory gives them, its files
+       before its subdirectories. Without it, entries go in name order. */
+    ADBC_SYNC_DIR_ORDER = 1u << 4,
+    /* push: send nothing and change nothing on the device (adb sync -l);
+       each file that would be sent (after ADBC_SYNC_SKIP_SAME) is reported
+       once to the progress callback, with file_done 1 and no bytes. Such a
+       file is counted in neither files nor skipped. */
+    ADBC_SYNC_LIST_ONLY = 1u << 5,
 };
 
 /* Defaults of adbc_sync_opts.max_entries and .max_depth (0 takes them). */
@@ -178,7 +188,8 @@ typedef struct adbc_sync_result {
     uint64_t files;     /* files transferred */
     uint64_t skipped;   /* special files (sockets, fifos, devices) left out,
                            and files ADBC_SYNC_SKIP_SAME left out */
-    uint64_t bytes;     /* content bytes transferred */
+    uint64_t bytes;     /* content bytes transferred (a pushed link's: its
+                           target and the NUL after it, as adb counts them) */
     uint64_t dirs;      /* directories created (tree pull; tree push: empty ones) */
     uint64_t wire_bytes; /* DATA payload bytes that crossed the link for those
                             contents (less than bytes when compressed) */

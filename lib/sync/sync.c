@@ -567,3 +567,15 @@ int sync_job_report(sync_job *j, int force)
     return core_fail(ADBC_ECANCELED, "%s: cancelled by the progress callback after %llu bytes",
                      j->p.src ? j->p.src : "transfer", (unsigned long long)j->p.file_bytes);
 }
+
+int sync_job_listed(sync_job *j, const char *src, const char *dst, const struct stat *st)
+{
+    j->p.src = src;
+    j->p.dst = dst;
+    j->p.file_bytes = 0;
+    j->p.file_total = S_ISREG(st->st_mode) ? (uint64_t)st->st_size : 0;
+    j->p.file_done = 1;
+    int rc = sync_job_report(j, 1);
+    j->p.src = j->p.dst = NULL; /* valid during the callback only */
+    return rc;
+}

@@ -143,6 +143,8 @@ int sync_job_entry(sync_job *j, const char *root);
 /* Report progress (throttled to every 64 KiB unless force). ADBC_ECANCELED
  * when the callback asked to stop (the caller aborts the session). */
 int sync_job_report(sync_job *j, int force);
+/* ADBC_SYNC_LIST_ONLY: report src -> dst as a file that would be pushed. */
+int sync_job_listed(sync_job *j, const char *src, const char *dst, const struct stat *st);
 
 /* ---- sync v2 (sync_v2.c) ---- */
 

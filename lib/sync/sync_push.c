@@ -289,6 +289,9 @@ static int send_link(adbc_sync *s, sync_job *j, const char *local, const char *r
     sync_enc_hdr(s->tx + s->tx_len, ADBC_SYNC_DATA, (uint32_t)n);
     memcpy(s->tx + s->tx_len + ADBC_SYNC_HDR, target, (size_t)n);
     s->tx_len += ADBC_SYNC_HDR + (size_t)n;
+    /* the target is the link's content, counted as adb counts it */
+    j->res.bytes += (uint64_t)n;
+    j->res.wire_bytes += (uint64_t)n;
     return 0;
 }
 
@@ -408,8 +411,13 @@ int sync_same_on_device(adbc_sync *s, sync_job *j, const char *const *remote,
         uint64_t size = (uint64_t)local[i]->st_size;
         if (!v2)
             size &= 0xffffffffu;
-        same[i] = !missing && st->mtime == (int64_t)local[i]->st_mtime &&
-                  (!check_size || st->size == size);
+        /* adb's rule (copy_local_dir_remote, sync_send): the types ANDed
+         * (a link against a file counts as a file), a link's mtime cannot
+         * be set on the device, so one not older will do */
+        uint32_t both = st->mode & (uint32_t)local[i]->st_mode;
+        int64_t lm = (int64_t)local[i]->st_mtime;
+        same[i] = !missing && (!check_size || st->size == size) &&
+                  ((S_ISREG(both) && st->mtime == lm) || (S_ISLNK(both) && st->mtime >= lm));
     }
     return 0;
 }
@@ -445,6 +453,8 @@ int adbc_sync_push(adbc_sync_result *res, adbc_sync *s, const char *local,
             rc = sync_same_on_device(s, &j, &remote, &stp, 1, 0, &same);
         if (rc == 0 && same) {
             j.res.skipped++;
+        } else if (rc == 0 && (j.opts->flags & ADBC_SYNC_LIST_ONLY)) {
+            rc = sync_job_listed(&j, local, remote, &st);
         } else if (rc == 0) {
             j.p.files_total = 1;
             j.p.total = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;

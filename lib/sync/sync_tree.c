@@ -87,8 +87,9 @@ static int dotdot(const char *n)
 
 /* ---- push ---- */
 
-/* Sorted names in a local directory (so pushes are in a stable order). */
-static int local_names(const char *dir, char ***names, size_t *count)
+/* The names in a local directory: sorted (so pushes are in a stable
+ * order), or as the directory gives them (ADBC_SYNC_DIR_ORDER). */
+static int local_names(const char *dir, int sorted, char ***names, size_t *count)
 {
     *names = NULL;
     *count = 0;
@@ -126,7 +127,7 @@ static int local_names(const char *dir, char ***names, size_t *count)
         core_free(v);
         return rc;
     }
-    if (n > 1)
+    if (n > 1 && sorted)
         qsort(v, n, sizeof *v, cmp_name);
     *names = v;
     *count = n;
@@ -142,9 +143,14 @@ static int walk_local(sync_job *j, tree *t, size_t parent, int depth)
                          t->v[parent].src, j->max_depth);
     char **names;
     size_t count;
-    int rc = local_names(t->v[parent].src, &names, &count);
+    /* adb's order: this directory's files first, its subdirectories after */
+    int adb_order = (j->opts->flags & ADBC_SYNC_DIR_ORDER) != 0;
+    int rc = local_names(t->v[parent].src, !adb_order, &names, &count);
     if (rc < 0)
         return rc;
+    size_t *later = NULL, nlater = 0;
+    if (adb_order && count > 0 && !(later = core_malloc(count * sizeof *later)))
+        rc = core_fail(ADBC_ENOMEM, "out of memory");
     for (size_t i = 0; i < count && rc >= 0; i++) {
         if ((rc = sync_job_entry(j, t->v[0].src)) < 0)
             break;
@@ -170,6 +176,10 @@ static int walk_local(sync_job *j, tree *t, size_t parent, int depth)
         if (S_ISDIR(st.st_mode)) {
             it->dir = 1;
             t->v[parent].has_subdir = 1;
+            if (later) {
+                later[nlater++] = (size_t)k;
+                continue;
+            }
             rc = walk_local(j, t, (size_t)k, depth + 1);
             if (rc == 0 && t->v[k].filled)
                 t->v[parent].filled = 1;
@@ -180,6 +190,12 @@ static int walk_local(sync_job *j, tree *t, size_t parent, int depth)
                 j->p.total += (uint64_t)st.st_size;
         }
     }
+    for (size_t i = 0; i < nlater && rc >= 0; i++) {
+        rc = walk_local(j, t, later[i], depth + 1);
+        if (rc == 0 && t->v[later[i]].filled)
+            t->v[parent].filled = 1;
+    }
+    core_free(later);
     for (size_t i = 0; i < count; i++)
         core_free(names[i]);
     core_free(names);
@@ -297,7 +313,8 @@ int sync_push_tree(adbc_sync *s, sync_job *j, const char *local, const char *rem
     int rc = walk_local(j, &t, 0, 0);
     if (rc == 0 && (j->opts->flags & ADBC_SYNC_SKIP_SAME))
         rc = mark_same(s, j, &t);
-    if (rc == 0)
+    int list_only = (j->opts->flags & ADBC_SYNC_LIST_ONLY) != 0;
+    if (rc == 0 && !list_only)
         rc = make_remote_dirs(s, j, &t);
     for (size_t i = 1; i < t.n && rc == 0; i++) {
         tree_item *it = &t.v[i];
@@ -307,7 +324,8 @@ int sync_push_tree(adbc_sync *s, sync_job *j, const char *local, const char *rem
             j->res.skipped++; /* sockets, fifos, devices: as adb, left out */
             continue;
         }
-        rc = sync_push_entry(s, j, it->src, it->dst, &it->lst);
+        rc = list_only ? sync_job_listed(j, it->src, it->dst, &it->lst)
+                       : sync_push_entry(s, j, it->src, it->dst, &it->lst);
     }
     if (rc == 0)
         rc = sync_push_collect(s, j, 0);

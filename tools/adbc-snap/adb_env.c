@@ -24,7 +24,8 @@ static const adb_var vars[] = {
     {"ADB_SERVER_SOCKET", NULL},          /* start-server, kill-server */
     {"ANDROID_ADB_SERVER_PORT", NULL},
     {"ANDROID_ADB_SERVER_ADDRESS", NULL},
-    {"ADB_COMPRESSION", NULL},            /* push and pull (snap_adb_compression) */
+    {"ADB_COMPRESSION", NULL},            /* push, pull, sync (snap_adb_compression) */
+    {"ANDROID_PRODUCT_OUT", NULL},        /* sync */
     {"ADB_TRACE", "adbc-snap writes no trace log (adbc-serve --adb-server logs requests with it)"},
     {"ADB_MDNS", "mDNS is asked for by name here: -s NAME._adb-tls-connect._tcp, `mdns services`"},
     {"ADB_MDNS_AUTO_CONNECT", "devices found by mDNS are used only when named with -s"},
@@ -33,7 +34,6 @@ static const adb_var vars[] = {
     {"ADB_USB", "USB devices are listed whenever libusb finds them"},
     {"ADB_BURST_MODE", "adbc's flow control is the session's own (delayed_ack when offered)"},
     {"ADB_EMU", "emulators are found on their ports whenever listed"},
-    {"ANDROID_PRODUCT_OUT", "adbc-snap has no `sync` of a build tree"},
     {"ADB_REJECT_KILL_SERVER", "an adb server's setting (adbc-serve --adb-server always obeys host:kill)"},
 };
 

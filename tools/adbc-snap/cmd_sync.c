@@ -22,6 +22,7 @@ static int cmd_push(snap_ctx *ctx, int argc, char **argv);
 static int cmd_pull(snap_ctx *ctx, int argc, char **argv);
 static int cmd_ls(snap_ctx *ctx, int argc, char **argv);
 static int cmd_stat(snap_ctx *ctx, int argc, char **argv);
+static int cmd_sync(snap_ctx *ctx, int argc, char **argv);
 
 const snap_cmd snap_cmds_sync[] = {
     {"push", cmd_push,
@@ -34,6 +35,10 @@ const snap_cmd snap_cmds_sync[] = {
      "copy files or trees from the device (-a: keep mtime and mode)"},
     {"ls", cmd_ls, "ls [-l] [--json] REMOTE", "list a directory on the device"},
     {"stat", cmd_stat, "stat [--json] REMOTE", "what the device reports about a path"},
+    {"sync", cmd_sync,
+     "sync [-l] [-n] [-q] [-z ALGORITHM|-Z] "
+     "[all|data|odm|oem|product|system|system_ext|vendor]",
+     "push a build's changed files from $ANDROID_PRODUCT_OUT (as adb sync; -l: only list them)"},
     {NULL, NULL, NULL, NULL},
 };
 
@@ -679,4 +684,112 @@ static int cmd_stat(snap_ctx *ctx, int argc, char **argv)
                (unsigned long long)st.ino);
     }
     return 0;
+}
+
+/* ---- sync ---- */
+
+/* adb's partitions, in the order adb syncs them. */
+static const char *const partitions[] = {"data",   "odm",        "oem",    "product",
+                                         "system", "system_ext", "vendor", NULL};
+
+typedef struct sync_out {
+    int list; /* -l: print what would be pushed */
+    bar b;
+} sync_out;
+
+static int sync_progress(void *user, const adbc_sync_progress *p)
+{
+    sync_out *o = user;
+    if (!o->list)
+        return on_progress(&o->b, p);
+    char a[4096], b[4096];
+    printf("would push: %s -> %s\n", snap_tty_safe(p->src, a, sizeof a),
+           snap_tty_safe(p->dst, b, sizeof b));
+    return 0;
+}
+
+/* adb sync: each partition directory of $ANDROID_PRODUCT_OUT that exists
+ * (or the one named) is pushed to /PARTITION, leaving out the files the
+ * device has already (same size and mtime: ADBC_SYNC_SKIP_SAME), walking the
+ * tree in adb's order; a summary line per partition. */
+static int cmd_sync(snap_ctx *ctx, int argc, char **argv)
+{
+    const snap_cmd *cmd = &snap_cmds_sync[4];
+    xopts x = {.flags = ADBC_SYNC_SKIP_SAME | ADBC_SYNC_DIR_ORDER, .comp = ADBC_SYNC_COMPRESS_AUTO};
+    if (snap_adb_compression(&x.comp) < 0)
+        return SNAP_EXIT_USAGE;
+    int i = 1;
+    for (; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
+        int z = compression_opt(cmd, argc, argv, &i, &x.comp);
+        if (z < 0)
+            return SNAP_EXIT_USAGE;
+        if (z)
+            continue;
+        if (strcmp(argv[i], "-l") == 0)
+            x.flags |= ADBC_SYNC_LIST_ONLY;
+        else if (strcmp(argv[i], "-n") == 0)
+            x.flags |= ADBC_SYNC_DRY_RUN;
+        else if (strcmp(argv[i], "-q") == 0)
+            ctx->quiet = 1;
+        else if (strcmp(argv[i], "--") == 0) {
+            i++;
+            break;
+        } else
+            return snap_usage(cmd, "unknown option");
+    }
+    if (argc - i > 1)
+        return snap_usage(cmd, "give at most one PARTITION");
+    const char *which = i < argc ? argv[i] : "all";
+    int known = strcmp(which, "all") == 0;
+    for (int k = 0; partitions[k] && !known; k++)
+        known = strcmp(which, partitions[k]) == 0;
+    if (!known)
+        return snap_usage(cmd, "PARTITION is all, data, odm, oem, product, system, system_ext "
+                               "or vendor");
+    const char *out = getenv("ANDROID_PRODUCT_OUT");
+    if (!out || !*out)
+        return snap_error(SNAP_EXIT_FAIL, "sync",
+                          "product directory not specified; set $ANDROID_PRODUCT_OUT (a "
+                          "build's out/target/product/NAME)");
+    adbc_sync *s = NULL;
+    int found = 0, status = 0;
+    for (int k = 0; partitions[k] && status == 0; k++) {
+        if (strcmp(which, "all") != 0 && strcmp(which, partitions[k]) != 0)
+            continue;
+        /* as adb: $ANDROID_PRODUCT_OUT/PARTITION, a separator added */
+        char local[4096], remote[64], label[64];
+        snprintf(local, sizeof local, "%s/%s", out, partitions[k]);
+        struct stat st;
+        if (stat(local, &st) != 0 || !S_ISDIR(st.st_mode))
+            continue;
+        found = 1;
+        if (!s && open_sync(ctx, &s) < 0)
+            return SNAP_EXIT_FAIL;
+        snprintf(remote, sizeof remote, "/%s", partitions[k]);
+        snprintf(label, sizeof label, "/%s/", partitions[k]);
+        sync_out o = {.list = (x.flags & ADBC_SYNC_LIST_ONLY) != 0};
+        bar_init(&o.b, ctx);
+        adbc_sync_opts so;
+        adbc_sync_opts_init(&so);
+        so.progress = sync_progress;
+        so.user = &o;
+        so.flags = x.flags;
+        so.compression = x.comp;
+        adbc_sync_result r;
+        double t0 = now_s();
+        int rc = adbc_sync_push(&r, s, local, remote, &so, ctx->timeout_ms);
+        bar_clear(&o.b);
+        if (rc < 0) {
+            snap_fail("sync", rc);
+            status = SNAP_EXIT_FAIL;
+            break;
+        }
+        summary(ctx, label, "pushed", &r, now_s() - t0);
+    }
+    adbc_sync_close(s);
+    if (!found)
+        return snap_error(SNAP_EXIT_FAIL, "sync",
+                          "don't know how to sync %s partition: %s/%s is not a directory", which,
+                          out, strcmp(which, "all") == 0 ? "{data,system,vendor,...}" : which);
+    return status;
 }

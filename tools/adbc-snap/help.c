@@ -250,6 +250,19 @@ static const snap_help help_table[] = {
     {"stat",
      "What the device reports about a path: type, mode, size, modification time.\n\n"
      "  " JSON_NOTE},
+    {"sync",
+     "Pushes a local build to the device as `adb sync` does: each partition\n"
+     "directory of $ANDROID_PRODUCT_OUT (data, odm, oem, product, system,\n"
+     "system_ext, vendor; all of them, or the one named) goes to /PARTITION,\n"
+     "leaving out the files the device already has (same size and type and\n"
+     "mtime; a link whose device copy is not older). The tree is walked in\n"
+     "adb's order; one summary line per partition, as adb prints it. A\n"
+     "partition that fails (read-only before `remount`) ends the command.\n\n"
+     "  -l       only list what would be pushed (\"would push: LOCAL -> REMOTE\")\n"
+     "  -n       dry run: send everything, the device writes nothing\n"
+     "  -q       no progress line\n"
+     "  -z ALG   compress with ALG: any, none, brotli, lz4 or zstd\n"
+     "  -Z       do not compress"},
     {"devices",
      "Lists USB devices with an ADB (or fastboot) interface, the emulators (an\n"
      "adbd on 127.0.0.1 at an odd port P from 5555 to $ADB_LOCAL_TRANSPORT_MAX_PORT,\n"
@@ -259,6 +272,14 @@ static const snap_help help_table[] = {
      "handshake (at most 3 s); they run in parallel for the emulators.\n\n"
      "  -l       also product, model, device and transport details\n"
      "  " JSON_NOTE},
+    {"track-devices",
+     "The device list (the same devices as `devices`) as adb's server sends it\n"
+     "to a tracker, at once and again each time it changes, until interrupted,\n"
+     "as `adb track-devices`: each list is preceded by its length in 4 hex\n"
+     "digits. The list is taken again every second; USB devices come first,\n"
+     "then the rest by serial, as adb's server orders them.\n\n"
+     "  -l       the long lines of `devices -l`, with a transport id per device\n"
+     "           (kept while it is listed, a new one when it comes back)"},
     {"pair",
      "Pairs this computer's adb key with an Android 11+ device (Developer\n"
      "options > Wireless debugging > Pair device with pairing code). CODE is\n"
