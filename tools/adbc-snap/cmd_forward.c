@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* adbc-snap forward / reverse. Through a running session (adbc-snap -s DEV
- * session start) a forward is held by the session's server and outlives the
- * command, as adb's server holds forwards (--list, --remove, --remove-all,
- * --no-rebind as adb's). Without a session, or with -v or --half-close,
+/* adbc-snap forward / reverse. When adb's server answers at adb's address
+ * (adbc-serve --adb-server, `adbc-snap start-server`) and holds the device,
+ * it holds the forward, as adb's command has it; else, through a running
+ * session (adbc-snap -s DEV session start), the session's server holds it.
+ * Either way the forward outlives the command, as adb's server holds
+ * forwards (--list, --remove, --remove-all, --no-rebind as adb's; --list
+ * shows the sessions' and the server's: one list). Without either, or with -v or --half-close,
  * forwards live as long as the command runs (like ssh -L or kubectl
  * port-forward): several LOCAL REMOTE pairs in one process, a line per
  * connection with -v, until interrupted or the device goes away (every
@@ -152,22 +155,27 @@ static int held_ask(char **reply, snap_ctx *ctx, adbc_conn *c, const char *req)
     }
     adbc_stream_close(st);
     buf[len] = '\0';
-    int failed = len >= 4 && memcmp(buf, "FAIL", 4) == 0;
-    if (len < 4 || (!failed && memcmp(buf, "OKAY", 4) != 0)) {
+    int failed = snap_hp_reply(buf, len);
+    if (failed < 0) {
         free(buf);
         snap_error(SNAP_EXIT_FAIL, "forward", "the session answered what is not adb's "
                           "server protocol (an older adbc-serve? restart the session)");
         return -1;
     }
-    /* OKAY [OKAY] [%04x STRING], or FAIL %04x MESSAGE: the string alone. */
-    size_t off = 4;
-    if (!failed && len >= 8 && memcmp(buf + 4, "OKAY", 4) == 0)
-        off = 8;
-    if (len >= off + 4)
-        off += 4;
-    memmove(buf, buf + off, len - off + 1);
     *reply = buf;
     return failed;
+}
+
+/* The request for the adb server: with the device named by -t, -s or
+ * ANDROID_SERIAL, "host-serial:NAME:CMD", else "host:CMD". */
+static void server_req(char *req, size_t cap, const snap_ctx *ctx, const char *cmd)
+{
+    snap_globals g = {.serial = ctx->serial, .target = ctx->target};
+    const char *named = snap_session_name(&g);
+    if (named)
+        snprintf(req, cap, "host-serial:%s:%s", named, cmd);
+    else
+        snprintf(req, cap, "host:%s", cmd);
 }
 
 /* The sessions a request goes to: the named device's, or with none named
@@ -211,6 +219,28 @@ static int held_each(snap_ctx *ctx, const char *req, int (*each)(void *u, const 
         if (r == 0 && strncmp(req, "host:killforward:", 17) == 0)
             return 0; /* removed where it was */
     }
+    /* And adb's server, when one answers at adb's address: the forwards it
+     * holds (made by adbc-snap, by adb or any client of it) are the same
+     * list `adb forward --list` shows. It lists every device's; a request
+     * about one device names it. */
+    if (ctx->no_session)
+        return rc;
+    char sreq[600];
+    if (strcmp(req, "host:list-forward") == 0)
+        snprintf(sreq, sizeof sreq, "%s", req);
+    else
+        server_req(sreq, sizeof sreq, ctx, req + 5);
+    char *reply;
+    int r = snap_srv_query(sreq, &reply, ctx->timeout_ms);
+    if (r < 0)
+        return rc;
+    /* A server that holds no device has no forwards to list */
+    if (!(r == 1 && strcmp(req, "host:list-forward") == 0)) {
+        r = each(u, reply, r);
+        if (r != 0 && strncmp(req, "host:killforward:", 17) != 0)
+            rc = r;
+    }
+    free(reply);
     return rc;
 }
 
@@ -282,6 +312,44 @@ static int held_add(snap_ctx *ctx, adbc_conn *c, const char *local, const char *
     return rc;
 }
 
+/* Have adb's server hold the pairs, as adb does, when one answers at
+ * adb's address and holds the device: 0, or an exit status after the
+ * server refused; -1 when there is no such server (nothing printed). */
+static int server_add(snap_ctx *ctx, char **pairs, int npairs, int norebind)
+{
+    for (int k = 0; k < npairs; k++) {
+        const char *local = pairs[2 * k], *remote = pairs[2 * k + 1];
+        if (strchr(local, ';') || strchr(remote, ';') || strlen(local) > 300 ||
+            strlen(remote) > 300)
+            return snap_error(SNAP_EXIT_USAGE, "forward", "';' and addresses over 300 bytes "
+                              "are not taken: %s %s", local, remote);
+        char cmd[700], req[1000], *reply;
+        snprintf(cmd, sizeof cmd, "forward:%s%s;%s", norebind ? "norebind:" : "", local, remote);
+        server_req(req, sizeof req, ctx, cmd);
+        int r = snap_srv_query(req, &reply, ctx->timeout_ms);
+        if (r < 0)
+            return -1;
+        /* A server that does not hold the device: a session's, or this
+         * process's own relay, will do. */
+        if (r == 1 && k == 0 &&
+            ((strstr(reply, "device '") && strstr(reply, "' not found")) ||
+             strncmp(reply, "no devices", 10) == 0)) {
+            free(reply);
+            return -1;
+        }
+        int rc = 0;
+        if (r == 1)
+            rc = snap_error(SNAP_EXIT_FAIL, "forward", "%s", reply);
+        else if (*reply)
+            printf("%s\n", reply); /* as adb: a new TCP listener's port */
+        free(reply);
+        if (rc)
+            return rc;
+    }
+    fflush(stdout);
+    return 0;
+}
+
 static int cmd_forward(snap_ctx *ctx, int argc, char **argv)
 {
     const snap_cmd *self = &snap_cmds_forward[0];
@@ -316,6 +384,14 @@ static int cmd_forward(snap_ctx *ctx, int argc, char **argv)
     if (verbose) {
         o.on_event = on_event;
         o.user = "forward";
+    }
+    /* adb's server holds forwards when one runs (adbc-serve --adb-server,
+     * `adbc-snap start-server`), as adb's own command has it do: the one
+     * list that `adb forward --list` and `forward --list` show. */
+    if (!verbose && !o.half_close && !ctx->no_session) {
+        int r = server_add(ctx, argv + i, npairs, norebind);
+        if (r >= 0)
+            return r;
     }
     adbc_conn *c;
     relay_conn(ctx);

@@ -48,7 +48,7 @@ const snap_cmd snap_cmds_server[] = {
 
 /* A connected socket to the server at addr (adb's syntax) within ms, or
  * -1 with errno set. */
-static int dial(const char *addr, int ms)
+int snap_srv_dial(const char *addr, int ms)
 {
     struct sockaddr_storage ss;
     socklen_t sl = 0;
@@ -145,10 +145,9 @@ static int request(int fd, const char *req, char *msg, size_t cap, int ms)
     return 0;
 }
 
-/* The version of the server answering at addr, or -1 when none answers. */
-static long server_version(const char *addr, int ms)
+long snap_srv_version(const char *addr, int ms)
 {
-    int fd = dial(addr, ms);
+    int fd = snap_srv_dial(addr, ms);
     if (fd < 0)
         return -1;
     char msg[256], hdr[4], val[5] = {0};
@@ -158,6 +157,77 @@ static long server_version(const char *addr, int ms)
         v = strtol(val, NULL, 16);
     close(fd);
     return v;
+}
+
+int snap_hp_reply(char *buf, size_t len)
+{
+    int failed = len >= 4 && memcmp(buf, "FAIL", 4) == 0;
+    if (len < 4 || (!failed && memcmp(buf, "OKAY", 4) != 0))
+        return -1;
+    /* OKAY [OKAY] [%04x STRING], or FAIL %04x MESSAGE: the string alone. */
+    size_t off = 4;
+    if (!failed && len >= 8 && memcmp(buf + 4, "OKAY", 4) == 0)
+        off = 8;
+    if (len >= off + 4)
+        off += 4;
+    memmove(buf, buf + off, len - off + 1);
+    return failed;
+}
+
+int snap_srv_query(const char *req, char **reply, int ms)
+{
+    *reply = NULL;
+    char abuf[300];
+    const char *addr = ops_hp_server_addr(abuf, sizeof abuf);
+    /* Only a server of adb's version: what answers there may be anything. */
+    if (snap_srv_version(addr, ms) != 41)
+        return -1;
+    int fd = snap_srv_dial(addr, ms);
+    if (fd < 0)
+        return -1;
+    char out[OPS_HP_MAX + 8];
+    size_t n = ops_hp_string(out, sizeof out, req);
+    if (n == 0 || send(fd, out, n, MSG_NOSIGNAL) != (ssize_t)n) {
+        close(fd);
+        return -1;
+    }
+    /* The server answers and closes, as adb's does after a host request. */
+    size_t cap = 4096, len = 0;
+    char *buf = malloc(cap);
+    int64_t end = ops_now_ms() + ms;
+    while (buf) {
+        int left = (int)(end - ops_now_ms());
+        struct pollfd pf = {fd, POLLIN, 0};
+        if (left <= 0 || poll(&pf, 1, left) != 1)
+            break;
+        ssize_t k = recv(fd, buf + len, cap - len - 1, 0);
+        if (k < 0 && (errno == EINTR || errno == EAGAIN))
+            continue;
+        if (k <= 0)
+            break;
+        len += (size_t)k;
+        if (len + 1 == cap) {
+            char *nb = cap < (1u << 20) ? realloc(buf, cap * 2) : NULL;
+            if (!nb) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+    }
+    close(fd);
+    if (!buf)
+        return -1;
+    buf[len] = '\0';
+    int rc = snap_hp_reply(buf, len);
+    if (rc < 0) {
+        free(buf);
+        return -1;
+    }
+    *reply = buf;
+    return rc;
 }
 
 static void pause_ms(int ms)
@@ -173,7 +243,7 @@ static int cmd_start_server(snap_ctx *ctx, int argc, char **argv)
         return snap_usage(&snap_cmds_server[0], "takes no arguments");
     char buf[300];
     const char *addr = ops_hp_server_addr(buf, sizeof buf);
-    long v = server_version(addr, 2000);
+    long v = snap_srv_version(addr, 2000);
     if (v == 41)
         return 0; /* running: as adb, nothing to say */
     if (v >= 0)
@@ -238,7 +308,7 @@ static int cmd_start_server(snap_ctx *ctx, int argc, char **argv)
     adbc_devices_free(list);
     for (int waited = 0;; waited += 50) {
         int st;
-        if (server_version(addr, 1000) == 41)
+        if (snap_srv_version(addr, 1000) == 41)
             break;
         if (waitpid(pid, &st, WNOHANG) == pid || waited > ctx->timeout_ms) {
             if (waited > ctx->timeout_ms)
@@ -259,7 +329,7 @@ static int cmd_kill_server(snap_ctx *ctx, int argc, char **argv)
         return snap_usage(&snap_cmds_server[1], "takes no arguments");
     char buf[300], msg[512];
     const char *addr = ops_hp_server_addr(buf, sizeof buf);
-    int fd = dial(addr, ctx->timeout_ms < 5000 ? ctx->timeout_ms : 5000);
+    int fd = snap_srv_dial(addr, ctx->timeout_ms < 5000 ? ctx->timeout_ms : 5000);
     if (fd < 0) {
         /* As adb: nothing to stop is not an error. */
         if (!ctx->quiet)
@@ -281,7 +351,7 @@ static int cmd_kill_server(snap_ctx *ctx, int argc, char **argv)
     /* Gone once nothing answers there (a start-server right after must
      * not find the old one still closing). */
     for (int waited = 0; waited < 10000; waited += 50) {
-        int probe = dial(addr, 1000);
+        int probe = snap_srv_dial(addr, 1000);
         if (probe < 0)
             return 0;
         close(probe);

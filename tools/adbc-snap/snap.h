@@ -182,6 +182,21 @@ void snap_adb_env_check(const snap_ctx *ctx);
 int snap_adb_compression(adbc_sync_compression *comp);
 /* start-server, kill-server (cmd_server.c): adbc-serve as adb's server. */
 extern const snap_cmd snap_cmds_server[];
+/* A client of adb's server (cmd_server.c). A connected socket to the
+ * server at addr (adb's syntax: tcp:..., localfilesystem:...) within ms, or
+ * -1 with errno set; the version of the server answering there, or -1. */
+int snap_srv_dial(const char *addr, int ms);
+long snap_srv_version(const char *addr, int ms);
+/* A reply of adb's server protocol in buf (len bytes, NUL-terminated):
+ * OKAY [OKAY] [%04x STRING] or FAIL %04x MESSAGE, made the string alone in
+ * place. 0 OKAY, 1 FAIL, -1 when it is not that protocol. */
+int snap_hp_reply(char *buf, size_t len);
+/* Send req (a "host..." request) to the server of adb's version (41) at
+ * adb's address (ADB_SERVER_SOCKET, ANDROID_ADB_SERVER_PORT...) and read
+ * its answer (each wait at most ms): 0 with *reply what followed OKAY, 1
+ * with *reply the FAIL message (malloc'd both), -1 when no such server
+ * answers. */
+int snap_srv_query(const char *req, char **reply, int ms);
 
 /* The devices of the running sessions (their names as -s/-t gave them), at
  * most max into names; how many. */
