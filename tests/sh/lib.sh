@@ -86,12 +86,28 @@ t_init()
     export XDG_STATE_HOME=$T_TMP/state
 }
 
+# _t_ours PID: PID is alive and still a child of this test's shell. Once
+# bash has reaped a child that ended, its number is free, and on a busy
+# machine (pid_max may be 32768, and ctest runs tests side by side) it soon
+# names another test's process: a signal sent by number alone could stop
+# that one (a model server, a device). Signal only what this passes.
+_t_ours()
+{
+    local stat
+    stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+    # "pid (comm) state ppid ...": comm may hold spaces and parentheses.
+    stat=${stat##*) }
+    stat=${stat#* }
+    stat=${stat%% *}
+    [ "$stat" = "$T_MAIN_PID" ] || [ "$stat" = "$BASHPID" ]
+}
+
 # Wait until a process id is gone (it must be our child). $2: timeout s.
 _t_wait_gone()
 {
     local pid=$1 i
     for ((i = 0; i < ${2:-5} * 20; i++)); do
-        kill -0 "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null; return 0; }
+        _t_ours "$pid" || { wait "$pid" 2>/dev/null; return 0; }
         sleep 0.05
     done
     return 1
@@ -102,10 +118,10 @@ _t_stop_pid()
 {
     local pid=$1
     [ -n "$pid" ] || return 0
-    kill -0 "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null; return 0; }
+    _t_ours "$pid" || { wait "$pid" 2>/dev/null; return 0; }
     kill -TERM "$pid" 2>/dev/null
     _t_wait_gone "$pid" "${2:-5}" && return 0
-    kill -KILL "$pid" 2>/dev/null
+    _t_ours "$pid" && kill -KILL "$pid" 2>/dev/null
     _t_wait_gone "$pid" 2
     return 1
 }
@@ -193,9 +209,9 @@ td_stop()
 {
     local name=$1 pid=${TD_PID[$1]}
     [ -n "$pid" ] || return 0
-    kill -TERM "$pid" 2>/dev/null
+    _t_ours "$pid" && kill -TERM "$pid" 2>/dev/null
     _t_wait_gone "$pid" 60 || {
-        kill -KILL "$pid" 2>/dev/null
+        _t_ours "$pid" && kill -KILL "$pid" 2>/dev/null
         t_fail "test device $name (pid $pid) did not exit within 60 s of SIGTERM"
     }
     unset "TD_PID[$name]"
