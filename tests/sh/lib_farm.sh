@@ -96,3 +96,20 @@ farm_wait()
     done
     t_fail "farm task $2 did not end: $(cat "$OUT")"
 }
+# nodes_stop_clean: SIGTERM every node still running; each must exit 0, and
+# no node's log may hold a sanitizer's report (a TSan or ASan build halts
+# a node on one, which the farm would otherwise take for a dead node).
+nodes_stop_clean()
+{
+    local n rc
+    for n in "${!NPID[@]}"; do
+        kill -0 "${NPID[$n]}" 2> /dev/null || continue
+        kill -TERM "${NPID[$n]}"
+        wait "${NPID[$n]}"
+        rc=$?
+        [ "$rc" = 0 ] || t_fail "node $n exited $rc on SIGTERM: $(tail -n 5 "$T_TMP/node.$n.log")"
+    done
+    if grep -qE '(ERROR|WARNING): [A-Za-z]*Sanitizer|runtime error:' "$T_TMP"/node.*.log; then
+        t_fail "a node logged a sanitizer report: $(grep -m3 -E 'Sanitizer|runtime error' "$T_TMP"/node.*.log)"
+    fi
+}

@@ -288,3 +288,6 @@ grep -raq "$KEY" "$RDIR" && t_fail "the key is in Redis's files"
 grep -raq "sk-test" "$RDIR" && t_fail "a key is in Redis's files"
 grep -q "$KEY" "$T_TMP"/node.*.log && t_fail "the key is in a node's log"
 true
+
+t_check "every node stops on SIGTERM with status 0, and no node logged a sanitizer report"
+nodes_stop_clean
