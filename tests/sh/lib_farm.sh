@@ -96,16 +96,29 @@ farm_wait()
     done
     t_fail "farm task $2 did not end: $(cat "$OUT")"
 }
-# nodes_stop_clean: SIGTERM every node still running; each must exit 0, and
-# no node's log may hold a sanitizer's report (a TSan or ASan build halts
-# a node on one, which the farm would otherwise take for a dead node).
+# nodes_stop_clean: SIGTERM every node still running; each must exit 0
+# within 30 s, and no node's log may hold a sanitizer's report (a TSan or
+# ASan build halts a node on one, which the farm would otherwise take for
+# a dead node).
 nodes_stop_clean()
 {
-    local n rc
+    local n pid rc i st
     for n in "${!NPID[@]}"; do
-        kill -0 "${NPID[$n]}" 2> /dev/null || continue
-        kill -TERM "${NPID[$n]}"
-        wait "${NPID[$n]}"
+        pid=${NPID[$n]}
+        _t_ours "$pid" || continue
+        kill -TERM "$pid"
+        for ((i = 0; i < 600; i++)); do
+            st=$(cat "/proc/$pid/stat" 2> /dev/null) || break
+            st=${st##*) }
+            [ "${st%% *}" = Z ] && break
+            sleep 0.05
+        done
+        if [ "$i" = 600 ]; then
+            kill -KILL "$pid"
+            wait "$pid" 2> /dev/null
+            t_fail "node $n did not stop within 30 s of SIGTERM: $(tail -n 5 "$T_TMP/node.$n.log")"
+        fi
+        wait "$pid"
         rc=$?
         [ "$rc" = 0 ] || t_fail "node $n exited $rc on SIGTERM: $(tail -n 5 "$T_TMP/node.$n.log")"
     done
