@@ -224,7 +224,10 @@ typedef struct adbc_ui_opts {
                                idle state", the mark of an animating screen) */
     int poll_interval_ms;   /* waits: pause between snapshots, 0..10000; default 250 */
     int web;                /* 1: read the pages shown in WebViews through DevTools and
-                               splice them in (docs/webview.md); default 0 */
+                               splice them in (docs/webview.md); default 0. Each
+                               page's DevTools session is kept with the connection
+                               until it closes, and a page that did not change is
+                               not read again */
     int web_budget_ms;      /* the web part's time, all pages together, 1..60000;
                                default 3000. A page that does not answer within it
                                leaves its WebView as the dump had it, with a note */

@@ -208,6 +208,17 @@ void adbc_conn_close(adbc_conn *c)
 {
     if (!c)
         return;
+    /* What the layers above kept ends first: its streams close on a
+     * connection that still works. */
+    for (int i = 0; i < CONN_KEPTS; i++) {
+        pthread_mutex_lock(&c->mu);
+        void *p = c->kept[i];
+        void (*end)(void *) = c->kept_end[i];
+        c->kept[i] = NULL;
+        pthread_mutex_unlock(&c->mu);
+        if (p && end)
+            end(p);
+    }
     pthread_mutex_lock(&c->mu);
     c->stopping = 1;
     pthread_cond_broadcast(&c->cond);
@@ -327,4 +338,28 @@ void conn_fact_set(adbc_conn *c, int which, int value)
 {
     if (c && which >= 0 && which < CONN_FACTS)
         c->facts[which] = value;
+}
+
+void *conn_kept(adbc_conn *c, int which)
+{
+    if (!c || which < 0 || which >= CONN_KEPTS)
+        return NULL;
+    pthread_mutex_lock(&c->mu);
+    void *p = c->kept[which];
+    pthread_mutex_unlock(&c->mu);
+    return p;
+}
+
+void *conn_keep(adbc_conn *c, int which, void *p, void (*end)(void *p))
+{
+    if (!c || which < 0 || which >= CONN_KEPTS)
+        return NULL;
+    pthread_mutex_lock(&c->mu);
+    if (!c->kept[which] && !c->stopping) {
+        c->kept[which] = p;
+        c->kept_end[which] = end;
+    }
+    void *kept = c->kept[which];
+    pthread_mutex_unlock(&c->mu);
+    return kept;
 }

@@ -105,6 +105,9 @@ struct adbc_conn {
     /* What the layers above learnt about the device, once per connection
      * (conn_facts.h); 0: not known yet. */
     _Atomic int facts[CONN_FACTS];
+    /* State kept by the layers above (conn_keep; under mu). */
+    void *kept[CONN_KEPTS];
+    void (*kept_end[CONN_KEPTS])(void *p);
 };
 
 /* Lock held: end the connection with an error (first one wins). */

@@ -11,6 +11,7 @@
  * dropped. */
 #include "adbc/webview.h"
 #include "core/internal.h"
+#include "services/cdp_int.h"
 #include "core/jread.h"
 
 #include <stdio.h>
@@ -44,6 +45,7 @@ struct adbc_cdp {
     uint8_t *left;     /* bytes read past the handshake's headers */
     size_t left_len, left_off;
     int next_id;
+    unsigned long events; /* received so far */
     int closed;
     int bad;           /* a malformed message arrived: its description */
     char bad_msg[160];
@@ -115,6 +117,7 @@ static void keep(adbc_cdp *c, const char *msg, size_t len)
     }
     int id = jread_get(&j, 0, "id");
     if (id < 0) { /* an event */
+        c->events++;
         jread_free(&j);
         return;
     }
@@ -413,6 +416,11 @@ int adbc_cdp_call(char **result, size_t *len, adbc_cdp *c, const char *method,
     return adbc_cdp_wait(result, len, c, id, core_remaining(deadline));
 }
 
+unsigned long cdp_events(const adbc_cdp *c)
+{
+    return c ? c->events : 0;
+}
+
 void adbc_cdp_close(adbc_cdp *c)
 {
     if (!c)
@@ -470,6 +478,12 @@ int adbc_cdp_call(char **result, size_t *len, adbc_cdp *c, const char *method,
     if (len)
         *len = 0;
     return no_ws();
+}
+
+unsigned long cdp_events(const adbc_cdp *c)
+{
+    (void)c;
+    return 0;
 }
 
 void adbc_cdp_close(adbc_cdp *c)

@@ -20,17 +20,30 @@
  * has another id, so its ref goes stale).
  *
  * Everything is bounded by one budget: a page that does not answer within
- * it leaves its WebView as the dump had it, with a note node saying why. */
+ * it leaves its WebView as the dump had it, with a note node saying why.
+ *
+ * Each page's DevTools session is kept with the connection (conn_keep),
+ * one per WebView, with its last tree and the objects of its nodes: a
+ * later read asks the page's metrics, frames and a fingerprint of what its
+ * DOM events do not report (print_js), in one round trip beside the page
+ * list, and reads the tree again only when the page changed (a DOM event
+ * since, other frames, another fingerprint). From its second read a
+ * session follows the page's DOM (DOM.getDocument with depth -1). A session
+ * whose page is no longer the one shown, or that fails, is closed; a kept
+ * session that failed gets one more try from the start within the budget. */
 #include "ui/ui_internal.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "adbc/shell.h"
 #include "adbc/webview.h"
+#include "conn/conn_facts.h"
 #include "core/internal.h"
 #include "core/jread.h"
+#include "services/cdp_int.h"
 
 #define WEB_MAX_VIEWS 8
 #define WEB_MAX_SOCKETS 64
@@ -322,6 +335,7 @@ typedef struct wframe {
     int parsed;
     int base, n;      /* its nodes: a[base .. base + n) */
     char err[200];    /* why it was not read, "" */
+    int check_err;    /* err is the check's: cleared for the next read */
     int call;         /* command id of its check, 0 */
     int shown;        /* 1: checked, what shows of it is known */
     double ox, oy, fs; /* its CSS px in the page's: page_x = ox + x * fs */
@@ -948,72 +962,228 @@ static int id_ok(const char *s)
     return 1;
 }
 
-static int read_page(wview *v, adbc_conn *c, const char *sock, int64_t deadline)
-{
-    char *path, *pageid;
-    int rc = pick_page(&path, &pageid, c, sock, v, deadline);
-    if (rc < 0)
-        return rc;
-    adbc_cdp *cdp = NULL;
-    char *metrics = NULL, *frames = NULL;
+/* ---- a page's DevTools session, kept with the connection ------------------ */
+
+/* One WebView's page: its session, and what its last read found, so a page
+ * that did not change is not asked for its tree again (docs/webview.md,
+ * "A warm session"). */
+typedef struct wsess {
+    char *key;         /* "package@x,y" of its WebView; NULL: the slot is free */
+    char *sock, *pageid;
+    adbc_cdp *cdp;
+    int reads;         /* reads of the page on this session */
+    int tracking;      /* DOM.getDocument sent: the page reports its DOM's changes */
+    unsigned long ev;  /* the session's events before that DOM.getDocument */
+    char *frames;      /* the frame tree (Page.getFrameTree) the tree was read with */
+    char *print;       /* the page's fingerprint then (print_js) */
+    int have;          /* pg and ord hold that read's tree */
     wpage pg;
-    memset(&pg, 0, sizeof pg);
-    int nord = 0, *ord = NULL, *pos = NULL, *ids = NULL;
-    jread jm = {0}, jf = {0};
-    pg.nf = 1;
-    pg.f[0].parent = -1;
-    pg.f[0].owner_node = -1;
-    rc = adbc_cdp_open(&cdp, c, sock, path, core_remaining(deadline));
-    int idm = rc < 0 ? rc : adbc_cdp_send(cdp, "Page.getLayoutMetrics", NULL, core_remaining(deadline));
-    int idf = idm < 0 ? idm : adbc_cdp_send(cdp, "Page.getFrameTree", NULL, core_remaining(deadline));
-    pg.f[0].tid = idf < 0 ? idf : adbc_cdp_send(cdp, "Accessibility.getFullAXTree", NULL,
-                                                core_remaining(deadline));
-    rc = pg.f[0].tid < 0 ? pg.f[0].tid : 0;
+    int *ord, nord;
+    int stale;         /* objects of nodes no longer read, still in the "adbc" group */
+    uint64_t used;     /* when last used (wkeep.clock) */
+} wsess;
+
+/* The sessions of one connection (conn_keep): one thread at a time. */
+typedef struct wkeep {
+    pthread_mutex_t mu;
+    wsess s[WEB_MAX_VIEWS];
+    uint64_t clock;
+} wkeep;
+
+/* Objects of gone nodes held past this many: the group is released and
+ * every object asked again. */
+#define WEB_MAX_STALE 2000
+
+/* End the session (the key stays): its next read starts cold. */
+static void sess_close(wsess *ws)
+{
+    adbc_cdp_close(ws->cdp);
+    ws->cdp = NULL;
+    core_free(ws->sock);
+    core_free(ws->pageid);
+    core_free(ws->frames);
+    core_free(ws->print);
+    core_free(ws->ord);
+    ws->sock = ws->pageid = ws->frames = ws->print = NULL;
+    ws->ord = NULL;
+    ws->nord = 0;
+    if (ws->have)
+        page_free(&ws->pg);
+    memset(&ws->pg, 0, sizeof ws->pg);
+    ws->have = ws->tracking = ws->reads = ws->stale = 0;
+    ws->ev = 0;
+}
+
+static void sess_free(wsess *ws)
+{
+    sess_close(ws);
+    core_free(ws->key);
+    ws->key = NULL;
+}
+
+static void keep_end(void *p)
+{
+    wkeep *k = p;
+    for (int i = 0; i < WEB_MAX_VIEWS; i++)
+        sess_free(&k->s[i]);
+    pthread_mutex_destroy(&k->mu);
+    core_free(k);
+}
+
+/* The connection's sessions, locked; NULL when another thread reads pages
+ * on it now (this read then opens sessions of its own) or memory ran out. */
+static wkeep *keep_take(adbc_conn *c)
+{
+    wkeep *k = conn_kept(c, CONN_KEPT_WEB);
+    if (!k) {
+        wkeep *n = core_calloc(1, sizeof *n);
+        if (!n || pthread_mutex_init(&n->mu, NULL) != 0) {
+            core_free(n);
+            return NULL;
+        }
+        k = conn_keep(c, CONN_KEPT_WEB, n, keep_end);
+        if (k != n)
+            keep_end(n);
+    }
+    if (k && pthread_mutex_trylock(&k->mu) != 0)
+        return NULL;
+    return k;
+}
+
+/* The session of the WebView key: its own, else a free slot, else the one
+ * used longest ago. */
+static wsess *keep_sess(wkeep *k, const char *key)
+{
+    wsess *free_slot = NULL, *old = NULL;
+    for (int i = 0; i < WEB_MAX_VIEWS; i++) {
+        wsess *ws = &k->s[i];
+        if (ws->key && strcmp(ws->key, key) == 0) {
+            ws->used = ++k->clock;
+            return ws;
+        }
+        if (!ws->key && !free_slot)
+            free_slot = ws;
+        if (!old || ws->used < old->used)
+            old = ws;
+    }
+    wsess *ws = free_slot ? free_slot : old;
+    sess_free(ws);
+    if (!(ws->key = core_strdup(key)))
+        return NULL;
+    ws->used = ++k->clock;
+    return ws;
+}
+
+/* What of a page its DOM events do not report: the focused element (down
+ * through shadow roots and same-process frames), the hovered one, form
+ * controls' checked, selected and value, the number of style rules, a
+ * running animation (then it differs every time), the viewport's size.
+ * Hashed: the page's text never leaves it. Single quotes only. */
+static const char print_js[] =
+    "(function(){var I=Array.prototype.indexOf,s='',h=0,i;function P(x){s+='|'+x}"
+    "function F(d){var E=d.getElementsByTagName('*'),a=d.activeElement,q,e,i,n=0;"
+    "P(I.call(E,a));"
+    "for(e=a;e&&e.shadowRoot&&e.shadowRoot.activeElement;e=e.shadowRoot.activeElement)"
+    "P(e.shadowRoot.activeElement.localName);"
+    "q=d.querySelectorAll(':hover');P(q.length?I.call(E,q[q.length-1]):-1);"
+    "q=d.querySelectorAll('input,select,textarea,option');"
+    "for(i=0;i<q.length;i++){e=q[i];P((e.checked?1:0)+(e.indeterminate?2:0)+(e.selected?4:0)+"
+    "(e.selectedIndex>=0?8*e.selectedIndex:0)+':'+e.value)}"
+    "for(i=0;i<d.styleSheets.length;i++)try{n+=d.styleSheets[i].cssRules.length}catch(x){}"
+    "P(n);try{if(d.getAnimations().some(function(a){return a.playState==='running'}))"
+    "P(performance.now())}catch(x){}"
+    "q=d.querySelectorAll('iframe,frame');"
+    "for(i=0;i<q.length;i++)try{if(q[i].contentDocument)F(q[i].contentDocument)}catch(x){}}"
+    "F(document);P(innerWidth+'x'+innerHeight+'x'+devicePixelRatio);"
+    "for(i=0;i<s.length;i++)h=(h*31+s.charCodeAt(i))|0;return h+'/'+s.length})()";
+
+/* Ask the page for what says whether it changed, and its viewport. */
+static int ask_state(adbc_cdp *cdp, int *idm, int *idf, int *idp, int64_t deadline)
+{
+    *idm = adbc_cdp_send(cdp, "Page.getLayoutMetrics", NULL, core_remaining(deadline));
+    if (*idm < 0)
+        return *idm;
+    *idf = adbc_cdp_send(cdp, "Page.getFrameTree", NULL, core_remaining(deadline));
+    if (*idf < 0)
+        return *idf;
+    char params[sizeof print_js + 64];
+    snprintf(params, sizeof params, "{\"expression\":\"%s\",\"returnByValue\":true}", print_js);
+    *idp = adbc_cdp_send(cdp, "Runtime.evaluate", params, core_remaining(deadline));
+    return *idp < 0 ? *idp : 0;
+}
+
+/* The backend node id's slot in an open-addressed table of cap (a power of
+ * two) node indices. */
+static uint32_t backend_slot(long backend, uint32_t cap)
+{
+    return (uint32_t)((unsigned long)backend * 2654435761u) & (cap - 1);
+}
+
+/* The page's tree read again into pg (frames: the frame tree just asked
+ * for, parsed in jf): the accessibility tree of each frame of this process,
+ * each node placed, the objects of the nodes that need one: those ws holds
+ * (pg's nodes of the same document) moved over, the others asked for. */
+static int read_tree(wpage *pg, int **order, int *nord, wsess *ws, const char *frames,
+                     jread *jf, int64_t deadline)
+{
+    adbc_cdp *cdp = ws->cdp;
+    int rc = 0, idd = 0, *ids = NULL;
+    pg->nf = 1;
+    pg->f[0].parent = -1;
+    pg->f[0].owner_node = -1;
+    /* From its second read on, the session follows the page's DOM: a page
+     * that sends no change is not read again. */
+    if (ws->reads >= 1) {
+        if (!ws->tracking)
+            idd = adbc_cdp_send(cdp, "DOM.enable", NULL, core_remaining(deadline));
+        ws->ev = cdp_events(cdp);
+        if (idd >= 0)
+            idd = adbc_cdp_send(cdp, "DOM.getDocument", "{\"depth\":-1,\"pierce\":true}",
+                                core_remaining(deadline));
+        if (idd < 0)
+            return idd;
+        ws->tracking = 1;
+    }
+    pg->f[0].tid = adbc_cdp_send(cdp, "Accessibility.getFullAXTree", NULL, core_remaining(deadline));
+    if (pg->f[0].tid < 0)
+        return pg->f[0].tid;
     /* The frames of this process, breadth first; each one's tree and
      * <iframe> asked for while the page's own tree is built. */
-    if (rc == 0)
-        rc = adbc_cdp_wait(&frames, NULL, cdp, idf, core_remaining(deadline));
-    if (rc == 0)
-        rc = jread_parse(&jf, frames, strlen(frames));
-    if (rc == 0) {
-        int tok[WEB_MAX_FRAMES];
-        tok[0] = jread_get(&jf, 0, "frameTree");
-        for (int q = 0; q < pg.nf; q++) {
-            int kids = jread_get(&jf, tok[q], "childFrames");
-            for (int e = jread_first(&jf, kids); e >= 0 && pg.nf < WEB_MAX_FRAMES;
-                 e = jread_next(&jf, kids, e)) {
-                wframe *nf = &pg.f[pg.nf];
-                char *id = NULL;
-                if (jread_str(&jf, jread_get(&jf, jread_get(&jf, e, "frame"), "id"), &id) < 0 ||
-                    !id_ok(id)) {
-                    core_free(id);
-                    continue;
-                }
-                nf->id = id;
-                nf->parent = q;
-                nf->depth = pg.f[q].depth + 1;
-                nf->owner_node = -1;
-                tok[pg.nf++] = e;
+    int tok[WEB_MAX_FRAMES];
+    tok[0] = jread_get(jf, 0, "frameTree");
+    for (int q = 0; q < pg->nf; q++) {
+        int kids = jread_get(jf, tok[q], "childFrames");
+        for (int e = jread_first(jf, kids); e >= 0 && pg->nf < WEB_MAX_FRAMES;
+             e = jread_next(jf, kids, e)) {
+            wframe *nf = &pg->f[pg->nf];
+            char *id = NULL;
+            if (jread_str(jf, jread_get(jf, jread_get(jf, e, "frame"), "id"), &id) < 0 ||
+                !id_ok(id)) {
+                core_free(id);
+                continue;
             }
+            nf->id = id;
+            nf->parent = q;
+            nf->depth = pg->f[q].depth + 1;
+            nf->owner_node = -1;
+            tok[pg->nf++] = e;
         }
     }
-    for (int f = 1; f < pg.nf && rc == 0; f++) {
+    for (int f = 1; f < pg->nf && rc == 0; f++) {
         char params[160];
-        snprintf(params, sizeof params, "{\"frameId\":\"%s\"}", pg.f[f].id);
-        pg.f[f].tid = adbc_cdp_send(cdp, "Accessibility.getFullAXTree", params,
-                                    core_remaining(deadline));
-        pg.f[f].oid = pg.f[f].tid < 0 ? pg.f[f].tid
-                                      : adbc_cdp_send(cdp, "DOM.getFrameOwner", params,
-                                                      core_remaining(deadline));
-        if (pg.f[f].oid < 0)
-            rc = pg.f[f].oid;
+        snprintf(params, sizeof params, "{\"frameId\":\"%s\"}", pg->f[f].id);
+        pg->f[f].tid = adbc_cdp_send(cdp, "Accessibility.getFullAXTree", params,
+                                     core_remaining(deadline));
+        pg->f[f].oid = pg->f[f].tid < 0 ? pg->f[f].tid
+                                        : adbc_cdp_send(cdp, "DOM.getFrameOwner", params,
+                                                        core_remaining(deadline));
+        if (pg->f[f].oid < 0)
+            rc = pg->f[f].oid;
     }
-    if (rc == 0)
-        rc = adbc_cdp_wait(&metrics, NULL, cdp, idm, core_remaining(deadline));
-    if (rc == 0)
-        rc = jread_parse(&jm, metrics, strlen(metrics));
-    for (int f = 0; f < pg.nf && rc == 0; f++) {
-        wframe *fr = &pg.f[f];
+    if (rc == 0 && idd > 0)
+        rc = adbc_cdp_wait(NULL, NULL, cdp, idd, core_remaining(deadline));
+    for (int f = 0; f < pg->nf && rc == 0; f++) {
+        wframe *fr = &pg->f[f];
         int wr = adbc_cdp_wait(&fr->tree, NULL, cdp, fr->tid, core_remaining(deadline));
         char *owner = NULL;
         if (wr == 0 && f > 0)
@@ -1038,48 +1208,91 @@ static int read_page(wview *v, adbc_conn *c, const char *sock, int64_t deadline)
             rc = wr;
         }
     }
-    double cw = 0, ch = 0, sw = 0, sh = 0;
-    if (rc == 0) {
-        int vv = jread_get(&jm, 0, "cssVisualViewport");
-        if (vv < 0)
-            vv = jread_get(&jm, 0, "visualViewport");
-        if (num_of(&jm, vv, "clientWidth", &cw) < 0 || cw < 1 ||
-            num_of(&jm, vv, "clientHeight", &ch) < 0 || ch < 1)
-            rc = core_fail(ADBC_EPROTO, "Page.getLayoutMetrics gave no visual viewport");
-        int cs = jread_get(&jm, 0, "cssContentSize");
-        num_of(&jm, cs, "width", &sw);
-        num_of(&jm, cs, "height", &sh);
+    for (int f = 0; f < pg->nf && rc == 0; f++)
+        if (pg->f[f].parsed)
+            rc = ax_add(pg, f);
+    /* The trees' text is not needed past here: the nodes hold copies. */
+    for (int f = 0; f < pg->nf; f++) {
+        jread_free(&pg->f[f].j);
+        memset(&pg->f[f].j, 0, sizeof pg->f[f].j);
+        core_free(pg->f[f].tree);
+        pg->f[f].tree = NULL;
     }
-    for (int f = 0; f < pg.nf && rc == 0; f++)
-        if (pg.f[f].parsed)
-            rc = ax_add(&pg, f);
     /* Each frame where its <iframe> is. */
-    for (int f = 1; f < pg.nf && rc == 0; f++) {
-        wframe *fr = &pg.f[f], *pf = &pg.f[fr->parent];
+    for (int f = 1; f < pg->nf && rc == 0; f++) {
+        wframe *fr = &pg->f[f], *pf = &pg->f[fr->parent];
         for (int i = pf->base; fr->owner > 0 && i < pf->base + pf->n; i++)
-            if (pg.a[i].iframe && pg.a[i].backend == fr->owner && pg.a[i].child < 0) {
-                pg.a[i].child = f;
+            if (pg->a[i].iframe && pg->a[i].backend == fr->owner && pg->a[i].child < 0) {
+                pg->a[i].child = f;
                 fr->owner_node = i;
                 break;
             }
     }
+    int *ord = NULL, no = 0;
     if (rc == 0)
-        rc = ax_order(&ord, &nord, &pg);
-    int n = pg.n;
-    axn *a = pg.a;
-    if (rc == 0 && n > 0 &&
-        (!(pos = core_malloc((size_t)n * sizeof *pos)) || !(ids = core_calloc((size_t)n, sizeof *ids))))
+        rc = ax_order(&ord, &no, pg);
+    int n = pg->n;
+    axn *a = pg->a;
+    if (rc == 0 && n > 0 && !(ids = core_calloc((size_t)n, sizeof *ids)))
         rc = core_fail(ADBC_ENOMEM, "out of memory");
-    for (int i = 0; rc == 0 && i < n; i++)
-        pos[i] = -1;
-    for (int k = 0; rc == 0 && k < nord; k++)
-        pos[ord[k]] = k;
-    /* The objects of the kept nodes and the <iframe>s: every request
-     * first, then every reply. */
+    /* The objects the session holds for the same document go over to the
+     * nodes that are still there (backend node ids are the renderer's, for
+     * the life of the node); a new document, or too many held for nodes
+     * gone, and the group is released and every object asked again. */
+    if (rc == 0 && ws->have) {
+        int same = ws->frames && strcmp(ws->frames, frames) == 0 && ws->stale < WEB_MAX_STALE;
+        wpage *op = &ws->pg;
+        uint32_t cap = 1;
+        while (cap < (uint32_t)op->n * 2 + 2)
+            cap <<= 1;
+        int *tab = same ? core_malloc(cap * sizeof *tab) : NULL;
+        if (same && !tab)
+            rc = core_fail(ADBC_ENOMEM, "out of memory");
+        for (uint32_t i = 0; tab && i < cap; i++)
+            tab[i] = -1;
+        for (int i = 0; tab && i < op->n; i++)
+            if (op->a[i].obj && op->a[i].backend > 0) {
+                uint32_t h = backend_slot(op->a[i].backend, cap);
+                while (tab[h] >= 0)
+                    h = (h + 1) & (cap - 1);
+                tab[h] = i;
+            }
+        for (int i = 0; tab && i < n; i++) {
+            if (a[i].backend <= 0)
+                continue;
+            for (uint32_t h = backend_slot(a[i].backend, cap); tab[h] >= 0; h = (h + 1) & (cap - 1)) {
+                axn *o = &op->a[tab[h]];
+                if (o->backend == a[i].backend && o->obj) {
+                    a[i].obj = o->obj;
+                    o->obj = NULL;
+                    break;
+                }
+            }
+        }
+        core_free(tab);
+        int left = 0;
+        for (int i = 0; i < op->n; i++)
+            left += op->a[i].obj != NULL;
+        if (rc == 0 && !same && (ws->stale || left)) {
+            rc = adbc_cdp_call(NULL, NULL, cdp, "Runtime.releaseObjectGroup",
+                               "{\"objectGroup\":\"adbc\"}", core_remaining(deadline));
+            ws->stale = 0;
+        } else {
+            ws->stale += left;
+        }
+        page_free(op);
+        memset(op, 0, sizeof *op);
+        core_free(ws->ord);
+        ws->ord = NULL;
+        ws->nord = 0;
+        ws->have = 0;
+    }
+    /* The objects still missing, of the kept nodes and the <iframe>s:
+     * every request first, then every reply. */
     int kept = 0;
-    for (int k = 0; rc == 0 && k < nord; k++) {
+    for (int k = 0; rc == 0 && k < no; k++) {
         int i = ord[k];
-        if ((a[i].kind < 0 && !a[i].iframe) || kept++ >= WEB_MAX_KEPT)
+        if ((a[i].kind < 0 && !a[i].iframe) || kept++ >= WEB_MAX_KEPT || a[i].obj)
             continue;
         char params[96];
         snprintf(params, sizeof params, "{\"backendNodeId\":%ld,\"objectGroup\":\"adbc\"}",
@@ -1111,25 +1324,149 @@ static int read_page(wview *v, adbc_conn *c, const char *sock, int64_t deadline)
         }
         core_free(res);
     }
+    core_free(ids);
+    if (rc < 0) {
+        core_free(ord);
+        return rc;
+    }
+    *order = ord;
+    *nord = no;
+    return 0;
+}
+
+/* What a read of a page left in its nodes and frames, cleared for the next
+ * read of the same tree. */
+static void page_unread(wpage *pg)
+{
+    for (int i = 0; i < pg->n; i++) {
+        axn *x = &pg->a[i];
+        x->got = x->boxed = 0;
+        x->x1 = x->y1 = x->x2 = x->y2 = 0;
+        memset(x->r, 0, sizeof x->r);
+        memset(x->fr, 0, sizeof x->fr);
+    }
+    for (int f = 0; f < pg->nf; f++) {
+        wframe *fr = &pg->f[f];
+        fr->call = fr->shown = 0;
+        fr->ox = fr->oy = fr->fs = 0;
+        memset(fr->view, 0, sizeof fr->view);
+        if (fr->check_err)
+            fr->err[0] = 0;
+        fr->check_err = 0;
+    }
+}
+
+/* Read the page of view v from socket sock into v->frag, over ws's session
+ * (opened when it has none, or its page is no longer the one shown). A
+ * session kept from an earlier read asks first what says whether the page
+ * changed; the tree is read again only when it did. */
+static int read_page(wview *v, adbc_conn *c, const char *sock, wsess *ws, int64_t deadline)
+{
+    char *path = NULL, *pageid = NULL, *metrics = NULL, *frames = NULL, *print = NULL;
+    jread jm = {0}, jf = {0};
+    int rc = 0, idm = 0, idf = 0, idp = 0, *pos = NULL;
+    if (ws->cdp && strcmp(ws->sock, sock) != 0)
+        sess_close(ws);
+    int warm = ws->cdp != NULL;
+    /* A kept session is asked at once; the page list, read meanwhile, says
+     * whether its page is still the one shown. */
+    if (warm)
+        rc = ask_state(ws->cdp, &idm, &idf, &idp, deadline);
+    if (rc == 0)
+        rc = pick_page(&path, &pageid, c, sock, v, deadline);
+    if (rc == 0 && warm && strcmp(pageid, ws->pageid) != 0)
+        sess_close(ws);
+    if (rc == 0 && !ws->cdp) {
+        rc = adbc_cdp_open(&ws->cdp, c, sock, path, core_remaining(deadline));
+        if (rc == 0 && (!(ws->sock = core_strdup(sock)) || !(ws->pageid = core_strdup(pageid))))
+            rc = core_fail(ADBC_ENOMEM, "out of memory");
+        if (rc == 0)
+            rc = ask_state(ws->cdp, &idm, &idf, &idp, deadline);
+    }
+    core_free(path);
+    core_free(pageid);
+    if (rc == 0)
+        rc = adbc_cdp_wait(&metrics, NULL, ws->cdp, idm, core_remaining(deadline));
+    if (rc == 0)
+        rc = adbc_cdp_wait(&frames, NULL, ws->cdp, idf, core_remaining(deadline));
+    if (rc == 0)
+        rc = adbc_cdp_wait(&print, NULL, ws->cdp, idp, core_remaining(deadline));
+    if (rc == 0)
+        rc = jread_parse(&jm, metrics, strlen(metrics));
+    if (rc == 0)
+        rc = jread_parse(&jf, frames, strlen(frames));
+    double cw = 0, ch = 0, sw = 0, sh = 0;
+    if (rc == 0) {
+        int vv = jread_get(&jm, 0, "cssVisualViewport");
+        if (vv < 0)
+            vv = jread_get(&jm, 0, "visualViewport");
+        if (num_of(&jm, vv, "clientWidth", &cw) < 0 || cw < 1 ||
+            num_of(&jm, vv, "clientHeight", &ch) < 0 || ch < 1)
+            rc = core_fail(ADBC_EPROTO, "Page.getLayoutMetrics gave no visual viewport");
+        int cs = jread_get(&jm, 0, "cssContentSize");
+        num_of(&jm, cs, "width", &sw);
+        num_of(&jm, cs, "height", &sh);
+    }
+    /* The tree again, unless the page said nothing changed since it was
+     * read: no DOM event since, the same frames, the same fingerprint. */
+    int again = rc == 0 && (!ws->have || !ws->tracking || cdp_events(ws->cdp) != ws->ev ||
+                            strcmp(ws->frames, frames) != 0 || strcmp(ws->print, print) != 0);
+    if (rc == 0 && again) {
+        wpage np;
+        memset(&np, 0, sizeof np);
+        int *ord = NULL, nord = 0;
+        rc = read_tree(&np, &ord, &nord, ws, frames, &jf, deadline);
+        if (rc < 0) {
+            page_free(&np);
+        } else {
+            if (ws->have)
+                page_free(&ws->pg);
+            core_free(ws->ord);
+            ws->pg = np;
+            ws->ord = ord;
+            ws->nord = nord;
+            ws->have = 1;
+            core_free(ws->frames);
+            core_free(ws->print);
+            ws->frames = frames;
+            ws->print = print;
+            frames = print = NULL;
+        }
+    } else if (rc == 0) {
+        page_unread(&ws->pg);
+    }
+    adbc_cdp *cdp = ws->cdp;
+    const char *pageid_s = ws->pageid;
+    wpage *pg = &ws->pg;
+    int *ord = ws->ord, nord = ws->nord;
+    int n = pg->n;
+    axn *a = pg->a;
+    if (rc == 0 && n > 0 && !(pos = core_malloc((size_t)n * sizeof *pos)))
+        rc = core_fail(ADBC_ENOMEM, "out of memory");
+    for (int i = 0; rc == 0 && i < n; i++)
+        pos[i] = -1;
+    for (int k = 0; rc == 0 && k < nord; k++)
+        pos[ord[k]] = k;
     /* What shows: the page's frame, then each level of iframes, whose
      * checks need what shows of their <iframe>s. One round trip a level. */
     int depth = 0;
     for (int d = 0; rc == 0 && d < WEB_MAX_FRAMES; d++) {
         int any = 0;
-        for (int f = 0; f < pg.nf && rc == 0; f++) {
-            wframe *fr = &pg.f[f];
+        for (int f = 0; f < pg->nf && rc == 0; f++) {
+            wframe *fr = &pg->f[f];
             if (fr->depth != d || !fr->parsed)
                 continue;
-            if (f > 0 && (fr->owner_node < 0 || !a[fr->owner_node].got || !pg.f[fr->parent].shown))
+            if (f > 0 && (fr->owner_node < 0 || !a[fr->owner_node].got || !pg->f[fr->parent].shown))
                 continue;
-            rc = send_check(cdp, &pg, f, deadline);
+            rc = send_check(cdp, pg, f, deadline);
             any = 1;
         }
-        for (int f = 0; f < pg.nf && rc == 0; f++) {
-            int cr = recv_check(cdp, &pg, f, deadline);
-            if (cr == ADBC_EREMOTE && f > 0)
-                snprintf(pg.f[f].err, sizeof pg.f[f].err, "frame not read: %s", adbc_last_error());
-            else
+        for (int f = 0; f < pg->nf && rc == 0; f++) {
+            int cr = recv_check(cdp, pg, f, deadline);
+            if (cr == ADBC_EREMOTE && f > 0) {
+                snprintf(pg->f[f].err, sizeof pg->f[f].err, "frame not read: %s", adbc_last_error());
+                pg->f[f].check_err = 1;
+            } else
                 rc = cr;
         }
         if (!any)
@@ -1137,13 +1474,13 @@ static int read_page(wview *v, adbc_conn *c, const char *sock, int64_t deadline)
         depth = d;
     }
     if (rc == 0 && depth > 0)
-        rc = check_owners(cdp, &pg, deadline);
+        rc = check_owners(cdp, pg, deadline);
     /* Frames into the page's CSS px, then into screen px: the visual
      * viewport's origin and width across the WebView. */
-    pg.f[0].ox = pg.f[0].oy = 0;
-    pg.f[0].fs = 1;
-    for (int f = 1; f < pg.nf; f++) {
-        wframe *fr = &pg.f[f], *pf = &pg.f[fr->parent];
+    pg->f[0].ox = pg->f[0].oy = 0;
+    pg->f[0].fs = 1;
+    for (int f = 1; f < pg->nf; f++) {
+        wframe *fr = &pg->f[f], *pf = &pg->f[fr->parent];
         if (!fr->shown || fr->owner_node < 0)
             continue;
         const axn *o = &a[fr->owner_node];
@@ -1151,10 +1488,10 @@ static int read_page(wview *v, adbc_conn *c, const char *sock, int64_t deadline)
         fr->oy = pf->oy + o->fr[1] * pf->fs;
         fr->fs = pf->fs * fr->view[4];
     }
-    double vx = pg.f[0].view[0], vy = pg.f[0].view[1];
-    double scale = pg.f[0].shown ? (v->x2 - v->x1) / pg.f[0].view[2] : 0;
+    double vx = pg->f[0].view[0], vy = pg->f[0].view[1];
+    double scale = pg->f[0].shown ? (v->x2 - v->x1) / pg->f[0].view[2] : 0;
     for (int i = 0; rc == 0 && i < n; i++) {
-        wframe *fr = &pg.f[a[i].frame];
+        wframe *fr = &pg->f[a[i].frame];
         if (!a[i].got || !fr->shown)
             continue;
         double x1 = v->x1 + (fr->ox + a[i].r[0] * fr->fs - vx) * scale;
@@ -1184,7 +1521,7 @@ static int read_page(wview *v, adbc_conn *c, const char *sock, int64_t deadline)
     int scroll = rc == 0 && nord > 0 && (sh > ch + 1 || sw > cw + 1) && a[ord[0]].backend > 0;
     if (scroll) {
         int box[4] = {v->x1, v->y1, v->x2, v->y2};
-        open_node(&v->frag, "web.ScrollView", "", "", sock, pageid, a[ord[0]].backend, v->pkg,
+        open_node(&v->frag, "web.ScrollView", "", "", sock, pageid_s, a[ord[0]].backend, v->pkg,
                   UI_SCROLLABLE | UI_ENABLED, box);
     }
     for (int k = 0; rc == 0 && k < nord; k++) {
@@ -1193,7 +1530,7 @@ static int read_page(wview *v, adbc_conn *c, const char *sock, int64_t deadline)
         if (a[i].iframe && a[i].boxed)
             note = a[i].child < 0 ? "frame not read: its page runs in another process (an "
                                     "iframe from another site)"
-                   : pg.f[a[i].child].err[0] ? pg.f[a[i].child].err : NULL;
+                   : pg->f[a[i].child].err[0] ? pg->f[a[i].child].err : NULL;
         if (!note && (a[i].kind < 0 || !a[i].boxed))
             continue;
         int p = a[i].kparent, steps = 0;
@@ -1223,7 +1560,7 @@ static int read_page(wview *v, adbc_conn *c, const char *sock, int64_t deadline)
                            : kd & K_DESC ? "" : (a[i].name ? a[i].name : "");
         const char *desc = kd & K_EDIT || kd & K_DESC ? (a[i].name ? a[i].name : "") : "";
         int box[4] = {a[i].x1, a[i].y1, a[i].x2, a[i].y2};
-        open_node(&v->frag, kinds[a[i].kind].cls, text, desc, sock, pageid, a[i].backend,
+        open_node(&v->frag, kinds[a[i].kind].cls, text, desc, sock, pageid_s, a[i].backend,
                   v->pkg, st, box);
         stack[sp++] = i;
     }
@@ -1235,20 +1572,17 @@ static int read_page(wview *v, adbc_conn *c, const char *sock, int64_t deadline)
         rc = core_fail(ADBC_ENOMEM, "out of memory for a page's nodes");
     if (rc == 0 && !v->frag.p)
         core_buf_puts(&v->frag, ""); /* read, and nothing on it shows */
-    /* The objects go with the session (the page's DevTools session ends
-     * here); a kept session would release the "adbc" object group. */
+    /* The tree and its objects stay with the session, for its next read;
+     * a session that failed is ended by the caller. */
+    if (rc == 0)
+        ws->reads++;
     core_free(stack);
-    core_free(ids);
-    core_free(ord);
     core_free(pos);
-    page_free(&pg);
     jread_free(&jm);
     jread_free(&jf);
     core_free(metrics);
     core_free(frames);
-    adbc_cdp_close(cdp);
-    core_free(path);
-    core_free(pageid);
+    core_free(print);
     return rc;
 }
 
@@ -1361,47 +1695,85 @@ int ui_web_splice(char **out, size_t *out_len, const adbc_ui_snap *s, const char
     int64_t deadline = core_deadline(budget_ms);
     wsock *socks = NULL;
     size_t ns = 0;
-    int rc = list_sockets(&socks, &ns, c, deadline);
-    if (rc == ADBC_ENOMEM)
-        goto done;
+    int listed = 0, rc = 0;
+    char lnote[480] = ""; /* why the list could not be read */
+    /* The pages' sessions are kept with the connection: a page read before
+     * is asked only what changed. */
+    wkeep *keep = keep_take(c);
     for (size_t i = 0; i < nv; i++) {
         wview *v = &vs[i];
-        if (rc < 0) {
-            if (rc == ADBC_ETIMEDOUT || core_remaining(deadline) == 0)
-                snprintf(v->note, sizeof v->note, "web content not read: the device did not "
-                         "list its DevTools sockets within the %d ms budget", budget_ms);
-            else
-                snprintf(v->note, sizeof v->note, "web content not read: %s", adbc_last_error());
-            continue;
+        char key[300];
+        snprintf(key, sizeof key, "%s@%d,%d", v->pkg, v->x1, v->y1);
+        wsess own, *ws = keep && v->pkg[0] ? keep_sess(keep, key) : NULL;
+        if (!ws) {
+            memset(&own, 0, sizeof own);
+            ws = &own;
         }
-        const char *sock = NULL;
-        for (size_t k = 0; k < ns && !sock; k++)
-            if (v->pkg[0] && strcmp(socks[k].package, v->pkg) == 0)
-                sock = socks[k].name;
-        if (!sock) {
-            snprintf(v->note, sizeof v->note,
-                     "web content not read: %s has no DevTools socket (is the WebView "
-                     "debuggable?)", v->pkg[0] ? v->pkg : "the app");
-            continue;
-        }
-        if (core_remaining(deadline) == 0) {
-            snprintf(v->note, sizeof v->note, "web content not read: the %d ms budget ran out",
-                     budget_ms);
-            continue;
-        }
-        int pr = read_page(v, c, sock, deadline);
-        if (pr == ADBC_ENOMEM) {
-            rc = pr;
-            goto done;
-        }
-        if (pr < 0) {
+        for (int attempt = 0; attempt < 2; attempt++) {
+            /* A live session knows its socket; else the device's list. */
+            const char *sock = ws->cdp ? ws->sock : NULL;
+            int warm = sock != NULL;
+            if (!sock && !listed) {
+                rc = list_sockets(&socks, &ns, c, deadline);
+                listed = 1;
+                if (rc == ADBC_ENOMEM)
+                    break;
+                if (rc < 0 && (rc == ADBC_ETIMEDOUT || core_remaining(deadline) == 0))
+                    snprintf(lnote, sizeof lnote, "web content not read: the device did not "
+                             "list its DevTools sockets within the %d ms budget", budget_ms);
+                else if (rc < 0)
+                    snprintf(lnote, sizeof lnote, "web content not read: %s", adbc_last_error());
+            }
+            if (!sock && lnote[0]) {
+                snprintf(v->note, sizeof v->note, "%s", lnote);
+                break;
+            }
+            for (size_t k = 0; k < ns && !sock; k++)
+                if (v->pkg[0] && strcmp(socks[k].package, v->pkg) == 0)
+                    sock = socks[k].name;
+            if (!sock) {
+                snprintf(v->note, sizeof v->note,
+                         "web content not read: %s has no DevTools socket (is the WebView "
+                         "debuggable?)", v->pkg[0] ? v->pkg : "the app");
+                break;
+            }
+            if (core_remaining(deadline) == 0) {
+                snprintf(v->note, sizeof v->note, "web content not read: the %d ms budget ran out",
+                         budget_ms);
+                break;
+            }
+            v->note[0] = 0;
             core_buf_free(&v->frag);
-            if (pr == ADBC_ETIMEDOUT || core_remaining(deadline) == 0)
+            rc = read_page(v, c, sock, ws, deadline);
+            if (rc == 0 || rc == ADBC_ENOMEM)
+                break;
+            core_buf_free(&v->frag);
+            sess_close(ws);
+            if (rc == ADBC_ETIMEDOUT || core_remaining(deadline) == 0)
                 snprintf(v->note, sizeof v->note, "web content not read: the page did not "
                          "answer within the %d ms budget", budget_ms);
             else
                 snprintf(v->note, sizeof v->note, "web content not read: %s", adbc_last_error());
+            /* A kept session that failed (its page or its app went) gets
+             * one more try from the start, on the device's list of now. */
+            if (!warm || rc == ADBC_ETIMEDOUT || core_remaining(deadline) == 0)
+                break;
+            if (listed) {
+                lnote[0] = 0;
+                for (size_t k = 0; k < ns; k++) {
+                    core_free(socks[k].name);
+                    core_free(socks[k].package);
+                }
+                core_free(socks);
+                socks = NULL;
+                ns = 0;
+                listed = 0;
+            }
         }
+        if (ws == &own)
+            sess_free(&own);
+        if (rc == ADBC_ENOMEM)
+            goto done;
     }
     rc = 0;
     /* Write the dump again with each WebView's children replaced by its
@@ -1446,6 +1818,8 @@ int ui_web_splice(char **out, size_t *out_len, const adbc_ui_snap *s, const char
     if (core_buf_take(&b, out, out_len) < 0)
         rc = core_fail(ADBC_ENOMEM, "out of memory splicing web content");
 done:
+    if (keep)
+        pthread_mutex_unlock(&keep->mu);
     for (size_t i = 0; i < ns; i++) {
         core_free(socks[i].name);
         core_free(socks[i].package);

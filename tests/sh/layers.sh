@@ -38,6 +38,8 @@ auth/auth_internal.h devices
 conn/conn_svc.h services
 conn/conn_svc.h sync
 conn/conn_facts.h act
+conn/conn_facts.h ui
+services/cdp_int.h ui
 ui/ui_observe.h act
 "
 
