@@ -1097,19 +1097,26 @@ static const char print_js[] =
     "F(document);P(innerWidth+'x'+innerHeight+'x'+devicePixelRatio);"
     "for(i=0;i<s.length;i++)h=(h*31+s.charCodeAt(i))|0;return h+'/'+s.length})()";
 
-/* Ask the page for what says whether it changed, and its viewport. */
+/* Ask the page for its viewport and frames, and (idp not NULL) for what
+ * says whether it changed. */
 static int ask_state(adbc_cdp *cdp, int *idm, int *idf, int *idp, int64_t deadline)
 {
     *idm = adbc_cdp_send(cdp, "Page.getLayoutMetrics", NULL, core_remaining(deadline));
     if (*idm < 0)
         return *idm;
     *idf = adbc_cdp_send(cdp, "Page.getFrameTree", NULL, core_remaining(deadline));
-    if (*idf < 0)
-        return *idf;
+    if (*idf < 0 || !idp)
+        return *idf < 0 ? *idf : 0;
     char params[sizeof print_js + 64];
     snprintf(params, sizeof params, "{\"expression\":\"%s\",\"returnByValue\":true}", print_js);
     *idp = adbc_cdp_send(cdp, "Runtime.evaluate", params, core_remaining(deadline));
     return *idp < 0 ? *idp : 0;
+}
+
+/* Two texts, either NULL, the same. */
+static int same_text(const char *a, const char *b)
+{
+    return a && b ? strcmp(a, b) == 0 : a == b;
 }
 
 /* The backend node id's slot in an open-addressed table of cap (a power of
@@ -1124,7 +1131,7 @@ static uint32_t backend_slot(long backend, uint32_t cap)
  * each node placed, the objects of the nodes that need one: those ws holds
  * (pg's nodes of the same document) moved over, the others asked for. */
 static int read_tree(wpage *pg, int **order, int *nord, wsess *ws, const char *frames,
-                     jread *jf, int64_t deadline)
+                     jread *jf, int sent, int64_t deadline)
 {
     adbc_cdp *cdp = ws->cdp;
     int rc = 0, idd = 0, *ids = NULL;
@@ -1144,7 +1151,9 @@ static int read_tree(wpage *pg, int **order, int *nord, wsess *ws, const char *f
             return idd;
         ws->tracking = 1;
     }
-    pg->f[0].tid = adbc_cdp_send(cdp, "Accessibility.getFullAXTree", NULL, core_remaining(deadline));
+    pg->f[0].tid = sent > 0 ? sent
+                            : adbc_cdp_send(cdp, "Accessibility.getFullAXTree", NULL,
+                                            core_remaining(deadline));
     if (pg->f[0].tid < 0)
         return pg->f[0].tid;
     /* The frames of this process, breadth first; each one's tree and
@@ -1240,7 +1249,7 @@ static int read_tree(wpage *pg, int **order, int *nord, wsess *ws, const char *f
      * the life of the node); a new document, or too many held for nodes
      * gone, and the group is released and every object asked again. */
     if (rc == 0 && ws->have) {
-        int same = ws->frames && strcmp(ws->frames, frames) == 0 && ws->stale < WEB_MAX_STALE;
+        int same = ws->frames && same_text(ws->frames, frames) && ws->stale < WEB_MAX_STALE;
         wpage *op = &ws->pg;
         uint32_t cap = 1;
         while (cap < (uint32_t)op->n * 2 + 2)
@@ -1370,18 +1379,35 @@ static int read_page(wview *v, adbc_conn *c, const char *sock, wsess *ws, int64_
     int warm = ws->cdp != NULL;
     /* A kept session is asked at once; the page list, read meanwhile, says
      * whether its page is still the one shown. */
+    int early = 0;
     if (warm)
         rc = ask_state(ws->cdp, &idm, &idf, &idp, deadline);
+    /* A page that follows its DOM has most likely not changed: what shows
+     * of its main frame is asked at once too, and dropped if it did. */
+    if (rc == 0 && warm && ws->have && ws->tracking) {
+        page_unread(&ws->pg);
+        rc = send_check(ws->cdp, &ws->pg, 0, deadline);
+        early = ws->pg.f[0].call;
+    }
     if (rc == 0)
         rc = pick_page(&path, &pageid, c, sock, v, deadline);
     if (rc == 0 && warm && strcmp(pageid, ws->pageid) != 0)
         sess_close(ws);
+    /* A new session reads the tree: asked for at once. Its next read
+     * reads it again anyway (and starts following the DOM), so the
+     * fingerprint waits until then. */
+    int sent = 0;
     if (rc == 0 && !ws->cdp) {
         rc = adbc_cdp_open(&ws->cdp, c, sock, path, core_remaining(deadline));
         if (rc == 0 && (!(ws->sock = core_strdup(sock)) || !(ws->pageid = core_strdup(pageid))))
             rc = core_fail(ADBC_ENOMEM, "out of memory");
         if (rc == 0)
-            rc = ask_state(ws->cdp, &idm, &idf, &idp, deadline);
+            rc = ask_state(ws->cdp, &idm, &idf, NULL, deadline);
+        if (rc == 0)
+            rc = sent = adbc_cdp_send(ws->cdp, "Accessibility.getFullAXTree", NULL,
+                                      core_remaining(deadline));
+        if (rc > 0)
+            rc = 0;
     }
     core_free(path);
     core_free(pageid);
@@ -1389,7 +1415,7 @@ static int read_page(wview *v, adbc_conn *c, const char *sock, wsess *ws, int64_
         rc = adbc_cdp_wait(&metrics, NULL, ws->cdp, idm, core_remaining(deadline));
     if (rc == 0)
         rc = adbc_cdp_wait(&frames, NULL, ws->cdp, idf, core_remaining(deadline));
-    if (rc == 0)
+    if (rc == 0 && idp > 0)
         rc = adbc_cdp_wait(&print, NULL, ws->cdp, idp, core_remaining(deadline));
     if (rc == 0)
         rc = jread_parse(&jm, metrics, strlen(metrics));
@@ -1410,12 +1436,18 @@ static int read_page(wview *v, adbc_conn *c, const char *sock, wsess *ws, int64_
     /* The tree again, unless the page said nothing changed since it was
      * read: no DOM event since, the same frames, the same fingerprint. */
     int again = rc == 0 && (!ws->have || !ws->tracking || cdp_events(ws->cdp) != ws->ev ||
-                            strcmp(ws->frames, frames) != 0 || strcmp(ws->print, print) != 0);
+                            !same_text(ws->frames, frames) || !same_text(ws->print, print));
     if (rc == 0 && again) {
         wpage np;
         memset(&np, 0, sizeof np);
         int *ord = NULL, nord = 0;
-        rc = read_tree(&np, &ord, &nord, ws, frames, &jf, deadline);
+        rc = read_tree(&np, &ord, &nord, ws, frames, &jf, sent, deadline);
+        /* The early check was of the old tree: its answer goes. */
+        if (rc == 0 && early > 0) {
+            int er = adbc_cdp_wait(NULL, NULL, ws->cdp, early, core_remaining(deadline));
+            if (er < 0 && er != ADBC_EREMOTE)
+                rc = er;
+        }
         if (rc < 0) {
             page_free(&np);
         } else {
@@ -1432,7 +1464,7 @@ static int read_page(wview *v, adbc_conn *c, const char *sock, wsess *ws, int64_
             ws->print = print;
             frames = print = NULL;
         }
-    } else if (rc == 0) {
+    } else if (rc == 0 && !early) {
         page_unread(&ws->pg);
     }
     adbc_cdp *cdp = ws->cdp;
@@ -1458,7 +1490,8 @@ static int read_page(wview *v, adbc_conn *c, const char *sock, wsess *ws, int64_
                 continue;
             if (f > 0 && (fr->owner_node < 0 || !a[fr->owner_node].got || !pg->f[fr->parent].shown))
                 continue;
-            rc = send_check(cdp, pg, f, deadline);
+            if (fr->call <= 0) /* else sent early */
+                rc = send_check(cdp, pg, f, deadline);
             any = 1;
         }
         for (int f = 0; f < pg->nf && rc == 0; f++) {
