@@ -1134,19 +1134,19 @@ static int read_tree(wpage *pg, int **order, int *nord, wsess *ws, const char *f
                      jread *jf, int sent, int64_t deadline)
 {
     adbc_cdp *cdp = ws->cdp;
-    int rc = 0, idd = 0, *ids = NULL;
+    int rc = 0, ide = 0, idd = 0, *ids = NULL;
     pg->nf = 1;
     pg->f[0].parent = -1;
     pg->f[0].owner_node = -1;
     /* From its second read on, the session follows the page's DOM: a page
      * that sends no change is not read again. */
     if (ws->reads >= 1) {
-        if (!ws->tracking)
-            idd = adbc_cdp_send(cdp, "DOM.enable", NULL, core_remaining(deadline));
+        if (!ws->tracking && (ide = adbc_cdp_send(cdp, "DOM.enable", NULL,
+                                                  core_remaining(deadline))) < 0)
+            return ide;
         ws->ev = cdp_events(cdp);
-        if (idd >= 0)
-            idd = adbc_cdp_send(cdp, "DOM.getDocument", "{\"depth\":-1,\"pierce\":true}",
-                                core_remaining(deadline));
+        idd = adbc_cdp_send(cdp, "DOM.getDocument", "{\"depth\":-1,\"pierce\":true}",
+                            core_remaining(deadline));
         if (idd < 0)
             return idd;
         ws->tracking = 1;
@@ -1189,6 +1189,8 @@ static int read_tree(wpage *pg, int **order, int *nord, wsess *ws, const char *f
         if (pg->f[f].oid < 0)
             rc = pg->f[f].oid;
     }
+    if (rc == 0 && ide > 0)
+        rc = adbc_cdp_wait(NULL, NULL, cdp, ide, core_remaining(deadline));
     if (rc == 0 && idd > 0)
         rc = adbc_cdp_wait(NULL, NULL, cdp, idd, core_remaining(deadline));
     for (int f = 0; f < pg->nf && rc == 0; f++) {
