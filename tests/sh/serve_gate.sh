@@ -6,8 +6,10 @@
 # Authorization) twice are 400; an absolute-form target, a lower-case
 # "bearer" and HEAD /health are answered; clients that send part of a head
 # and close cost no CPU; a request must be whole within --conn-timeout of
-# connecting; a connect flood does not push out clients that sent their
-# request.
+# connecting; in a connect flood every client that sends its request at once
+# is answered; a request that finds every connection slot taken is answered
+# 503 server_busy by its deadline, not pushed out by connects that send
+# nothing.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 t_init
@@ -84,6 +86,55 @@ assert status(d) == 200 and d.endswith(b"\r\n\r\n"), d[:300]
 code=$(curl -s -m 10 -o /dev/null -w '%{http_code}' -I "$URL/health")
 [ "$code" = 200 ] || t_fail "curl -I /health: $code"
 
+t_check "a flood of 1,500 connects, each sending its request at once: every one is answered"
+# One connect after the other as fast as they go, each sending a whole
+# request at once, the answers read only afterwards (or once the file
+# limit allows no more open): far more connections than the gate (128) and
+# the HTTP side (64) hold at once. Bounded waits only: a busy machine makes
+# it slower, never wrong.
+raw '
+import resource, selectors
+N = 1500
+soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+if soft < N + 64:
+    up = N + 64 if hard == resource.RLIM_INFINITY else min(hard, N + 64)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, up), hard))
+cap = min(N, resource.getrlimit(resource.RLIMIT_NOFILE)[0] - 64)
+sel = selectors.DefaultSelector()
+got, answers = {}, []
+def reap(timeout):
+    for key, _ in sel.select(timeout):
+        s = key.fileobj
+        try:
+            d = s.recv(65536)
+        except OSError as e:
+            d, got[s] = b"", got[s] + b" (%s)" % str(e).encode()
+        if d:
+            got[s] += d
+            continue
+        answers.append(got.pop(s))
+        sel.unregister(s)
+        s.close()
+req = b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+for i in range(N):
+    while len(got) >= cap:
+        reap(1)
+    s = socket.create_connection(("127.0.0.1", PORT), timeout=60)
+    s.sendall(req)
+    s.setblocking(False)
+    got[s] = b""
+    sel.register(s, selectors.EVENT_READ)
+end = time.monotonic() + 120
+while got and time.monotonic() < end:
+    reap(1)
+ok = sum(1 for d in answers if status(d) == 200 and b"\"ok\":true" in d)
+wrong = [d[:80] for d in answers if status(d) != 200][:3]
+assert ok == N, "%d of %d answered 200, %d without an answer after 120 s; others: %r" % (ok, N, len(got), wrong)
+d = ask(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+assert status(d) == 200, d[:300]
+' || t_fail "the connect flood"
+grep -F "cannot serve" "$T_TMP/serve.log" && t_fail "the server refused connections in the flood"
+
 t_check "clients that send part of a head and close cost no CPU time"
 # CPU seconds (user + system) the server has used, from /proc.
 cpu() { awk -v hz="$(getconf CLK_TCK)" '{ printf "%.2f\n", ($14 + $15) / hz }' "/proc/$SPID/stat"; }
@@ -135,5 +186,55 @@ while time.monotonic() - t0 < 30:
 assert closed is not None, "still open after 30 s"
 assert closed < 9, "closed %.1f s after connecting: the request timeout is 6 s" % closed
 ' || t_fail "the request deadline"
+
+t_check "every slot taken: a whole request waits, idle connects do not push it out, 503 server_busy at its deadline"
+kill "$SPID"
+wait "$SPID"
+# 64 observations hold every place the HTTP side has: one whose dump hangs,
+# 63 waiting for the device behind it.
+echo "mode=hang" >> "${TD_SANDBOX[a]}/data/local/tmp/.adbc-test/uiautomator.conf"
+rm -f "$T_TMP/port"
+serve_start -t "$A" --settle 0 --conn-timeout 3 --call-timeout 600 --busy-wait 600000
+PORT=$(cat "$T_TMP/port")
+raw '
+held = []
+for i in range(64):
+    s = socket.create_connection(("127.0.0.1", PORT), timeout=30)
+    s.sendall(b"GET /v1/observe?wait=600000 HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + TOK + b"\r\n\r\n")
+    held.append(s)
+# Until the server has read all 64 requests (a bound on a hang).
+def read_in():
+    n = 0
+    with open("/proc/net/tcp") as f:
+        for line in f.readlines()[1:]:
+            w = line.split()
+            if int(w[1].split(":")[1], 16) == PORT and w[3] == "01" and int(w[4].split(":")[1], 16) == 0:
+                n += 1
+    return n
+for i in range(600):
+    if read_in() >= 64:
+        break
+    time.sleep(0.05)
+assert read_in() >= 64, "the server read %d of the 64 requests" % read_in()
+s = socket.create_connection(("127.0.0.1", PORT), timeout=30)
+s.sendall(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+# 200 connects that send nothing while it waits.
+idle = [socket.create_connection(("127.0.0.1", PORT), timeout=30) for i in range(200)]
+d = b""
+while True:
+    c = s.recv(65536)
+    if not c:
+        break
+    d += c
+assert status(d) == 503 and b"server_busy" in d and b"Connection: close" in d, d[:300]
+# The places were still taken: every observation is still waiting.
+for h in held:
+    h.settimeout(0)
+    try:
+        d = h.recv(100)
+    except BlockingIOError:
+        continue
+    assert False, "an observation holding a place has ended: %r" % d[:100]
+' || t_fail "a request waiting for a slot"
 
 echo "ok: $T_CHECKS checks"

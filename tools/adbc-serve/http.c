@@ -9,17 +9,14 @@
  * head before libmicrohttpd parses it; every answer says "Connection:
  * close", so each connection carries one request and every head is seen.
  *
- * Slots (conn_*): at most 64 connections are served at once, and a client
- * that does not send a request cannot hold one. Each connection must
- * deliver a whole request (head and body) within --conn-timeout seconds of
- * connecting or of its previous answer, however it trickles its bytes; a
- * watchdog closes it otherwise. When a 65th connects, the oldest one still
- * waiting for its request that never presented the token is closed to make
- * room, and if there is none (every slot answering a request or kept by a
- * token holder) the newcomer is. So connects that send nothing, or a byte a
- * second, only push each other out: a client that sends its request at
- * once is answered, and one with the token keeps its connection. On a
- * Termux phone any app can connect to 127.0.0.1. */
+ * Slots (conn_*): at most 64 connections are served at once. The gate
+ * hands a connection over only when it has sent a whole request head and
+ * there is a place for it (serve_http_take), so a client that does not send
+ * a request cannot hold one, and none is pushed out for a newcomer. Each
+ * connection must deliver a whole request (head and body) within
+ * --conn-timeout seconds of connecting, however it trickles its bytes; a
+ * watchdog closes it otherwise. On a Termux phone any app can connect to
+ * 127.0.0.1. */
 #include "serve.h"
 
 #include <arpa/inet.h>
@@ -38,8 +35,9 @@
 #include "ops_util.h"
 
 #define MAX_CONNECTIONS 64
-/* libmicrohttpd's own limit: room for connections closed by us that its
- * threads have not finished closing yet. */
+/* libmicrohttpd's own limit, never reached: the gate hands over at most
+ * MAX_CONNECTIONS (libmicrohttpd 0.9.75's listening thread locks itself up
+ * when a connection handed over finds its limit reached). */
 #define HARD_CONNECTIONS (2 * MAX_CONNECTIONS)
 #define WATCH_MS 250
 
@@ -62,7 +60,6 @@ typedef struct conn_slot {
     int fd;
     int64_t since; /* when it began waiting for its next request */
     int reading;   /* waiting for (or receiving) a request, not being answered */
-    int trusted;   /* presented the token in a request */
     int shed;      /* shut down by us; libmicrohttpd closes it */
 } conn_slot;
 
@@ -70,7 +67,7 @@ static struct {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     conn_slot *list;
-    int live; /* slots not shed */
+    int open; /* in list: STARTED, not CLOSED yet (shed ones too) */
     int stop;
     int64_t request_ms;
     pthread_t watchdog;
@@ -79,41 +76,58 @@ static struct {
     pthread_cond_t done; /* answering went down, or a connection closed */
 } slots = {.mu = PTHREAD_MUTEX_INITIALIZER}; /* .cv, .done: ops_cond_init, at start */
 
-/* When each connection the gate hands over was accepted (fd, since), taken
- * by conn_notify: the request timeout runs from accept, not from here. */
-#define HANDED_MAX 64
+/* Connections the gate handed over that libmicrohttpd has not STARTED yet:
+ * each holds a place, and conn_notify takes when it was accepted (the
+ * request timeout runs from accept, not from here). */
+#define HANDED_MAX MAX_CONNECTIONS
 static struct {
     int fd;
-    int64_t since; /* 0: a free place */
+    int64_t since; /* accepted */
+    int64_t at;    /* handed over; 0: a free place */
 } handed[HANDED_MAX];
 
-void serve_http_handover(int fd, int64_t since)
+int serve_http_take(int fd, const struct sockaddr *addr, socklen_t addrlen, int64_t since)
 {
     pthread_mutex_lock(&slots.mu);
-    int at = -1;
+    int64_t now = ops_now_ms();
+    int at = -1, pending = 0;
     for (int i = 0; i < HANDED_MAX; i++) {
-        if (handed[i].since && handed[i].fd == fd) {
-            at = i; /* a place left by a connection libmicrohttpd refused */
-            break;
-        }
-        if (at < 0 && !handed[i].since)
+        /* The same number again: libmicrohttpd closed that one without
+         * starting it. One not started within the request timeout is taken
+         * for closed the same way (it would be closed on start anyway). */
+        if (handed[i].at && (handed[i].fd == fd || now - handed[i].at > slots.request_ms))
+            handed[i].at = 0;
+        if (handed[i].at)
+            pending++;
+        else if (at < 0)
             at = i;
     }
-    if (at >= 0) {
-        handed[at].fd = fd;
-        handed[at].since = since;
+    if (at < 0 || slots.open + pending >= MAX_CONNECTIONS) {
+        pthread_mutex_unlock(&slots.mu);
+        return 0;
     }
+    handed[at].fd = fd;
+    handed[at].since = since;
+    handed[at].at = now;
     pthread_mutex_unlock(&slots.mu);
+    /* Closes fd itself when it cannot take it. */
+    if (MHD_add_connection(daemon_, fd, addr, addrlen) == MHD_YES)
+        return 1;
+    fprintf(stderr, SERVE_NAME ": http: cannot serve a connection: %s\n", strerror(errno));
+    pthread_mutex_lock(&slots.mu);
+    if (handed[at].fd == fd)
+        handed[at].at = 0;
+    pthread_mutex_unlock(&slots.mu);
+    return -1;
 }
 
 /* Under slots.mu: when fd was accepted; now when the gate did not say. */
 static int64_t handed_since(int fd)
 {
     for (int i = 0; i < HANDED_MAX; i++)
-        if (handed[i].since && handed[i].fd == fd) {
-            int64_t t = handed[i].since;
-            handed[i].since = 0;
-            return t;
+        if (handed[i].at && handed[i].fd == fd) {
+            handed[i].at = 0;
+            return handed[i].since;
         }
     return ops_now_ms();
 }
@@ -124,7 +138,6 @@ static void conn_shed(conn_slot *c)
     if (c->shed)
         return;
     c->shed = 1;
-    slots.live--;
     shutdown(c->fd, SHUT_RDWR);
 }
 
@@ -156,14 +169,7 @@ static void conn_notify(void *cls, struct MHD_Connection *conn, void **ctx,
         c->since = handed_since(c->fd);
         c->next = slots.list;
         slots.list = c;
-        slots.live++;
-        if (slots.live > MAX_CONNECTIONS) {
-            conn_slot *victim = NULL;
-            for (conn_slot *o = c->next; o; o = o->next) /* newest first: keep the last */
-                if (!o->shed && o->reading && !o->trusted)
-                    victim = o;
-            conn_shed(victim ? victim : c);
-        }
+        slots.open++;
         pthread_mutex_unlock(&slots.mu);
         return;
     }
@@ -176,12 +182,12 @@ static void conn_notify(void *cls, struct MHD_Connection *conn, void **ctx,
             *pp = c->next;
             break;
         }
-    if (!c->shed)
-        slots.live--;
+    slots.open--;
     pthread_cond_broadcast(&slots.done);
     pthread_mutex_unlock(&slots.mu);
     free(c);
     *ctx = NULL;
+    serve_gate_wake(); /* a place for a head waiting there */
 }
 
 /* A request arrived whole (reading 0), or was answered (back to 1): only
@@ -195,17 +201,6 @@ static void conn_mark(struct MHD_Connection *conn, int reading)
     c->reading = reading;
     if (reading)
         c->since = ops_now_ms();
-    pthread_mutex_unlock(&slots.mu);
-}
-
-/* The connection presented the token: newcomers do not push it out. */
-static void conn_trust(struct MHD_Connection *conn)
-{
-    conn_slot *c = conn_of(conn);
-    if (!c)
-        return;
-    pthread_mutex_lock(&slots.mu);
-    c->trusted = 1;
     pthread_mutex_unlock(&slots.mu);
 }
 
@@ -421,10 +416,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
             const char *auth =
                 MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
             const char *tok = bearer(auth);
-            int trusted = tok && serve_token_ok(s, tok);
-            if (trusted)
-                conn_trust(conn);
-            if (!trusted) {
+            if (!tok || !serve_token_ok(s, tok)) {
                 answer(h);
                 return send_err(conn, 401, "unauthorized",
                                 auth ? "the bearer token is wrong" : "this route needs "
@@ -513,10 +505,13 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     }
 }
 
-/* listen(2): serve_http_start's parameter of that name hides it. */
+/* listen(2): serve_http_start's parameter of that name hides it. A burst of
+ * connects waits in the kernel's queue while the gate is full (the kernel
+ * caps it at net.core.somaxconn) rather than having its handshakes dropped
+ * and retried a second or more later. */
 static int sock_listen(int fd)
 {
-    return listen(fd, 128);
+    return listen(fd, 1024);
 }
 
 static void log_cb(void *cls, const char *fmt, va_list ap)
@@ -611,7 +606,8 @@ int serve_http_start(serve *s, const char *listen, int explicit_token, const cha
         close(lfd);
         return -1;
     }
-    if (serve_gate_start(daemon_, lfd, s->conn_timeout_s * 1000) != 0) {
+    slots.request_ms = (int64_t)s->conn_timeout_s * 1000;
+    if (serve_gate_start(lfd, s->conn_timeout_s * 1000) != 0) {
         fprintf(stderr, SERVE_NAME ": cannot start a thread\n");
         MHD_stop_daemon(daemon_);
         daemon_ = NULL;
@@ -619,7 +615,6 @@ int serve_http_start(serve *s, const char *listen, int explicit_token, const cha
         return -1;
     }
     gate_fd = lfd;
-    slots.request_ms = (int64_t)s->conn_timeout_s * 1000;
     slots.stop = 0;
     stop_wait_ms = s->call_ms + s->conn_timeout_s * 1000 + 2000;
     if (pthread_create(&slots.watchdog, NULL, conn_watchdog, NULL) != 0) {

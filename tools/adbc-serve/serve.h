@@ -11,6 +11,7 @@
 
 #include <pthread.h>
 #include <stdint.h>
+#include <sys/socket.h>
 
 #include <cjson/cJSON.h>
 
@@ -120,16 +121,20 @@ adbc_conn *serve_adbsrv_conn_get(ops_dev *d);
 void serve_adbsrv_conn_put(ops_dev *d);
 
 /* ---- gate.c: accepts connections, checks each request head, hands it to
- * libmicrohttpd's daemon (a struct MHD_Daemon *) ---- */
-int serve_gate_start(void *daemon, int listen_fd, int timeout_ms);
+ * the HTTP side (serve_http_take) ---- */
+int serve_gate_start(int listen_fd, int timeout_ms);
 void serve_gate_stop(void);
+/* A place on the HTTP side may have come free. */
+void serve_gate_wake(void);
 
 /* ---- http.c ---- */
 int serve_http_start(serve *s, const char *listen, int explicit_token, const char *ready_file);
 void serve_http_stop(void);
 /* The gate hands fd over, accepted at since (monotonic ms): the request
- * must be whole within the request timeout of that. */
-void serve_http_handover(int fd, int64_t since);
+ * must be whole within the request timeout of that. 1: libmicrohttpd has
+ * it; 0: no place now (at most 64 connections are served at once), fd is
+ * still the caller's; -1: libmicrohttpd refused it and closed fd. */
+int serve_http_take(int fd, const struct sockaddr *addr, socklen_t addrlen, int64_t since);
 
 /* ---- routes.c: each returns the HTTP status and sets *body (envelope or
  * PNG) and *ctype ---- */
