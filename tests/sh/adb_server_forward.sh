@@ -40,10 +40,10 @@ B() { HOME=$T_TMP/bhome timeout 30 adb "$@"; }
 S() { timeout 60 "$SNAP" "$@"; }
 timeout 60 "$SNAP" -t "$DEV" start-server 2> "$T_TMP/s.err" || t_fail "start-server: $(cat "$T_TMP/s.err")"
 for ((i = 0; i < 100; i++)); do
-    B devices | grep -q "^$DEV[[:space:]]device$" && break
+    B devices | grep -q "^${DEV}[[:space:]]device$" && break
     sleep 0.1
 done
-B devices | grep -q "^$DEV[[:space:]]device$" || t_fail "adb devices through it: $(B devices 2>&1)"
+B devices | grep -q "^${DEV}[[:space:]]device$" || t_fail "adb devices through it: $(B devices 2>&1)"
 get() { curl -s --max-time 20 "http://127.0.0.1:$1/one.txt"; }
 
 # lists_agree WHAT: adb's and adbc-snap's --list are the same text; it is

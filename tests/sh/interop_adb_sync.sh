@@ -115,7 +115,7 @@ t_check "a partition without a directory, no \$ANDROID_PRODUCT_OUT: exit 1 from 
 both vendor
 grep -q "vendor" "$T_TMP/B.err" || t_fail "adbc-snap said: $(cat "$T_TMP/B.err")"
 (unset ANDROID_PRODUCT_OUT; both -l)
-ANDROID_PRODUCT_OUT= both -l
+ANDROID_PRODUCT_OUT='' both -l
 grep -q "ANDROID_PRODUCT_OUT" "$T_TMP/B.err" || t_fail "adbc-snap said: $(cat "$T_TMP/B.err")"
 
 t_check "a word that is no partition, two partitions: usage errors (adbc-snap's exit 2, adb's 1)"

@@ -483,21 +483,10 @@ static void connect_dev(int fd, const char *addr)
         snprintf(msg, sizeof msg, "already connected to %s", serial);
     } else if (!d) {
         snprintf(msg, sizeof msg, "failed to connect to %s: %s", serial, e.msg);
+    } else if (serve_adbsrv_dev_up(d, &e) == 0) {
+        snprintf(msg, sizeof msg, "connected to %s", serial);
     } else {
-        /* Connect now, so the answer says whether it worked: a device to
-         * connect, not a gone one (on which calls fail at once). */
-        if (ops_lock_within(&d->lock, srv->busy_ms) == 0) {
-            if (!d->conn)
-                d->state = OPS_DEV_CONNECTING;
-            d->next_try = 0;
-            pthread_mutex_unlock(&d->lock);
-        }
-        if (ops_dev_take(&srv->pool, d, srv->busy_ms, ops_now_ms() + srv->connect_ms, &e) == 0) {
-            ops_dev_give(&srv->pool, d, OPS_OK);
-            snprintf(msg, sizeof msg, "connected to %s", serial);
-        } else {
-            snprintf(msg, sizeof msg, "failed to connect to %s: %s", serial, e.msg);
-        }
+        snprintf(msg, sizeof msg, "failed to connect to %s: %s", serial, e.msg);
     }
     /* As adb's connect service: OKAY (the service), then its answer. */
     char out[sizeof msg + 8];
@@ -506,8 +495,28 @@ static void connect_dev(int fd, const char *addr)
         send_all(fd, out, n);
 }
 
-/* Drop d's connection and keep it down until a client connects it again. */
-static void disconnect_one(ops_dev *d)
+int serve_adbsrv_dev_up(ops_dev *d, ops_err *e)
+{
+    pthread_mutex_lock(&as_lock);
+    asdev *a = entry(d, 1);
+    if (a)
+        a->hidden = 0;
+    pthread_mutex_unlock(&as_lock);
+    /* Connect now, so the answer says whether it worked: a device to
+     * connect, not a gone one (on which calls fail at once). */
+    if (ops_lock_within(&d->lock, srv->busy_ms) == 0) {
+        if (!d->conn)
+            d->state = OPS_DEV_CONNECTING;
+        d->next_try = 0;
+        pthread_mutex_unlock(&d->lock);
+    }
+    if (ops_dev_take(&srv->pool, d, srv->busy_ms, ops_now_ms() + srv->connect_ms, e) != 0)
+        return -1;
+    ops_dev_give(&srv->pool, d, OPS_OK);
+    return 0;
+}
+
+void serve_adbsrv_dev_down(ops_dev *d, const char *why)
 {
     pthread_mutex_lock(&as_lock);
     asdev *a = entry(d, 1);
@@ -518,9 +527,15 @@ static void disconnect_one(ops_dev *d)
         ops_dev_drop(d);
         d->state = OPS_DEV_GONE;
         d->next_try = INT64_MAX; /* the pool's reconnector leaves it alone */
-        snprintf(d->error, sizeof d->error, "disconnected by a client of the adb server");
+        snprintf(d->error, sizeof d->error, "%s", why);
         pthread_mutex_unlock(&d->lock);
     }
+}
+
+/* Drop d's connection and keep it down until a client connects it again. */
+static void disconnect_one(ops_dev *d)
+{
+    serve_adbsrv_dev_down(d, "disconnected by a client of the adb server");
 }
 
 static void disconnect(int fd, const char *addr)

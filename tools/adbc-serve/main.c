@@ -36,6 +36,8 @@ static void usage(FILE *f)
             "every client of adb's server, docs/adb-server.md) on ADDR: tcp:PORT (loopback),\n"
             "tcp:HOST:PORT, localfilesystem:PATH; default ADB_SERVER_SOCKET, else\n"
             "tcp:127.0.0.1:5037 (ANDROID_ADB_SERVER_PORT). It has no authentication.\n"
+            "With no -s/-t it holds the devices adbc lists (USB, emulators, remembered\n"
+            "TCP devices) as they come and go, as adb's server; the HTTP API then has none.\n"
             "--allow-uninstall PACKAGE: a package the uninstall_app tool may remove.\n"
             "--allow-tool NAME: offer a tool that needs allowing (termux_sms_send,\n"
             "termux_call; Termux:API tools are offered when adbc runs in Termux), or\n"
@@ -209,7 +211,10 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    if (nnames == 0) {
+    /* adb's server with no device named: it follows what adbc lists
+     * (adbscan.c), as adb's server follows devices coming and going. */
+    int scan = adbsrv && nnames == 0 && !control;
+    if (nnames == 0 && !scan) {
         const char *env = getenv("ANDROID_SERIAL");
         if (add_dev(env && *env ? env : "") != 0)
             return 2;
@@ -255,6 +260,7 @@ int main(int argc, char **argv)
         status = 1;
     } else if ((control && serve_control_start(&s, control) != 0) ||
                (adbsrv && serve_adbsrv_start(&s, adbsrv) != 0) ||
+               (scan && serve_adbscan_start(&s) != 0) ||
                (http && serve_http_start(&s, listen, explicit_token, http ? ready : NULL) != 0)) {
         status = 1;
     } else {
@@ -292,6 +298,7 @@ int main(int argc, char **argv)
      * (serve_http_stop). */
     s.stopping = 1;
     ops_pool_stop(&s.pool);
+    serve_adbscan_stop();
     serve_tasks_stop();
     serve_farm_stop();
     serve_http_stop();

@@ -119,6 +119,19 @@ void serve_adbsrv_conn_close(void *user, ops_dev *d, adbc_conn *c);
  * NULL while d is not connected. */
 adbc_conn *serve_adbsrv_conn_get(ops_dev *d);
 void serve_adbsrv_conn_put(ops_dev *d);
+/* A device listed again (connected now: 0, or -1 with e set, the pool
+ * then retrying it), or put away: its connection dropped, not listed and
+ * not reconnected, why as its error, until it comes up again. */
+int serve_adbsrv_dev_up(ops_dev *d, ops_err *e);
+void serve_adbsrv_dev_down(ops_dev *d, const char *why);
+
+/* ---- adbscan.c: the adb server's device set when no device is named ---- */
+/* Keep the pool to what adbc lists (USB, emulators, remembered TCP
+ * devices), as adb's server follows devices coming and going: 0 or -1
+ * after printing why. */
+int serve_adbscan_start(serve *s);
+/* Stop looking (after ops_pool_stop: a connect in progress ends first). */
+void serve_adbscan_stop(void);
 
 /* ---- gate.c: accepts connections, checks each request head, hands it to
  * the HTTP side (serve_http_take) ---- */

@@ -9,8 +9,8 @@
  * tcp:ANDROID_ADB_SERVER_ADDRESS:ANDROID_ADB_SERVER_PORT (127.0.0.1:5037).
  * start-server does nothing when a server of adb's version (41) answers
  * there; else it starts adbc-serve detached, holding the device named by
- * -s/-t, else every device `adbc-snap devices` lists (USB, emulators,
- * remembered TCP devices), and waits until it answers. kill-server sends
+ * -s/-t, else the devices `adbc-snap devices` lists (USB, emulators,
+ * remembered TCP devices) as they come and go, and waits until it answers. kill-server sends
  * host:kill, as adb's does, to whichever server answers. */
 #include "snap.h"
 
@@ -33,8 +33,6 @@
 #include "ops_core.h"
 #include "ops_hostproto.h"
 #include "portable.h"
-
-#define SERVER_MAX_DEVICES 16 /* adbc-serve's */
 
 static int cmd_start_server(snap_ctx *ctx, int argc, char **argv);
 static int cmd_kill_server(snap_ctx *ctx, int argc, char **argv);
@@ -249,8 +247,9 @@ static int cmd_start_server(snap_ctx *ctx, int argc, char **argv)
     if (v >= 0)
         return snap_error(SNAP_EXIT_FAIL, NULL, "a server of version %ld answers at %s (not adb's "
                           "41): stop it first (kill-server)", v, addr);
-    /* The devices it holds: the one named, else every one listed. */
-    const char *args[10 + 2 * SERVER_MAX_DEVICES];
+    /* The devices it holds: the one named, else those adbc lists, followed
+     * as they come and go (adbc-serve's adb server with no device named). */
+    const char *args[12];
     int na = 0;
     char exe[2 * PATH_MAX];
     snap_serve_exe(exe, sizeof exe);
@@ -258,29 +257,13 @@ static int cmd_start_server(snap_ctx *ctx, int argc, char **argv)
     args[na++] = "--no-http";
     args[na++] = "--adb-server";
     args[na++] = addr;
-    adbc_device_entry *list = NULL;
-    size_t n = 0;
     if (ctx->target || ctx->serial) {
         args[na++] = ctx->target ? "-t" : "-s";
         args[na++] = ctx->target ? ctx->target : ctx->serial;
-    } else {
-        adbc_devices_opts o;
-        adbc_devices_opts_init(&o);
-        o.probe = 0;
-        if (adbc_devices_list(&list, &n, NULL, 0, &o) < 0) {
-            o.usb = 0; /* no USB here: the emulators and remembered devices */
-            if (adbc_devices_list(&list, &n, NULL, 0, &o) < 0)
-                n = 0;
-        }
-        for (size_t i = 0; i < n && i < SERVER_MAX_DEVICES; i++) {
-            args[na++] = "-s";
-            args[na++] = list[i].serial;
-        }
     }
     char logf[PATH_MAX], pidf[PATH_MAX];
     if (snap_session_path(logf, sizeof logf, "adb-server", "log", 1) != 0 ||
         snap_session_path(pidf, sizeof pidf, "adb-server", "pid", 1) != 0) {
-        adbc_devices_free(list);
         return SNAP_EXIT_FAIL;
     }
     args[na++] = "--pid-file";
@@ -288,10 +271,8 @@ static int cmd_start_server(snap_ctx *ctx, int argc, char **argv)
     args[na] = NULL;
     fprintf(stderr, "* daemon not running; starting now at %s\n", addr);
     pid_t pid = fork();
-    if (pid < 0) {
-        adbc_devices_free(list);
+    if (pid < 0)
         return snap_fail("start-server: fork", ADBC_EIO);
-    }
     if (pid == 0) {
         setsid();
         int in = open("/dev/null", O_RDONLY), lg = open(logf, O_WRONLY | O_CREAT | O_TRUNC, 0600);
@@ -305,7 +286,6 @@ static int cmd_start_server(snap_ctx *ctx, int argc, char **argv)
         fprintf(stderr, "adbc-snap: cannot run %s: %s\n", exe, strerror(errno));
         _exit(127);
     }
-    adbc_devices_free(list);
     for (int waited = 0;; waited += 50) {
         int st;
         if (snap_srv_version(addr, 1000) == 41)
