@@ -980,6 +980,8 @@ typedef struct wsess {
     wpage pg;
     int *ord, nord;
     int stale;         /* objects of nodes no longer read, still in the "adbc" group */
+    int busy;          /* the page changes all the time: not followed (WEB_BUSY_*) */
+    int64_t ev_at;     /* when ev was taken (monotonic ms) */
     uint64_t used;     /* when last used (wkeep.clock) */
 } wsess;
 
@@ -993,6 +995,13 @@ typedef struct wkeep {
 /* Objects of gone nodes held past this many: the group is released and
  * every object asked again. */
 #define WEB_MAX_STALE 2000
+
+/* A page that sent more than WEB_BUSY_EVENTS DOM events since its last
+ * read, at more than WEB_BUSY_RATE a second, changes all the time: its
+ * session stops following its DOM (DOM.disable), so the events do not
+ * pile up in the app between snapshots, and reads it whole each time. */
+#define WEB_BUSY_EVENTS 200
+#define WEB_BUSY_RATE 50
 
 /* End the session (the key stays): its next read starts cold. */
 static void sess_close(wsess *ws)
@@ -1010,7 +1019,8 @@ static void sess_close(wsess *ws)
     if (ws->have)
         page_free(&ws->pg);
     memset(&ws->pg, 0, sizeof ws->pg);
-    ws->have = ws->tracking = ws->reads = ws->stale = 0;
+    ws->have = ws->tracking = ws->reads = ws->stale = ws->busy = 0;
+    ws->ev_at = 0;
     ws->ev = 0;
 }
 
@@ -1140,11 +1150,12 @@ static int read_tree(wpage *pg, int **order, int *nord, wsess *ws, const char *f
     pg->f[0].owner_node = -1;
     /* From its second read on, the session follows the page's DOM: a page
      * that sends no change is not read again. */
-    if (ws->reads >= 1) {
+    if (ws->reads >= 1 && !ws->busy) {
         if (!ws->tracking && (ide = adbc_cdp_send(cdp, "DOM.enable", NULL,
                                                   core_remaining(deadline))) < 0)
             return ide;
         ws->ev = cdp_events(cdp);
+        ws->ev_at = core_now_ms();
         idd = adbc_cdp_send(cdp, "DOM.getDocument", "{\"depth\":-1,\"pierce\":true}",
                             core_remaining(deadline));
         if (idd < 0)
@@ -1437,6 +1448,15 @@ static int read_page(wview *v, adbc_conn *c, const char *sock, wsess *ws, int64_
     }
     /* The tree again, unless the page said nothing changed since it was
      * read: no DOM event since, the same frames, the same fingerprint. */
+    if (rc == 0 && ws->tracking) {
+        unsigned long since = cdp_events(ws->cdp) - ws->ev;
+        int64_t ms = core_now_ms() - ws->ev_at;
+        if (since > WEB_BUSY_EVENTS && (double)since * 1000 > (double)WEB_BUSY_RATE * (double)ms) {
+            rc = adbc_cdp_call(NULL, NULL, ws->cdp, "DOM.disable", NULL, core_remaining(deadline));
+            ws->tracking = 0;
+            ws->busy = 1;
+        }
+    }
     int again = rc == 0 && (!ws->have || !ws->tracking || cdp_events(ws->cdp) != ws->ev ||
                             !same_text(ws->frames, frames) || !same_text(ws->print, print));
     if (rc == 0 && again) {

@@ -7,7 +7,9 @@
 # (a DOM change, and a checkbox's state set by script, which sends no DOM
 # event); the screen read warm is the one a cold read gives; a new page, or
 # the app's socket gone and back under another name, gets a new session;
-# a page that hangs on a warm session costs at most its budget. The set-up
+# a page that changes all the time stops being followed (nothing piles up
+# between snapshots); a page that hangs on a warm session costs at most its
+# budget. The set-up
 # is tests/sh/snap_web.sh's: Debian's chromium, headless, its DevTools port
 # offered to the test device as a WebView's abstract socket.
 set -u
@@ -155,6 +157,41 @@ grep -q 'Button \[ref=[0-9]*\] "Second page"' "$OUT" || t_fail "the page was not
 [ "$(sessions)" -eq 1 ] || t_fail "$(sessions) sessions on the new socket: $(cat "$RLOG")"
 snap
 [ "$(sessions)" -eq 1 ] || t_fail "$(sessions) sessions on the new socket after two snapshots: $(cat "$RLOG")"
+
+t_check "a page that changes all the time: its session stops following the DOM, nothing piles up"
+# Ten attribute changes a tick: DOM events at hundreds a second, until the
+# session sees the page is busy and sends DOM.disable. Then the browser
+# sends nothing on the session between snapshots (the relay's byte count
+# of the session stays), and each snapshot still reads the page whole.
+cdp "window.busy = setInterval(function () { for (var i = 0; i < 10; i++) document.body.setAttribute('data-n', Math.random()); }, 5); 1" > /dev/null
+n=$(grep '^request [0-9]*: GET /devtools/page/' "$RLOG" | tail -n 1 | sed 's/^request \([0-9]*\):.*/\1/')
+# bytes: what the browser has sent on the session so far (the relay's count).
+bytes()
+{
+    local before
+    before=$(grep -c "^bytes $n:" "$RLOG")
+    kill -USR2 "$RELAY"
+    for ((i = 0; i < 200; i++)); do
+        [ "$(grep -c "^bytes $n:" "$RLOG")" -gt "$before" ] && break
+        sleep 0.05
+    done
+    grep "^bytes $n:" "$RLOG" | tail -n 1 | sed 's/.*: //'
+}
+quiet=0
+for ((k = 0; k < 10 && !quiet; k++)); do
+    snap
+    grep -q 'Button \[ref=[0-9]*\] "Second page"' "$OUT" || t_fail "the busy page was not read: $(cat "$OUT")"
+    a=$(bytes)
+    sleep 1
+    b=$(bytes)
+    [ -n "$a" ] && [ "$a" = "$b" ] && quiet=1
+done
+[ $quiet = 1 ] || t_fail "the browser kept sending on the session between snapshots ($a then $b bytes)"
+cdp "var b = document.createElement('button'); b.textContent = 'Third'; document.body.appendChild(b); 1" > /dev/null
+snap
+grep -q 'Button \[ref=[0-9]*\] "Third"' "$OUT" || t_fail "a change on the busy page was not read: $(cat "$OUT")"
+[ "$(sessions)" -eq 1 ] || t_fail "$(sessions) sessions on the busy page: $(cat "$RLOG")"
+cdp "clearInterval(window.busy); 1" > /dev/null
 
 t_check "a page that hangs on a kept session costs at most its budget and leaves a note"
 kill -USR1 "$RELAY"
