@@ -47,12 +47,13 @@ R() { "$REDIS_CLI" -h 127.0.0.1 -p "$RPORT" -a "$RPASS" --no-auth-warning "$@"; 
 declare -A NPID NURL
 # node_start NAME ARGS...: an adbc-serve node NAME of the farm with ARGS
 # (its devices, its model); NURL[NAME] once it listens, log in $T_TMP/node.NAME.log.
+# FARM_URL: another farm's URL than the Redis redis_start started.
 node_start()
 {
     local n=$1 i
     shift
     rm -f "$T_TMP/port.$n"
-    "$SERVE" "$@" --farm "redis://127.0.0.1:$RPORT" --farm-node "$n" \
+    "$SERVE" "$@" --farm "${FARM_URL:-redis://127.0.0.1:$RPORT}" --farm-node "$n" \
         --farm-password-file "$T_TMP/farm.pass" --listen 127.0.0.1:0 --token-file "$TOK" \
         --ready-file "$T_TMP/port.$n" 2>> "$T_TMP/node.$n.log" &
     NPID[$n]=$!
@@ -82,6 +83,19 @@ node_joined()
         sleep 0.05
     done
     t_fail "node $1 did not join the farm: $(cat "$OUT"); $(tail -n 5 "$T_TMP/node.$1.log")"
+}
+# node_refused NODE WORDS: until NODE says the farm is unavailable for a
+# reason that holds WORDS (an extended regular expression).
+node_refused()
+{
+    local i
+    for ((i = 0; i < 200; i++)); do
+        N "$1" /v1/farm
+        [ "$code" = 200 ] && [ "$(J .result.available)" = false ] &&
+            J .result.error | grep -qE "$2" && return 0
+        sleep 0.05
+    done
+    t_fail "node $1 did not say '$2': $(cat "$OUT")"
 }
 # farm_wait NODE ID [SECONDS]: until farm task ID has ended (asked of NODE); its JSON in $OUT.
 farm_wait()

@@ -12,7 +12,10 @@
 # as a new attempt; a node stopped past its lease loses its task to another
 # and writes nothing of its own run; a node that loses Redis keeps its own API and says the
 # farm is unavailable; a wrong password, a password in the URL, a password
-# file others can read; the model's key is nowhere in Redis.
+# file others can read; a node on Redis over TLS (rediss://, certificates
+# made here) runs a task and streams its events, and a wrong CA, a missing
+# client certificate and redis:// to a TLS port each say why; the model's
+# key is nowhere in Redis.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 t_init
@@ -274,8 +277,63 @@ out=$("$SERVE" -t "${DEVS[0]}" --farm "redis://u:$RPASS@127.0.0.1:$RPORT" --farm
 chmod 644 "$T_TMP/bad.pass"
 out=$("$SERVE" -t "${DEVS[0]}" --farm "redis://127.0.0.1:$RPORT" --farm-node n8 --farm-password-file "$T_TMP/bad.pass" --listen 127.0.0.1:0 --token-file "$TOK" 2>&1)
 [ $? = 1 ] && case $out in *"readable by others"*) ;; *) false ;; esac || t_fail "a password file others read: $out"
-out=$("$SERVE" -t "${DEVS[0]}" --farm "rediss://127.0.0.1:$RPORT" --farm-node n8 --listen 127.0.0.1:0 --token-file "$TOK" 2>&1)
-[ $? = 1 ] && case $out in *TLS*) ;; *) false ;; esac || t_fail "rediss://: $out"
+
+t_check "rediss://: a node on Redis over TLS runs a task; a wrong CA, no client certificate, redis:// to a TLS port each say why"
+# A CA, Redis's certificate (for 127.0.0.1) and the node's, both signed by
+# it, and a CA that signed neither.
+P=$T_TMP/tls
+mkdir -p "$P"
+ssl() { openssl "$@" 2>> "$P/openssl.log" || t_fail "openssl $1: $(tail -n 3 "$P/openssl.log")"; }
+ssl req -x509 -newkey rsa:2048 -nodes -keyout "$P/ca.key" -out "$P/ca.crt" -days 2 -subj /CN=adbc-farm-test-ca
+ssl req -x509 -newkey rsa:2048 -nodes -keyout "$P/other.key" -out "$P/other.crt" -days 2 -subj /CN=another-ca
+for who in srv cli; do
+    ssl req -newkey rsa:2048 -nodes -keyout "$P/$who.key" -out "$P/$who.csr" -subj "/CN=adbc-farm-$who"
+    printf 'subjectAltName=IP:127.0.0.1\n' > "$P/$who.ext"
+    ssl x509 -req -in "$P/$who.csr" -CA "$P/ca.crt" -CAkey "$P/ca.key" -CAcreateserial \
+        -out "$P/$who.crt" -days 2 -extfile "$P/$who.ext"
+done
+chmod 600 "$P/cli.key"
+TPORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+"$REDIS_SERVER" --port 0 --tls-port "$TPORT" --bind 127.0.0.1 --dir "$P" --save '' \
+    --tls-cert-file "$P/srv.crt" --tls-key-file "$P/srv.key" --tls-ca-cert-file "$P/ca.crt" \
+    --requirepass "$RPASS" --daemonize no --logfile "$P/redis.log" &
+T_BG_PIDS+=("$!")
+TR=("$REDIS_CLI" -h 127.0.0.1 -p "$TPORT" --tls --cacert "$P/ca.crt" --cert "$P/cli.crt" --key "$P/cli.key" -a "$RPASS" --no-auth-warning)
+for ((i = 0; i < 200; i++)); do
+    [ "$("${TR[@]}" PING 2> /dev/null)" = PONG ] && break
+    sleep 0.05
+done
+[ "$("${TR[@]}" PING 2>&1)" = PONG ] || t_fail "redis-server with TLS did not start: $(tail -n 5 "$P/redis.log")"
+TLS=(--farm-ca "$P/ca.crt" --farm-cert "$P/cli.crt" --farm-key "$P/cli.key")
+OPENAI_API_KEY=$KEY FARM_URL=rediss://127.0.0.1:$TPORT node_start n7 -t "${DEVS[1]}" "${TLS[@]}" \
+    --provider openai --base-url "$BASE" --model scripted
+node_joined n7
+devices_seen n7 1
+N n7 -d '{"goal":"say ok","select":{"serial":"'"${DEVS[1]}"'"}}' /v1/farm/tasks
+expect 202
+ID=$(J .result.id)
+curl -s -N -m 60 -H "Authorization: Bearer $(cat "$TOK")" "${NURL[n7]}/v1/farm/tasks/$ID/events" > "$T_TMP/ev.tls" &
+EV=$!
+farm_wait n7 "$ID"
+[ "$(J '.result | "\(.status) \(.node) \(.device) \(.attempts) \(.end.answer)"')" = "completed n7 ${DEVS[1]} 1 ok" ] ||
+    t_fail "task over TLS: $(cat "$OUT")"
+wait "$EV" || t_fail "the event stream over TLS did not end with the task"
+[ "$(grep '^event:' "$T_TMP/ev.tls" | tr '\n' ' ')" = "event: queued event: attempt event: step event: end " ] ||
+    t_fail "events over TLS: $(cat "$T_TMP/ev.tls")"
+[ "$("${TR[@]}" HGET "adbc:farm:task:$ID" status)" = completed ] || t_fail "the TLS Redis does not hold the task"
+FARM_URL=rediss://127.0.0.1:$TPORT node_start n6 -t 127.0.0.1:1 --farm-ca "$P/other.crt" --farm-cert "$P/cli.crt" --farm-key "$P/cli.key"
+node_refused n6 "certificate is refused.*--farm-ca"
+FARM_URL=rediss://127.0.0.1:$TPORT node_start n5 -t 127.0.0.1:1 --farm-ca "$P/ca.crt"
+node_refused n5 "client certificate"
+FARM_URL=redis://127.0.0.1:$TPORT node_start n4 -t 127.0.0.1:1
+node_refused n4 "rediss://"
+N n4 /v1/devices
+expect 200
+out=$("$SERVE" -t "${DEVS[0]}" --farm "redis://127.0.0.1:$RPORT" --farm-node n8 --farm-ca "$P/ca.crt" --listen 127.0.0.1:0 --token-file "$TOK" 2>&1)
+[ $? = 1 ] && case $out in *"for TLS"*) ;; *) false ;; esac || t_fail "--farm-ca without rediss://: $out"
+chmod 644 "$P/cli.key"
+out=$("$SERVE" -t "${DEVS[0]}" --farm "rediss://127.0.0.1:$TPORT" --farm-node n8 "${TLS[@]}" --listen 127.0.0.1:0 --token-file "$TOK" 2>&1)
+[ $? = 1 ] && case $out in *"readable by group or others"*) ;; *) false ;; esac || t_fail "a client key others read: $out"
 
 t_check "the model's key is in no key of Redis (every key dumped) and not in its append-only file"
 nkeys=0
@@ -284,6 +342,9 @@ while read -r k; do
     R --raw DUMP "$k" | grep -aq "$KEY" && t_fail "the key is in $k"
 done < <(R --scan)
 [ "$nkeys" -gt 30 ] || t_fail "only $nkeys keys scanned"
+while read -r k; do
+    "${TR[@]}" --raw DUMP "$k" | grep -aq "$KEY" && t_fail "the key is in $k of the TLS Redis"
+done < <("${TR[@]}" --scan)
 grep -raq "$KEY" "$RDIR" && t_fail "the key is in Redis's files"
 grep -raq "sk-test" "$RDIR" && t_fail "a key is in Redis's files"
 grep -q "$KEY" "$T_TMP"/node.*.log && t_fail "the key is in a node's log"

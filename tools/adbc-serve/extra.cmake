@@ -15,6 +15,6 @@ if(TARGET adbc_ops_agent)
 endif()
 # The farm (farm*.c) with hiredis (deps.cmake) and the agent.
 if(ADBC_HAVE_HIREDIS AND TARGET adbc_ops_agent)
-  target_link_libraries(${name} PRIVATE PkgConfig::HIREDIS)
+  target_link_libraries(${name} PRIVATE PkgConfig::HIREDIS OpenSSL::SSL)
   target_compile_definitions(${name} PRIVATE ADBC_HAVE_HIREDIS=1)
 endif()

@@ -137,6 +137,24 @@ int serve_farm_option(const char *opt, const char *val)
         pass_file = val;
         return 1;
     }
+    static const struct {
+        const char *opt;
+        char *dst;
+    } files[] = {{"--farm-ca", farm_conf.ca}, {"--farm-cert", farm_conf.cert},
+                 {"--farm-key", farm_conf.key}};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        if (strcmp(opt, files[i].opt) != 0)
+            continue;
+        if (!val)
+            return 0;
+        if (!*val || strlen(val) >= sizeof farm_conf.ca) {
+            fprintf(stderr, SERVE_NAME ": %s takes a file name (at most %zu bytes)\n", opt,
+                    sizeof farm_conf.ca - 1);
+            return -1;
+        }
+        snprintf(files[i].dst, sizeof farm_conf.ca, "%s", val);
+        return 1;
+    }
     if (strcmp(opt, "--farm-lease") == 0) {
         if (!val)
             return 0;
@@ -835,9 +853,43 @@ static int load_password(void)
     return 0;
 }
 
+/* --farm-ca, --farm-cert, --farm-key: with rediss:// only; a certificate
+ * with its key; each file readable now, the key by no one else. */
+static int tls_files(void)
+{
+    if (!farm_conf.tls && (farm_conf.ca[0] || farm_conf.cert[0] || farm_conf.key[0])) {
+        fprintf(stderr, SERVE_NAME ": --farm-ca, --farm-cert and --farm-key are for TLS: give "
+                        "--farm rediss://HOST:PORT\n");
+        return -1;
+    }
+    if (!farm_conf.cert[0] != !farm_conf.key[0]) {
+        fprintf(stderr, SERVE_NAME ": --farm-cert and --farm-key go together (the client's "
+                        "certificate and its key)\n");
+        return -1;
+    }
+    const char *f[] = {farm_conf.ca, farm_conf.cert, farm_conf.key};
+    const char *opt[] = {"--farm-ca", "--farm-cert", "--farm-key"};
+    for (int i = 0; i < 3; i++) {
+        if (!f[i][0])
+            continue;
+        struct stat st;
+        if (access(f[i], R_OK) != 0 || stat(f[i], &st) != 0) {
+            fprintf(stderr, SERVE_NAME ": %s %s: %s\n", opt[i], f[i], strerror(errno));
+            return -1;
+        }
+        if (i == 2 && (st.st_mode & 077)) {
+            fprintf(stderr, SERVE_NAME ": --farm-key %s is readable by group or others: "
+                            "chmod 600 it\n", f[i]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int serve_farm_start(serve *s)
 {
-    if (!url_arg && !farm_conf.node[0] && !pass_file && !farm_conf.lease_ms)
+    if (!url_arg && !farm_conf.node[0] && !pass_file && !farm_conf.lease_ms &&
+        !farm_conf.ca[0] && !farm_conf.cert[0] && !farm_conf.key[0])
         return 0;
     if (!url_arg || !farm_conf.node[0]) {
         fprintf(stderr, SERVE_NAME ": a farm node needs both --farm URL and --farm-node NAME\n");
@@ -848,7 +900,7 @@ int serve_farm_start(serve *s)
         fprintf(stderr, SERVE_NAME ": %s\n", why);
         return -1;
     }
-    if (load_password() != 0)
+    if (tls_files() != 0 || load_password() != 0)
         return -1;
     if (!farm_conf.lease_ms)
         farm_conf.lease_ms = 15000;

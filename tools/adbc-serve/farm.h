@@ -31,10 +31,12 @@ typedef struct farm_cfg {
     char pass[256];
     char node[65];
     int lease_ms;
+    int tls;                 /* rediss:// */
+    char ca[512], cert[512], key[512]; /* --farm-ca, --farm-cert, --farm-key */
 } farm_cfg;
 
 /* ---- farm_redis.c ---- */
-/* Parse redis://[USER@]HOST[:PORT][/DB] into c: 0, or -1 with why. */
+/* Parse redis[s]://[USER@]HOST[:PORT][/DB] into c: 0, or -1 with why. */
 int farm_url_parse(farm_cfg *c, const char *url, char *why, size_t cap);
 /* A connection, logged in, the database selected, commands bounded by
  * FARM_IO_MS: NULL with why (Redis's own words when it refused). */
@@ -44,6 +46,11 @@ redisContext *farm_connect(const farm_cfg *c, char *why, size_t cap);
  * returned as it is. */
 redisReply *farm_cmd(redisContext *c, int argc, const char **argv, char *why, size_t cap,
                      int *dead);
+/* ---- farm_tls.c ---- */
+/* A TLS connection to c's Redis (rediss://), verified, with a thread that
+ * carries it: the descriptor of its plaintext end for redisConnectFd, or
+ * -1 with why. */
+int farm_tls_open(const farm_cfg *c, char *why, size_t cap);
 /* The scripts (EVAL, no keys: every key is named from the prefix). */
 extern const char farm_lua_submit[], farm_lua_take[], farm_lua_requeue[], farm_lua_renew[],
     farm_lua_step[], farm_lua_finish[], farm_lua_cancel[], farm_lua_beat[];

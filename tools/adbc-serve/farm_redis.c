@@ -12,21 +12,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
+#include <unistd.h>
 
 int farm_url_parse(farm_cfg *c, const char *url, char *why, size_t cap)
 {
     const char *p;
-    if (strncmp(url, "rediss://", 9) == 0) {
-        snprintf(why, cap, "rediss:// needs hiredis with TLS (hiredis_ssl, hiredis 1.0 or "
-                 "later); this build's hiredis has none: reach Redis through a TLS tunnel "
-                 "(stunnel, spiped) and give its local end as redis://HOST:PORT");
+    c->tls = strncmp(url, "rediss://", 9) == 0;
+    if (!c->tls && strncmp(url, "redis://", 8) != 0) {
+        snprintf(why, cap, "--farm takes redis://[USER@]HOST[:PORT][/DB] (rediss:// for TLS)");
         return -1;
     }
-    if (strncmp(url, "redis://", 8) != 0) {
-        snprintf(why, cap, "--farm takes redis://[USER@]HOST[:PORT][/DB]");
-        return -1;
-    }
-    p = url + 8;
+    p = url + 8 + c->tls;
     const char *at = strchr(p, '@'), *slash = strchr(p, '/');
     if (at && (!slash || at < slash)) {
         const char *colon = memchr(p, ':', (size_t)(at - p));
@@ -117,11 +113,38 @@ static int say_no(redisContext *c, int argc, const char **argv, char *why, size_
     return bad;
 }
 
+/* Why Redis may close a connection at its first command: what to try. */
+static void closed_hint(const farm_cfg *cf, char *out, size_t cap)
+{
+    snprintf(out, cap, "%s", cf->tls ? (cf->cert[0] ? "" : " (Redis closed the connection: "
+                                        "if it asks for a client certificate, give --farm-cert "
+                                        "and --farm-key)")
+                                     : " (Redis closed the connection: if that port speaks "
+                                       "TLS, give rediss://)");
+}
+
 redisContext *farm_connect(const farm_cfg *cf, char *why, size_t cap)
 {
     struct timeval ct = {FARM_CONNECT_MS / 1000, (FARM_CONNECT_MS % 1000) * 1000};
     struct timeval io = {FARM_IO_MS / 1000, (FARM_IO_MS % 1000) * 1000};
-    redisContext *c = redisConnectWithTimeout(cf->host, cf->port, ct);
+    redisContext *c;
+    if (cf->tls) {
+        int fd = farm_tls_open(cf, why, cap);
+        if (fd < 0)
+            return NULL;
+        c = redisConnectFd(fd);
+        if (!c || c->err) {
+            snprintf(why, cap, "redis at %s:%d over TLS: %s", cf->host, cf->port,
+                     c ? c->errstr : "out of memory");
+            if (c)
+                redisFree(c);
+            else
+                close(fd);
+            return NULL;
+        }
+    } else {
+        c = redisConnectWithTimeout(cf->host, cf->port, ct);
+    }
     if (!c || c->err) {
         snprintf(why, cap, "redis at %s:%d: %s (is redis-server running there?)", cf->host,
                  cf->port, c ? c->errstr : "out of memory");
@@ -139,14 +162,22 @@ redisContext *farm_connect(const farm_cfg *cf, char *why, size_t cap)
             if (bad == 1)
                 snprintf(why + n, cap - n, " (check --farm-password-file or "
                          "ADBC_FARM_PASSWORD)");
+            else
+                closed_hint(cf, why + n, cap - n);
             redisFree(c);
             return NULL;
         }
     }
     char db[16];
     snprintf(db, sizeof db, "%d", cf->db);
-    if ((cf->db && say_no(c, 2, (const char *[]){"SELECT", db}, why, cap)) ||
-        say_no(c, 1, (const char *[]){"PING"}, why, cap)) {
+    int bad = cf->db ? say_no(c, 2, (const char *[]){"SELECT", db}, why, cap) : 0;
+    if (!bad)
+        bad = say_no(c, 1, (const char *[]){"PING"}, why, cap);
+    if (bad) {
+        if (bad == 2 && !cf->pass[0]) {
+            size_t n = strlen(why);
+            closed_hint(cf, why + n, cap - n);
+        }
         redisFree(c);
         return NULL;
     }

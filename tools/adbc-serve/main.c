@@ -23,8 +23,9 @@ static void usage(FILE *f)
             "                  [--pid-file FILE]\n"
             "                  [--model NAME] [--provider openai|anthropic] [--base-url URL]\n"
             "                  [--agent-allow SERIAL]...\n"
-            "                  [--farm redis://[USER@]HOST:PORT[/DB] --farm-node NAME\n"
-            "                   [--farm-password-file FILE] [--farm-lease S]]\n"
+            "                  [--farm redis[s]://[USER@]HOST:PORT[/DB] --farm-node NAME\n"
+            "                   [--farm-password-file FILE] [--farm-lease S]\n"
+            "                   [--farm-ca FILE] [--farm-cert FILE --farm-key FILE]]\n"
             "       adbc-serve --help | --version\n\n"
             "Holds connections to the devices and serves the HTTP/JSON API (docs/serve.md).\n"
             "Default: the device in ANDROID_SERIAL, else the only USB device; listen on\n"
@@ -49,7 +50,8 @@ static void usage(FILE *f)
             "the agent may drive (emulators always may; docs/agent.md).\n"
             "--farm, --farm-node: join a farm of nodes sharing devices and one task queue\n"
             "on Redis (the password from --farm-password-file or ADBC_FARM_PASSWORD,\n"
-            "never the URL; docs/farm.md).\n");
+            "never the URL; docs/farm.md); rediss:// is TLS, Redis's certificate checked\n"
+            "against --farm-ca (else the system's CAs), --farm-cert/--farm-key the client's.\n");
 }
 
 static int num(const char *opt, const char *v, long lo, long hi, long *out)
