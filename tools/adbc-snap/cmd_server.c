@@ -177,8 +177,9 @@ int snap_srv_query(const char *req, char **reply, int ms)
     *reply = NULL;
     char abuf[300];
     const char *addr = ops_hp_server_addr(abuf, sizeof abuf);
-    /* Only a server of adb's version: what answers there may be anything. */
-    if (snap_srv_version(addr, ms) != 41)
+    /* Only a server of adb's version: what answers there may be anything
+     * (and one that accepts and never answers costs a short wait only). */
+    if (snap_srv_version(addr, ms < 5000 ? ms : 5000) != 41)
         return -1;
     int fd = snap_srv_dial(addr, ms);
     if (fd < 0)

@@ -758,7 +758,11 @@ static int cmd_sync(snap_ctx *ctx, int argc, char **argv)
             continue;
         /* as adb: $ANDROID_PRODUCT_OUT/PARTITION, a separator added */
         char local[4096], remote[64], label[64];
-        snprintf(local, sizeof local, "%s/%s", out, partitions[k]);
+        if (snprintf(local, sizeof local, "%s/%s", out, partitions[k]) >= (int)sizeof local) {
+            status = snap_error(SNAP_EXIT_FAIL, "sync", "$ANDROID_PRODUCT_OUT is longer than "
+                                "%zu bytes: give a shorter path", sizeof local - 16);
+            break;
+        }
         struct stat st;
         if (stat(local, &st) != 0 || !S_ISDIR(st.st_mode))
             continue;
@@ -787,6 +791,8 @@ static int cmd_sync(snap_ctx *ctx, int argc, char **argv)
         summary(ctx, label, "pushed", &r, now_s() - t0);
     }
     adbc_sync_close(s);
+    if (status)
+        return status;
     if (!found)
         return snap_error(SNAP_EXIT_FAIL, "sync",
                           "don't know how to sync %s partition: %s/%s is not a directory", which,
