@@ -289,6 +289,77 @@ TEST(tree_push_and_pull)
     adbc_conn_close(c);
 }
 
+typedef struct listed {
+    int n, done;
+    char dst[8][128];
+} listed;
+
+static int on_listed(void *u, const adbc_sync_progress *p)
+{
+    listed *l = u;
+    if (p->file_done && p->file_bytes == 0 && l->n < 8)
+        snprintf(l->dst[l->n++], sizeof l->dst[0], "%s", p->dst);
+    l->done += p->file_done;
+    return 0;
+}
+
+/* ADBC_SYNC_LIST_ONLY reports what would go and sends nothing;
+ * ADBC_SYNC_DIR_ORDER walks a directory's files before its subdirectories
+ * (adb's order), without it names go in order. */
+TEST(list_only_and_adb_order)
+{
+    mkdir(P("%s/lo", tmp), 0755);
+    mkdir(P("%s/lo/a", tmp), 0755);
+    CHECK_EQ_INT(write_file(P("%s/lo/a/f", tmp), "f", 1, 0644, 1000), 0);
+    CHECK_EQ_INT(write_file(P("%s/lo/m", tmp), "m", 1, 0644, 1000), 0);
+    CHECK_EQ_INT(write_file(P("%s/lo/z1", tmp), "z1", 2, 0644, 1000), 0);
+    adbc_conn *c;
+    CHECK_EQ_INT(connect_to(&dev, &c), 0);
+    adbc_sync *s;
+    CHECK_EQ_INT(adbc_sync_open(&s, c, TMO), 0);
+    adbc_sync_opts o;
+    adbc_sync_opts_init(&o);
+    listed l = {0};
+    o.progress = on_listed;
+    o.user = &l;
+    o.flags = ADBC_SYNC_LIST_ONLY | ADBC_SYNC_SKIP_SAME;
+    adbc_sync_result r;
+    CHECK_EQ_INT(adbc_sync_push(&r, s, P("%s/lo", tmp), "/sdcard/lo", &o, TMO), 0);
+    CHECK_EQ_INT(l.n, 3);
+    CHECK_STR(l.dst[0], "/sdcard/lo/a/f"); /* by name: a/ first */
+    CHECK_EQ_INT(r.files, 0);
+    CHECK_EQ_INT(r.skipped, 0);
+    CHECK_EQ_INT(r.bytes, 0);
+    struct stat st;
+    CHECK(stat(P("%s/sdcard/lo", dev.sandbox), &st) != 0); /* nothing made */
+
+    memset(&l, 0, sizeof l);
+    o.flags |= ADBC_SYNC_DIR_ORDER;
+    CHECK_EQ_INT(adbc_sync_push(&r, s, P("%s/lo", tmp), "/sdcard/lo", &o, TMO), 0);
+    CHECK_EQ_INT(l.n, 3);
+    CHECK_STR(l.dst[2], "/sdcard/lo/a/f"); /* adb's: the files of lo/, then a/ */
+
+    /* pushed, then nothing would go; a file with a new mtime would */
+    o.flags = ADBC_SYNC_DIR_ORDER;
+    o.progress = NULL;
+    CHECK_EQ_INT(adbc_sync_push(&r, s, P("%s/lo", tmp), "/sdcard/lo", &o, TMO), 0);
+    CHECK_EQ_INT(r.files, 3);
+    CHECK(same_file(P("%s/sdcard/lo/a/f", dev.sandbox), (const uint8_t *)"f", 1));
+    memset(&l, 0, sizeof l);
+    o.progress = on_listed;
+    o.flags = ADBC_SYNC_LIST_ONLY | ADBC_SYNC_SKIP_SAME | ADBC_SYNC_DIR_ORDER;
+    CHECK_EQ_INT(adbc_sync_push(&r, s, P("%s/lo", tmp), "/sdcard/lo", &o, TMO), 0);
+    CHECK_EQ_INT(l.n, 0);
+    CHECK_EQ_INT(r.skipped, 3);
+    CHECK_EQ_INT(write_file(P("%s/lo/m", tmp), "m", 1, 0644, 2000), 0);
+    CHECK_EQ_INT(adbc_sync_push(&r, s, P("%s/lo", tmp), "/sdcard/lo", &o, TMO), 0);
+    CHECK_EQ_INT(l.n, 1);
+    CHECK_STR(l.dst[0], "/sdcard/lo/m");
+    CHECK_EQ_INT(r.skipped, 2);
+    adbc_sync_close(s);
+    adbc_conn_close(c);
+}
+
 typedef struct seen {
     int data, sdcard, pushed;
 } seen;
@@ -417,6 +488,7 @@ int main(void)
     RUN(round_trips_at_chunk_boundaries);
     RUN(modes_and_mtimes_as_adbd_sets_them);
     RUN(tree_push_and_pull);
+    RUN(list_only_and_adb_order);
     RUN(list_and_errors);
     RUN(sandbox_holds);
     RUN(v1_protocol_without_v2_features);
