@@ -138,6 +138,30 @@ farm_wait n2 "$ID"
 [ "$(J .result.status)" = cancelled ] || t_fail "status: $(cat "$OUT")"
 R XRANGE "adbc:farm:events:$ID" - + | grep -c '^end$' | grep -qx 1 || t_fail "end events: $(R XRANGE "adbc:farm:events:$ID" - +)"
 
+t_check "a selector's model, kind and least SDK: no device fits a physical phone or another model; all three fit d6 (SDK 30)"
+for sel in '{"emulator":false}' '{"model":"Pixel 8"}' '{"min_sdk":31,"serial":"'"${DEVS[5]}"'"}'; do
+    N n2 -d '{"goal":"say ok","select":'"$sel"'}' /v1/farm/tasks
+    expect 202
+    QID=$(J .result.id)
+    # A node that read it and found no free device fitting put it back: a new entry.
+    first=$(R HGET "adbc:farm:task:$QID" entry)
+    for ((i = 0; i < 200; i++)); do
+        [ "$(R HGET "adbc:farm:task:$QID" entry)" != "$first" ] && break
+        sleep 0.05
+    done
+    [ "$(R HGET "adbc:farm:task:$QID" entry)" != "$first" ] || t_fail "no node put $sel back"
+    N n3 "/v1/farm/tasks/$QID"
+    [ "$(J .result.status)" = queued ] && [ "$(J .result.attempts)" = 0 ] || t_fail "$sel ran: $(cat "$OUT")"
+    N n1 -X POST "/v1/farm/tasks/$QID/cancel"
+    expect 200
+    [ "$(J .result.status)" = cancelled ] || t_fail "$sel not cancelled: $(cat "$OUT")"
+done
+N n2 -d '{"goal":"say ok","select":{"model":"adbc_test_device","emulator":true,"min_sdk":30,"serial":"'"${DEVS[5]}"'"}}' /v1/farm/tasks
+expect 202
+ID=$(J .result.id)
+farm_wait n1 "$ID"
+[ "$(J '.result | "\(.status) \(.node) \(.device)"')" = "completed n3 ${DEVS[5]}" ] || t_fail "the fitting task: $(cat "$OUT")"
+
 t_check "30 tasks, n2 SIGKILLed and Redis SIGKILLed and restarted mid-run: all complete, none twice"
 # The 30 tasks go in from the side (on n1 and n3, which stay) while n2 is
 # watched: it dies just after it took one (a model turn takes three seconds).
