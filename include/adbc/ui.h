@@ -243,6 +243,14 @@ ADBC_API void adbc_ui_opts_init_sized(adbc_ui_opts *opts, size_t size);
  * opts->timeout_ms. opts may be NULL. */
 ADBC_API int adbc_ui_dump(char **xml, size_t *len, adbc_conn *c, const adbc_ui_opts *opts);
 
+/* adbc_ui_dump, then, with opts->web, the pages of its WebViews spliced in
+ * (docs/webview.md): the XML a snapshot with opts->web is parsed from, for
+ * a program that takes the snapshot for another (adbc-serve's session
+ * server for adbc-snap, whose process ends after each command while the
+ * server's connection keeps the pages' DevTools sessions). *xml is
+ * NUL-terminated; free it with adbc_free(). Errors as adbc_ui_dump. */
+ADBC_API int adbc_ui_dump_web(char **xml, size_t *len, adbc_conn *c, const adbc_ui_opts *opts);
+
 /* Take a snapshot of the device's screen: adbc_ui_dump + parse, without a
  * copy. A dump cut short is fetched again within the timeout, then reported
  * as ADBC_EFORMAT rather than passed off as whole. */

@@ -352,6 +352,52 @@ int adbc_ui_dump(char **xml, size_t *len, adbc_conn *c, const adbc_ui_opts *opts
     return 0;
 }
 
+int adbc_ui_dump_web(char **xml, size_t *len, adbc_conn *c, const adbc_ui_opts *opts)
+{
+    if (!xml || !len || !c)
+        return core_fail(ADBC_EINVAL, "adbc_ui_dump_web: xml, len and c must not be NULL");
+    *xml = NULL;
+    *len = 0;
+    adbc_ui_opts o;
+    if (effective(&o, opts) < 0)
+        return ADBC_EINVAL;
+    int64_t deadline = core_deadline(o.timeout_ms);
+    char *raw;
+    size_t n;
+    int rc = adbc_ui_dump(&raw, &n, c, &o);
+    if (rc < 0 || !o.web) {
+        *xml = raw;
+        *len = n;
+        return rc;
+    }
+    /* The WebViews are found in a parse of a copy: the parse rewrites it. */
+    adbc_ui_snap *s;
+    rc = adbc_ui_snap_parse(&s, raw, n);
+    if (rc < 0) {
+        core_free(raw);
+        return rc;
+    }
+    int budget = o.web_budget_ms, left = core_remaining(deadline);
+    if (left >= 0 && left < budget)
+        budget = left > 0 ? left : 1;
+    char *x = NULL;
+    size_t xl = 0;
+    rc = ui_web_splice(&x, &xl, s, raw, n, c, budget);
+    adbc_ui_snap_free(s);
+    if (rc < 0) {
+        core_free(raw);
+        return rc;
+    }
+    if (x) {
+        core_free(raw);
+        raw = x;
+        n = xl;
+    }
+    *xml = raw;
+    *len = n;
+    return 0;
+}
+
 /* Replace *s by the snapshot of its dump with the web part spliced in. The
  * web part's budget is cut to what the snapshot's timeout leaves. */
 static int with_web(adbc_ui_snap **s, const char *raw, size_t n, adbc_conn *c,

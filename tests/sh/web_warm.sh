@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
 # The DevTools session a connection keeps per page (docs/webview.md, "A
-# warm session"), through adbc-serve's held device: one session for many
+# warm session"), through adbc-serve's held device (and adbc-snap's
+# session, whose server reads the pages): one session for many
 # snapshots, counted on the page's side (fixtures/webview/devtools_relay.py
 # logs each connection's first request); what changes on the page is seen
 # (a DOM change, and a checkbox's state set by script, which sends no DOM
@@ -115,6 +116,21 @@ diff "$T_TMP/cold.txt" "$T_TMP/warm.txt" > "$T_TMP/diff" || t_fail "warm and col
 # That snapshot had a connection of its own, so a session of its own.
 [ "$(sessions)" -eq 2 ] || t_fail "$(sessions) DevTools sessions, not adbc-serve's and adbc-snap's: $(cat "$RLOG")"
 
+t_check "adbc-snap through a session: three snapshot --web, one DevTools session, the same screen"
+export XDG_RUNTIME_DIR=$T_TMP/run
+mkdir -p "$XDG_RUNTIME_DIR"
+chmod 700 "$XDG_RUNTIME_DIR"
+stop_session() { local st=$?; "$SNAP" -q -t "$DEV" session stop > /dev/null 2>&1; return $st; }
+t_at_exit stop_session
+timeout 60 "$SNAP" -t "$DEV" session start > "$T_TMP/session.out" 2>&1 || t_fail "session start: $(cat "$T_TMP/session.out")"
+for k in 1 2 3; do
+    timeout 60 "$SNAP" -t "$DEV" snapshot --web --web-budget 20000 > "$T_TMP/sess.txt" 2> "$T_TMP/sess.err" ||
+        t_fail "snapshot --web through the session: $(cat "$T_TMP/sess.err")"
+    diff "$T_TMP/cold.txt" "$T_TMP/sess.txt" > "$T_TMP/diff" || t_fail "session snapshot $k differs: $(cat "$T_TMP/diff")"
+done
+[ "$(sessions)" -eq 3 ] || t_fail "$(sessions) DevTools sessions, not adbc-serve's, adbc-snap's and the session's: $(cat "$RLOG")"
+"$SNAP" -q -t "$DEV" session stop > /dev/null 2>&1
+
 t_check "a list item added to the page shows in the next snapshot on the kept session"
 cdp "var l = document.createElement('li'); l.textContent = 'Gamma'; document.querySelector('ul').appendChild(l); 1" > /dev/null
 snap
@@ -129,7 +145,7 @@ snap # a read with nothing changed: the kept tree
 cdp "document.getElementById('cb').checked = true; 1" > /dev/null
 snap
 grep -q 'CheckBox \[ref=[0-9]*\] \[checked\]' "$OUT" || t_fail "the checkbox is not checked: $(cat "$OUT")"
-[ "$(sessions)" -eq 2 ] || t_fail "adbc-serve opened another session for its page: $(cat "$RLOG")"
+[ "$(sessions)" -eq 3 ] || t_fail "adbc-serve opened another session for its page: $(cat "$RLOG")"
 
 t_check "a new page in the WebView (another page id): a new session for it"
 old=$(python3 -c 'import json,sys,urllib.request; print([p for p in json.load(urllib.request.urlopen("http://127.0.0.1:%s/json/list" % sys.argv[1], timeout=10)) if p["type"]=="page"][0]["id"])' "$PORT")
@@ -146,7 +162,7 @@ grep -q 'Button \[ref=[0-9]*\] "Second page"' "$OUT" || t_fail "the new page was
 grep -q '"Go"' "$OUT" && t_fail "the old page's content is still there: $(cat "$OUT")"
 new=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["id"])' "$T_TMP/new.json")
 grep -q "GET /devtools/page/$new " "$RLOG" || t_fail "no session to the new page: $(cat "$RLOG")"
-[ "$(sessions)" -eq 3 ] || t_fail "$(sessions) sessions, not adbc-serve's two and adbc-snap's: $(cat "$RLOG")"
+[ "$(sessions)" -eq 4 ] || t_fail "$(sessions) sessions, not adbc-serve's two, adbc-snap's and the session's: $(cat "$RLOG")"
 
 t_check "the app's socket gone and back under another name: a new session on it"
 kill "$RELAY"

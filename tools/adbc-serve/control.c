@@ -11,7 +11,9 @@
  *
  * Streams for adb's server services ("host:forward:...", list-forward,
  * killforward) are answered by the server itself (held.c): forwards made
- * through a session are held by it and outlive the command.
+ * through a session are held by it and outlive the command. So is
+ * "host:adbc-ui-web:...", adbc-snap's `snapshot --web` (ui_web below): the
+ * pages' DevTools sessions live on the server's connection.
  *
  * Streams are opened on the device's connection without its lock
  * (serve_adbsrv_conn_get, as the adb server's are), so two commands of a
@@ -205,6 +207,49 @@ static void reap(pclient *c, int all)
     }
 }
 
+/* "host:adbc-ui-web:BUDGET:TIMEOUT": adbc-snap's `snapshot --web` through
+ * a session. The dump with its WebViews' pages spliced in
+ * (adbc_ui_dump_web), taken on the server's connection, which keeps the
+ * pages' DevTools sessions from one command to the next; the client
+ * parses it as its own. Answered "OKAY" and the XML's length in 8 hex
+ * digits, then the XML; or FAIL as adb's server fails. The device's lock
+ * is held. */
+static char *ui_web(serve *srv, ops_dev *d, const char *args, size_t *len)
+{
+    char *end;
+    long budget = strtol(args, &end, 10), timeout = 0;
+    if (*end == ':')
+        timeout = strtol(end + 1, &end, 10);
+    const char *why = NULL;
+    char *xml = NULL;
+    size_t n = 0;
+    if (*end || budget < 1 || budget > 60000 || timeout < 1 || timeout > 600000)
+        why = "adbc-ui-web: want BUDGET:TIMEOUT in ms (1..60000, 1..600000)";
+    if (!why) {
+        adbc_ui_opts o;
+        adbc_ui_opts_init(&o);
+        o.web = 1;
+        o.web_budget_ms = (int)budget;
+        o.timeout_ms = timeout < srv->call_ms ? (int)timeout : srv->call_ms;
+        if (adbc_ui_dump_web(&xml, &n, d->conn, &o) < 0)
+            why = adbc_last_error();
+    }
+    if (why) {
+        size_t cap = 16 + strlen(why);
+        char *r = malloc(cap);
+        *len = r ? ops_hp_fail(r, cap, why) : 0;
+        return r;
+    }
+    char *r = malloc(n + 12);
+    if (r) {
+        snprintf(r, 13, "OKAY%08zx", n);
+        memcpy(r + 12, xml, n);
+        *len = n + 12;
+    }
+    adbc_free(xml);
+    return r;
+}
+
 /* ---- the session's callbacks: run with the lock held ---- */
 
 static int on_open(void *user, uint32_t id, const char *service)
@@ -226,7 +271,9 @@ static int on_open(void *user, uint32_t id, const char *service)
             st->reply = malloc(cap);
             st->reply_len = st->reply ? ops_hp_fail(st->reply, cap, e.msg) : 0;
         } else {
-            st->reply = service[0] == 'h'
+            st->reply = strncmp(service, "host:adbc-ui-web:", 17) == 0
+                            ? ui_web(c->srv, c->dev, service + 17, &st->reply_len)
+                        : service[0] == 'h'
                             ? serve_held_request(c->srv, c->dev, service, &st->reply_len)
                             : serve_held_reverse(c->srv, c->dev, service, &st->reply_len);
             ops_dev_give(&c->srv->pool, c->dev, OPS_OK);

@@ -33,6 +33,81 @@ const snap_cmd snap_cmds_ui[] = {
 
 /* ---- snapshot ------------------------------------------------------------------ */
 
+/* snapshot --web through a session: the session's server reads the pages
+ * (its connection keeps their DevTools sessions from one command to the
+ * next, docs/webview.md) and sends the dump with them spliced in
+ * ("host:adbc-ui-web:BUDGET:TIMEOUT", adbc-serve's control.c), parsed here
+ * as a dump of our own. 1: the server does not offer it (an older one):
+ * the snapshot is taken here. */
+static int session_web(adbc_ui_snap **out, adbc_conn *c, const adbc_ui_opts *o)
+{
+    char svc[64];
+    snprintf(svc, sizeof svc, "host:adbc-ui-web:%d:%d", o->web_budget_ms, o->timeout_ms);
+    /* The server's own bound and a little more for the relay. */
+    int ms = o->timeout_ms > 600000 - 5000 ? 600000 : o->timeout_ms + 5000;
+    adbc_stream *st;
+    int rc = adbc_stream_open(&st, c, svc, ms);
+    if (rc < 0)
+        return rc;
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        if (n == cap) {
+            char *nb = cap < ((size_t)64 << 20) ? realloc(buf, cap * 2) : NULL;
+            if (!nb) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+        ssize_t k = adbc_stream_read(st, buf + n, cap - n, ms);
+        if (k == 0)
+            break;
+        if (k < 0) {
+            adbc_stream_close(st);
+            free(buf);
+            return (int)k;
+        }
+        n += (size_t)k;
+    }
+    adbc_stream_close(st);
+    if (!buf) {
+        fprintf(stderr, "adbc-snap: out of memory for the session's dump\n");
+        return ADBC_ENOMEM;
+    }
+    size_t len = 0;
+    int ok = n >= 12 && memcmp(buf, "OKAY", 4) == 0;
+    if (ok) {
+        char hex[9];
+        memcpy(hex, buf + 4, 8);
+        hex[8] = 0;
+        char *end;
+        len = (size_t)strtoull(hex, &end, 16);
+        ok = !*end && len == n - 12;
+    }
+    if (!ok) {
+        /* FAIL %04x MESSAGE; an older server knows no such service. */
+        int old = n >= 8 && memcmp(buf, "FAIL", 4) == 0 && memmem(buf, n, "unknown host service", 20);
+        if (!old)
+            fprintf(stderr, "adbc-snap: the session's web snapshot failed: %.*s\n",
+                    (int)(n > 8 && memcmp(buf, "FAIL", 4) == 0 ? (n - 8 > 300 ? 300 : n - 8) : 0),
+                    buf + 8);
+        free(buf);
+        return old ? 1 : ADBC_EREMOTE;
+    }
+    rc = adbc_ui_snap_parse(out, buf + 12, len);
+    free(buf);
+    if (rc == 0 && !adbc_ui_snap_complete(*out)) {
+        /* A dump cut short: taken here, where it is fetched again. */
+        adbc_ui_snap_free(*out);
+        *out = NULL;
+        return 1;
+    }
+    return rc;
+}
+
 static int cmd_snapshot(snap_ctx *ctx, int argc, char **argv)
 {
     int json = 0, web = 0, budget = 0;
@@ -74,7 +149,9 @@ static int cmd_snapshot(snap_ctx *ctx, int argc, char **argv)
         o.web = web;
         if (budget)
             o.web_budget_ms = budget;
-        rc = adbc_ui_snapshot(&s, c, &o);
+        rc = web && ctx->via_session ? session_web(&s, c, &o) : 1;
+        if (rc == 1)
+            rc = adbc_ui_snapshot(&s, c, &o);
         if (rc < 0)
             return snap_fail("snapshot", rc);
     }
