@@ -61,6 +61,28 @@ serve_start()
     URL=http://127.0.0.1:$(cat "$T_TMP/port")
 }
 
+# raw CHECK: after serve_start, the python3 snippet CHECK over raw loopback
+# sockets, with ask(bytes) -> the answer's bytes (the connection read to its
+# end), status(answer) -> its HTTP status (0: none), PORT and TOK (bytes).
+raw()
+{
+    python3 -c '
+import socket, sys, time
+PORT, TOK = int(sys.argv[1]), sys.argv[2].encode()
+def ask(data):
+    s = socket.create_connection(("127.0.0.1", PORT), timeout=30)
+    s.sendall(data)
+    d = b""
+    while True:
+        c = s.recv(65536)
+        if not c:
+            return d
+        d += c
+def status(d):
+    return int(d.split(b" ", 2)[1]) if d.startswith(b"HTTP/1.1 ") else 0
+'"$1" "$(cat "$T_TMP/port")" "$(cat "$TOK")"
+}
+
 # After serve_start: requests with the token and checks of their answers.
 OUT=$T_TMP/out
 

@@ -21,28 +21,6 @@ setup_dev a
 screen "${TD_SANDBOX[a]}/data/local/tmp/.adbc-test" Send
 A=127.0.0.1:${TD_PORT[a]}
 serve_start -t "$A" --settle 0 --conn-timeout 6
-PORT=$(cat "$T_TMP/port")
-
-# raw CHECK: a python3 snippet with ask(bytes) -> the answer's bytes (the
-# connection read to its end), PORT and TOK.
-raw()
-{
-    python3 -c '
-import socket, sys, time
-PORT, TOK = int(sys.argv[1]), sys.argv[2].encode()
-def ask(data):
-    s = socket.create_connection(("127.0.0.1", PORT), timeout=30)
-    s.sendall(data)
-    d = b""
-    while True:
-        c = s.recv(65536)
-        if not c:
-            return d
-        d += c
-def status(d):
-    return int(d.split(b" ", 2)[1]) if d.startswith(b"HTTP/1.1 ") else 0
-'"$1" "$PORT" "$(cat "$TOK")"
-}
 
 t_check "blank lines before the request line do not hide a NUL in the head"
 raw '
@@ -195,7 +173,6 @@ wait "$SPID"
 echo "mode=hang" >> "${TD_SANDBOX[a]}/data/local/tmp/.adbc-test/uiautomator.conf"
 rm -f "$T_TMP/port"
 serve_start -t "$A" --settle 0 --conn-timeout 3 --call-timeout 600 --busy-wait 600000
-PORT=$(cat "$T_TMP/port")
 raw '
 held = []
 for i in range(64):
