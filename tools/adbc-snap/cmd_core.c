@@ -88,6 +88,7 @@ struct pump {
     int wake[2];      /* written when done is set; -1 when there is no pipe */
     int winch;        /* readable after SIGWINCH (pty shells); -1: none */
     int size_fd;      /* the terminal whose size is sent */
+    unsigned size[2]; /* the device's PTY's rows and columns, as last sent */
     char escape;      /* raw terminal: the escape character (0: none) */
     int esc_state;    /* ESC_* */
 };
@@ -125,12 +126,22 @@ static ssize_t escape_filter(struct pump *p, const char *in, ssize_t n, char *ou
     return k;
 }
 
-/* SIGWINCH: the terminal's new size to the device's PTY. */
+/* The terminal's size to the device's PTY when it changed: after SIGWINCH,
+ * and before any input is sent. The signal may be taken by another thread
+ * and reach the pump's pipe after the keys typed at the new size; reading
+ * the size before forwarding keeps the two in the order they happened. */
 static void send_size(struct pump *p)
 {
     unsigned r, c, x, y;
-    if (snap_winch_take() && snap_tty_size(p->size_fd, &r, &c, &x, &y) == 0)
-        adbc_shell_resize(p->sh, r, c, x, y, p->timeout_ms);
+    if (p->winch < 0)
+        return;
+    snap_winch_take();
+    if (snap_tty_size(p->size_fd, &r, &c, &x, &y) != 0)
+        return;
+    if (r == p->size[0] && c == p->size[1])
+        return;
+    if (adbc_shell_resize(p->sh, r, c, x, y, p->timeout_ms) == 0)
+        p->size[0] = r, p->size[1] = c;
 }
 
 /* Forward our stdin to the command until EOF, then close its stdin. Polls
@@ -181,6 +192,8 @@ static void *stdin_pump(void *arg)
             }
             send = filtered;
         }
+        if (n > 0)
+            send_size(p);
         if (n > 0 && adbc_shell_write(p->sh, send, (size_t)n, p->timeout_ms) < 0)
             return NULL;
     }
@@ -215,8 +228,14 @@ static int run_stream(snap_ctx *ctx, const char *cmd, const shell_how *how)
         return snap_fail(*cmd ? cmd : "shell", rc);
     int v2 = adbc_shell_is_v2(sh);
     pthread_t th;
-    struct pump p = {sh, ctx->timeout_ms, 0, {-1, -1}, -1, size_fd,
-                     how->raw_tty ? how->escape : 0, ESC_LINE_START};
+    struct pump p = {.sh = sh,
+                     .timeout_ms = ctx->timeout_ms,
+                     .wake = {-1, -1},
+                     .winch = -1,
+                     .size_fd = size_fd,
+                     .size = {o.rows, o.cols},
+                     .escape = how->raw_tty ? how->escape : 0,
+                     .esc_state = ESC_LINE_START};
     /* stdin goes to a v2 command when it is not a terminal (a terminal
      * left in line mode would be read by nobody's prompt), and to any shell
      * that is interactive: a PTY shell, or one with no command. */
