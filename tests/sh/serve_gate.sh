@@ -165,15 +165,16 @@ assert closed is not None, "still open after 30 s"
 assert closed < 9, "closed %.1f s after connecting: the request timeout is 6 s" % closed
 ' || t_fail "the request deadline"
 
-t_check "every slot taken: a whole request waits, idle connects do not push it out, 503 server_busy at its deadline"
+t_check "every slot taken: a whole request waits, idle connects do not push it out, 503 server_busy at its deadline, 503 stopping on SIGTERM"
 kill "$SPID"
 wait "$SPID"
 # 64 observations hold every place the HTTP side has: one whose dump hangs,
 # 63 waiting for the device behind it.
 echo "mode=hang" >> "${TD_SANDBOX[a]}/data/local/tmp/.adbc-test/uiautomator.conf"
 rm -f "$T_TMP/port"
-serve_start -t "$A" --settle 0 --conn-timeout 3 --call-timeout 600 --busy-wait 600000
-raw '
+serve_start -t "$A" --settle 0 --conn-timeout 5 --call-timeout 600 --busy-wait 600000
+SPID=$SPID raw '
+import os, signal
 held = []
 for i in range(64):
     s = socket.create_connection(("127.0.0.1", PORT), timeout=30)
@@ -212,8 +213,33 @@ for h in held:
     except BlockingIOError:
         continue
     assert False, "an observation holding a place has ended: %r" % d[:100]
+# Another waits when SIGTERM comes: 503 stopping, at once (the stop itself
+# waits for the hanging observation).
+s = socket.create_connection(("127.0.0.1", PORT), timeout=30)
+s.sendall(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+# Until the gate has accepted it: the listening socket queue is empty.
+def queued():
+    with open("/proc/net/tcp") as f:
+        for line in f.readlines()[1:]:
+            w = line.split()
+            if int(w[1].split(":")[1], 16) == PORT and w[3] == "0A":
+                return int(w[4].split(":")[1], 16)
+    return -1
+for i in range(600):
+    if queued() == 0:
+        break
+    time.sleep(0.05)
+assert queued() == 0, "still %d in the listen queue" % queued()
+os.kill(int(os.environ["SPID"]), signal.SIGTERM)
+d = b""
+while True:
+    c = s.recv(65536)
+    if not c:
+        break
+    d += c
+assert status(d) == 503 and b"stopping" in d, d[:300]
 ' || t_fail "a request waiting for a slot"
-# A stop would wait for the hanging observation (--call-timeout 600).
+# The stop waits for the hanging observation (--call-timeout 600).
 kill -KILL "$SPID"
 wait "$SPID" 2> /dev/null
 

@@ -372,8 +372,13 @@ void serve_gate_stop(void)
     (void)!write(gate.wake[1], "x", 1);
     pthread_join(gate.thread, NULL);
     gate.running = 0;
+    /* A whole head waiting for a place is a call not started. */
     for (int i = 0; i < gate.n; i++)
-        close(gate.conns[i].fd);
+        if (gate.conns[i].whole)
+            answer(gate.conns[i].fd, "503 Service Unavailable", "stopping",
+                   SERVE_NAME " is stopping: the request was not started and nothing was done");
+        else
+            close(gate.conns[i].fd);
     gate.n = 0;
     close_wake();
 }
