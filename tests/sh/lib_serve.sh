@@ -47,6 +47,8 @@ grey_frame()
 TOK=$T_TMP/token
 serve_start()
 {
+    # A ready file left by an earlier server would name its (closed) port.
+    rm -f "$T_TMP/port"
     "$SERVE" "$@" --listen 127.0.0.1:0 --token-file "$TOK" --ready-file "$T_TMP/port" \
         2> "$T_TMP/serve.log" &
     SPID=$!

@@ -9,7 +9,7 @@
 # connecting; in a connect flood every client that sends its request at once
 # is answered; a request that finds every connection slot taken is answered
 # 503 server_busy by its deadline, not pushed out by connects that send
-# nothing.
+# nothing; out of descriptors, the gate waits instead of spinning.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 t_init
@@ -241,6 +241,38 @@ assert status(d) == 503 and b"stopping" in d, d[:300]
 ' || t_fail "a request waiting for a slot"
 # The stop waits for the hanging observation (--call-timeout 600).
 kill -KILL "$SPID"
+wait "$SPID" 2> /dev/null
+
+t_check "out of descriptors: connections wait in the listen queue, the gate does not spin, and serves again"
+# A soft limit the server inherits (raised back at once for the test itself):
+# room for the server's own descriptors and a few connections.
+soft=$(ulimit -Sn)
+ulimit -Sn 48
+serve_start -t "$A" --settle 0 --conn-timeout 30
+ulimit -Sn "$soft"
+cpu() { awk -v hz="$(getconf CLK_TCK)" '{ printf "%.2f\n", ($14 + $15) / hz }' "/proc/$SPID/stat"; }
+before=$(cpu)
+t0=$(date +%s.%N)
+raw '
+import os
+# Connections that send nothing (the gate holds them for --conn-timeout)
+# until the server is out of descriptors: more than its limit can take.
+idle = [socket.create_connection(("127.0.0.1", PORT), timeout=30) for i in range(60)]
+time.sleep(3)
+' || t_fail "the idle connections"
+after=$(cpu)
+t1=$(date +%s.%N)
+grep -q "cannot accept a connection: Too many open files" "$T_TMP/serve.log" ||
+    t_fail "no word of the descriptor limit: $(tail -n 5 "$T_TMP/serve.log")"
+# A gate spinning on the listening socket burns a core for the whole wait.
+awk -v b="$before" -v a="$after" -v t0="$t0" -v t1="$t1" 'BEGIN { exit !(a - b < (t1 - t0) / 20) }' ||
+    t_fail "the server used $before..$after s of CPU in $t0..$t1 (wall) while out of descriptors"
+# The idle connections are gone (the snippet ended): the server serves again.
+raw '
+d = ask(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+assert status(d) == 200, d[:300]
+' || t_fail "not served once descriptors were free again"
+kill -TERM "$SPID"
 wait "$SPID" 2> /dev/null
 
 echo "ok: $T_CHECKS checks"

@@ -54,6 +54,8 @@
 #define GATE_MAX (2 * GATE_IDLE)
 #define GATE_HEAD_MAX 65536
 #define GATE_ROUND 16
+/* After accept failed for want of descriptors or memory. */
+#define GATE_ACCEPT_PAUSE_MS 100
 
 typedef struct gate_conn {
     int fd;
@@ -73,6 +75,7 @@ static struct {
     int running;
     gate_conn conns[GATE_MAX];
     int n;
+    int64_t accept_after; /* accept failed for want of resources: not before this */
     char buf[GATE_HEAD_MAX];
 } gate = {.listen_fd = -1, .wake = {-1, -1}, .wake_mu = PTHREAD_MUTEX_INITIALIZER};
 
@@ -250,8 +253,25 @@ static void take(void)
         c.addrlen = sizeof c.addr;
         int fd = accept4(gate.listen_fd, (struct sockaddr *)&c.addr, &c.addrlen,
                          SOCK_CLOEXEC | SOCK_NONBLOCK);
-        if (fd < 0)
-            return; /* EAGAIN, or a client gone before accept: poll again */
+        if (fd < 0) {
+            /* Out of descriptors or memory: the connection stays in the
+             * listen queue and poll would report it again at once, so
+             * the gate would spin. Accept again after a pause (a closing
+             * connection frees one meanwhile). EAGAIN, or a client gone
+             * before accept: poll again. */
+            if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+                if (!gate.accept_after)
+                    fprintf(stderr,
+                            SERVE_NAME ": cannot accept a connection: %s; new connections "
+                                       "wait until one closes (raise `ulimit -n`)\n",
+                            strerror(errno));
+                gate.accept_after = ops_now_ms() + GATE_ACCEPT_PAUSE_MS;
+            } else {
+                gate.accept_after = 0;
+            }
+            return;
+        }
+        gate.accept_after = 0;
         c.fd = fd;
         c.since = ops_now_ms();
         gate.conns[gate.n++] = c;
@@ -287,6 +307,11 @@ static void *gate_main(void *arg)
         /* No place and none to push out: new connections wait in the
          * listen backlog until a whole head has gone on. */
         int room = gate.n < GATE_MAX || idle() >= GATE_IDLE;
+        if (room && gate.accept_after > now) {
+            room = 0;
+            if (next < 0 || gate.accept_after < next)
+                next = gate.accept_after;
+        }
         pf[1] = (struct pollfd){.fd = room ? gate.listen_fd : -1, .events = POLLIN};
         int n = 0;
         for (int i = 0; i < gate.n; i++)
