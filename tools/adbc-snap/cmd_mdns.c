@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "adbc/mdns.h"
+#include "ops_hostproto.h"
 
 static int cmd_mdns(snap_ctx *ctx, int argc, char **argv);
 
@@ -18,16 +19,16 @@ const snap_cmd snap_cmds_mdns[] = {
 
 static int check(void)
 {
-    char ifs[512];
+    char ifs[512], line[600];
     int n = adbc_mdns_interfaces(ifs, sizeof ifs);
+    /* The same words adbc-serve's adb server answers host:mdns:check with
+     * (adb's own when its mDNS backend is not running). */
+    printf("%s\n", ops_hp_mdns_check(line, sizeof line, ifs, n));
     if (n <= 0) {
-        /* adb's wording when its mDNS backend is not running. */
-        printf("ERROR: mdns daemon unavailable\n");
         fprintf(stderr, "adbc-snap: no network interface with multicast is up (mDNS queries "
                         "go out on Wi-Fi or a LAN; connect to one)\n");
         return SNAP_EXIT_FAIL;
     }
-    printf("mdns daemon version [adbc built-in mDNS: %s]\n", ifs);
     return 0;
 }
 
