@@ -118,6 +118,21 @@ bed *bed_new(void)
 
 bed_dev *bed_add(bed *b, const bed_dev_spec *spec)
 {
+    /* umockdev takes one device per sysfs name and one handler per node,
+     * for the life of the bed (an unplugged device keeps both): a second
+     * one would abort the whole bed, and every device with it. */
+    char sysname[32], node[64];
+    snprintf(sysname, sizeof sysname, "%u-%s", spec->bus, spec->port);
+    snprintf(node, sizeof node, "/dev/bus/usb/%03u/%03u", spec->bus, spec->devnum);
+    for (GList *l = b->devs; l; l = l->next) {
+        const bed_dev *o = l->data;
+        if (strcmp(o->sysname, sysname) == 0 || strcmp(o->node, node) == 0) {
+            fprintf(stderr, "bed: cannot add %s at %s: %s at %s was plugged in before (give "
+                    "each device its own port and device number)\n", sysname, node, o->sysname,
+                    o->node);
+            return NULL;
+        }
+    }
     bed_dev *d = g_new0(bed_dev, 1);
     d->b = b;
     d->spec = *spec;

@@ -65,7 +65,8 @@ typedef struct bed_stats {
  * variable is set already). NULL when not run under umockdev-wrapper. */
 bed *bed_new(void);
 
-/* Plug in a device. */
+/* Plug in a device. NULL (and a message) when its port or device node was
+ * taken by a device plugged in before, even one since unplugged. */
 bed_dev *bed_add(bed *b, const bed_dev_spec *spec);
 
 /* Unplug it: URBs in flight fail with ENODEV, later ioctls too, and a
