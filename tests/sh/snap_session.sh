@@ -179,7 +179,11 @@ if [ -x "$ADBC_BUILD_DIR/tools/adbc-snap-core" ]; then
         kill -0 "$p" 2> /dev/null || break
         sleep 0.05
     done
-    grep -q started "$T_TMP/o" || t_fail "the command did not start: $(cat "$T_TMP/e")"
+    grep -q started "$T_TMP/o" || {
+        ended=no
+        kill -0 "$p" 2> /dev/null || { wait "$p"; ended="status $?"; }
+        t_fail "the command did not start (ended: $ended): stdout '$(cat "$T_TMP/o")' stderr '$(cat "$T_TMP/e")'; session server's log: $(tail -n 20 "$RUN"/session-*"${TD_PORT[a]}".log 2>&1)"
+    }
     kill -INT "$p"
     (sleep 20; kill -KILL "$p" 2> /dev/null) & # bounded: a hang fails below
     w=$!
@@ -204,7 +208,11 @@ session server's log: $(tail -n 30 "$RUN"/session-*"${TD_PORT[a]}".log 2>&1)"
         kill -0 "$p" 2> /dev/null || break
         sleep 0.05
     done
-    grep -q started "$T_TMP/o" || t_fail "the command did not start: $(cat "$T_TMP/e")"
+    grep -q started "$T_TMP/o" || {
+        ended=no
+        kill -0 "$p" 2> /dev/null || { wait "$p"; ended="status $?"; }
+        t_fail "the command did not start (ended: $ended): stdout '$(cat "$T_TMP/o")' stderr '$(cat "$T_TMP/e")'; session server's log: $(tail -n 20 "$RUN"/session-*"${TD_PORT[a]}".log 2>&1)"
+    }
     kill -KILL "$(cat "$RUN"/session-*"${TD_PORT[a]}".pid)"
     t0=$(date +%s%N)
     wait "$p"

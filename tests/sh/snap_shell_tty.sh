@@ -38,7 +38,8 @@ OLD=127.0.0.1:${TD_PORT[old]}
 
 # drive.py SCRIPT ARGV...: runs ARGV on a fresh pseudo-terminal of 33x101
 # (set before the program starts), plays SCRIPT (a JSON list of steps:
-# ["wait", REGEX], ["send", TEXT], ["resize", ROWS, COLS], ["term"]), then
+# ["wait", REGEX], ["send", TEXT], ["send_until", TEXT, REGEX], ["resize",
+# ROWS, COLS], ["term"]), then
 # waits for the program's end. Prints the output (CRs removed) and a last
 # line "exit N restored R": N the exit status (128+signal when killed), R
 # 1 when the terminal is back in line mode with echo (as before).
@@ -90,6 +91,26 @@ for st in steps:
                 fail("no %r" % st[1])
     elif st[0] == "send":
         os.write(master, st[1].encode())
+    elif st[0] == "send_until":
+        # Send TEXT again every second until REGEX shows: a ^C that comes
+        # while the shell is between forking a command and handing it the
+        # terminal reaches the shell, not the command, and the command
+        # runs on; the next one reaches the command.
+        deadline = time.time() + 300  # a bound on a hang, not a timing
+        while True:
+            os.write(master, st[1].encode())
+            again = time.time() + 1
+            m = None
+            while time.time() < again:
+                m = re.search(st[2].encode(), out[pos:])
+                if m or pump(0.2) < 0:
+                    break
+            m = m or re.search(st[2].encode(), out[pos:])
+            if m:
+                pos += m.end()
+                break
+            if time.time() > deadline:
+                fail("no %r after sending %r" % (st[2], st[1]))
     elif st[0] == "resize":
         fcntl.ioctl(master, termios.TIOCSWINSZ, struct.pack("HHHH", st[1], st[2], 0, 0))
     elif st[0] == "term":
@@ -139,8 +160,8 @@ t_check "shell with no command on a terminal: a PTY shell; window size at start 
 # Debian's adb (29.0.6) does not pass SIGWINCH on: its run leaves the resize out.
 RESIZE='["wait","'$PROMPT'"],["resize",40,120],["send","stty size\n"],["wait","\n40 120\n"],'
 SCRIPT_A='[["wait","'$PROMPT'"],["send","stty size\n"],["wait","\n33 101\n"],'
-SCRIPT_B='["wait","'$PROMPT'"],["send","sleep 600; echo after-sleep\n"],["wait","after-sleep\n"],
- ["send","\u0003"],["wait","'$PROMPT'"],["send","echo alive-$((1+1))\n"],["wait","\nalive-2\n"],
+SCRIPT_B='["wait","'$PROMPT'"],["send","echo sleeping-$((2+5)); sleep 600; echo after-sleep\n"],
+ ["wait","\nsleeping-7\n"],["send_until","\u0003","'$PROMPT'"],["send","echo alive-$((1+1))\n"],["wait","\nalive-2\n"],
  ["wait","'$PROMPT'"],["send","exit 4\n"]]'
 for who in adbc adb; do
     pick $who "$DEV" || continue
