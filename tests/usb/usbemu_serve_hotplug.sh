@@ -72,6 +72,13 @@ echo "ok   the held device is listed"
 HOME=$T/bhome adb -P "$P" track-devices > "$T/track" 2> "$T/track.err" &
 PIDS+=($!)
 TPID=$!
+# its first list (EMU0001 alone) before anything changes: a tracker that
+# started late would miss what it is to see
+for ((i = 0; i < 600; i++)); do
+    [ -s "$T/track" ] && break
+    sleep 0.05
+done
+[ -s "$T/track" ] || die "adb track-devices got no list: $(cat "$T/track.err")"
 
 # One adb shell session on EMU0001, kept open: cat answers each line.
 coproc HOLD { HOME=$T/bhome timeout 200 adb -P "$P" -s EMU0001 shell cat 2>&1; }
@@ -146,5 +153,6 @@ s2=$(seq_of EMU0002) s1=$(seq_of EMU0001)
 if grep -q "lost EMU0001" "$T/serve.log"; then fail "adbc-serve lost EMU0001: $(cat "$T/serve.log")"; fi
 held "at the end"
 
+[ "$fails" -eq 0 ] || { echo "--- adbc-serve's log:"; cat "$T/serve.log"; }
 echo "$fails failed"
 [ "$fails" -eq 0 ]
