@@ -9,7 +9,8 @@
 # host:server-status (adb_host.proto's AdbServerStatus, decoded here by a
 # reader of protobuf's wire format of its own), host:track-devices-proto-
 # binary and -proto-text (Devices, first list and the update when the device
-# goes). After pairing, Debian's adb connects to the device through adbc's
+# goes); with no device at all, list-forward and killforward-all answer as
+# adb's server does. After pairing, Debian's adb connects to the device through adbc's
 # server over TLS with the key adbc paired: adb 29 has no TLS, so only
 # adbc's server can have made that connection.
 set -u
@@ -221,6 +222,37 @@ expect a OKAY "$text"
 t_check "host:devices-proto-binary is no service of adb's: refused as adb's server does"
 C a host:devices-proto-binary
 expect a FAIL "unknown host service"
+
+t_check "no device at all: list-forward is adb's empty list, killforward-all OKAY twice (adb.cpp)"
+# A second server naming no device, with a home and state of its own (no
+# remembered device), so it holds none.
+mkdir -p "$T_TMP/home2" "$T_TMP/state2"
+P2=$(_t_free_port) || t_fail "no free port"
+LOG2=$T_TMP/serve2.log
+HOME=$T_TMP/home2 XDG_STATE_HOME=$T_TMP/state2 ADB_TRACE=1 "$SERVE" --no-http --adb-server "tcp:$P2" 2> "$LOG2" &
+SPID2=$!
+T_BG_PIDS+=("$SPID2")
+for ((i = 0; i < 200; i++)); do
+    grep -q "adb server on" "$LOG2" 2> /dev/null && break
+    kill -0 "$SPID2" 2> /dev/null || t_fail "adbc-serve exited: $(cat "$LOG2")"
+    sleep 0.05
+done
+timeout 60 python3 "$CLIENT" --timeout 40 "$P2" host:devices > "$T_TMP/none" || t_fail "host:devices: $?"
+[ "$(cat "$T_TMP/none")" = "OKAY0000" ] || t_fail "the second server holds a device: $(cat -v "$T_TMP/none")"
+timeout 60 python3 "$CLIENT" --timeout 40 "$P2" host:list-forward > "$T_TMP/lf" || t_fail "host:list-forward: $?"
+[ "$(cat "$T_TMP/lf")" = "OKAY0000" ] || t_fail "host:list-forward with no device: $(cat -v "$T_TMP/lf")"
+timeout 60 python3 "$CLIENT" --timeout 40 "$P2" host:killforward-all > "$T_TMP/ka" || t_fail "host:killforward-all: $?"
+[ "$(cat "$T_TMP/ka")" = "OKAYOKAY" ] || t_fail "host:killforward-all with no device: $(cat -v "$T_TMP/ka")"
+# And as Debian's adb shows it: nothing listed, status 0. (adb 29's
+# `forward --remove-all` asks for a transport first, host:tport:any, and so
+# says "no devices/emulators found" with adb's own server too.)
+out=$(HOME=$T_TMP/home2 timeout 60 "$ADB_BIN" -P "$P2" forward --list 2>&1) || t_fail "adb forward --list: $out"
+[ -z "$out" ] || t_fail "adb forward --list with no device: $out"
+grep -q "host:list-forward" "$LOG2" || t_fail "adb's list-forward reached no adbc server"
+kill -TERM "$SPID2"
+wait "$SPID2"
+grep -qE '(ERROR|WARNING): [A-Za-z]*Sanitizer|runtime error:' "$LOG2" &&
+    t_fail "adbc-serve: $(grep -m3 -E 'Sanitizer|runtime error' "$LOG2")"
 
 kill -0 "$SPID" || t_fail "adbc-serve died: $(tail "$LOG")"
 grep -qE '(ERROR|WARNING): [A-Za-z]*Sanitizer|runtime error:' "$LOG" &&

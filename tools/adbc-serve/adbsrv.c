@@ -989,18 +989,21 @@ static void serve_one(int fd)
                 pthread_mutex_unlock(&as_lock);
             }
             ops_dev *any = NULL;
-            if (!a && (strcmp(cmd, "list-forward") == 0 || strcmp(cmd, "killforward-all") == 0) &&
-                ops_pool_list(&srv->pool, &any, 1) == 1) {
+            int about_all = strcmp(cmd, "list-forward") == 0 || strcmp(cmd, "killforward-all") == 0;
+            if (!a && about_all && ops_pool_list(&srv->pool, &any, 1) == 1) {
                 /* about every device: held.c needs one only to be called */
                 pthread_mutex_lock(&as_lock);
                 a = entry(any, 1);
                 pthread_mutex_unlock(&as_lock);
-                snprintf(err, sizeof err, "no devices/emulators found");
             }
-            if (!a)
-                fail(fd, err);
-            else
+            if (a)
                 forward(fd, a, cmd);
+            else if (!about_all)
+                fail(fd, err);
+            else if (strcmp(cmd, "list-forward") == 0)
+                okay(fd, ""); /* no device, so no forward: adb's empty list */
+            else
+                send_all(fd, "OKAYOKAY", 8); /* adb.cpp: connect, then status */
         } else {
             fail(fd, "unknown host service");
         }
