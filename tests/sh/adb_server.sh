@@ -24,16 +24,8 @@ interop_start
 LOG=$T_TMP/serve.log
 
 P=$(_t_free_port) || t_fail "no free port"
-ADB_TRACE=1 "$SERVE" --no-http --adb-server "tcp:$P" -t "$DEV" --ready-file "$T_TMP/ready" \
-    2> "$LOG" &
-SPID=$!
-T_BG_PIDS+=("$SPID")
-for ((i = 0; i < 200; i++)); do
-    [ -e "$T_TMP/ready" ] && grep -q "connected to $DEV" "$LOG" 2> /dev/null && break
-    kill -0 "$SPID" 2> /dev/null || t_fail "adbc-serve exited: $(cat "$LOG")"
-    sleep 0.05
-done
-grep -q "connected to $DEV" "$LOG" || t_fail "adbc-serve did not connect: $(cat "$LOG")"
+adbsrv_start "$LOG" "$P" --until "connected to $DEV" -t "$DEV"
+SPID=$ASRV_PID
 
 mkdir -p "$T_TMP/bhome"
 # B ARGS...: Debian's adb through adbc's server (its own HOME, no key).

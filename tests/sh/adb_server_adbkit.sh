@@ -44,15 +44,8 @@ HP=$(sed -n 's/^listening on //p' "$T_TMP/http.out")
 
 LOG=$T_TMP/serve.log
 P=$(_t_free_port) || t_fail "no free port"
-ADB_TRACE=1 "$SERVE" --no-http --adb-server "tcp:$P" -t "$DEV" 2> "$LOG" &
-SPID=$!
-T_BG_PIDS+=("$SPID")
-for ((i = 0; i < 200; i++)); do
-    grep -q "connected to $DEV" "$LOG" 2> /dev/null && break
-    kill -0 "$SPID" 2> /dev/null || t_fail "adbc-serve exited: $(cat "$LOG")"
-    sleep 0.05
-done
-grep -q "connected to $DEV" "$LOG" || t_fail "adbc-serve did not connect: $(cat "$LOG")"
+adbsrv_start "$LOG" "$P" --until "connected to $DEV" -t "$DEV"
+SPID=$ASRV_PID
 
 t_check "adbkit's test against adbc's server"
 T_TMP=$T_TMP ADB_PORT=$P SERIAL=$DEV SANDBOX=${TD_SANDBOX[dev]} HTTP_PORT=$HP \

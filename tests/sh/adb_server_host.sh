@@ -49,14 +49,8 @@ LOG=$T_TMP/serve.log
 P=$(_t_free_port) || t_fail "no free port"
 # The device is named: it connects once it is paired (until then its TLS
 # handshake is refused and adbc-serve retries).
-ADB_TRACE=1 "$SERVE" --no-http --adb-server "tcp:$P" -t 127.0.0.1:37002 2> "$LOG" &
-SPID=$!
-T_BG_PIDS+=("$SPID")
-for ((i = 0; i < 200; i++)); do
-    grep -q "adb server on" "$LOG" 2> /dev/null && break
-    kill -0 "$SPID" 2> /dev/null || t_fail "adbc-serve exited: $(cat "$LOG")"
-    sleep 0.05
-done
+adbsrv_start "$LOG" "$P" -t 127.0.0.1:37002
+SPID=$ASRV_PID
 
 # C OUT [--frames N] REQUEST...: the server's answer, raw, in $T_TMP/OUT; the
 # request must show in adbc-serve's request log.
@@ -229,14 +223,8 @@ t_check "no device at all: list-forward is adb's empty list, killforward-all OKA
 mkdir -p "$T_TMP/home2" "$T_TMP/state2"
 P2=$(_t_free_port) || t_fail "no free port"
 LOG2=$T_TMP/serve2.log
-HOME=$T_TMP/home2 XDG_STATE_HOME=$T_TMP/state2 ADB_TRACE=1 "$SERVE" --no-http --adb-server "tcp:$P2" 2> "$LOG2" &
-SPID2=$!
-T_BG_PIDS+=("$SPID2")
-for ((i = 0; i < 200; i++)); do
-    grep -q "adb server on" "$LOG2" 2> /dev/null && break
-    kill -0 "$SPID2" 2> /dev/null || t_fail "adbc-serve exited: $(cat "$LOG2")"
-    sleep 0.05
-done
+HOME=$T_TMP/home2 XDG_STATE_HOME=$T_TMP/state2 adbsrv_start "$LOG2" "$P2"
+SPID2=$ASRV_PID
 timeout 60 python3 "$CLIENT" --timeout 40 "$P2" host:devices > "$T_TMP/none" || t_fail "host:devices: $?"
 [ "$(cat "$T_TMP/none")" = "OKAY0000" ] || t_fail "the second server holds a device: $(cat -v "$T_TMP/none")"
 timeout 60 python3 "$CLIENT" --timeout 40 "$P2" host:list-forward > "$T_TMP/lf" || t_fail "host:list-forward: $?"

@@ -102,6 +102,29 @@ _t_ours()
     [ "$stat" = "$T_MAIN_PID" ] || [ "$stat" = "$BASHPID" ]
 }
 
+# adbsrv_start LOG PORT [--until TEXT] ARGS...: adbc-serve as adb's server
+# on tcp:127.0.0.1:PORT (no HTTP API) with ARGS and ADB_TRACE=1 (each
+# request in LOG); returns once it listens (its --ready-file) and, with
+# --until, once TEXT is in LOG ("connected to SERIAL"). ASRV_PID; stopped at
+# the test's end. Bounded looks, not a timing; fails if it exits first.
+adbsrv_start()
+{
+    local log=$1 port=$2 until= i
+    shift 2
+    [ "${1:-}" = --until ] && until=$2 && shift 2
+    rm -f "$log.ready"
+    ADB_TRACE=1 "${SERVE:-$ADBC_BUILD_DIR/tools/adbc-serve}" --no-http --adb-server "tcp:$port" \
+        --ready-file "$log.ready" "$@" 2> "$log" &
+    ASRV_PID=$!
+    T_BG_PIDS+=("$ASRV_PID")
+    for ((i = 0; i < 2400; i++)); do
+        [ -e "$log.ready" ] && { [ -z "$until" ] || grep -qF "$until" "$log"; } && return 0
+        kill -0 "$ASRV_PID" 2>/dev/null || t_fail "adbc-serve exited: $(cat "$log")"
+        sleep 0.05
+    done
+    t_fail "adbc-serve's adb server: no ${until:-ready file} after 2400 looks: $(tail -n 5 "$log")"
+}
+
 # Wait until a process id is gone (it must be our child). $2: timeout s.
 _t_wait_gone()
 {
