@@ -23,8 +23,10 @@ int usb_fail(int lrc, const char *what, const adbc_usb_device *d)
                          name, what, d->bus, d->address, d->vendor_id);
     case LIBUSB_ERROR_BUSY:
         return core_fail(ADBC_EBUSY,
-                         "%s: the ADB interface is claimed by another program, usually a running "
-                         "adb server: stop it with `adb kill-server` and retry",
+                         "%s: the ADB interface is claimed by another program: a running adb "
+                         "server (`adb kill-server` stops it, adbc-serve's --adb-server too), or "
+                         "adbc-serve or an adbc-snap session holding the device (go through it: "
+                         "adbc-snap uses a session by itself; or stop it), then retry",
                          name);
     case LIBUSB_ERROR_NO_DEVICE:
         return core_fail(ADBC_ENOTFOUND,
