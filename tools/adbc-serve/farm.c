@@ -49,6 +49,10 @@ void serve_farm_stop(void)
 {
 }
 
+void serve_farm_end(void)
+{
+}
+
 #else
 
 #include <errno.h>
@@ -972,6 +976,11 @@ void serve_farm_stop(void)
     api_dead();
     pthread_mutex_unlock(&farm_api_mu);
     explicit_bzero(farm_conf.pass, sizeof farm_conf.pass);
+}
+
+void serve_farm_end(void)
+{
+    farm_tls_wait(2000);
 }
 
 #endif

@@ -37,6 +37,18 @@
 
 #include "ops_util.h"
 
+/* The connections' threads still running: a stopping node waits for them
+ * (farm_tls_wait), so none is freeing its TLS state as the process exits. */
+static pthread_mutex_t pumps_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t pumps_cv;
+static pthread_once_t pumps_once = PTHREAD_ONCE_INIT;
+static int pumps;
+
+static void pumps_init(void)
+{
+    ops_cond_init(&pumps_cv);
+}
+
 typedef struct pump {
     SSL_CTX *ctx;
     SSL *ssl;
@@ -153,7 +165,21 @@ static void *pump_run(void *arg)
 out:
     SSL_shutdown(p->ssl); /* a close_notify if the socket takes it now; no wait */
     pump_free(p);
+    pthread_mutex_lock(&pumps_mu);
+    pumps--;
+    pthread_cond_broadcast(&pumps_cv);
+    pthread_mutex_unlock(&pumps_mu);
     return NULL;
+}
+
+void farm_tls_wait(int ms)
+{
+    pthread_once(&pumps_once, pumps_init);
+    int64_t deadline = ops_now_ms() + ms;
+    pthread_mutex_lock(&pumps_mu);
+    while (pumps > 0 && ops_cond_wait_until(&pumps_cv, &pumps_mu, deadline) != ETIMEDOUT)
+        ;
+    pthread_mutex_unlock(&pumps_mu);
 }
 
 /* A non-blocking TCP connection to host:port within deadline, or -1 with why. */
@@ -291,7 +317,12 @@ int farm_tls_open(const farm_cfg *cf, char *why, size_t cap)
         goto fail;
     }
     pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+    pthread_once(&pumps_once, pumps_init);
+    pthread_mutex_lock(&pumps_mu);
     int tr = pthread_create(&t, &at, pump_run, p);
+    if (tr == 0)
+        pumps++;
+    pthread_mutex_unlock(&pumps_mu);
     pthread_attr_destroy(&at);
     if (tr != 0) {
         snprintf(why, cap, "cannot start the TLS connection's thread: %s", strerror(tr));

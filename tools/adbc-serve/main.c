@@ -305,6 +305,7 @@ int main(int argc, char **argv)
     serve_farm_stop();
     serve_http_stop();
     serve_tasks_free();
+    serve_farm_end();
     serve_adbsrv_stop();
     if (control)
         serve_control_stop(&s, control);

@@ -228,6 +228,9 @@ int serve_farm_start(serve *s);
 void serve_farm_leave(void);
 /* After serve_tasks_stop. */
 void serve_farm_stop(void);
+/* Last, after the HTTP side (whose event streams hold Redis connections)
+ * has stopped: the rediss:// connections' threads have ended (bounded). */
+void serve_farm_end(void);
 int serve_farm_is_route(const char *path);
 int serve_farm_route(serve_req *r, char **body, size_t *len);
 /* GET /v1/farm/tasks/ID/events, as serve_tasks_events. */
