@@ -31,16 +31,9 @@ ADB_HOME["snap"]=$HOME # the devices below trust adbc's key (td_start --authoriz
 
 P=$(_t_free_port) || t_fail "no free port"
 LOG=$T_TMP/serve.log
-"$SERVE" --no-http --adb-server "tcp:$P" --ready-file "$T_TMP/ready" 2> "$LOG" &
-SPID=$!
-T_BG_PIDS+=("$SPID")
 # No adb client before adbc's server listens: adb would start its own.
-for ((i = 0; i < 600; i++)); do
-    [ -e "$T_TMP/ready" ] && break
-    kill -0 "$SPID" 2> /dev/null || t_fail "adbc-serve exited: $(cat "$LOG")"
-    sleep 0.05
-done
-[ -e "$T_TMP/ready" ] || t_fail "adbc-serve not ready: $(cat "$LOG")"
+adbsrv_start "$LOG" "$P"
+SPID=$ASRV_PID
 # B ARGS...: Debian's adb client of adbc's server; its HOME holds no key a
 # device knows (a server of its own would list nothing it could use).
 mkdir -p "$T_TMP/bhome"
