@@ -171,6 +171,11 @@ if [ -x "$ADBC_BUILD_DIR/tools/adbc-snap-core" ]; then
 
     t_check "front end: an interrupt ends the command with 130 and says so"
     # (once the command runs: the front end has its handler by then)
+    # The files are emptied here, not only by the child's redirection: the
+    # child may open them after the first look below, which would then read
+    # an earlier check's "started".
+    : > "$T_TMP/o"
+    : > "$T_TMP/e"
     "$FRONT" -t "$A" shell "echo started; sleep 60" > "$T_TMP/o" 2> "$T_TMP/e" < /dev/null &
     p=$!
     # until it prints, or ends without (bounded: 6000 looks, not a timing)
@@ -201,6 +206,8 @@ if [ -x "$ADBC_BUILD_DIR/tools/adbc-snap-core" ]; then
 session server's log: $(tail -n 30 "$RUN"/session-*"${TD_PORT[a]}".log 2>&1)"
 
     t_check "front end: the session's server killed mid-command: exit 1, a clear error, no hang"
+    : > "$T_TMP/o" # emptied before the child runs (check 10 wrote "started" there)
+    : > "$T_TMP/e"
     timeout 800 "$FRONT" -t "$A" shell "echo started; sleep 600; echo never" > "$T_TMP/o" 2> "$T_TMP/e" < /dev/null &
     p=$!
     for ((k = 0; k < 6000; k++)); do
