@@ -1,13 +1,18 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
 # snapshot --web on realistic pages in Debian's chromium, every web ref's
-# tap point checked by the browser's own hit test (DOM.getNodeForLocation
-# at the point mapped back through the visual viewport,
-# fixtures/webview/page_check.py): rows under a fixed header, bottom bar
-# and banner; a page under an aria-modal dialog with its backdrop; a
-# carousel and an inbox panel scrolled inside the page; a link wrapped
-# over two lines; a same-origin payment iframe partly under a fixed badge,
-# next to an iframe of another site; the feed pinch-zoomed and panned.
+# tap point checked by the browser's own hit tests (DOM.getNodeForLocation
+# and the page's elementFromPoint at the point mapped back through the
+# visual viewport, fixtures/webview/page_check.py): rows under a fixed
+# header, bottom bar and banner; a page under an aria-modal dialog with
+# its backdrop; a carousel and an inbox panel scrolled inside the page; a
+# link wrapped over two lines; a same-origin payment iframe partly under a
+# fixed badge, next to an iframe of another site; the feed pinch-zoomed
+# and panned; a top-layer <dialog> (showModal); a cart under a sticky
+# header and a cookie banner; CSS transforms; shadow DOM; nested, scrolled
+# and fixed same-origin iframes, also pinch-zoomed; and, through adbc-snap's
+# session (a warm DevTools session), a scroll, a pinch and modals changed
+# since the last read.
 # Each page also names the elements that show (each must have one ref)
 # and those that do not (none may have one). The set-up is
 # tests/sh/snap_web.sh's: the browser's DevTools port offered to the test
@@ -149,6 +154,105 @@ sys.exit(not (abs(v["offsetX"] - 200) < 0.5 and abs(v["offsetY"] - 250) < 0.5 an
     t_fail "the pinch left the visual viewport at $vv, not at 200,250 zoomed 2x"
 taps pinch "$(names Post 5 10)|$(names Like 5 10)" \
     "Menu|Search|Home|Inbox|Me|$(names Post 1 4)|Like 1|Like 2|Like 3|$(names Post 12 40)|$(names Like 12 40)|Accept"
+
+t_check "a <dialog> opened with showModal(): the page behind it has no refs"
+page load "$BASE/dialog.html" || t_fail "dialog.html did not load"
+[ "$(page eval 'document.getElementById("nl").matches(":modal")')" = true ] || t_fail "the dialog is not modal"
+taps dialog "Email|Subscribe|No thanks" "Read more|Share|Save for later|Next story"
+
+t_check "a sticky header and a cookie banner over a scrolled cart: covered buttons get no refs, half-covered ones a point that shows"
+page load "$BASE/cookie.html" 'scrollTo(0, 200); 1' || t_fail "cookie.html did not load"
+[ "$(page eval 'scrollY')" = 200 ] || t_fail "cookie.html did not scroll: $(page eval 'scrollY')"
+taps cookie "Back|Help|Checkout|$(names Remove 4 10)|Accept all|Settings" \
+    "$(names Remove 1 3)|Continue shopping"
+
+t_check "CSS transforms: a drawer parked off screen, a carousel moved by its track, rotated and scaled elements"
+page load "$BASE/transform.html" || t_fail "transform.html did not load"
+taps transform "Slide 2|Rotated|Small 1|Small 2|$(names Row 1 5)|Below" \
+    "$(names Drawer 1 3)|Slide 1|Slide 3|Slide 4|$(names Row 6 10)"
+
+t_check "shadow DOM: open and closed roots, a slotted button, a scrolled list and a consent bar inside components"
+page load "$BASE/shadow.html" || t_fail "shadow.html did not load"
+taps shadow "Back|Share|Like|Slotted|Row 4|Row 5|Row 6|Pay|Agree|Decline" \
+    "Row 1|Row 2|Row 3|$(names Row 7 10)|Later"
+
+t_check "nested, scrolled and fixed same-origin iframes: each read, mapped and clipped through every frame"
+page load "$BASE/chat.html" || t_fail "chat.html did not load"
+[ "$(page eval 'document.getElementById("news").contentWindow.scrollY')" = 200 ] ||
+    t_fail "the news frame did not scroll: $(page eval 'document.getElementById("news").contentWindow.scrollY')"
+taps chat "Top up|Card number|Pay now|Cancel|$(names Story 6 9)|$(names Order 1 3)|Close|$(names Msg 11 15)|Message|Send" \
+    "Terms|$(names Story 1 5)|$(names Story 10 12)|$(names Msg 1 10)|Help center"
+
+t_check "the iframes pinch-zoomed and panned"
+vv=$(page pinch 200 250 2) || t_fail "no pinch: $vv"
+taps chatpinch "$(names Story 6 8)" "$(names Order 1 3)|$(names Msg 1 10)|Help center"
+
+# Through adbc-snap's session: its server's connection keeps each page's
+# DevTools session and tree (docs/webview.md, "A warm session"), and reads
+# the tree again only when the page's DOM changed. A scroll or a pinch
+# sends no DOM event: what shows must still be asked afresh each time.
+settle() { page eval 'new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(1))))' > /dev/null; }
+sessions() { grep -c '^request [0-9]*: GET /devtools/page/' "$T_TMP/relay.out"; }
+export XDG_RUNTIME_DIR=$T_TMP/run
+mkdir -p "$XDG_RUNTIME_DIR"
+chmod 700 "$XDG_RUNTIME_DIR"
+stop_session() { local st=$?; timeout 30 "$SNAP" -q -t "$DEV" session stop > /dev/null 2>&1; return $st; }
+t_at_exit stop_session
+timeout 60 "$SNAP" -t "$DEV" session start > "$T_TMP/session.out" 2>&1 ||
+    t_fail "session start: $(cat "$T_TMP/session.out")"
+before=$(sessions)
+
+t_check "a warm session: the feed scrolled since the last read (no DOM event) gets fresh tap points"
+page load "$BASE/bars.html" || t_fail "bars.html did not load"
+for k in 1 2 3; do # the first read opens, the second follows the DOM, the third reads nothing again
+    S snapshot --web --web-budget 20000
+    [ $rc -eq 0 ] || t_fail "snapshot $k through the session: $(cat "$ERR")"
+done
+page eval 'scrollTo(0, 140); 1' > /dev/null
+settle
+taps warmbars "Menu|Search|$(names Post 4 14)|$(names Like 4 14)|Home|Inbox|Me" \
+    "$(names Post 1 3)|Like 1|Like 2|$(names Post 15 40)|$(names Like 15 40)|Accept"
+
+t_check "a warm session: the feed pinch-zoomed and panned since the last read"
+page eval 'scrollTo(0, 0); 1' > /dev/null
+settle
+S snapshot --web --web-budget 20000
+vv=$(page pinch 400 500 2) || t_fail "no pinch: $vv"
+taps warmpinch "$(names Post 5 10)|$(names Like 5 10)" \
+    "Menu|Search|Home|Inbox|Me|$(names Post 1 4)|Like 1|Like 2|Like 3|$(names Post 12 40)|$(names Like 12 40)|Accept"
+
+t_check "a warm session: a <dialog> closed, then opened with showModal() again"
+page load "$BASE/dialog.html" 'document.getElementById("nl").close(); 1' || t_fail "dialog.html did not load"
+for k in 1 2; do
+    S snapshot --web --web-budget 20000
+    [ $rc -eq 0 ] || t_fail "snapshot $k through the session: $(cat "$ERR")"
+done
+taps warmnodialog "Read more|Share|Save for later|Next story" "Email|Subscribe|No thanks"
+page eval 'document.getElementById("nl").showModal(); 1' > /dev/null
+settle
+taps warmdialog "Email|Subscribe|No thanks" "Read more|Share|Save for later|Next story"
+
+t_check "a warm session: a modal opened since the last read hides the page; a ref it covered is refused"
+page load "$BASE/modal.html" 'for (const id of ["backdrop", "dlg"]) document.getElementById(id).hidden = true; 1' ||
+    t_fail "modal.html did not load"
+for k in 1 2 3; do
+    S snapshot --web --web-budget 20000
+    [ $rc -eq 0 ] || t_fail "snapshot $k through the session: $(cat "$ERR")"
+done
+ref=$(sed -n 's/.*Button \[ref=\([0-9]*\)\] "Delete account".*/\1/p' "$OUT")
+[ -n "$ref" ] || t_fail "no ref for the button before the modal: $(cat "$OUT")"
+[ "$(sessions)" -eq $((before + 1)) ] ||
+    t_fail "$((before + 1)) DevTools sessions expected (one for the session's reads), $(sessions): $(cat "$T_TMP/relay.out")"
+page eval 'for (const id of ["backdrop", "dlg"]) document.getElementById(id).hidden = false; 1' > /dev/null
+settle
+# The act verifies with a fresh snapshot of the client's own (a cold read).
+rm -f "$ctl/calls"
+S tap "$ref"
+[ $rc -eq 3 ] || t_fail "tap on a covered button through the session: status $rc; $(cat "$ERR")"
+grep -q "stale ref $ref (Button \"Delete account\"): it is not on the screen any more; nothing was sent" "$ERR" ||
+    t_fail "the refusal says: $(cat "$ERR")"
+! grep -q 'input' "$ctl/calls" 2> /dev/null || t_fail "a covered button was tapped: $(cat "$ctl/calls")"
+taps warmmodal "Reason|OK|Cancel" "Edit profile|Help|Delete account|More"
 
 [ -z "$FAILED" ] || t_fail "wrong refs on:$FAILED (above)"
 echo "PASS: $T_CHECKS checks"
