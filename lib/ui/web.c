@@ -622,12 +622,14 @@ static int is_ref_kind(int kind)
  * what argument i + 1 is: 0 a node shown, 1 a ref, 2 an <iframe>). A
  * node's boxes are its client rects (a line box each, for an inline
  * element that wraps; a text node's through a Range), in the frame's
- * layout viewport; each is clipped to the visual viewport (s.o: and to
- * what shows of the frame in its parent) and to every ancestor that clips
- * its overflow (ancestors that are not its containing block skipped, as
- * for position: absolute and fixed). A node outside the page's modal (a
- * top-layer :modal element, or an aria-modal dialog that is visible and in
- * the viewport; the last one) does not show.
+ * layout viewport; each is clipped to the visual viewport (s.h: to as
+ * much of its height as the WebView's box on the screen shows, s.h being
+ * that box's height over its width; s.o: to what shows of the frame in
+ * its parent) and to every ancestor that clips its overflow (ancestors
+ * that are not its containing block skipped, as for position: absolute
+ * and fixed). A node outside the page's modal (a top-layer :modal element,
+ * or an aria-modal dialog that is visible and in the viewport, s.h not
+ * applied; the last one) does not show.
  * A ref shows where the page's own hit test (elementFromPoint, in the
  * node's tree scope) lands on it or inside it: the centre of its largest
  * part if it does, else the largest block of a grid over each part that
@@ -684,6 +686,7 @@ static const char check_js[] =
     "if((t||m.localName==='dialog'||/^(alert)?dialog$/.test(m.getAttribute('role')))&&"
     "getComputedStyle(m).visibility==='visible'){var mb=m.getBoundingClientRect();"
     "if(!Z(X([mb.left,mb.top,mb.right,mb.bottom],W)))M=m}}"
+    "if(s.h>0)W[3]=mn(W[3],W[1]+v.width*s.h);"
     "for(i=1;i<A.length;i++){"
     "var n=A[i],k=s.k[i-1],z=0,e=n.nodeType===1?n:n.parentNode,j,c,r,u,vs=[],ps;"
     "if(!e||e.nodeType!==1){o.push(0);continue}"
@@ -736,8 +739,11 @@ static int call_value(jread *j, const char *reply)
 }
 
 /* Send the check of frame fi: its nodes that have objects, the first one's
- * object the call's target. */
-static int send_check(adbc_cdp *cdp, wpage *pg, int fi, int64_t deadline)
+ * object the call's target. v: the WebView the page is in, whose box on
+ * the screen may show less of the page's viewport than it has (a WebView
+ * in a native scroll view pushed part off the screen): what shows of the
+ * main frame stops where the box does. */
+static int send_check(adbc_cdp *cdp, wpage *pg, int fi, const wview *v, int64_t deadline)
 {
     wframe *f = &pg->f[fi];
     core_buf p = {0}, k = {0};
@@ -757,6 +763,8 @@ static int send_check(adbc_cdp *cdp, wpage *pg, int fi, int64_t deadline)
     }
     core_buf_puts(&p, target);
     core_buf_puts(&p, "\",\"arguments\":[{\"value\":{");
+    if (fi == 0 && v->x2 > v->x1 && v->y2 > v->y1)
+        core_buf_printf(&p, "\"h\":%.6f,", (double)(v->y2 - v->y1) / (v->x2 - v->x1));
     if (f->owner_node >= 0) {
         const axn *o = &pg->a[f->owner_node];
         core_buf_printf(&p, "\"o\":[%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f],", o->fr[0], o->fr[1],
@@ -1399,7 +1407,7 @@ static int read_page(wview *v, adbc_conn *c, const char *sock, wsess *ws, int64_
      * of its main frame is asked at once too, and dropped if it did. */
     if (rc == 0 && warm && ws->have && ws->tracking) {
         page_unread(&ws->pg);
-        rc = send_check(ws->cdp, &ws->pg, 0, deadline);
+        rc = send_check(ws->cdp, &ws->pg, 0, v, deadline);
         early = ws->pg.f[0].call;
     }
     if (rc == 0)
@@ -1513,7 +1521,7 @@ static int read_page(wview *v, adbc_conn *c, const char *sock, wsess *ws, int64_
             if (f > 0 && (fr->owner_node < 0 || !a[fr->owner_node].got || !pg->f[fr->parent].shown))
                 continue;
             if (fr->call <= 0) /* else sent early */
-                rc = send_check(cdp, pg, f, deadline);
+                rc = send_check(cdp, pg, f, v, deadline);
             any = 1;
         }
         for (int f = 0; f < pg->nf && rc == 0; f++) {

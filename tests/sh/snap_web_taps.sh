@@ -187,6 +187,17 @@ t_check "the iframes pinch-zoomed and panned"
 vv=$(page pinch 200 250 2) || t_fail "no pinch: $vv"
 taps chatpinch "$(names Story 6 8)" "$(names Order 1 3)|$(names Msg 1 10)|Help center"
 
+t_check "an element across the WebView's bottom edge is tapped on a point of it that shows on the screen"
+page load "$BASE/edge.html" || t_fail "edge.html did not load"
+# The WebView's box made 550 CSS px tall: the page's viewport goes on
+# below it, past the Send button.
+[ "$(page eval 'innerHeight >= 640')" = true ] ||
+    t_fail "the page's viewport is $(page eval 'innerHeight') CSS px tall, not the 640 or more edge.html needs"
+sed 's/\[0,300\]\[1080,1614\]/[0,300][1080,1400]/' "$ctl/screen.xml" > "$ctl/edge.xml"
+echo "dump=edge.xml" > "$ctl/uiautomator.conf"
+taps edge "Quote|Reply" "Send"
+echo "dump=screen.xml" > "$ctl/uiautomator.conf"
+
 # Through adbc-snap's session: its server's connection keeps each page's
 # DevTools session and tree (docs/webview.md, "A warm session"), and reads
 # the tree again only when the page's DOM changed. A scroll or a pinch
