@@ -90,6 +90,11 @@ TCPDEV=127.0.0.1:${TD_PORT[tcp]}
 "$SNAP" connect "$TCPDEV" > /dev/null || t_fail "adbc-snap connect"
 until_listed "^${TCPDEV}[[:space:]]device$" || t_fail "$TCPDEV not listed: $(B devices)"
 same_as_adbc "the remembered device"
+# adb's server lists USB devices first, then the others by serial
+# (transport.cpp's list_transports), not in the order they came.
+ORDER=$(B devices | tail -n +2 | cut -f1 | grep . | tr '\n' ' ')
+[ "$ORDER" = "$TCPDEV emulator-5554 " ] ||
+    t_fail "the list is in adb's order ($TCPDEV before emulator-5554, which came first): '$ORDER'"
 "$SNAP" disconnect "$TCPDEV" > /dev/null || t_fail "adbc-snap disconnect"
 until_listed "^${TCPDEV}[[:space:]]" absent || t_fail "$TCPDEV still listed: $(B devices)"
 

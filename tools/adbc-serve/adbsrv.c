@@ -186,8 +186,17 @@ static const char *state_of(const asdev *a)
     return "offline";
 }
 
-/* The devices listed (as_lock held): every device of the pool that is not
- * hidden and has been connected once, or is named. */
+/* adb's list order (transport.cpp, list_transports): USB devices before
+ * the others (emulators, TCP), each kind by serial, bytewise. */
+static int list_before(const ops_dev *x, const ops_dev *y)
+{
+    if (is_local(x) != is_local(y))
+        return !is_local(x);
+    return strcmp(x->serial, y->serial) < 0;
+}
+
+/* The devices listed (as_lock held), in adb's order: every device of the
+ * pool that is not hidden and has been connected once, or is named. */
 static int listed(ops_dev **out, asdev **ents, int max)
 {
     ops_dev *all[AS_MAX];
@@ -196,8 +205,13 @@ static int listed(ops_dev **out, asdev **ents, int max)
         asdev *a = entry(all[i], 1);
         if (!a || a->hidden || (!a->conn && a->id == 0))
             continue;
-        out[k] = all[i];
-        ents[k++] = a;
+        int j = k++; /* insertion: a few devices at most */
+        for (; j > 0 && list_before(all[i], out[j - 1]); j--) {
+            out[j] = out[j - 1];
+            ents[j] = ents[j - 1];
+        }
+        out[j] = all[i];
+        ents[j] = a;
     }
     return k;
 }
