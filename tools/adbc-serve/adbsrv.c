@@ -171,9 +171,12 @@ void serve_adbsrv_conn_put(ops_dev *d)
 
 /* ---- the device list ---- */
 
+/* Not USB: a TCP device, an emulator, an mDNS instance
+ * ("NAME._adb-tls-connect._tcp"), each a local transport to adb. */
 static int is_local(const ops_dev *d)
 {
-    return strchr(d->serial, ':') || strncmp(d->serial, "emulator-", 9) == 0;
+    return strchr(d->serial, ':') || strncmp(d->serial, "emulator-", 9) == 0 ||
+           strstr(d->serial, "._adb");
 }
 
 /* adb's state words: a connected device is "device"; one being connected

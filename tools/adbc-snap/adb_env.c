@@ -27,8 +27,10 @@ static const adb_var vars[] = {
     {"ADB_COMPRESSION", NULL},            /* push, pull, sync (snap_adb_compression) */
     {"ANDROID_PRODUCT_OUT", NULL},        /* sync */
     {"ADB_TRACE", "adbc-snap writes no trace log (adbc-serve --adb-server logs requests with it)"},
-    {"ADB_MDNS", "mDNS is asked for by name here: -s NAME._adb-tls-connect._tcp, `mdns services`"},
-    {"ADB_MDNS_AUTO_CONNECT", "devices found by mDNS are used only when named with -s"},
+    {"ADB_MDNS", "mDNS is asked for by name here: -s NAME._adb-tls-connect._tcp, `mdns services` "
+                 "(adbc's adb server, start-server, honours it)"},
+    {"ADB_MDNS_AUTO_CONNECT", "devices found by mDNS are used only when named with -s (adbc's adb "
+                              "server, start-server, honours it)"},
     {"ADB_MDNS_OPENSCREEN", "adbc has one mDNS client of its own"},
     {"ADB_LIBUSB", "adbc always uses libusb"},
     {"ADB_USB", "USB devices are listed whenever libusb finds them"},
