@@ -108,7 +108,8 @@ typedef struct ops_agent_device {
     ops_dev *dev;
     int busy_ms;             /* how long to wait for the pool device's lock; 0: 5000 */
     const char *serial;      /* with conn: the device's name as selected, for the
-                                allowlist ("emulator-N" names an emulator); may be NULL */
+                                allowlist and messages (an emulator is what the device
+                                says, ops_device_kind, never its name); may be NULL */
 } ops_agent_device;
 
 typedef struct ops_agent_config {
