@@ -561,7 +561,8 @@ async function noConfigLocked() {
 }
 
 // Phones announced by mDNS (mcp_sdk.sh --mdns: avahi-daemon in a private
-// namespace announces adb-ALLOWED-111111 and adb-DENIED-222222 as _adb._tcp).
+// namespace announces adb-ALLOWED-111111, adb-DENIED-222222 and
+// emulator-5554 as _adb._tcp, adb-BOTH-333333 under both services).
 async function mdnsAllowlist() {
   const OK = 'adb-ALLOWED-111111._adb._tcp';
   const NO = 'adb-DENIED-222222._adb._tcp';
@@ -588,7 +589,24 @@ async function mdnsAllowlist() {
   check(!r.isError && calls('mdns_both') === 'cmd input tap 3 3', 'the tap reaches it', text(r));
   r = await call(c, 'select_device', { serial: 'adb-BOTH-333333._adb._tcp' });
   check(!r.isError, 'its other service\'s name finds it too', text(r));
+  // A phone whose announcer named its instance emulator-5554: a name says
+  // nothing, the device (no ro.kernel.qemu, no ro.boot.qemu) says phone.
+  const EMUNAME = 'emulator-5554._adb._tcp';
+  serve('mdns_emuname', screen(LIST, FIELD, SEND));
+  calls('mdns_emuname');
+  r = await call(c, 'select_device', { serial: EMUNAME });
+  check(r.isError && /physical device/.test(text(r)) && /not on the allowlist/.test(text(r)),
+    'an mDNS instance named emulator-5554 that is a phone: refused', text(r));
+  r = await call(c, 'list_devices');
+  check(!r.isError && new RegExp(`^${EMUNAME}\tdevice\ttransport:mdns`, 'm').test(text(r)) &&
+    !new RegExp(`^${EMUNAME}.*kind:emulator`, 'm').test(text(r)), 'it is listed, never as an emulator', text(r));
+  check(calls('mdns_emuname') === '', 'nothing reached it', '');
   await c.close();
+  const c1 = await connect(['--config', cfg, '-s', EMUNAME], 'mdns-emuname-s');
+  r = await call(c1, 'tap_xy', { x: 2, y: 2 });
+  check(r.isError && /physical device/.test(text(r)) && !calls('mdns_emuname').includes('input'),
+    '-s emulator-5554._adb._tcp of a phone: refused, nothing sent', text(r));
+  await c1.close();
   c = await connect(['--config', cfg], 'mdns-again');
   r = await call(c, 'snapshot');
   check(r.isError && /no device found/.test(text(r)) && /mDNS/.test(text(r)), 'an mDNS phone is never the implicit only device', text(r));

@@ -51,8 +51,9 @@ if [ "${1:-}" = --noconfig ]; then
 fi
 # adbc-mcp and phones announced by mDNS: avahi-daemon in a second network
 # and mount namespace (tests/sh/lib_avahi.sh) announces two test devices as
-# _adb._tcp, and a third under both _adb-tls-connect._tcp and _adb._tcp on
-# one address; the allowlist names them by their instances.
+# _adb._tcp, a third under both _adb-tls-connect._tcp and _adb._tcp on
+# one address, and a fourth, a phone, under the instance name emulator-5554;
+# the allowlist names them by their instances.
 if [ "${1:-}" = --mdns ]; then
     t_init
     . "$(dirname "${BASH_SOURCE[0]}")/lib_avahi.sh"
@@ -63,18 +64,20 @@ if [ "${1:-}" = --mdns ]; then
     td_start mdns_ok --no-auth --host 0.0.0.0 --port 37001 --serial SN-OK-1
     td_start mdns_no --no-auth --host 0.0.0.0 --port 37004 --serial SN-NO-2
     td_start mdns_both --no-auth --host 0.0.0.0 --port 37007 --serial SN-BOTH-3
+    td_start mdns_emuname --no-auth --host 0.0.0.0 --port 37010 --serial SN-EMUNAME-4
     TD_WRAP=()
     avahi_service ok adb-ALLOWED-111111 _adb._tcp 37001
     avahi_service no adb-DENIED-222222 _adb._tcp 37004
     avahi_service both_tls adb-BOTH-333333 _adb-tls-connect._tcp 37007
     avahi_service both_adb adb-BOTH-333333 _adb._tcp 37007
+    avahi_service emuname emulator-5554 _adb._tcp 37010
     avahi_start vphone v4 "${IN_PHONE[@]}"
-    t_check "avahi announces the three phones (four services)"
-    avahi_wait 4
+    t_check "avahi announces the four phones (five services)"
+    avahi_wait 5
     t_check "adbc-mcp: mDNS phones listed, chosen only by name, and only when allowlisted"
     devs={
     sep=
-    for n in mdns_ok mdns_no mdns_both; do
+    for n in mdns_ok mdns_no mdns_both mdns_emuname; do
         devs+="$sep\"$n\":{\"addr\":\"10.77.0.2:${TD_PORT[$n]}\",\"ctl\":\"${TD_SANDBOX[$n]}/data/local/tmp/.adbc-test\",\"sandbox\":\"${TD_SANDBOX[$n]}\",\"pid\":${TD_PID[$n]}}"
         sep=,
     done
@@ -84,6 +87,7 @@ if [ "${1:-}" = --mdns ]; then
     td_stop mdns_ok
     td_stop mdns_no
     td_stop mdns_both
+    td_stop mdns_emuname
     echo "ok: $T_CHECKS checks (mDNS part)"
     exit 0
 fi
