@@ -720,6 +720,21 @@ async function schemas() {
     ['type', { text: 'x', clear: true }], ['type', { text: 'x', ref: 2, selector: { text: 'a' } }],
     ['scroll', { direction: 'down', ref: 1, selector: { text: 'a' } }],
     ['wait_for_text', { text: 'Send', timeout_ms: 19501 }], ['wait_stable', { timeout_ms: 19501 }],
+    // A point as tap takes it: ref, selector, x and y, or cell.
+    ['double_tap', {}], ['double_tap', { y: 5 }], ['double_tap', { snapshot: 'x' }], ['double_tap', { selector: {} }],
+    ['drag', { from: {}, to: { x: 1, y: 1 } }], ['drag', { from: { x: 1, y: 1 }, to: { bogus: 1 } }],
+    // Lengths, characters and ranges the argument readers refuse.
+    ['tap_xy', { x: 65536, y: 1 }], ['swipe', { x1: 0, y1: 0, x2: 70000, y2: 0 }],
+    ['launch', { package: 'com.b; reboot' }], ['launch', { package: '' }], ['stop_app', { package: 'a'.repeat(256) }],
+    ['grant_permission', { package: 'com.a', permission: 'a b' }], ['uninstall_app', { package: '1abc' }],
+    ['press', { key: '' }], ['press', { key: 'a b' }], ['press', { key: 'k'.repeat(65) }],
+    ['open_url', { url: 'content://x' }], ['open_url', { url: 'https://x.com/$(reboot)' }], ['open_url', { url: 'https:///x' }],
+    ['open_url', { url: 'https://x.com/ a' }], ['intent', { action: '' }], ['intent', { action: 'a b' }],
+    ['intent', { component: 'c'.repeat(513) }], ['intent', { data: ' https://x' }],
+    ['intent', { action: 'a', extras: [{ type: 'string', key: 'a b', value: 'v' }] }],
+    ['select_device', { serial: 's'.repeat(256) }], ['find', { text: 'x'.repeat(4097) }], ['find', { class: 'c'.repeat(513) }],
+    ['type', { text: 'x'.repeat(10001) }], ['wait_for_text', { text: 'x'.repeat(4097), timeout_ms: 100 }],
+    ['install_apk', { path: `/${'p'.repeat(4096)}` }], ['tap', { selector: { text: 'x'.repeat(4097) } }],
   ];
   serve('emu', screen(LIST, FIELD, SEND));
   await call(c, 'snapshot');
@@ -736,12 +751,80 @@ async function schemas() {
     ['intent', { action: 'android.intent.action.VIEW' }], ['type', { text: 'x', ref: 2, clear: true }],
     ['type', { text: 'x', selector: { text: 'draft' }, clear: true }], ['type', { text: 'x' }], ['type', { text: 'x', clear: false }],
     ['wait_for_text', { text: 'Send', timeout_ms: 19500 }], ['wait_stable', { timeout_ms: 1000 }],
+    ['double_tap', { ref: 3 }], ['double_tap', { x: 1, y: 2 }], ['double_tap', { cell: 'B2' }],
+    ['drag', { from: { ref: 3 }, to: { x: 5, y: 5 } }], ['tap_xy', { x: 65535, y: 0 }],
+    ['open_url', { url: 'https://example.com/a?q=1&b=%20#x' }], ['launch', { package: 'com.example.app' }],
+    ['press', { key: 'KEYCODE_ENTER' }], ['press', { key: 'page_up' }], ['press', { key: '66' }],
+    ['intent', { data: 'geo:0,0?q=a b' }], ['intent', { action: 'a', extras: [{ type: 'int', key: 'n', value: '' }] }],
   ];
   for (const [name, args] of accepted) check(valid[name](args), `${name} ${JSON.stringify(args)}: the schema accepts it`, JSON.stringify(valid[name].errors));
   // The largest the schema allows is run, not refused: the bound is from
   // the call's start, whatever taking the device used of it.
   const r = await call(c, 'wait_for_text', { text: 'Send', timeout_ms: 19500 });
   check(!r.isError && text(r).includes('[ref=3]'), 'wait_for_text at the schema\'s maximum runs', text(r));
+  await c.close();
+  // A call bound under 10.5 s: timeout_ms left out (the schema allows it)
+  // is the bound, not the default 10000 the tool would refuse.
+  const cfg8 = writeConfig(path.join(TMP, 'schemas8.toml'),
+    `[device]\ntargets = ["${emu.addr}"]\nusb = false\n[timeouts]\ncall_ms = 8000\nsettle_ms = 0\n`);
+  const c8 = await connect(['--config', cfg8], 'schemas-8s');
+  const t8 = Object.fromEntries((await c8.listTools()).tools.map((t) => [t.name, t]));
+  check(t8.wait_for_text.inputSchema.properties.timeout_ms.maximum === 7500, 'call_ms 8000: the waits\' maximum is 7500');
+  for (const [name, args] of [['wait_for_text', { text: 'Send' }], ['wait_stable', {}]]) {
+    const r8 = await call(c8, name, args);
+    check(!/beyond the call limit/.test(text(r8)) && (name !== 'wait_for_text' || (!r8.isError && text(r8).includes('[ref=3]'))),
+      `call_ms 8000: ${name} ${JSON.stringify(args)} without timeout_ms runs`, text(r8));
+  }
+  await c8.close();
+}
+
+// The Termux:API tools' schemas (in Termux: TERMUX_VERSION set and the
+// termux-* commands on PATH, here the stand-in of fixtures/termux): each
+// compiles strictly, and what its schema refuses the tool refuses too.
+async function termuxSchemas() {
+  const dir = path.join(TMP, 'termux');
+  const bin = path.join(dir, 'bin');
+  fs.mkdirSync(bin, { recursive: true });
+  const standin = path.join(path.dirname(new URL(import.meta.url).pathname), '..', '..', 'fixtures', 'termux', 'termux-standin');
+  for (const n of ['battery-status', 'clipboard-set', 'notification', 'volume', 'sms-list', 'sms-send', 'telephony-call']) {
+    const f = path.join(bin, `termux-${n}`);
+    if (!fs.existsSync(f)) fs.symlinkSync(standin, f);
+  }
+  const saved = { v: process.env.TERMUX_VERSION, p: process.env.PATH, s: process.env.TERMUX_STANDIN };
+  Object.assign(process.env, { TERMUX_VERSION: '0.118.1', PATH: `${bin}:${saved.p}`, TERMUX_STANDIN: dir });
+  const cfg = writeConfig(path.join(TMP, 'termux.toml'), '[device]\nusb = false\n[tools]\nallow = ["termux_sms_send", "termux_call"]\n');
+  const c = await connect(['--config', cfg], 'termux-schemas');
+  process.env.TERMUX_VERSION = saved.v; process.env.PATH = saved.p; process.env.TERMUX_STANDIN = saved.s;
+  if (saved.v === undefined) delete process.env.TERMUX_VERSION;
+  if (saved.s === undefined) delete process.env.TERMUX_STANDIN;
+  const { tools } = await c.listTools();
+  const ajv = new Ajv2020({ strict: true, allErrors: true });
+  const valid = {};
+  for (const t of tools.filter((x) => x.name.startsWith('termux_'))) valid[t.name] = ajv.compile(t.inputSchema);
+  check(valid.termux_sms_send && valid.termux_call && valid.termux_volume, 'the Termux tools are listed, sms and call allowed', Object.keys(valid).join(','));
+  const refused = [
+    ['termux_clipboard_set', { text: '' }], ['termux_clipboard_set', { text: 'x'.repeat(100001) }],
+    ['termux_notification', { title: 't'.repeat(201), content: 'c' }], ['termux_notification', { title: 't', content: 'c'.repeat(4001) }],
+    ['termux_notification', { title: 't', content: 'c', id: 'a b' }], ['termux_notification', { title: 't', content: 'c', id: 'i'.repeat(65) }],
+    ['termux_volume', { volume: 101, stream: 'music' }], ['termux_volume', { stream: 'music' }], ['termux_volume', { volume: 5 }],
+    ['termux_sms_list', { offset: 100001 }], ['termux_sms_send', { number: '12', text: 'hi' }],
+    ['termux_sms_send', { number: '+49 151', text: 'hi' }], ['termux_sms_send', { number: '+4915112345678', text: '' }],
+    ['termux_sms_send', { number: '+4915112345678', text: 'x'.repeat(1601) }], ['termux_call', { number: '1'.repeat(21) }],
+    ['termux_call', { number: '*#06#' }],
+  ];
+  for (const [name, args] of refused) {
+    const ok = valid[name](args);
+    const r = await call(c, name, args);
+    check(!ok && r.isError, `${name} ${JSON.stringify(args).slice(0, 80)}: refused by the schema and by the tool`, `schema ${ok ? 'accepts' : 'refuses'}; tool: ${text(r)}`);
+  }
+  const accepted = [
+    ['termux_clipboard_set', { text: 'x' }], ['termux_notification', { title: 't', content: 'c', id: 'a_b-1' }],
+    ['termux_volume', {}], ['termux_volume', { stream: 'music', volume: 100 }], ['termux_sms_list', { offset: 100000 }],
+    ['termux_sms_send', { number: '+4915112345678', text: 'hi' }], ['termux_call', { number: '112' }],
+  ];
+  for (const [name, args] of accepted) check(valid[name](args), `${name} ${JSON.stringify(args)}: the schema accepts it`, JSON.stringify(valid[name].errors));
+  const sent = fs.existsSync(path.join(dir, 'calls')) ? fs.readFileSync(path.join(dir, 'calls'), 'utf8') : '';
+  check(!/termux-(sms-send|telephony-call|notification|clipboard-set|volume|sms-list)/.test(sent), 'nothing refused ran a command', sent);
   await c.close();
 }
 
@@ -922,14 +1005,14 @@ async function cancelCall() {
 }
 
 const allSteps = {
-  'every tool': everyTool, 'more tools': moreTools, 'raw protocol': rawProtocol, allowlist, '--allow-shell': shellFlag, cancel: cancelCall, 'device bytes': deviceBytes, 'hostile folder': hostileFolder, schemas, crowd,
+  'every tool': everyTool, 'more tools': moreTools, 'raw protocol': rawProtocol, allowlist, '--allow-shell': shellFlag, cancel: cancelCall, 'device bytes': deviceBytes, 'hostile folder': hostileFolder, schemas, 'termux schemas': termuxSchemas, crowd,
   'device vanishes': vanish, 'config errors': configErrors,
   'no config: one emulator': noConfigOne, 'no config: two emulators': noConfigTwo,
   'no config: only device unauthorized': noConfigLocked, 'no config: a phone on an emulator port': noConfigPhonePort, 'mdns: allowlist': mdnsAllowlist,
 };
 const steps = env.MCP_STEPS
   ? env.MCP_STEPS.split(';').map((n) => [n, allSteps[n]])
-  : [['every tool', everyTool], ['more tools', moreTools], ['cancel', cancelCall], ['device bytes', deviceBytes], ['hostile folder', hostileFolder], ['schemas', schemas], ['crowd', crowd], ['raw protocol', rawProtocol], ['allowlist', allowlist], ['--allow-shell', shellFlag], ['device vanishes', vanish], ['config errors', configErrors]];
+  : [['every tool', everyTool], ['more tools', moreTools], ['cancel', cancelCall], ['device bytes', deviceBytes], ['hostile folder', hostileFolder], ['schemas', schemas], ['termux schemas', termuxSchemas], ['crowd', crowd], ['raw protocol', rawProtocol], ['allowlist', allowlist], ['--allow-shell', shellFlag], ['device vanishes', vanish], ['config errors', configErrors]];
 for (const [name, fn] of steps) {
   console.log(`== ${name}`);
   if (!fn) {

@@ -80,4 +80,36 @@ int ops_tool_snapshot_web(ops_call *c, int json, int web, int web_budget_ms,
  * snapshot reads the page too. */
 void ops_tool_after_act(ops_call *c, const ops_ctx *acted);
 
+/* ---- schema pieces the tools share (JSON Schema 2020-12 text) ----
+ * Each says what the argument readers refuse (ops_args.c, ops_json.c), so a
+ * client validating against the schema is not refused by the tool. */
+/* ops_arg_name: an Android name of 1..255 bytes. */
+#define OPS_SCHEMA_NAME(desc)                                                                 \
+    "{\"type\":\"string\",\"minLength\":1,\"maxLength\":255,\"pattern\":"                      \
+    "\"^[A-Za-z][A-Za-z0-9_.]*$\"" desc "}"
+/* A pixel coordinate (ops_act_parse: 0..65535). */
+#define OPS_SCHEMA_COORD "{\"type\":\"integer\",\"minimum\":0,\"maximum\":65535}"
+/* A grid cell such as C5 (its rows depend on the screen: checked then). */
+#define OPS_SCHEMA_CELL "{\"type\":\"string\",\"pattern\":\"^[A-Ja-j][0-9]{1,3}$\"}"
+/* ref and selector, the element arguments (ops_json.c's target). */
+#define OPS_SCHEMA_TARGET                                                                     \
+    "\"ref\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":1000000,\"description\":"          \
+    "\"a ref from the latest snapshot\"},"                                                    \
+    "\"selector\":{\"type\":\"object\",\"description\":\"instead of ref: the one element with " \
+    "this id (resource-id), text or desc, tried in that order, a label's clickable parent "    \
+    "included; several matches are refused with the candidates listed\",\"properties\":{"     \
+    "\"id\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096},\"text\":{\"type\":"      \
+    "\"string\",\"minLength\":1,\"maxLength\":4096},\"desc\":{\"type\":\"string\","            \
+    "\"minLength\":1,\"maxLength\":4096}},\"not\":{\"properties\":{\"id\":false,\"text\":"     \
+    "false,\"desc\":false}},\"additionalProperties\":false}"
+/* A point as tap takes it (ops_act_parse OPS_TAP): {ref} | {selector} |
+ * {x, y} | {cell}; at least one, x and y together, not ref and selector. */
+#define OPS_SCHEMA_POINT(desc)                                                                \
+    "{\"type\":\"object\"" desc ",\"properties\":{" OPS_SCHEMA_TARGET ",\"x\":"                \
+    OPS_SCHEMA_COORD ",\"y\":" OPS_SCHEMA_COORD ",\"cell\":" OPS_SCHEMA_CELL ",\"snapshot\":"  \
+    "{\"type\":\"string\",\"maxLength\":64}},\"not\":{\"properties\":{\"ref\":false,"          \
+    "\"selector\":false,\"x\":false,\"y\":false,\"cell\":false}},\"dependentRequired\":{"      \
+    "\"x\":[\"y\"],\"y\":[\"x\"]},\"dependentSchemas\":{\"ref\":{\"properties\":{\"selector\":" \
+    "false}}},\"additionalProperties\":false}"
+
 #endif

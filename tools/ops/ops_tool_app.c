@@ -175,7 +175,15 @@ static int t_logcat(ops_call *c, const cJSON *a)
     return 0;
 }
 
-#define PKG_PROP "\"package\":{\"type\":\"string\",\"description\":\"an Android package name, e.g. com.android.settings\"}"
+#define PKG_PROP "\"package\":" OPS_SCHEMA_NAME(",\"description\":\"an Android package name, e.g. " \
+                                             "com.android.settings\"")
+#define PERM_PROP "\"permission\":" OPS_SCHEMA_NAME("")
+/* intent's action, component and extras' keys: 1..N bytes, no blank or
+ * control byte (ops_intent_check); data: no blank at its ends. */
+#define NO_BLANK "\"minLength\":1,\"pattern\":\"^[^\\\\u0000-\\\\u0020\\\\u007f]+$\""
+#define DATA_PATTERN                                                                          \
+    "\"minLength\":1,\"pattern\":\"^[^\\\\u0000-\\\\u0020\\\\u007f]([^\\\\u0000-\\\\u001f\\\\u007f]*"    \
+    "[^\\\\u0000-\\\\u0020\\\\u007f])?$\""
 
 const ops_tool ops_tools_app[] = {
     {"launch", "Launch an app", "Start an app's launcher activity by package name. Returns the "
@@ -187,11 +195,13 @@ const ops_tool ops_tools_app[] = {
      "Start an activity with an intent (am start): action (android.intent.action.VIEW), "
      "data (a URI), component (\"pkg/.Activity\"), extras [{type: string|int|bool, key, "
      "value}]. At least one of action, data, component.",
-     "{\"type\":\"object\",\"properties\":{\"action\":{\"type\":\"string\"},\"data\":{\"type\":"
-     "\"string\"},\"component\":{\"type\":\"string\"},\"extras\":{\"type\":\"array\",\"items\":"
-     "{\"type\":\"object\",\"properties\":{\"type\":{\"type\":\"string\",\"enum\":[\"string\","
-     "\"int\",\"bool\"]},\"key\":{\"type\":\"string\"},\"value\":{\"type\":\"string\"}},"
-     "\"required\":[\"type\",\"key\",\"value\"]}}},\"not\":{\"properties\":{\"action\":false,"
+     "{\"type\":\"object\",\"properties\":{\"action\":{\"type\":\"string\",\"maxLength\":512,"
+     NO_BLANK "},\"data\":{\"type\":\"string\",\"maxLength\":4096," DATA_PATTERN "},"
+     "\"component\":{\"type\":\"string\",\"maxLength\":512," NO_BLANK "},\"extras\":{\"type\":"
+     "\"array\",\"maxItems\":32,\"items\":{\"type\":\"object\",\"properties\":{\"type\":{\"type\":"
+     "\"string\",\"enum\":[\"string\",\"int\",\"bool\"]},\"key\":{\"type\":\"string\","
+     "\"maxLength\":256," NO_BLANK "},\"value\":{\"type\":\"string\",\"maxLength\":4096}},"
+     "\"required\":[\"type\",\"key\",\"value\"],\"additionalProperties\":false}}},\"not\":{\"properties\":{\"action\":false,"
      "\"data\":false,\"component\":false}},\"additionalProperties\":false}",
      t_intent, 0},
     {"stop_app", "Stop an app", "Force-stop an app by package name. Returns the screen after.",
@@ -204,18 +214,19 @@ const ops_tool ops_tools_app[] = {
      OPS_TOOL_READONLY},
     {"install_apk", "Install an APK",
      "Install (or update) an APK file from this computer onto the device.",
-     "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\",\"description\":\"path "
+     "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\",\"maxLength\":4096,"
+     "\"description\":\"path "
      "of the .apk on the machine running adbc-mcp\"}},\"required\":[\"path\"],"
      "\"additionalProperties\":false}",
      t_install_apk, OPS_TOOL_HOSTFILE},
     {"grant_permission", "Grant a permission",
      "Grant a runtime permission (android.permission.CAMERA) to a package.",
-     "{\"type\":\"object\",\"properties\":{" PKG_PROP ",\"permission\":{\"type\":\"string\"}},"
+     "{\"type\":\"object\",\"properties\":{" PKG_PROP "," PERM_PROP "},"
      "\"required\":[\"package\",\"permission\"],\"additionalProperties\":false}",
      t_grant, 0},
     {"revoke_permission", "Revoke a permission",
      "Revoke a runtime permission from a package.",
-     "{\"type\":\"object\",\"properties\":{" PKG_PROP ",\"permission\":{\"type\":\"string\"}},"
+     "{\"type\":\"object\",\"properties\":{" PKG_PROP "," PERM_PROP "},"
      "\"required\":[\"package\",\"permission\"],\"additionalProperties\":false}",
      t_revoke, 0},
     {"clear_app_data", "Clear app data",

@@ -27,7 +27,8 @@ const ops_tool ops_tools_device[] = {
     {"select_device", "Select a device",
      "Make serial (as list_devices shows it) the device every other tool acts on. Refused "
      "for a physical device that is not on the allowlist.",
-     "{\"type\":\"object\",\"properties\":{\"serial\":{\"type\":\"string\"}},\"required\":"
+     "{\"type\":\"object\",\"properties\":{\"serial\":{\"type\":\"string\",\"minLength\":1,"
+     "\"maxLength\":255}},\"required\":"
      "[\"serial\"],\"additionalProperties\":false}",
      t_select_device, OPS_TOOL_DEVICES},
     {NULL, NULL, NULL, NULL, NULL, 0},

@@ -92,15 +92,7 @@ static int t_scroll(ops_call *c, const cJSON *a)
     return act(c, OPS_SCROLL, a);
 }
 
-#define REF_PROP "\"ref\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":1000000,\"description\":" \
-    "\"a ref from the latest snapshot\"}," \
-    "\"selector\":{\"type\":\"object\",\"description\":\"instead of ref: the one element with this " \
-    "id (resource-id), text or desc, tried in that order, a label's clickable parent included; " \
-    "several matches are refused with the candidates listed\",\"properties\":{\"id\":{\"type\":" \
-    "\"string\",\"minLength\":1},\"text\":{\"type\":\"string\",\"minLength\":1},\"desc\":" \
-    "{\"type\":\"string\",\"minLength\":1}},\"not\":{\"properties\":{\"id\":false,\"text\":false," \
-    "\"desc\":false}}," \
-    "\"additionalProperties\":false}"
+#define REF_PROP OPS_SCHEMA_TARGET
 /* What the tools refuse, said in the schema too (JSON Schema 2020-12), with
  * keywords a root may hold wherever schemas go: no anyOf, oneOf or allOf at
  * the root (the Anthropic API refuses those in a tool's input_schema, and
@@ -122,22 +114,23 @@ const ops_tool ops_tools_input[] = {
     {"tap_xy", "Tap a point",
      "Tap at pixel coordinates (x, y). Prefer tap with a ref; use this for what the "
      "snapshot does not show (coordinates from a screenshot).",
-     "{\"type\":\"object\",\"properties\":{\"x\":{\"type\":\"integer\",\"minimum\":0},\"y\":"
-     "{\"type\":\"integer\",\"minimum\":0}},\"required\":[\"x\",\"y\"],"
+     "{\"type\":\"object\",\"properties\":{\"x\":" OPS_SCHEMA_COORD ",\"y\":" OPS_SCHEMA_COORD
+     "},\"required\":[\"x\",\"y\"],"
      "\"additionalProperties\":false}",
      t_tap_xy, 0},
     {"tap_grid", "Tap a grid cell",
      "Tap the centre of a cell of a 10-column grid over the screen: columns A-J from the "
      "left, rows from 1 at the top, cells about square (\"C5\"). For screens the snapshot "
      "cannot describe (games, canvases); screenshot with grid: true gives the layout.",
-     "{\"type\":\"object\",\"properties\":{\"cell\":{\"type\":\"string\",\"pattern\":"
-     "\"^[A-Ja-j][0-9]{1,3}$\"}},\"required\":[\"cell\"],\"additionalProperties\":false}",
+     "{\"type\":\"object\",\"properties\":{\"cell\":" OPS_SCHEMA_CELL "},\"required\":"
+     "[\"cell\"],\"additionalProperties\":false}",
      t_tap_grid, 0},
     {"type", "Type text",
      "Type text. With ref: tap that field first (and with clear: true empty it). Without "
      "ref: into whatever has focus. ASCII works everywhere; other text needs the ADB "
      "Keyboard input method on the device.",
-     "{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"}," REF_PROP ","
+     "{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\",\"maxLength\":10000},"
+     REF_PROP ","
      "\"clear\":{\"type\":\"boolean\",\"description\":\"empty the field first (needs ref)\"}},"
      "\"required\":[\"text\"]," NOT_BOTH ",\"if\":{\"properties\":{\"clear\":{\"const\":true}},"
      "\"required\":[\"clear\"]},\"then\":{\"not\":" NO_TARGET "},"
@@ -149,14 +142,14 @@ const ops_tool ops_tools_input[] = {
      "move_end, forward_delete, or an Android KeyEvent name (KEYCODE_ENTER, KEYCODE_5 is the "
      "digit 5). Keys that act by themselves (CALL, ENDCALL, POWER, SLEEP, CAMERA, ASSIST, "
      "...) are refused unless allowed.",
-     "{\"type\":\"object\",\"properties\":{\"key\":{\"type\":\"string\"}},\"required\":"
-     "[\"key\"],\"additionalProperties\":false}",
+     "{\"type\":\"object\",\"properties\":{\"key\":{\"type\":\"string\",\"minLength\":1,"
+     "\"maxLength\":64,\"pattern\":\"^[A-Za-z0-9_]+$\"}},\"required\":[\"key\"],"
+     "\"additionalProperties\":false}",
      t_press, 0},
     {"swipe", "Swipe",
      "Swipe from (x1, y1) to (x2, y2) in duration_ms (default 300).",
-     "{\"type\":\"object\",\"properties\":{\"x1\":{\"type\":\"integer\",\"minimum\":0},\"y1\":"
-     "{\"type\":\"integer\",\"minimum\":0},\"x2\":{\"type\":\"integer\",\"minimum\":0},\"y2\":"
-     "{\"type\":\"integer\",\"minimum\":0},\"duration_ms\":{\"type\":\"integer\",\"minimum\":1,"
+     "{\"type\":\"object\",\"properties\":{\"x1\":" OPS_SCHEMA_COORD ",\"y1\":" OPS_SCHEMA_COORD
+     ",\"x2\":" OPS_SCHEMA_COORD ",\"y2\":" OPS_SCHEMA_COORD ",\"duration_ms\":{\"type\":\"integer\",\"minimum\":1,"
      "\"maximum\":10000}},\"required\":[\"x1\",\"y1\",\"x2\",\"y2\"],"
      "\"additionalProperties\":false}",
      t_swipe, 0},

@@ -286,9 +286,15 @@ static int t_batch(ops_call *c, const cJSON *a)
 
 #define OBJ "{\"type\":\"object\",\"properties\":"
 #define NOARGS OBJ "{},\"additionalProperties\":false}"
-#define PKG_PROP "\"package\":{\"type\":\"string\"}"
-#define POINT "{\"type\":\"object\",\"description\":\"{ref}, {selector}, {x, y} or {cell}, as " \
-    "tap takes them\"}"
+#define PKG_PROP "\"package\":" OPS_SCHEMA_NAME("")
+#define POINT OPS_SCHEMA_POINT(",\"description\":\"{ref}, {selector}, {x, y} or {cell}, as tap " \
+                               "takes them\"")
+/* ops_url_check: http(s)://, a host (no '/' first), printable ASCII without
+ * ;$`\"'<>|{}^. */
+#define URL_CHARS "!#%&()*+,.0-9:=?@A-Z\\\\[\\\\]_a-z~-"
+#define URL_PROP                                                                              \
+    "{\"type\":\"string\",\"maxLength\":2048,\"pattern\":\"^https?://[" URL_CHARS "][/" URL_CHARS \
+    "]*$\"}"
 
 const ops_tool ops_tools_more[] = {
     {"list_apps", "List apps", "Packages with a launcher activity (launch takes them).",
@@ -298,13 +304,11 @@ const ops_tool ops_tools_more[] = {
      OBJ "{" PKG_PROP "},\"required\":[\"package\"],\"additionalProperties\":false}",
      t_uninstall_app, OPS_TOOL_DESTRUCTIVE},
     {"open_url", "Open a URL", "Open an http(s) URL in its app (VIEW intent).",
-     OBJ "{\"url\":{\"type\":\"string\"}},\"required\":[\"url\"],\"additionalProperties\":false}",
+     OBJ "{\"url\":" URL_PROP "},\"required\":[\"url\"],\"additionalProperties\":false}",
      t_open_url, 0},
     {"double_tap", "Double-tap", "Two taps inside the double-tap window on a ref, selector, "
      "point or cell (as tap).",
-     OBJ "{\"ref\":{\"type\":\"integer\"},\"selector\":{\"type\":\"object\"},\"x\":{\"type\":"
-     "\"integer\"},\"y\":{\"type\":\"integer\"},\"cell\":{\"type\":\"string\"},\"snapshot\":"
-     "{\"type\":\"string\"}},\"additionalProperties\":false}",
+     OPS_SCHEMA_POINT(""),
      t_double_tap, 0},
     {"drag", "Drag and drop", "Long-press at from, move to to, release (input draganddrop).",
      OBJ "{\"from\":" POINT ",\"to\":" POINT ",\"duration_ms\":{\"type\":\"integer\","

@@ -322,6 +322,8 @@ static int t_call(ops_call *c, const cJSON *a)
 #define OBJ "{\"type\":\"object\",\"properties\":"
 #define NONE OBJ "{},\"additionalProperties\":false}"
 #define T (OPS_TOOL_TERMUX | OPS_TOOL_READONLY)
+/* number(): an optional + and 3..20 digits. */
+#define NUMBER "{\"type\":\"string\",\"pattern\":\"^[+]?[0-9]{3,20}$\"}"
 
 const ops_tool ops_tools_termux[] = {
     {"termux_battery", "Battery", "This phone's battery (Termux:API): percentage, status, "
@@ -329,16 +331,17 @@ const ops_tool ops_tools_termux[] = {
     {"termux_clipboard_get", "Read the clipboard", "This phone's clipboard text.", NONE,
      t_clipboard_get, T},
     {"termux_clipboard_set", "Set the clipboard", "Put text on this phone's clipboard.",
-     OBJ "{\"text\":{\"type\":\"string\"}},\"required\":[\"text\"],\"additionalProperties\":"
-     "false}", t_clipboard_set, OPS_TOOL_TERMUX},
+     OBJ "{\"text\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":100000}},\"required\":"
+     "[\"text\"],\"additionalProperties\":false}", t_clipboard_set, OPS_TOOL_TERMUX},
     {"termux_location", "Location", "This phone's location (provider gps|network|passive, "
      "request once|last).",
      OBJ "{\"provider\":{\"type\":\"string\",\"enum\":[\"gps\",\"network\",\"passive\"]},"
      "\"request\":{\"type\":\"string\",\"enum\":[\"once\",\"last\"]}},"
      "\"additionalProperties\":false}", t_location, T},
     {"termux_notification", "Post a notification", "Show a notification on this phone.",
-     OBJ "{\"title\":{\"type\":\"string\"},\"content\":{\"type\":\"string\"},\"id\":"
-     "{\"type\":\"string\"}},\"required\":[\"title\",\"content\"],\"additionalProperties\":"
+     OBJ "{\"title\":{\"type\":\"string\",\"maxLength\":200},\"content\":{\"type\":\"string\","
+     "\"maxLength\":4000},\"id\":{\"type\":\"string\",\"maxLength\":64,\"pattern\":"
+     "\"^[A-Za-z0-9_-]*$\"}},\"required\":[\"title\",\"content\"],\"additionalProperties\":"
      "false}", t_notification, OPS_TOOL_TERMUX},
     {"termux_torch", "Torch", "Turn this phone's torch on or off.",
      OBJ "{\"on\":{\"type\":\"boolean\"}},\"required\":[\"on\"],\"additionalProperties\":"
@@ -349,14 +352,15 @@ const ops_tool ops_tools_termux[] = {
     {"termux_volume", "Volume", "Without arguments: every stream's volume; with stream and "
      "volume: set it.",
      OBJ "{\"stream\":{\"type\":\"string\",\"enum\":[\"alarm\",\"music\",\"notification\","
-     "\"ring\",\"system\",\"call\"]},\"volume\":{\"type\":\"integer\",\"minimum\":0}},"
-     "\"additionalProperties\":false}", t_volume, OPS_TOOL_TERMUX},
+     "\"ring\",\"system\",\"call\"]},\"volume\":{\"type\":\"integer\",\"minimum\":0,"
+     "\"maximum\":100}},\"dependentRequired\":{\"stream\":[\"volume\"],\"volume\":"
+     "[\"stream\"]},\"additionalProperties\":false}", t_volume, OPS_TOOL_TERMUX},
     {"termux_wifi_info", "Wi-Fi connection", "This phone's Wi-Fi connection: ssid, ip, rssi, "
      "link speed...", NONE, t_wifi, T},
     {"termux_sms_list", "List SMS", "SMS messages on this phone, newest first (limit 1..100, "
      "default 10).",
      OBJ "{\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100},\"offset\":{\"type\":"
-     "\"integer\",\"minimum\":0},\"type\":{\"type\":\"string\",\"enum\":[\"all\",\"inbox\","
+     "\"integer\",\"minimum\":0,\"maximum\":100000},\"type\":{\"type\":\"string\",\"enum\":[\"all\",\"inbox\","
      "\"sent\",\"draft\",\"outbox\"]}},\"additionalProperties\":false}", t_sms_list, T},
     {"termux_contacts", "Contacts", "This phone's contacts: name and number.", NONE, t_contacts,
      T},
@@ -367,12 +371,13 @@ const ops_tool ops_tools_termux[] = {
      OPS_TOOL_TERMUX},
     {"termux_sms_send", "Send an SMS", "Send an SMS from this phone. Present only because a "
      "person allowed it.",
-     OBJ "{\"number\":{\"type\":\"string\"},\"text\":{\"type\":\"string\"}},\"required\":"
+     OBJ "{\"number\":" NUMBER ",\"text\":{\"type\":\"string\",\"minLength\":1,"
+     "\"maxLength\":1600}},\"required\":"
      "[\"number\",\"text\"],\"additionalProperties\":false}", t_sms_send,
      OPS_TOOL_TERMUX | OPS_TOOL_SMS},
     {"termux_call", "Place a call", "Call a number from this phone. Present only because a "
      "person allowed it.",
-     OBJ "{\"number\":{\"type\":\"string\"}},\"required\":[\"number\"],"
+     OBJ "{\"number\":" NUMBER "},\"required\":[\"number\"],"
      "\"additionalProperties\":false}", t_call, OPS_TOOL_TERMUX | OPS_TOOL_CALL},
     {NULL, NULL, NULL, NULL, NULL, 0},
 };

@@ -148,6 +148,12 @@ static int wait_tool(ops_call *c, const cJSON *a, int stable)
     int room = ops_call_remaining(c) - OPS_TOOL_ANSWER_MS - 1000;
     if (cJSON_IsNumber(tm) && t >= 1 && t > room && room >= 1)
         cJSON_SetNumberValue(tm, room);
+    /* The default too: with a call bound under 10.5 s, 10000 ms would be
+     * refused as past it, though the schema lets timeout_ms be left out. */
+    if (!tm && t > room && room >= 1 && !cJSON_AddNumberToObject(args, "timeout_ms", room)) {
+        cJSON_Delete(args);
+        return ops_call_fail(c, OPS_EFAIL, "out of memory");
+    }
     ops_ctx oc;
     ops_call_ctx(c, &oc);
     int rc = ops_wait(&oc, args);
@@ -189,8 +195,9 @@ const ops_tool ops_tools_ui[] = {
      "desc (content description), resource_id (\"pkg:id/name\" or just \"name\"), class "
      "(\"Button\" or the full class). contains: substring match; ignore_case. A match without "
      "a ref stands for its nearest actionable ancestor.",
-     "{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"},\"desc\":{\"type\":"
-     "\"string\"},\"resource_id\":{\"type\":\"string\"},\"class\":{\"type\":\"string\"},"
+     "{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\",\"maxLength\":4096},"
+     "\"desc\":{\"type\":\"string\",\"maxLength\":4096},\"resource_id\":{\"type\":\"string\","
+     "\"maxLength\":512},\"class\":{\"type\":\"string\",\"maxLength\":512},"
      "\"contains\":{\"type\":\"boolean\"},\"ignore_case\":{\"type\":\"boolean\"}},"
      "\"not\":{\"properties\":{\"text\":false,\"desc\":false,\"resource_id\":false,\"class\":"
      "false}},\"additionalProperties\":false}",
@@ -198,15 +205,17 @@ const ops_tool ops_tools_ui[] = {
     {"wait_for_text", "Wait for text",
      "Poll snapshots until an element's text or description equals text (contains: "
      "substring; ignore_case), or with gone: true until none does. Fails after timeout_ms "
-     "(default 10000) saying what was last seen. Returns the snapshot that satisfied it.",
-     "{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"},\"gone\":{\"type\":"
+     "(default 10000, or the call's bound when nearer) saying what was last seen. Returns "
+     "the snapshot that satisfied it.",
+     "{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\",\"maxLength\":4096},"
+     "\"gone\":{\"type\":"
      "\"boolean\"},\"contains\":{\"type\":\"boolean\"},\"ignore_case\":{\"type\":\"boolean\"},"
      "\"timeout_ms\":{\"type\":\"integer\",\"minimum\":1}},\"required\":[\"text\"],"
      "\"additionalProperties\":false}",
      t_wait_for_text, OPS_TOOL_READONLY | OPS_TOOL_CALLBOUND},
     {"wait_stable", "Wait for a still screen",
      "Poll snapshots until two in a row are the same (animations and loading done), at most "
-     "timeout_ms (default 10000). Returns that snapshot.",
+     "timeout_ms (default 10000, or the call's bound when nearer). Returns that snapshot.",
      "{\"type\":\"object\",\"properties\":{\"timeout_ms\":{\"type\":\"integer\",\"minimum\":1}},"
      "\"additionalProperties\":false}",
      t_wait_stable, OPS_TOOL_READONLY | OPS_TOOL_CALLBOUND},
