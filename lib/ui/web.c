@@ -635,7 +635,10 @@ static int is_ref_kind(int kind)
  * part if it does, else the largest block of a grid over each part that
  * does (its centre checked again, else one cell of it); no point hit: the
  * ref does not show. An <iframe> gives what shows of its content box and
- * that box. The last answer is the frame's viewport: x, y, width, height,
+ * that box. A clipping ancestor's box and an <iframe>'s content box are
+ * scaled as the element's transform scales its border box (S: its client
+ * rect over its offset size; a rotation is taken as its bounding box).
+ * The last answer is the frame's viewport: x, y, width, height,
  * and its CSS px in its parent's. Written with single quotes only, so it
  * goes into JSON as it is. */
 static const char check_js[] =
@@ -646,6 +649,8 @@ static const char check_js[] =
     "bp=bs.overflowX==='visible'&&bs.overflowY==='visible';"
     "function X(a,b){return[mx(a[0],b[0]),mx(a[1],b[1]),mn(a[2],b[2]),mn(a[3],b[3])]}"
     "function Z(r){return!(r[2]-r[0]>=.5&&r[3]-r[1]>=.5)}"
+    "function S(e,b){return[e.offsetWidth?b.width/e.offsetWidth:1,"
+    "e.offsetHeight?b.height/e.offsetHeight:1]}"
     "function P(n){var p=n.assignedSlot||n.parentNode;return p&&p.nodeType===11?p.host:p}"
     "function K(a,m){"
     "if(m===2||!a||a.nodeType!==1||a===de)return W;"
@@ -655,9 +660,9 @@ static const char check_js[] =
     "else{c=K(P(a),p==='fixed'?2:p==='absolute'?1:0);"
     "var x=t.overflowX!=='visible',y=t.overflowY!=='visible',k=/paint|strict|content/.test(t.contain);"
     "if((x||y||k)&&t.display!=='contents'&&!(a===d.body&&bp)){"
-    "var b=a.getBoundingClientRect(),l=b.left+a.clientLeft,u=b.top+a.clientTop;"
-    "if(x||k)c=[mx(c[0],l),c[1],mn(c[2],l+a.clientWidth),c[3]];"
-    "if(y||k)c=[c[0],mx(c[1],u),c[2],mn(c[3],u+a.clientHeight)];}}"
+    "var b=a.getBoundingClientRect(),g=S(a,b),l=b.left+a.clientLeft*g[0],u=b.top+a.clientTop*g[1];"
+    "if(x||k)c=[mx(c[0],l),c[1],mn(c[2],l+a.clientWidth*g[0]),c[3]];"
+    "if(y||k)c=[c[0],mx(c[1],u),c[2],mn(c[3],u+a.clientHeight*g[1])];}}"
     "C[m].set(a,c);return c}"
     "function R(n){var r,g,z=[];if(n.nodeType===3){g=d.createRange();g.selectNodeContents(n);"
     "r=g.getClientRects()}else r=n.getClientRects();"
@@ -694,10 +699,11 @@ static const char check_js[] =
     "r=R(n);for(j=0;j<r.length&&Z(X(r[j],W));j++);if(j===r.length){o.push(0);continue}"
     "ps=n===e?getComputedStyle(n).position:'';"
     "c=n===e?K(P(n),ps==='fixed'?2:ps==='absolute'?1:0):K(e,0);"
-    "if(k===2){var b=n.getBoundingClientRect(),st=getComputedStyle(n),"
+    "if(k===2){var b=n.getBoundingClientRect(),st=getComputedStyle(n),g=S(n,b),"
     "pl=parseFloat(st.paddingLeft),pt=parseFloat(st.paddingTop),"
-    "ox=b.left+n.clientLeft+pl,oy=b.top+n.clientTop+pt,"
-    "fw=n.clientWidth-pl-parseFloat(st.paddingRight),fh=n.clientHeight-pt-parseFloat(st.paddingBottom);"
+    "ox=b.left+(n.clientLeft+pl)*g[0],oy=b.top+(n.clientTop+pt)*g[1],"
+    "fw=(n.clientWidth-pl-parseFloat(st.paddingRight))*g[0],"
+    "fh=(n.clientHeight-pt-parseFloat(st.paddingBottom))*g[1];"
     "u=X([ox,oy,ox+fw,oy+fh],c);o.push(Z(u)?0:u.concat([ox,oy,fw,fh]));continue}"
     "for(j=0;j<r.length;j++){u=X(r[j],c);if(!Z(u))vs.push(u)}"
     "if(!vs.length){o.push(0);continue}"

@@ -168,8 +168,8 @@ taps cookie "Back|Help|Checkout|$(names Remove 4 10)|Accept all|Settings" \
 
 t_check "CSS transforms: a drawer parked off screen, a carousel moved by its track, rotated and scaled elements"
 page load "$BASE/transform.html" || t_fail "transform.html did not load"
-taps transform "Slide 2|Rotated|Small 1|Small 2|$(names Row 1 5)|Below" \
-    "$(names Drawer 1 3)|Slide 1|Slide 3|Slide 4|$(names Row 6 10)"
+taps transform "Slide 2|Rotated|Small 1|Small 2|$(names Row 1 5)|Below|Card number|Pay now|Cancel|$(names Big 1 3)" \
+    "$(names Drawer 1 3)|Slide 1|Slide 3|Slide 4|$(names Row 6 10)|Terms|Big 4"
 
 t_check "shadow DOM: open and closed roots, a slotted button, a scrolled list and a consent bar inside components"
 page load "$BASE/shadow.html" || t_fail "shadow.html did not load"
