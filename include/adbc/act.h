@@ -57,12 +57,16 @@ typedef struct adbc_act_opts {
     const adbc_ui_reftab *refs;
     /* A check of the screen an act lands on: called with every fresh dump
      * an act on a ref takes (the element found again, moved or not), with
-     * the element the input would go to, before anything is sent. Non-zero
-     * refuses the act: no input is sent and it fails with ADBC_EPERM, the
-     * message holding why (the check writes at most cap bytes there). The
-     * dump of refs (the unchanged-screen path above, no fresh dump) is not
-     * passed again: it is the caller's, checked when it was read. NULL:
-     * none. Default NULL. */
+     * the element the input would go to, before anything is sent. Acts with
+     * no element (tap_xy, tap_grid, swipe, press, type_text; not back and
+     * home, which leave a screen) compare the frame mark of refs in their
+     * input's round trip as above; when a frame was drawn since (or refs
+     * has no mark) they take a fresh dump and call the check with it and
+     * at NULL first. Non-zero refuses the act: no input is sent and it fails
+     * with ADBC_EPERM, the message holding why (the check writes at most cap
+     * bytes there). The dump of refs (the unchanged-screen path above, no
+     * fresh dump) is not passed again: it is the caller's, checked when it
+     * was read. NULL: none. Default NULL. */
     int (*check)(void *user, const adbc_ui_snap *snap, const adbc_ui_ref *at, char *why,
                  size_t cap);
     void *check_user;

@@ -58,6 +58,14 @@ const char *act_input_prefix(adbc_conn *c, int timeout_ms);
  * front). */
 int act_run_input(adbc_conn *c, const char *cmd, const char *what, int64_t deadline);
 
+/* An input that goes to no element (a point, a swipe, a key, typing into
+ * the focused field) under o->check: when o->refs' frame mark shows no
+ * frame drawn since its dump, the input is sent in the frame check's round
+ * trip; otherwise a fresh dump is checked first (refused: ADBC_EPERM,
+ * nothing sent). Without o->check, act_run_input. */
+int act_input_checked(adbc_conn *c, const char *cmd, const char *what, const adbc_act_opts *o,
+                      int64_t deadline);
+
 /* Build the input command for an act on the element at: *cmd malloc'd. */
 typedef int (*act_cmd_fn)(char **cmd, const adbc_ui_ref *at, void *user);
 

@@ -25,9 +25,11 @@ static int check_point(int x, int y, const char *what)
     return 0;
 }
 
-static int run_input(adbc_conn *c, const char *cmd, int timeout_ms)
+/* Every input here goes to no element: o->check reads the screen it
+ * lands on when it drew since the caller's dump (act_input_checked). */
+static int run_input(adbc_conn *c, const char *cmd, const adbc_act_opts *o)
 {
-    return act_run_input(c, cmd, cmd, core_deadline(timeout_ms));
+    return act_input_checked(c, cmd, cmd, o, core_deadline(o->timeout_ms));
 }
 
 static int dup_cmd(char **cmd, const char *s)
@@ -49,7 +51,7 @@ int adbc_act_tap_xy(adbc_conn *c, int x, int y, const adbc_act_opts *opts)
         return rc;
     char cmd[64];
     snprintf(cmd, sizeof cmd, "input tap %d %d", x, y);
-    return run_input(c, cmd, o->timeout_ms);
+    return run_input(c, cmd, o);
 }
 
 static int check_ms(int ms, const char *what)
@@ -59,7 +61,7 @@ static int check_ms(int ms, const char *what)
     return 0;
 }
 
-static int swipe(adbc_conn *c, int x1, int y1, int x2, int y2, int ms, int timeout_ms)
+static int swipe(adbc_conn *c, int x1, int y1, int x2, int y2, int ms, const adbc_act_opts *o)
 {
     int rc = check_point(x1, y1, "swipe start");
     if (rc == 0)
@@ -70,7 +72,7 @@ static int swipe(adbc_conn *c, int x1, int y1, int x2, int y2, int ms, int timeo
         return rc;
     char cmd[96];
     snprintf(cmd, sizeof cmd, "input swipe %d %d %d %d %d", x1, y1, x2, y2, ms);
-    return run_input(c, cmd, timeout_ms);
+    return run_input(c, cmd, o);
 }
 
 int adbc_act_swipe(adbc_conn *c, int x1, int y1, int x2, int y2, int ms,
@@ -82,10 +84,13 @@ int adbc_act_swipe(adbc_conn *c, int x1, int y1, int x2, int y2, int ms,
         return ADBC_EINVAL;
     if (!c)
         return core_fail(ADBC_EINVAL, "adbc_act_swipe: no connection");
-    return swipe(c, x1, y1, x2, y2, ms, o->timeout_ms);
+    return swipe(c, x1, y1, x2, y2, ms, o);
 }
 
-int adbc_act_press(adbc_conn *c, int code, const adbc_act_opts *opts)
+/* checked: the key goes through o->check (a key can press the focused
+ * button); back and home leave a screen, never confirm one, and are how a
+ * person or the loop gets away from a stop screen. */
+static int press(adbc_conn *c, int code, const adbc_act_opts *opts, int checked)
 {
     adbc_act_opts store;
     const adbc_act_opts *o = act_opts(opts, &store);
@@ -97,17 +102,24 @@ int adbc_act_press(adbc_conn *c, int code, const adbc_act_opts *opts)
         return core_fail(ADBC_EINVAL, "key code %d is outside 0..9999", code);
     char cmd[48];
     snprintf(cmd, sizeof cmd, "input keyevent %d", code);
-    return run_input(c, cmd, o->timeout_ms);
+    if (!checked)
+        return act_run_input(c, cmd, cmd, core_deadline(o->timeout_ms));
+    return run_input(c, cmd, o);
+}
+
+int adbc_act_press(adbc_conn *c, int code, const adbc_act_opts *opts)
+{
+    return press(c, code, opts, 1);
 }
 
 int adbc_act_back(adbc_conn *c, const adbc_act_opts *opts)
 {
-    return adbc_act_press(c, 4, opts);
+    return press(c, 4, opts, 0);
 }
 
 int adbc_act_home(adbc_conn *c, const adbc_act_opts *opts)
 {
-    return adbc_act_press(c, 3, opts);
+    return press(c, 3, opts, 0);
 }
 
 /* ---- acts on refs ------------------------------------------------------------- */

@@ -87,7 +87,11 @@ static int typing_command(char **cmd, adbc_conn *c, const char *text, const adbc
     return act_type_command(cmd, text, sdk);
 }
 
-static int run_typing(adbc_conn *c, const char *clear, const char *type, int64_t deadline)
+/* Typing into the focused field goes to no element: o->check reads the
+ * screen it lands on when it drew since the caller's dump
+ * (act_input_checked). */
+static int run_typing(adbc_conn *c, const char *clear, const char *type, const adbc_act_opts *o,
+                      int64_t deadline)
 {
     core_buf b = {0};
     if (clear)
@@ -105,7 +109,7 @@ static int run_typing(adbc_conn *c, const char *clear, const char *type, int64_t
     int rc = act_buf_take(&b, &cmd);
     if (rc < 0)
         return rc;
-    rc = act_run_input(c, cmd, "typing", deadline);
+    rc = act_input_checked(c, cmd, "typing", o, deadline);
     core_free(cmd);
     return rc;
 }
@@ -205,7 +209,7 @@ int adbc_act_type_text(adbc_conn *c, const char *text, const adbc_act_opts *opts
     int rc = typing_command(&cmd, c, text, o, deadline);
     if (rc < 0)
         return rc;
-    rc = run_typing(c, NULL, cmd, deadline);
+    rc = run_typing(c, NULL, cmd, o, deadline);
     core_free(cmd);
     return rc;
 }

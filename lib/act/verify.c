@@ -123,6 +123,42 @@ static int unchanged_run(int *rc, adbc_conn *c, const char *frame, const char *c
     return 1;
 }
 
+int act_input_checked(adbc_conn *c, const char *cmd, const char *what, const adbc_act_opts *o,
+                      int64_t deadline)
+{
+    if (!o->check)
+        return act_run_input(c, cmd, what, deadline);
+    /* No frame drawn since the caller's dump: the screen is the one the
+     * caller checked, and the input rides in the frame check's round trip. */
+    const char *frame = o->refs ? adbc_ui_reftab_frame(o->refs) : "";
+    int rc;
+    if (ui_frame_valid(frame) && unchanged_run(&rc, c, frame, cmd, deadline))
+        return rc;
+    /* The screen drew since (or the caller's dump has no mark): the screen
+     * the input would land on, read and checked first. */
+    adbc_ui_opts uo;
+    adbc_ui_opts_init(&uo);
+    if (core_abi_take(&uo, sizeof uo, o->ui, "adbc_ui_opts") < 0)
+        return ADBC_EINVAL;
+    int left = act_left(deadline);
+    if (uo.timeout_ms < 0 || uo.timeout_ms > left)
+        uo.timeout_ms = left;
+    adbc_ui_snap *snap = NULL;
+    rc = adbc_ui_snapshot(&snap, c, &uo);
+    if (rc < 0)
+        return rc;
+    char why[512] = "";
+    int refused = o->check(o->check_user, snap, NULL, why, sizeof why) != 0;
+    adbc_ui_snap_free(snap);
+    if (refused) {
+        why[sizeof why - 1] = 0;
+        return core_fail(ADBC_EPERM, "refused before the input, nothing was sent: the screen "
+                         "the act would land on failed its check: %s",
+                         *why ? why : "(the check gave no reason)");
+    }
+    return act_run_input(c, cmd, what, deadline);
+}
+
 int act_on_ref(adbc_act_where *where, adbc_conn *c, const adbc_ui_ref *ref,
                const adbc_act_opts *o, int64_t deadline, act_cmd_fn build, void *user)
 {

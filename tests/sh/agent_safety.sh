@@ -138,9 +138,11 @@ screen cart "$(T "Cart" "[0,0][1080,100]")$(T "1 item" "[0,200][1080,300]")$(age
 screen cart_confirm "$(T "Confirm your purchase" "[0,0][1080,100]")$(T "Order total: \$24.99" "[0,200][1080,300]")$(agent_node android.widget.Button "Continue" com.example:id/go true false "$FULL")"
 screen cart_moved "$(T "Buy now with 1-Click" "[0,0][1080,100]")$(T "\$24.99 will be charged" "[0,200][1080,300]")$(agent_node android.widget.Button "Continue" com.example:id/go true false "[0,1800][1080,2000]")"
 screen cart_banner "$(T "Free shipping on this order" "[0,0][1080,100]")$(T "1 item" "[0,200][1080,300]")$(agent_node android.widget.Button "Continue" com.example:id/go true false "[0,1800][1080,2000]")"
+# changing SCREEN ARGS [TOOL]: the model looks at cart, and while it is
+# asked the screen turns into SCREEN; it answers TOOL (tap) with ARGS.
 changing()
 {
-    printf '{"turns":[{"expect":{"last_contains":["\\"Continue\\""]},"answer":{"write":["%s","%s\\n"],"tool":"tap","args":%s}},{"answer":{"tool":"done","args":{"answer":"finished"}}}]}' "$ctl/screen" "$1" "$2"
+    printf '{"turns":[{"expect":{"last_contains":["\\"Continue\\""]},"answer":{"write":["%s","%s\\n"],"tool":"%s","args":%s}},{"answer":{"tool":"done","args":{"answer":"finished"}}}]}' "$ctl/screen" "$1" "${3:-tap}" "$2"
 }
 reset cart
 model "$(changing cart_confirm '{"selector":{"text":"Continue"}}')"
@@ -162,6 +164,45 @@ model "$(changing cart_banner '{"ref":1}')"
 A "check out"
 expect_rc 0 "moved ref, ordinary screen"
 [ "$(inputs)" = "input tap 540 1900" ] || t_fail "the device got: $(inputs); $(cat "$OUT")"
+
+t_check "a screen that turns into a checkout before a long press, by selector and by a moved ref: refused"
+reset cart
+model "$(changing cart_confirm '{"selector":{"text":"Continue"}}' long_press)"
+A "check out"
+expect_rc 4 "long press by selector"
+[ -z "$(inputs)" ] || t_fail "the long press reached the device: $(inputs)"
+reset cart
+model "$(changing cart_moved '{"ref":1}' long_press)"
+A "check out"
+expect_rc 4 "long press, moved ref"
+[ -z "$(inputs)" ] || t_fail "the long press reached the device: $(inputs)"
+
+t_check "a screen that turns into a checkout before an act with no element (swipe onto its button, enter, typing, scroll): refused"
+# The screen the model saw was checked; these acts take no dump of their
+# own, so the frame mark of the model's look decides: a screen drawn since
+# is read and checked before the input.
+for act in 'swipe {"x1":540,"y1":500,"x2":540,"y2":500,"duration_ms":50}' \
+    'press {"key":"enter"}' 'press {"key":"KEYCODE_DPAD_CENTER"}' 'type {"text":"1"}' \
+    'scroll {"direction":"down"}'; do
+    reset cart
+    model "$(changing cart_confirm "${act#* }" "${act%% *}")"
+    A "check out"
+    expect_rc 4 "$act"
+    [ -z "$(inputs)" ] || t_fail "$act reached the device: $(inputs)"
+    grep -q 'changed before the act' "$ERR" || t_fail "$act: the reason: $(cat "$ERR")"
+done
+# ...and on a screen that did not change, or changed into an ordinary one,
+# they go through
+reset cart
+model '{"turns":[{"answer":{"tool":"swipe","args":{"x1":540,"y1":500,"x2":540,"y2":500,"duration_ms":50}}},{"answer":{"tool":"done","args":{"answer":"finished"}}}]}'
+A "check out"
+expect_rc 0 "swipe, same screen"
+[ "$(inputs)" = "input swipe 540 500 540 500 50" ] || t_fail "the device got: $(inputs); $(cat "$ERR")"
+reset cart
+model "$(changing cart_banner '{"key":"enter"}' press)"
+A "check out"
+expect_rc 0 "press enter, ordinary change"
+[ "$(inputs)" = "input keyevent 66" ] || t_fail "the device got: $(inputs); $(cat "$ERR")"
 
 t_check "press: Android's key names (KEYCODE_5 is the digit); keys that act by themselves refused"
 reset home
