@@ -208,7 +208,7 @@ reset pay
 model '{"turns":[{"answer":{"tool":"tap","args":{"ref":1}}}]}'
 A "buy the thing"
 expect_rc 4
-grep -q 'safety_stop' "$ERR" && grep -q '"pay"' "$ERR" && grep -q 'Pay now' "$ERR" ||
+grep -q 'safety_stop' "$ERR" && grep -q '"pay now"' "$ERR" && grep -q 'Pay now' "$ERR" ||
     t_fail "the reason: $(cat "$ERR")"
 [ "$(requests)" -eq 0 ] || t_fail "the model was asked on a payment screen"
 [ -z "$(inputs)" ] || t_fail "the device got: $(inputs)"

@@ -88,6 +88,22 @@ stops photos
 screen commande "$(B "Valider la commande" "$FULL")"
 stops commande
 
+t_check "real screens in other languages and prices: Japanese, Korean, Arabic, Turkish, Indonesian, Hindi, rupees"
+screen ja "$(T "ご注文内容の確認" "[0,0][1080,100]")$(B "購入する" "$FULL")"
+stops ja
+screen ko "$(T "주문 금액" "[0,0][1080,100]")$(B "결제하기" "$FULL")"
+stops ko
+screen ar "$(T "سلة التسوق" "[0,0][1080,100]")$(B "إتمام الشراء" "$FULL")"
+stops ar
+screen tr "$(T "Sepetim" "[0,0][1080,100]")$(B "Satın Al" "$FULL")"
+stops tr
+screen id "$(T "Total Rp15.000" "[0,0][1080,100]")$(B "Lanjut" "$FULL")"
+stops id
+screen hi "$(T "ऑर्डर की समीक्षा करें" "[0,0][1080,100]")$(B "हटाएं" "$FULL")"
+stops hi
+screen inr "$(T "Total ₹499" "[0,0][1080,100]")$(B "Proceed" "$FULL")"
+stops inr
+
 t_check "the system's uninstall dialog stops before its OK; the DELETE intent that opens it is refused"
 PI=com.google.android.packageinstaller
 printf '%s' "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation=\"0\"><node class=\"android.widget.FrameLayout\" package=\"$PI\" bounds=\"[0,0][1080,2400]\"><node class=\"android.widget.TextView\" text=\"Notes\" resource-id=\"android:id/alertTitle\" package=\"$PI\" bounds=\"[0,0][1080,100]\"/><node class=\"android.widget.TextView\" text=\"Do you want to uninstall this app?\" resource-id=\"android:id/message\" package=\"$PI\" bounds=\"[0,100][1080,300]\"/><node class=\"android.widget.Button\" text=\"OK\" resource-id=\"android:id/button1\" package=\"$PI\" clickable=\"true\" bounds=\"$FULL\"/></node></hierarchy>" > "$ctl/screen.uninstall.xml"
@@ -125,13 +141,17 @@ stops ev_split
 screen ev_desc "<node class=\"android.widget.ImageButton\" content-desc=\"Buy now\" resource-id=\"com.example:id/buy\" package=\"com.example\" clickable=\"true\" enabled=\"true\" bounds=\"$FULL\"/>"
 stops ev_desc
 
-t_check "ordinary screens do not stop: a settings list, a shopping list's Sort order, a message about deleting"
+t_check "ordinary screens do not stop: a settings list, a shopping list, a message about deleting, a Google Pay row"
 screen list "$(B "Network &amp; internet" "$FULL")$(B "Display" "[0,600][1080,700]")$(B "Payments &amp; subscriptions" "[0,700][1080,800]")$(B "Storage" "[0,800][1080,900]")"
 passes list
 screen groceries "$(B "Sort order" "$FULL")$(T "Milk \$2.99" "[0,600][1080,700]")$(T "Bread \$3.49" "[0,700][1080,800]")$(B "Add item" "[0,800][1080,900]")"
 passes groceries
 screen chat "$(agent_node android.widget.TextView "Can you delete the old photos from the album?" "" true false "$FULL")$(B "Reply" "[0,800][1080,900]")"
 passes chat
+screen todo "$(T "Shopping list" "[0,0][1080,100]")$(T "buy milk" "$FULL")$(agent_node android.widget.CheckBox "buy bread" "" true false "[0,600][1080,700]")$(B "Add item" "[0,800][1080,900]")"
+passes todo
+screen gpay "$(T "Settings" "[0,0][1080,100]")$(B "Google Pay" "$FULL")$(T "Reminder: pay rent on Friday" "[0,600][1080,700]")"
+passes gpay
 
 t_check "a screen that turns into a checkout before a tap by selector: refused, nothing sent"
 screen cart "$(T "Cart" "[0,0][1080,100]")$(T "1 item" "[0,200][1080,300]")$(agent_node android.widget.Button "Continue" com.example:id/go true false "$FULL")"

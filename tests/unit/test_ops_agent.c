@@ -158,6 +158,142 @@ TEST(safety_evasions_stop)
                  1);
 }
 
+/* Screens in the languages phones ship with, prices written as they are
+ * written there, and ordinary screens that must not stop (want 0). */
+struct screen_case {
+    const char *name;
+    const char *xml;
+    int want;
+};
+#define P(n, x, w) \
+    {              \
+        n, x, w    \
+    }
+static const struct screen_case world[] = {
+    P("ja 購入する", SCREEN(BUTTON("購入する", "[0,4][9,6]")), 1),
+    P("ja 購入手続きへ", SCREEN(BUTTON("購入手続きへ", "[0,4][9,6]")), 1),
+    P("ja レジに進む+¥",
+      SCREEN(TEXT("合計 ¥3,980", "[0,0][9,1]") BUTTON("レジに進む", "[0,4][9,6]")), 1),
+    P("ja 削除する",
+      SCREEN(TEXT("写真を削除しますか？", "[0,0][9,1]") BUTTON("削除する", "[0,4][9,6]")), 1),
+    P("ja 支払う", SCREEN(BUTTON("支払う", "[0,4][9,6]")), 1),
+    P("ja お支払いを確定", SCREEN(BUTTON("お支払いを確定", "[0,4][9,6]")), 1),
+    P("ja 注文を確定する", SCREEN(BUTTON("注文を確定する", "[0,4][9,6]")), 1),
+    P("ko 구매하기", SCREEN(BUTTON("구매하기", "[0,4][9,6]")), 1),
+    P("ko 결제하기", SCREEN(BUTTON("결제하기", "[0,4][9,6]")), 1),
+    P("ko 주문하기", SCREEN(BUTTON("주문하기", "[0,4][9,6]")), 1),
+    P("ko 9,900원 + 확인", SCREEN(TEXT("9,900원", "[0,0][9,1]") BUTTON("확인", "[0,4][9,6]")), 1),
+    P("ko 삭제", SCREEN(BUTTON("삭제", "[0,4][9,6]")), 1),
+    P("ko 송금하기", SCREEN(BUTTON("송금하기", "[0,4][9,6]")), 1),
+    P("ko 구독하기", SCREEN(BUTTON("구독하기", "[0,4][9,6]")), 1),
+    P("hi अभी खरीदें", SCREEN(BUTTON("अभी खरीदें", "[0,4][9,6]")), 1),
+    P("hi भुगतान करें ₹499", SCREEN(BUTTON("₹499 का भुगतान करें", "[0,4][9,6]")), 1),
+    P("hi हटाएं", SCREEN(BUTTON("हटाएं", "[0,4][9,6]")), 1),
+    P("hi ऑर्डर दें", SCREEN(BUTTON("ऑर्डर दें", "[0,4][9,6]")), 1),
+    P("ar شراء", SCREEN(BUTTON("شراء", "[0,4][9,6]")), 1),
+    P("ar اشترِ الآن", SCREEN(BUTTON("اشترِ الآن", "[0,4][9,6]")), 1),
+    P("ar ادفع", SCREEN(BUTTON("ادفع الآن", "[0,4][9,6]")), 1),
+    P("ar تأكيد الطلب", SCREEN(BUTTON("تأكيد الطلب", "[0,4][9,6]")), 1),
+    P("ar حذف", SCREEN(BUTTON("حذف", "[0,4][9,6]")), 1),
+    P("ar tatweel شـراء", SCREEN(BUTTON("شـــراء", "[0,4][9,6]")), 1),
+    P("ar 49 ر.س + متابعة",
+      SCREEN(TEXT("المجموع 49 ر.س", "[0,0][9,1]") BUTTON("متابعة", "[0,4][9,6]")), 1),
+    P("tr Satın al", SCREEN(BUTTON("Satın al", "[0,4][9,6]")), 1),
+    P("tr SATIN AL", SCREEN(BUTTON("SATIN AL", "[0,4][9,6]")), 1),
+    P("tr Ödeme yap", SCREEN(BUTTON("Ödeme yap", "[0,4][9,6]")), 1),
+    P("tr Siparişi onayla", SCREEN(BUTTON("Siparişi onayla", "[0,4][9,6]")), 1),
+    P("tr Sil", SCREEN(BUTTON("Sil", "[0,4][9,6]")), 1),
+    P("tr 99,99 TL Devam",
+      SCREEN(TEXT("Toplam 99,99 TL", "[0,0][9,1]") BUTTON("Devam", "[0,4][9,6]")), 1),
+    P("id Beli sekarang", SCREEN(BUTTON("Beli Sekarang", "[0,4][9,6]")), 1),
+    P("id Bayar", SCREEN(BUTTON("Bayar", "[0,4][9,6]")), 1),
+    P("id Buat Pesanan", SCREEN(BUTTON("Buat Pesanan", "[0,4][9,6]")), 1),
+    P("id Hapus", SCREEN(BUTTON("Hapus", "[0,4][9,6]")), 1),
+    P("id Rp15.000 Lanjut",
+      SCREEN(TEXT("Total Rp15.000", "[0,0][9,1]") BUTTON("Lanjut", "[0,4][9,6]")), 1),
+    P("vi Mua ngay", SCREEN(BUTTON("Mua ngay", "[0,4][9,6]")), 1),
+    P("vi Thanh toán", SCREEN(BUTTON("Thanh toán", "[0,4][9,6]")), 1),
+    P("vi Đặt hàng", SCREEN(BUTTON("Đặt hàng", "[0,4][9,6]")), 1),
+    P("vi Xóa", SCREEN(BUTTON("Xóa", "[0,4][9,6]")), 1),
+    P("pl Kup teraz", SCREEN(BUTTON("Kup teraz", "[0,4][9,6]")), 1),
+    P("pl Zamawiam i płacę", SCREEN(BUTTON("Zamawiam i płacę", "[0,4][9,6]")), 1),
+    P("pl 9,99 zł Dalej", SCREEN(TEXT("9,99 zł", "[0,0][9,1]") BUTTON("Dalej", "[0,4][9,6]")), 1),
+    P("nl Nu kopen", SCREEN(BUTTON("Nu kopen", "[0,4][9,6]")), 1),
+    P("nl Bestellen en betalen", SCREEN(BUTTON("Bestellen en betalen", "[0,4][9,6]")), 1),
+    P("nl Verwijderen", SCREEN(BUTTON("Verwijderen", "[0,4][9,6]")), 1),
+    P("th ซื้อเลย", SCREEN(BUTTON("ซื้อเลย", "[0,4][9,6]")), 1),
+    P("zh 去支付", SCREEN(BUTTON("去支付", "[0,4][9,6]")), 1),
+    P("zh 立即支付", SCREEN(BUTTON("立即支付", "[0,4][9,6]")), 1),
+    P("zh 确认订单", SCREEN(BUTTON("确认订单", "[0,4][9,6]")), 1),
+    P("zh ¥99 开通会员", SCREEN(TEXT("¥99/年", "[0,0][9,1]") BUTTON("开通会员", "[0,4][9,6]")), 1),
+    P("€9,99 + Continue",
+      SCREEN(TEXT("€9,99 per month", "[0,0][9,1]") BUTTON("Continue", "[0,4][9,6]")), 1),
+    P("₹499 + Proceed", SCREEN(TEXT("₹499", "[0,0][9,1]") BUTTON("Proceed", "[0,4][9,6]")), 1),
+    P("US$4.99 + Get", SCREEN(TEXT("US$4.99", "[0,0][9,1]") BUTTON("Get", "[0,4][9,6]")), 1),
+    P("Rs. 499 + Proceed to pay",
+      SCREEN(TEXT("Rs. 499", "[0,0][9,1]") BUTTON("Proceed to pay", "[0,4][9,6]")), 1),
+    P("en Proceed to checkout", SCREEN(BUTTON("Proceed to checkout", "[0,4][9,6]")), 1),
+    P("en Pay $12.00", SCREEN(BUTTON("Pay $12.00", "[0,4][9,6]")), 1),
+    P("en Buy for $4.99 desc", SCREEN(N("ImageButton", "", "Buy for $4.99", "true", "[0,4][9,6]")),
+      1),
+    P("en Subscribe text $",
+      SCREEN(TEXT("$9.99/month after trial", "[0,0][9,1]") BUTTON("Try free for 7 days", "[0,4][9,"
+                                                                                         "6]")),
+      1),
+    P("en Confirm and pay", SCREEN(BUTTON("Confirm and pay", "[0,4][9,6]")), 1),
+    P("en Empty trash",
+      SCREEN(TEXT("Permanently delete 12 items?", "[0,0][9,1]") BUTTON("Empty trash", "[0,4][9,"
+                                                                                      "6]")),
+      1),
+    P("en Reset phone", SCREEN(BUTTON("Erase all data", "[0,4][9,6]")), 1),
+    P("en Delete selected button in desc",
+      SCREEN(N("ImageButton", "", "Delete", "true", "[0,4][9,6]")), 1),
+    P("en labels inside a clickable group",
+      SCREEN("<node class=\"android.view.ViewGroup\" "
+             "package=\"com.example\" clickable=\"true\" enabled=\"true\" "
+             "bounds=\"[0,400][1080,600]\">" TEXT("Complete", "[0,400][500,600]")
+                 TEXT("$19.99", "[500,400][1080,600]") "</node>"),
+      1),
+    /* ordinary screens: text that names a purchase with no button that makes it, a
+  * settings row, a tick box, words that only begin like one */
+    P("ok buy milk text",
+      SCREEN(TEXT("Shopping list", "[0,0][9,1]") N("CheckBox", "buy milk", "", "true", "[0,4][9,6]")
+                 BUTTON("Add item", "[0,6][9,8]")),
+      0),
+    P("ok settings",
+      SCREEN(TEXT("Settings", "[0,0][9,1]") BUTTON("Google Pay", "[0,4][9,6]")
+                 BUTTON("Apps", "[0,6][9,8]")),
+      0),
+    P("ok ko settings 결제 수단", SCREEN(BUTTON("결제 수단", "[0,4][9,6]")), 0),
+    P("ok ja settings 支払い方法", SCREEN(BUTTON("支払い方法", "[0,4][9,6]")), 0),
+    P("ok tr Silent", SCREEN(BUTTON("Silent mode", "[0,4][9,6]")), 0),
+    P("ok id Bayar text", SCREEN(TEXT("Cara bayar tagihan", "[0,4][9,6]")), 0),
+    P("ok Display", SCREEN(BUTTON("Display", "[0,4][9,6]")), 0),
+    P("ok Pay bill reminders notif", SCREEN(TEXT("Reminder: pay rent", "[0,4][9,6]")), 0),
+    P("ok feet not money", SCREEN(TEXT("5 ft away", "[0,0][9,1]") BUTTON("Next", "[0,4][9,6]")), 0),
+    P("ok zh 支付宝 app", SCREEN(BUTTON("支付宝", "[0,4][9,6]")), 0),
+    P("ok ko 삭제된 항목", SCREEN(BUTTON("삭제된 항목", "[0,4][9,6]")), 0),
+};
+
+TEST(safety_world_screens)
+{
+    for (size_t i = 0; i < sizeof world / sizeof world[0]; i++) {
+        int r = stops(NULL, 0, world[i].xml);
+        if (r != world[i].want)
+            fprintf(stderr, "%s: %d, expected %d (%s)\n", world[i].name, r, world[i].want,
+                    last_why);
+        CHECK_EQ_INT(r, world[i].want);
+    }
+    /* the normaliser's part: Arabic marks and tatweel, digits of other scripts, Vietnamese
+     * letters precomposed or not */
+    CHECK(norm_is("شـــراء", "شراء"));
+    CHECK(norm_is("اشترِ", "اشتر"));
+    CHECK(norm_is("₹४९९", "₹499"));
+    CHECK(norm_is("٤٩ ر.س", "49 ر.س"));
+    CHECK(norm_is("Đặt hàng", "dat hang"));
+    CHECK(norm_is("Đa\xcc\xa3\xcc\x86t ha\xcc\x80ng", "dat hang"));
+}
+
 TEST(safety_ordinary_screens_pass)
 {
     CHECK_EQ_INT(stops(NULL, 0, SCREEN(TEXT("Settings", "[0,0][1080,100]")
@@ -242,7 +378,7 @@ TEST(safety_own_list)
     static const char *const blank[] = {"\xe2\x80\x8b "};
     CHECK(agent_safety_init(&s, blank, 1, &e) != 0);
     CHECK_EQ_INT(stops(NULL, 0, SCREEN(BUTTON("Buy now", "[0,0][9,9]"))), 1);
-    CHECK(strstr(last_why, "\"buy\"") && strstr(last_why, "\"Buy now\"") &&
+    CHECK(strstr(last_why, "\"buy now\"") && strstr(last_why, "\"Buy now\"") &&
           strstr(last_why, "read as: buy now"));
 }
 
@@ -383,6 +519,7 @@ int main(void)
     RUN(safety_normaliser);
     RUN(safety_real_screens_stop);
     RUN(safety_evasions_stop);
+    RUN(safety_world_screens);
     RUN(safety_ordinary_screens_pass);
     RUN(safety_recorded_screens_pass);
     RUN(safety_own_list);

@@ -42,62 +42,84 @@
 
 /* Sources: docs/agent.md, "Safety", names where each comes from. */
 const char *const ops_agent_safety_default[] = {
-    /* English */
-    "pay", "pay now", "buy", "buy now", "purchase", "confirm purchase", "complete purchase",
-    "place order", "place your order", "submit order", "confirm order", "complete order",
-    "order now", "order total", "checkout", "check out", "confirm payment", "send payment",
-    "send money", "transfer money", "transfer to", "start subscription", "subscribe now",
-    "start free trial", "start trial", "delete account", "delete permanently",
-    "permanently delete", "delete forever", "factory reset", "erase all data", "erase", "wipe",
+    /* English: a bare verb stops as a button's label only ([Pay], [Buy for
+     * $4.99]), so "buy milk" on a list or a "Google Pay" row does not */
+    "pay now", "buy now", "confirm purchase", "complete purchase", "place order",
+    "place your order", "submit order", "confirm order", "complete order", "order now",
+    "order total", "checkout", "check out", "confirm payment", "send payment", "send money",
+    "transfer money", "transfer to", "start subscription", "subscribe now", "start free trial",
+    "start trial", "confirm and pay", "proceed to pay", "delete account", "delete permanently",
+    "permanently delete", "delete forever", "factory reset", "erase all data", "button:pay",
+    "button:buy", "button:purchase", "button:erase", "button:wipe",
     /* German */
-    "kaufen", "jetzt kaufen", "zahlungspflichtig bestellen", "kaufen und bezahlen", "bezahlen",
-    "jetzt bezahlen", "bestellung aufgeben", "kauf bestätigen", "zahlung bestätigen",
-    "geld senden", "überweisen", "jetzt abonnieren", "konto löschen", "endgültig löschen",
-    "auf werkseinstellungen zurücksetzen", "alle daten löschen",
+    "jetzt kaufen", "zahlungspflichtig bestellen", "kaufen und bezahlen", "jetzt bezahlen",
+    "bestellung aufgeben", "kauf bestätigen", "zahlung bestätigen", "geld senden",
+    "jetzt abonnieren", "konto löschen", "endgültig löschen", "auf werkseinstellungen zurücksetzen",
+    "alle daten löschen", "button:kaufen", "button:bezahlen", "button:überweisen",
     /* French */
-    "acheter", "payer", "commander", "valider la commande", "passer la commande",
-    "confirmer l'achat", "confirmer le paiement", "envoyer de l'argent", "s'abonner",
-    "supprimer le compte", "supprimer définitivement", "réinitialiser les données d'usine",
-    "effacer toutes les données",
+    "valider la commande", "passer la commande", "confirmer l'achat", "confirmer le paiement",
+    "envoyer de l'argent", "supprimer le compte", "supprimer définitivement",
+    "réinitialiser les données d'usine", "effacer toutes les données", "button:acheter",
+    "button:payer", "button:commander", "button:s'abonner",
     /* Spanish */
-    "comprar", "comprar ahora", "pagar", "realizar pedido", "confirmar compra",
-    "confirmar pago", "enviar dinero", "suscribirse", "eliminar cuenta",
-    "eliminar permanentemente", "restablecer datos de fábrica", "borrar todos los datos",
+    "comprar ahora", "realizar pedido", "confirmar compra", "confirmar pago", "enviar dinero",
+    "eliminar cuenta", "eliminar permanentemente", "restablecer datos de fábrica",
+    "borrar todos los datos", "button:comprar", "button:pagar", "button:suscribirse",
     /* Portuguese */
     "finalizar compra", "fazer pedido", "confirmar pedido", "enviar dinheiro", "assinar agora",
     "excluir conta", "excluir permanentemente", "redefinir para configuração original",
     "apagar todos os dados",
     /* Italian */
-    "acquista", "acquista ora", "compra ora", "paga", "paga ora", "effettua ordine",
-    "conferma acquisto", "conferma pagamento", "invia denaro", "abbonati",
-    "elimina account", "elimina definitivamente", "ripristino dati di fabbrica",
-    "cancella tutti i dati",
-    /* Chinese, Japanese, Russian, Hindi */
-    "立即购买", "提交订单", "确认支付", "确认付款", "恢复出厂设置", "今すぐ購入",
-    "注文を確定する", "購入を確定", "初期化する",
-    "купить", "оплатить", "оформить заказ", "подтвердить оплату", "перевести",
-    "сбросить настройки", "удалить аккаунт",
-    "खरीदें", "भुगतान करें", "ऑर्डर करें",
+    "acquista ora", "compra ora", "paga ora", "effettua ordine", "conferma acquisto",
+    "conferma pagamento", "invia denaro", "elimina account", "elimina definitivamente",
+    "ripristino dati di fabbrica", "cancella tutti i dati", "button:acquista", "button:paga",
+    "button:abbonati",
+    /* Dutch, Polish, Turkish, Indonesian, Vietnamese */
+    "nu kopen", "bestellen en betalen", "nu betalen", "geld overmaken", "button:kopen",
+    "button:betalen", "button:abonneren", "kup teraz", "zamawiam i płacę",
+    "zamawiam z obowiązkiem zapłaty", "kupuję i płacę", "button:kup", "button:zapłać", "satın al",
+    "ödeme yap", "siparişi onayla", "siparişi tamamla", "para gönder", "hesabı sil", "abone ol",
+    "button:öde", "beli sekarang", "bayar sekarang", "buat pesanan", "kirim uang", "button:beli",
+    "button:bayar", "button:langganan", "mua ngay", "thanh toán", "đặt hàng", "chuyển tiền",
+    "button:mua",
+    /* Russian, Hindi, Arabic */
+    "оформить заказ", "подтвердить оплату", "сбросить настройки", "удалить аккаунт",
+    "button:купить", "button:оплатить", "button:перевести", "अभी खरीदें", "भुगतान करें", "ऑर्डर करें",
+    "ऑर्डर दें", "पैसे भेजें", "button:खरीदें", "اشتر الآن", "ادفع الآن", "إتمام الشراء", "تأكيد الطلب",
+    "تأكيد الدفع", "تأكيد الشراء", "button:شراء", "button:اشتر", "button:ادفع", "button:اشترك",
+    /* Chinese, Japanese, Korean, Thai */
+    "立即购买", "提交订单", "确认支付", "确认付款", "确认订单", "确认购买", "立即支付", "立即付款",
+    "去支付", "去付款", "去结算", "立即下单", "确认转账", "恢复出厂设置", "立即購買", "確認付款",
+    "結帳", "今すぐ購入", "注文を確定する", "購入を確定", "購入手続きへ", "レジに進む",
+    "お支払いを確定", "支払いを確定", "初期化する", "button:구매하기", "button:결제하기",
+    "button:주문하기", "button:송금하기", "button:구독하기", "button:지금 구매", "ซื้อเลย", "ชำระเงิน",
+    "สั่งซื้อ", "ยืนยันการสั่งซื้อ",
     /* buttons that act: deletes, installs, uninstalls */
     "button:delete", "button:remove", "button:uninstall", "button:install", "button:löschen",
     "button:deinstallieren", "button:installieren", "button:supprimer", "button:désinstaller",
     "button:installer", "button:eliminar", "button:desinstalar", "button:instalar",
     "button:excluir", "button:elimina", "button:disinstalla", "button:installa",
-    "button:удалить", "button:установить", "button:删除", "button:卸载", "button:安装",
-    "button:削除", "button:アンインストール", "button:インストール", "button:购买",
-    "button:支付", "button:付款", "button:转账", "button:購入", "button:支払う",
-    "button:注文する", "button:送金",
+    "button:verwijderen", "button:usuń", "button:sil", "button:kaldır", "button:yükle",
+    "button:hapus", "button:copot", "button:xóa", "button:удалить", "button:установить",
+    "button:हटाएं", "button:हटाएँ", "button:حذف", "button:تثبيت", "button:删除", "button:卸载",
+    "button:安装", "button:削除", "button:アンインストール", "button:インストール", "button:삭제",
+    "button:설치", "button:ลบ", "button:购买", "button:支付", "button:付款", "button:转账",
+    "button:購入", "button:購買", "button:支払う", "button:注文する", "button:送金",
     /* a money amount and a button that goes on */
     "priced:*", "priced:subscribe", "priced:send", "priced:continue", "priced:confirm",
-    "priced:next", "priced:ok", "priced:start", "priced:upgrade", "priced:renew",
-    "priced:donate", "priced:get", "priced:weiter", "priced:abonnieren", "priced:senden",
-    "priced:bestätigen", "priced:continuer", "priced:confirmer", "priced:envoyer",
-    "priced:continuar", "priced:confirmar", "priced:enviar", "priced:continua",
-    "priced:conferma", "priced:invia", "priced:продолжить", "priced:отправить",
-    "priced:确认", "priced:继续", "priced:確認", "priced:続ける",
+    "priced:proceed", "priced:next", "priced:ok", "priced:start", "priced:try", "priced:upgrade",
+    "priced:renew", "priced:donate", "priced:get", "priced:join", "priced:unlock", "priced:weiter",
+    "priced:abonnieren", "priced:senden", "priced:bestätigen", "priced:continuer",
+    "priced:confirmer", "priced:envoyer", "priced:continuar", "priced:confirmar", "priced:enviar",
+    "priced:continua", "priced:conferma", "priced:invia", "priced:doorgaan", "priced:volgende",
+    "priced:bevestigen", "priced:dalej", "priced:potwierdź", "priced:devam", "priced:onayla",
+    "priced:gönder", "priced:lanjut", "priced:lanjutkan", "priced:konfirmasi", "priced:tiếp tục",
+    "priced:xác nhận", "priced:продолжить", "priced:отправить", "priced:जारी रखें", "priced:आगे बढ़ें",
+    "priced:متابعة", "priced:استمرار", "priced:تأكيد", "priced:确认", "priced:继续", "priced:开通",
+    "priced:开通会员", "priced:確認", "priced:続ける", "priced:확인", "priced:계속", "priced:다음",
+    "priced:ยืนยัน", "priced:ดำเนินการต่อ",
     /* the system's package installer and uninstaller dialogs */
-    "package:com.android.packageinstaller", "package:com.google.android.packageinstaller",
-    NULL};
+    "package:com.android.packageinstaller", "package:com.google.android.packageinstaller", NULL};
 
 /* ---- normalising ---- */
 
@@ -171,13 +193,13 @@ static size_t fold(uint32_t c, char *out)
     }
     if (c < 0xA0) /* C1 controls */
         return out[0] = INVISIBLE, 1;
-    if (c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 ||
-        c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000)
+    if (c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 ||
+        c == 0x202F || c == 0x205F || c == 0x3000)
         return out[0] = ' ', 1;
     if (c == 0xAD || c == 0x34F || c == 0x61C || c == 0x180E || (c >= 0x200B && c <= 0x200F) ||
         (c >= 0x202A && c <= 0x202E) || (c >= 0x2060 && c <= 0x206F) || c == 0xFEFF ||
-        (c >= 0xFE00 && c <= 0xFE0F) || (c >= 0x300 && c <= 0x36F) || c == 0x115F ||
-        c == 0x1160 || c == 0x3164 || c == 0xFFA0 || (c >= 0xE0000 && c <= 0xE01EF))
+        (c >= 0xFE00 && c <= 0xFE0F) || (c >= 0x300 && c <= 0x36F) || c == 0x115F || c == 0x1160 ||
+        c == 0x3164 || c == 0xFFA0 || (c >= 0xE0000 && c <= 0xE01EF))
         return out[0] = INVISIBLE, 1; /* zero-width, soft hyphen, bidi, joiners, tags */
     if (c >= 0xC0 && c <= 0xFF) {
         if (c == 0xDF)
@@ -190,6 +212,33 @@ static size_t fold(uint32_t c, char *out)
     }
     if (c >= 0x100 && c <= 0x17F)
         return out[0] = exta[c - 0x100], 1;
+    /* Latin Extended Additional U+1E00..U+1EFF (Vietnamese's letters with
+     * two marks, precomposed or not) and the horned o and u: the base. */
+    static const char extadd[] =
+        "aabbbbbbccddddddddddeeeeeeeeeeffgghhhhhhhhhhiiiikkkkkkllllllllmmmmmmnnnnnnnnoooooooo"
+        "pppprrrrrrrrssssssssssttttttttuuuuuuuuuuvvvvwwwwwwwwwwxxxxyyzzzzzzhtwy......aaaaaaaa"
+        "aaaaaaaaaaaaaaaaeeeeeeeeeeeeeeeeiiiioooooooooooooooooooooooouuuuuuuuuuuuuuyyyyyyyy...."
+        "..";
+    if (c >= 0x1E00 && c <= 0x1EFF && extadd[c - 0x1E00] != '.')
+        return out[0] = extadd[c - 0x1E00], 1;
+    if (c == 0x1A0 || c == 0x1A1)
+        return out[0] = 'o', 1;
+    if (c == 0x1AF || c == 0x1B0)
+        return out[0] = 'u', 1;
+    /* Arabic: the vowel marks and the tatweel (a stretch of the line
+     * between letters) show no letter; hamza and madda on an alef fold to
+     * the bare alef, as Arabic search does. */
+    if ((c >= 0x610 && c <= 0x61A) || (c >= 0x64B && c <= 0x65F) || c == 0x670 || c == 0x640 ||
+        (c >= 0x6D6 && c <= 0x6ED))
+        return out[0] = INVISIBLE, 1;
+    if (c == 0x622 || c == 0x623 || c == 0x625 || c == 0x671)
+        return utf8_put(out, 0x627);
+    /* Digits of other scripts: Arabic-Indic, Persian, Devanagari, Bengali,
+     * Thai, fullwidth (a price reads the same in any of them). */
+    static const uint32_t zero[] = {0x660, 0x6F0, 0x966, 0x9E6, 0xE50, 0xFF10};
+    for (size_t k = 0; k < sizeof zero / sizeof zero[0]; k++)
+        if (c >= zero[k] && c <= zero[k] + 9)
+            return out[0] = (char)('0' + (c - zero[k])), 1;
     if (c >= 0x400 && c <= 0x40F)
         c += 0x50; /* Ѐ..Џ -> ѐ..џ */
     if (c >= 0x410 && c <= 0x42F)
@@ -353,8 +402,8 @@ enum { K_WORDS, K_BUTTON, K_PRICED, K_PRICED_ANY, K_PACKAGE, K_RE };
 
 typedef struct pattern {
     int kind;
-    char *src;   /* as given */
-    char *norm;  /* normalised words, or the package name */
+    char *src;  /* as given */
+    char *norm; /* normalised words, or the package name */
     size_t len;
     int edge_l, edge_r; /* 1: a word boundary is needed on that side */
     regex_t re;
@@ -365,28 +414,41 @@ struct agent_safety {
     pattern *p;
 };
 
+/* 1 for a CJK ideograph, kana or Hangul syllable, or a letter of the
+ * scripts of South-East Asia that put no spaces between words (Thai, Lao,
+ * Myanmar, Khmer). */
+static int cjk_cp(uint32_t c)
+{
+    return (c >= 0x2E80 && c <= 0x9FFF) || (c >= 0xAC00 && c <= 0xD7AF) ||
+           (c >= 0xF900 && c <= 0xFAFF) || (c >= 0xE00 && c <= 0xEFF) ||
+           (c >= 0x1000 && c <= 0x109F) || (c >= 0x1780 && c <= 0x17FF);
+}
+
 /* 1 for a code point that is part of a word: letters and digits of any
- * script (every non-ASCII character but the CJK ones, whose words have no
- * spaces between them), and '_'. */
+ * script (every non-ASCII character but punctuation, currency signs and the
+ * scripts of cjk_cp, whose words have no spaces between them), and '_'. */
 static int word_cp(uint32_t c)
 {
     if (c < 0x80)
         return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
                c == '_';
-    if (c >= 0x2E80 && c <= 0x9FFF) /* CJK, kana */
+    if (cjk_cp(c))
         return 0;
-    if ((c >= 0xAC00 && c <= 0xD7AF) || (c >= 0xF900 && c <= 0xFAFF))
-        return 0;
-    if (c == 0xA2 || c == 0xA3 || c == 0xA5 || (c >= 0x20A0 && c <= 0x20CF))
-        return 0; /* currency signs */
+    if (c == 0xA1 || c == 0xA2 || c == 0xA3 || c == 0xA5 || c == 0xAB || c == 0xBB || c == 0xBF ||
+        (c >= 0x20A0 && c <= 0x20CF))
+        return 0; /* currency signs, guillemets, inverted marks */
+    if ((c >= 0x2010 && c <= 0x205E) || (c >= 0x3000 && c <= 0x303F) || c == 0x60C || c == 0x61B ||
+        c == 0x61F || c == 0x6D4 || c == 0x964 || c == 0x965)
+        return 0; /* general and CJK punctuation; Arabic comma, semicolon, question mark,
+                     full stop; Devanagari danda */
     return 1;
 }
 
-/* 1 for a CJK ideograph, kana or Hangul syllable. */
-static int cjk_cp(uint32_t c)
+/* 1 for hiragana: a Japanese verb's ending after its kanji ([購入する],
+ * [削除します]), which Chinese never writes. */
+static int hiragana_cp(uint32_t c)
 {
-    return (c >= 0x2E80 && c <= 0x9FFF) || (c >= 0xAC00 && c <= 0xD7AF) ||
-           (c >= 0xF900 && c <= 0xFAFF);
+    return c >= 0x3040 && c <= 0x309F;
 }
 
 /* The code point ending just before p (text starts at t). */
@@ -423,24 +485,57 @@ static const char *find_words(const pattern *pt, const char *text)
     return NULL;
 }
 
+/* 1 when the button label l begins with the pattern's words, as a word of
+ * its own: in CJK too, so [支付] but not an app named 支付宝, while a
+ * Japanese verb's ending may follow ([購入する]). */
+static int label_begins(const pattern *pt, const char *l)
+{
+    if (find_words(pt, l) != l)
+        return 0;
+    uint32_t next = cp_at(l + pt->len);
+    return !cjk_cp(next) || hiragana_cp(next);
+}
+
 /* 1 when text shows a money amount: a currency sign or code beside a
- * number ("$99.99", "99,99 €", "¥1200", "USD 5", "R$ 10,00", "₹499"). */
+ * number ("$99.99", "99,99 €", "¥1200", "USD 5", "R$ 10,00", "₹499",
+ * "Rp15.000", "Rs. 499", "9,99 zł", "9,900원", "49 ر.س"). A code is a word
+ * of its own, but may touch the number ("Rp15.000"). */
 static int has_money(const char *text)
 {
-    static const char *const signs[] = {"$", "€", "£", "¥", "₹", "₽", "₩", "₺", "₫", "₴",
-                                        "₪", "฿", "₱", "₦", "¢", "元", "円", NULL};
+    static const char *const signs[] = {"$",   "€",
+                                        "£",   "¥",
+                                        "₹",   "₽",
+                                        "₩",   "₺",
+                                        "₫",   "₴",
+                                        "₪",   "฿",
+                                        "₱",   "₦",
+                                        "¢",   "₸",
+                                        "₼", "₾",
+                                        "₡",   "৳",
+                                        "₭",   "៛",
+                                        "元",  "円",
+                                        "원",  /* Arabic signs as normalised: */ "ر.س",
+                                        "د.ا", "ج.م",
+                                        "د.ك", "ر.ق",
+                                        "﷼",   NULL};
     static const char *const codes[] = {"usd", "eur", "gbp", "jpy", "inr", "cny", "rub", "brl",
                                         "chf", "cad", "aud", "mxn", "krw", "try", "pln", "rmb",
-                                        NULL};
+                                        "idr", "rp",  "rs",  "sar", "aed", "egp", "thb", "vnd",
+                                        "php", "myr", "rm",  "sgd", "hkd", "twd", "nzd", "sek",
+                                        "nok", "dkk", "kr",  "zar", "ngn", "pkr", "bdt", "uah",
+                                        "ils", "czk", "kc",  "huf", "ron", "lei", "clp", "cop",
+                                        "ars", "pen", "kzt", "tl",  "zl",  "kes", "ksh", NULL};
     for (int pass = 0; pass < 2; pass++) {
         const char *const *list = pass ? codes : signs;
         for (int k = 0; list[k]; k++) {
             size_t l = strlen(list[k]);
             for (const char *p = text; (p = strstr(p, list[k])) != NULL; p++) {
-                if (pass && ((p > text && word_cp(cp_before(text, p))) ||
-                             word_cp(cp_at(p + l))))
-                    continue; /* a code must be a word of its own */
                 const char *a = p + l;
+                if (pass && ((p > text && word_cp(cp_before(text, p))) ||
+                             (word_cp(cp_at(a)) && !(*a >= '0' && *a <= '9'))))
+                    continue; /* a code must be a word of its own */
+                if (pass && *a == '.')
+                    a++; /* "Rs. 499" */
                 while (*a == ' ')
                     a++;
                 if (*a >= '0' && *a <= '9')
@@ -497,8 +592,10 @@ static int compile(pattern *pt, const char *p, size_t i, ops_err *e)
             char why[256];
             regerror(rc, &pt->re, why, sizeof why);
             pt->kind = K_WORDS; /* nothing to regfree */
-            return ops_fail(e, OPS_EARG, "safety pattern %zu (\"%.200s\") is not a valid "
-                            "extended regular expression: %s", i + 1, p, why);
+            return ops_fail(e, OPS_EARG,
+                            "safety pattern %zu (\"%.200s\") is not a valid "
+                            "extended regular expression: %s",
+                            i + 1, p, why);
         }
         return 0;
     }
@@ -512,8 +609,10 @@ static int compile(pattern *pt, const char *p, size_t i, ops_err *e)
         memmove(q, q + 1, strlen(q));
     pt->len = strlen(pt->norm);
     if (!pt->len)
-        return ops_fail(e, OPS_EARG, "safety pattern %zu (\"%.200s\") has no words (after "
-                        "invisible characters and blanks are taken out)", i + 1, p);
+        return ops_fail(e, OPS_EARG,
+                        "safety pattern %zu (\"%.200s\") has no words (after "
+                        "invisible characters and blanks are taken out)",
+                        i + 1, p);
     pt->edge_l = word_cp(cp_at(pt->norm));
     pt->edge_r = word_cp(cp_before(pt->norm, pt->norm + pt->len));
     return 0;
@@ -536,8 +635,10 @@ int agent_safety_init(agent_safety **out, const char *const *patterns, size_t n,
         const char *p = patterns[i];
         if (!p || !*p || strlen(p) > 512 || ops_utf8_bad(p, strlen(p)) != strlen(p)) {
             agent_safety_free(s);
-            return ops_fail(e, OPS_EARG, "safety pattern %zu is empty, longer than 512 bytes or "
-                                         "not UTF-8", i + 1);
+            return ops_fail(e, OPS_EARG,
+                            "safety pattern %zu is empty, longer than 512 bytes or "
+                            "not UTF-8",
+                            i + 1);
         }
         s->n = i + 1;
         if (compile(&s->p[i], p, i, e) != 0) {
@@ -552,8 +653,8 @@ int agent_safety_init(agent_safety **out, const char *const *patterns, size_t n,
 /* ---- the screen as a person reads it ---- */
 
 typedef struct screen {
-    nbuf text;    /* every window's nodes, read together */
-    nbuf *label;  /* [ref]: a button's label (its own text and its labels') */
+    nbuf text;             /* every window's nodes, read together */
+    nbuf *label;           /* [ref]: a button's label (its own text and its labels') */
     unsigned char *button; /* [ref]: 1 when the ref is a button */
     size_t nrefs;
     const char *package; /* a node's package that a package: pattern names */
@@ -563,9 +664,15 @@ typedef struct screen {
     const adbc_ui_snap *snap;
 } screen;
 
+/* A button: clickable, or of a Button class; not a tick box, switch or
+ * radio button (a to-do list's [ ] buy milk ticks, it does not buy). */
 static int is_button(const adbc_ui_ref *r)
 {
-    return r && ((r->states & ADBC_UI_CLICKABLE) || strstr(r->cls, "Button"));
+    if (!r || strstr(r->cls, "CheckBox") || strstr(r->cls, "Switch") ||
+        strstr(r->cls, "RadioButton") || strstr(r->cls, "ToggleButton") ||
+        strstr(r->cls, "CheckedTextView"))
+        return 0;
+    return (r->states & ADBC_UI_CLICKABLE) || strstr(r->cls, "Button");
 }
 
 static void screen_free(screen *sc)
@@ -628,10 +735,10 @@ static int screen_read(screen *sc, const agent_safety *s, const adbc_ui_snap *sn
             continue;
         if (!sc->package)
             for (size_t k = 0; k < s->n; k++)
-                if (s->p[k].kind == K_PACKAGE && (strcmp(nd.package, s->p[k].norm) == 0 ||
-                                                  (strncmp(nd.resource_id, s->p[k].norm,
-                                                           s->p[k].len) == 0 &&
-                                                   nd.resource_id[s->p[k].len] == ':'))) {
+                if (s->p[k].kind == K_PACKAGE &&
+                    (strcmp(nd.package, s->p[k].norm) == 0 ||
+                     (strncmp(nd.resource_id, s->p[k].norm, s->p[k].len) == 0 &&
+                      nd.resource_id[s->p[k].len] == ':'))) {
                     sc->package = nd.package;
                     sc->package_pat = s->p[k].src;
                 }
@@ -730,16 +837,20 @@ static int check_screen(const agent_safety *s, const adbc_ui_snap *snap, int gap
                 char raw[160];
                 context(line, sizeof line, text, at, len);
                 raw_at(raw, sizeof raw, &sc, (size_t)(at - text));
-                snprintf(why, cap, "the screen matches safety pattern \"%s\" in \"%s\" (read "
-                         "as: %s)", pt->src, raw, line);
+                snprintf(why, cap,
+                         "the screen matches safety pattern \"%s\" in \"%s\" (read "
+                         "as: %s)",
+                         pt->src, raw, line);
                 hit = 1;
             }
             break;
         }
         case K_PACKAGE:
             if (sc.package && strcmp(sc.package_pat, pt->src) == 0) {
-                snprintf(why, cap, "the screen is the system's package installer (safety pattern "
-                         "\"%s\"): an install or uninstall confirmation", pt->src);
+                snprintf(why, cap,
+                         "the screen is the system's package installer (safety pattern "
+                         "\"%s\"): an install or uninstall confirmation",
+                         pt->src);
                 hit = 1;
             }
             break;
@@ -756,9 +867,7 @@ static int check_screen(const agent_safety *s, const adbc_ui_snap *snap, int gap
                     continue;
                 /* a button's label begins with the words: [Delete], [Delete all],
                  * not a message row that says "can you delete ..." */
-                if (pt->kind == K_PRICED_ANY ? has_money(l)
-                                             : find_words(pt, l) == l &&
-                                                   !cjk_cp(cp_at(l + pt->len))) {
+                if (pt->kind == K_PRICED_ANY ? has_money(l) : label_begins(pt, l)) {
                     /* the button's own words as the device gave them, else its label */
                     const adbc_ui_ref *br = adbc_ui_reftab_get(adbc_ui_snap_refs(snap), (int)r);
                     const char *own = br && *br->text ? br->text : br ? br->desc : "";
@@ -774,9 +883,10 @@ static int check_screen(const agent_safety *s, const adbc_ui_snap *snap, int gap
                     size_t ll = strlen(line);
                     while (ll && line[ll - 1] == ' ')
                         line[--ll] = 0;
-                    snprintf(why, cap, "the screen matches safety pattern \"%s\": the button "
-                             "\"%s\"%s", pt->src, line,
-                             pt->kind == K_PRICED ? " beside a money amount" : "");
+                    snprintf(why, cap,
+                             "the screen matches safety pattern \"%s\": the button "
+                             "\"%s\"%s",
+                             pt->src, line, pt->kind == K_PRICED ? " beside a money amount" : "");
                     hit = 1;
                 }
             }
