@@ -349,6 +349,13 @@ ADBC_API int adbc_app_uninstall(adbc_conn *c, const char *package, int timeout_m
  * whole `getprop` listing. Free *value with adbc_free(). */
 ADBC_API int adbc_getprop(char **value, adbc_conn *c, const char *name, int timeout_ms);
 
+/* The device's API level (ro.build.version.sdk, > 0), asked once per
+ * connection and kept with it (the acts use the same value: `cmd input`
+ * from API 31 on); a connection whose banner carries the property (adbc's
+ * session server puts it there) has it without asking. A device that did
+ * not give it is not asked again on this connection (ADBC_EREMOTE). */
+ADBC_API int adbc_device_sdk(adbc_conn *c, int timeout_ms);
+
 /* Bounded logcat, never open-ended: lines > 0 gives the last lines lines
  * (`logcat -d -t N`); seconds_ms > 0 follows the log for that long (from
  * the last lines lines when both are set) and then stops. At least one must

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "adbc/banner.h"
 #include "conn/conn_facts.h"
 #include "core/internal.h"
 
@@ -52,22 +53,57 @@ int adbc_getprop(char **value, adbc_conn *c, const char *name, int timeout_ms)
     return 0;
 }
 
+/* An API level as a property gives it; 0 when it is not one. */
+static int sdk_of(const char *v)
+{
+    if (!v)
+        return 0;
+    char *end;
+    long n = strtol(v, &end, 10);
+    return end != v && *end == '\0' && n > 0 && n < 1000 ? (int)n : 0;
+}
+
 int act_sdk(adbc_conn *c, int timeout_ms)
 {
     int sdk = conn_fact(c, CONN_FACT_SDK);
     if (sdk > 0)
         return sdk;
-    char *v = NULL;
-    if (adbc_getprop(&v, c, "ro.build.version.sdk", timeout_ms) < 0)
-        return 0; /* not remembered: a later call asks again */
-    char *end;
-    long n = strtol(v, &end, 10);
-    int ok = end != v && *end == '\0' && n > 0 && n < 1000;
-    core_free(v);
-    if (!ok)
-        return 0;
-    conn_fact_set(c, CONN_FACT_SDK, (int)n);
-    return (int)n;
+    /* adbc's session server (adbc-serve's control socket) says it in the
+     * banner it answers with, so a command run through it does not ask the
+     * device again (no adbd's banner carries it). */
+    sdk = sdk_of(adbc_banner_prop(adbc_conn_banner(c), "ro.build.version.sdk"));
+    if (sdk <= 0) {
+        char *v = NULL;
+        if (adbc_getprop(&v, c, "ro.build.version.sdk", timeout_ms) < 0)
+            return 0; /* not remembered: a later call asks again */
+        sdk = sdk_of(v);
+        core_free(v);
+        if (sdk <= 0)
+            return 0;
+    }
+    conn_fact_set(c, CONN_FACT_SDK, sdk);
+    return sdk;
+}
+
+int adbc_device_sdk(adbc_conn *c, int timeout_ms)
+{
+    if (!c)
+        return core_fail(ADBC_EINVAL, "adbc_device_sdk: c must not be NULL");
+    if (timeout_ms <= 0)
+        return core_fail(ADBC_EINVAL, "adbc_device_sdk: timeout_ms must be above 0");
+    int sdk = conn_fact(c, CONN_FACT_SDK);
+    if (sdk > 0)
+        return sdk;
+    if (conn_fact(c, CONN_FACT_NO_SDK))
+        return core_fail(ADBC_EREMOTE, "the device did not give its API level "
+                         "(ro.build.version.sdk) when asked on this connection");
+    sdk = act_sdk(c, timeout_ms);
+    if (sdk > 0)
+        return sdk;
+    conn_fact_set(c, CONN_FACT_NO_SDK, 1);
+    return core_fail(ADBC_EREMOTE, "the device did not give its API level (ro.build.version.sdk) "
+                     "within %d ms: check that `getprop ro.build.version.sdk` works on it",
+                     timeout_ms);
 }
 
 const char *act_input_prefix(adbc_conn *c, int timeout_ms)

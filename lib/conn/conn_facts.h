@@ -12,6 +12,7 @@
 
 enum {
     CONN_FACT_SDK = 0,   /* ro.build.version.sdk (lib/act: `cmd input`, typing) */
+    CONN_FACT_NO_SDK = 1, /* adbc_device_sdk asked and got none: it does not ask again */
     CONN_FACTS = 4
 };
 

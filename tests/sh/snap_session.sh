@@ -99,6 +99,16 @@ for c in "${CMDS[@]}"; do
 done
 [ "$(online a)" = "$before" ] || t_fail "the device saw $(($(online a) - before)) new connections"
 
+t_check "an act through the session does not ask the device its API level: the banner says it"
+asks() { grep -c "spawn .*getprop 'ro.build.version.sdk'" "${TD_DIR[a]}/stderr"; }
+R "$A" tap 1
+n=$(asks)
+R "$A" tap 1
+[ "$rc" = 0 ] && [ "$(asks)" = "$n" ] || t_fail "tap through the session: rc $rc, $(($(asks) - n)) getprop calls"
+R "$A" --no-session tap 1
+[ "$rc" = 0 ] && [ "$(asks)" = $((n + 1)) ] || t_fail "tap without a session: rc $rc, $(($(asks) - n)) getprop calls (1 expected)"
+before=$(online a)
+
 t_check "a larger transfer both ways through the session"
 head -c 3000000 /dev/urandom > "$T_TMP/big"
 R "$A" push "$T_TMP/big" /data/local/tmp/big

@@ -634,6 +634,10 @@ TEST(getprop_and_logcat)
     CHECK(strstr(v, "[ro.product.brand]: [adbc]\n"));
     adbc_free(v);
     CHECK_EQ_INT(adbc_getprop(&v, dev.conn, "", 15000), ADBC_EINVAL);
+    /* the API level: the connection's (asked by the typing tests above) */
+    CHECK_EQ_INT(adbc_device_sdk(NULL, 15000), ADBC_EINVAL);
+    CHECK_EQ_INT(adbc_device_sdk(dev.conn, 0), ADBC_EINVAL);
+    CHECK_EQ_INT(adbc_device_sdk(dev.conn, 15000), 34);
 
     CHECK_EQ_INT(td_puts(&dev, "logcat.txt", "l1\nl2\nl3\nl4\nl5\n"), 0);
     CHECK_EQ_INT(td_puts(&dev, "logcat.more", "new1\n"), 0);

@@ -356,17 +356,23 @@ static void on_closed(void *user, uint32_t id, int reason)
     pthread_cond_broadcast(&c->cv);
 }
 
-/* The device's banner without delayed_ack. */
-static char *banner(adbc_conn *conn)
+/* The device's banner without delayed_ack, with its API level when known
+ * (sdk > 0): the acts of a command run through the session need it (`cmd
+ * input` from API 31 on) and would each ask the device for it, a round trip
+ * more per command; lib/act takes it from the banner instead. */
+static char *banner(adbc_conn *conn, int sdk)
 {
     const adbc_banner *b = adbc_conn_banner(conn);
-    size_t cap = 64 + strlen(b->raw);
+    size_t cap = 96 + strlen(b->raw);
     char *out = malloc(cap);
     if (!out)
         return NULL;
     int k = snprintf(out, cap, "%s::", b->type && *b->type ? b->type : "device");
     for (size_t i = 0; i < b->nprops; i++)
-        k += snprintf(out + k, cap - (size_t)k, "%s=%s;", b->props[i].key, b->props[i].value);
+        if (strcmp(b->props[i].key, "ro.build.version.sdk") != 0)
+            k += snprintf(out + k, cap - (size_t)k, "%s=%s;", b->props[i].key, b->props[i].value);
+    if (sdk > 0)
+        k += snprintf(out + k, cap - (size_t)k, "ro.build.version.sdk=%d;", sdk);
     k += snprintf(out + k, cap - (size_t)k, "features=");
     int first = 1;
     for (size_t i = 0; i < b->nfeatures; i++) {
@@ -442,9 +448,14 @@ static void *client_thread(void *arg)
     ops_err e;
     /* The lock only to connect (when the device is not) and read what the
      * client's CNXN answer needs; the streams go without it. */
-    if (ops_dev_take(&c->srv->pool, c->dev, c->srv->busy_ms,
-                     ops_now_ms() + c->srv->connect_ms, &e) == 0) {
-        char *b = banner(c->dev->conn);
+    int64_t deadline = ops_now_ms() + c->srv->connect_ms;
+    if (ops_dev_take(&c->srv->pool, c->dev, c->srv->busy_ms, deadline, &e) == 0) {
+        /* Asked once per device connection (kept with it), within what is
+         * left of the connect bound; a device that does not say it is left
+         * to the client's acts to ask, as without a session. */
+        int64_t left = deadline - ops_now_ms();
+        int sdk = adbc_device_sdk(c->dev->conn, left < 1 ? 1 : left > 5000 ? 5000 : (int)left);
+        char *b = banner(c->dev->conn, sdk);
         uint32_t maxp = adbc_conn_max_payload(c->dev->conn);
         ops_dev_give(&c->srv->pool, c->dev, OPS_OK);
         serve_client(c, b, maxp);
