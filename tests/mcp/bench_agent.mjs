@@ -181,30 +181,35 @@ for (const st of STEPS) must(ALL_STEPS.includes(st), `unknown step ${st} (${ALL_
 
 // One round trip on the device, as the device itself costs it: a dump and
 // one input (the floor of observe, tap, scroll), and for typing a dump, the
-// tap and the text (the inputs as adbc sends them on this device).
-async function floor(typing) {
-  const snap = path.join(builds.adbc, 'tools/adbc-snap');
-  const sdk = Number(spawnSync(snap, ['-q', '-t', ADDR, 'shell', 'getprop', 'ro.build.version.sdk'], { encoding: 'utf8' }).stdout.trim());
-  const input = sdk >= 31 ? 'cmd input' : 'input';
-  const inputs = typing ? `${input} tap 1 1; ${input} text hi` : `${input} tap 1 1`;
-  const times = [];
-  let ran = '';
-  for (let i = 0; i < ROUNDS; i++) {
-    const r = await timed(async () => {
-      const p = spawnSync(snap, ['-q', '-t', ADDR, 'exec',
-        `uiautomator dump /data/local/tmp/bench-floor.xml >/dev/null; ${inputs}; rm -f /data/local/tmp/bench-floor.xml`]);
-      must(p.status === 0, 'floor command failed');
-    });
-    times.push(r.ms);
-    ran = r.ran;
-  }
-  return { ms: median(times), ran };
+// tap and the text (the inputs as adbc sends them on this device). One
+// floor round runs right before each round of a step, so the two see the
+// same load: the paired ratio is the median of step/floor per round. The
+// floor's inputs draw frames on the test device ($ctl/frames counts up),
+// which would make the next act's frame check fail and take its slow way;
+// the count is put back after the floor (untimed), as if its tap at 1,1
+// had hit nothing that draws.
+const snapBin = path.join(builds.adbc, 'tools/adbc-snap');
+const sdk = Number(spawnSync(snapBin, ['-q', '-t', ADDR, 'shell', 'getprop', 'ro.build.version.sdk'], { encoding: 'utf8' }).stdout.trim());
+const inputCmd = sdk >= 31 ? 'cmd input' : 'input';
+const framesFile = path.join(CTL, 'frames');
+const floorRuns = { false: [], true: [] };
+const floorRan = { false: '', true: '' };
+async function floorOnce(typing) {
+  const inputs = typing ? `${inputCmd} tap 1 1; ${inputCmd} text hi` : `${inputCmd} tap 1 1`;
+  const frames = fs.existsSync(framesFile) ? fs.readFileSync(framesFile) : null;
+  const r = await timed(async () => {
+    const p = spawnSync(snapBin, ['-q', '-t', ADDR, 'exec',
+      `uiautomator dump /data/local/tmp/bench-floor.xml >/dev/null; ${inputs}; rm -f /data/local/tmp/bench-floor.xml`]);
+    must(p.status === 0, 'floor command failed');
+  });
+  if (frames) fs.writeFileSync(framesFile, frames);
+  else fs.rmSync(framesFile, { force: true });
+  floorRuns[typing].push(r.ms);
+  floorRan[typing] = r.ran;
+  return r.ms;
 }
 
-const results = {}; // front -> step -> {ms, ran}
-const fl = await floor(false);
-const flType = await floor(true);
-const floorOf = (step) => (step === 'type' ? flType : fl);
+const results = {}; // front -> step -> {ms, paired, ran}
 const columns = [];
 for (const f of fronts) {
   const names = f === 'mobilemcp' ? ['mobilemcp'] : Object.keys(builds).map((b) => (b === 'adbc' ? f : `${f}@${b}`));
@@ -220,28 +225,34 @@ for (const f of fronts) {
     const res = {};
     for (const step of STEPS) {
       const times = [];
+      const ratios = [];
       let ran = '';
       for (let i = 0; i < ROUNDS; i++) {
+        const fl = await floorOnce(step === 'type');
         const r = await timed(fe[step]);
         times.push(r.ms);
+        ratios.push(r.ms / fl);
         ran = r.ran;
       }
-      res[step] = { ms: median(times), ran };
+      res[step] = { ms: median(times), paired: median(ratios), ran };
     }
     await fe.close();
     results[name] = res;
     columns.push(name);
   }
 }
+const fl = { ms: median(floorRuns.false.length ? floorRuns.false : [NaN]), ran: floorRan.false };
+const flType = { ms: median(floorRuns.true.length ? floorRuns.true : [NaN]), ran: floorRan.true };
+const floorOf = (step) => (step === 'type' ? flType : fl);
 
 const pad = (s, n) => String(s).padEnd(n);
 const rpad = (s, n) => String(s).padStart(n);
-console.log(`\n== ${LABEL}: median of ${ROUNDS} rounds, ms (x the floor)`);
-console.log(`floor: one dump + one input on the device: ${fl.ms.toFixed(0)} ms  [${fl.ran}]`);
-console.log(`type floor (the type row's): one dump + the tap + the text: ${flType.ms.toFixed(0)} ms  [${flType.ran}]`);
-console.log(pad('step', 9) + columns.map((c) => rpad(c, 17)).join(''));
+console.log(`\n== ${LABEL}: median of ${ROUNDS} rounds, ms (x the floor: ratio of medians, then paired: the median of each round's step/floor)`);
+console.log(`floor: one dump + one input on the device: ${fl.ms.toFixed(0)} ms (median of ${floorRuns.false.length})  [${fl.ran}]`);
+console.log(`type floor (the type row's): one dump + the tap + the text: ${flType.ms.toFixed(0)} ms (median of ${floorRuns.true.length})  [${flType.ran}]`);
+console.log(pad('step', 9) + columns.map((c) => rpad(c, 24)).join(''));
 for (const step of STEPS) {
-  console.log(pad(step, 9) + columns.map((c) => rpad(`${results[c][step].ms.toFixed(0)} (${(results[c][step].ms / floorOf(step).ms).toFixed(2)}x)`, 17)).join(''));
+  console.log(pad(step, 9) + columns.map((c) => rpad(`${results[c][step].ms.toFixed(0)} (${(results[c][step].ms / floorOf(step).ms).toFixed(2)}x, p${results[c][step].paired.toFixed(2)}x)`, 24)).join(''));
 }
 console.log('device commands of each step (last round):');
 for (const c of columns) {
