@@ -15,6 +15,7 @@
 #include "adbc/webview.h"
 #include "core/internal.h"
 #include "core/jread.h"
+#include "ui/ui_observe.h"
 
 int act_is_web(const adbc_ui_ref *ref)
 {
@@ -70,40 +71,32 @@ static int stale(const adbc_ui_ref *ref)
                      ref->ref, ref->cls, ref->desc[0] ? ref->desc : ref->text);
 }
 
-int act_web_type(adbc_act_where *where, adbc_conn *c, const adbc_ui_ref *ref, const char *text,
-                 int clear, const adbc_act_opts *o, int64_t deadline)
+/* The typing itself, over a DevTools session of the page. */
+typedef struct web_job {
+    long node;
+    int clear, kept;
+    const char *text;
+    const adbc_ui_ref *rec;
+    int64_t deadline;
+} web_job;
+
+static int type_on(adbc_cdp *cdp, void *user)
 {
-    const adbc_ui_ref *now;
-    adbc_ui_snap *snap;
-    int rc = act_resolve(where, &now, &snap, c, ref, o, deadline);
-    if (rc < 0)
-        return rc;
-    char sock[256], page[256];
-    long node = 0;
-    rc = web_target(now->resource_id, sock, sizeof sock, page, sizeof page, &node);
-    adbc_ui_ref rec = *now; /* for messages, past the snapshot's life */
-    adbc_ui_snap_free(snap);
-    if (rc < 0)
-        return rc;
-    char path[300], params[512], *qtext = NULL, *res = NULL;
-    snprintf(path, sizeof path, "/devtools/page/%s", page);
-    adbc_cdp *cdp;
-    rc = adbc_cdp_open(&cdp, c, sock, path, act_left(deadline));
-    if (rc < 0)
-        return rc;
-    snprintf(params, sizeof params, "{\"backendNodeId\":%ld}", node);
-    rc = adbc_cdp_call(NULL, NULL, cdp, "DOM.focus", params, act_left(deadline));
+    web_job *j = user;
+    char params[512], *qtext = NULL, *res = NULL;
+    snprintf(params, sizeof params, "{\"backendNodeId\":%ld}", j->node);
+    int rc = adbc_cdp_call(NULL, NULL, cdp, "DOM.focus", params, act_left(j->deadline));
     if (rc == ADBC_EREMOTE)
-        rc = stale(&rec);
+        rc = stale(j->rec);
     if (rc == 0)
-        rc = adbc_cdp_call(&res, NULL, cdp, "DOM.resolveNode", params, act_left(deadline));
+        rc = adbc_cdp_call(&res, NULL, cdp, "DOM.resolveNode", params, act_left(j->deadline));
     char *objid = NULL;
     if (rc == 0) {
-        jread j;
-        rc = jread_parse(&j, res, strlen(res));
+        jread jr;
+        rc = jread_parse(&jr, res, strlen(res));
         if (rc == 0) {
-            rc = jread_str(&j, jread_get(&j, jread_get(&j, 0, "object"), "objectId"), &objid);
-            jread_free(&j);
+            rc = jread_str(&jr, jread_get(&jr, jread_get(&jr, 0, "object"), "objectId"), &objid);
+            jread_free(&jr);
         }
         core_free(res);
         res = NULL;
@@ -123,12 +116,12 @@ int act_web_type(adbc_act_where *where, adbc_conn *c, const adbc_ui_ref *ref, co
                      "if(typeof this.value!=='string'||!this.setSelectionRange)return;"
                      "var n=this.value.length;if(c)this.setSelectionRange(0,n);"
                      "else this.setSelectionRange(n,n);}\",\"arguments\":[{\"value\":%s}]}",
-                     qid, clear ? "true" : "false");
+                     qid, j->clear ? "true" : "false");
     }
     if (rc == 0)
-        rc = adbc_cdp_call(NULL, NULL, cdp, "Runtime.callFunctionOn", call, act_left(deadline));
+        rc = adbc_cdp_call(NULL, NULL, cdp, "Runtime.callFunctionOn", call, act_left(j->deadline));
     if (rc == 0)
-        rc = json_quote(&qtext, text);
+        rc = json_quote(&qtext, j->text);
     if (rc == 0) {
         size_t cap = strlen(qtext) + 16;
         char *p = core_malloc(cap);
@@ -136,7 +129,21 @@ int act_web_type(adbc_act_where *where, adbc_conn *c, const adbc_ui_ref *ref, co
             rc = core_fail(ADBC_ENOMEM, "out of memory");
         } else {
             snprintf(p, cap, "{\"text\":%s}", qtext);
-            rc = adbc_cdp_call(NULL, NULL, cdp, "Input.insertText", p, act_left(deadline));
+            rc = adbc_cdp_call(NULL, NULL, cdp, "Input.insertText", p, act_left(j->deadline));
+            core_free(p);
+        }
+    }
+    /* A kept session lives on: the node's object is let go (a session of
+     * its own lets go of everything when it closes). Typed is typed: a
+     * release that fails changes nothing of that. */
+    if (j->kept && qid) {
+        size_t cap = strlen(qid) + 32;
+        char *p = core_malloc(cap);
+        if (p) {
+            snprintf(p, cap, "{\"objectId\":%s}", qid);
+            int saved = rc;
+            adbc_cdp_call(NULL, NULL, cdp, "Runtime.releaseObject", p, act_left(j->deadline));
+            rc = saved;
             core_free(p);
         }
     }
@@ -144,7 +151,40 @@ int act_web_type(adbc_act_where *where, adbc_conn *c, const adbc_ui_ref *ref, co
     core_free(qid);
     core_free(qtext);
     core_free(objid);
-    adbc_cdp_close(cdp);
+    return rc;
+}
+
+int act_web_type(adbc_act_where *where, adbc_conn *c, const adbc_ui_ref *ref, const char *text,
+                 int clear, const adbc_act_opts *o, int64_t deadline)
+{
+    const adbc_ui_ref *now;
+    adbc_ui_snap *snap;
+    int rc = act_resolve(where, &now, &snap, c, ref, o, deadline);
+    if (rc < 0)
+        return rc;
+    char sock[256], page[256];
+    long node = 0;
+    rc = web_target(now->resource_id, sock, sizeof sock, page, sizeof page, &node);
+    adbc_ui_ref rec = *now; /* for messages, past the snapshot's life */
+    adbc_ui_snap_free(snap);
+    if (rc < 0)
+        return rc;
+    web_job j = {.node = node, .clear = clear, .kept = 1, .text = text, .rec = &rec,
+                 .deadline = deadline};
+    /* The page's session the snapshot just read it on, when this
+     * connection keeps one; else one of its own. */
+    rc = ui_web_on_page(c, sock, page, type_on, &j);
+    if (rc == 1) {
+        char path[300];
+        snprintf(path, sizeof path, "/devtools/page/%s", page);
+        adbc_cdp *cdp;
+        rc = adbc_cdp_open(&cdp, c, sock, path, act_left(deadline));
+        if (rc < 0)
+            return rc;
+        j.kept = 0;
+        rc = type_on(cdp, &j);
+        adbc_cdp_close(cdp);
+    }
     if (rc < 0)
         return rc;
     if (where) {

@@ -14,6 +14,18 @@
 int ui_snapshot_with(adbc_ui_snap **out, char **side_out, adbc_conn *c, const adbc_ui_opts *opts,
                      const char *side);
 
+/* fn(cdp, user) on the connection's kept DevTools session of page pageid
+ * behind DevTools socket sock (lib/ui/web.c keeps one per WebView once a
+ * snapshot with the web part read it), so an act on a web ref goes over
+ * the session its snapshot used instead of opening one. Returns fn's
+ * result, or 1 without calling fn when there is no such session or
+ * another thread is reading pages on the connection (the caller then opens
+ * its own). A session fn failed on with anything but ADBC_EREMOTE (the
+ * page answered with an error) is closed: the next read starts cold. */
+struct adbc_cdp;
+int ui_web_on_page(adbc_conn *c, const char *sock, const char *pageid,
+                   int (*fn)(struct adbc_cdp *cdp, void *user), void *user);
+
 /* The device commands whose output makes the frame mark: SurfaceFlinger's
  * page-flip count, and the boot id (SurfaceFlinger counts from 0 again
  * after a restart, so the count alone could meet an old value). */

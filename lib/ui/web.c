@@ -1098,6 +1098,32 @@ static wsess *keep_sess(wkeep *k, const char *key)
     return ws;
 }
 
+int ui_web_on_page(adbc_conn *c, const char *sock, const char *pageid,
+                   int (*fn)(adbc_cdp *cdp, void *user), void *user)
+{
+    if (!c || !sock || !pageid || !fn)
+        return core_fail(ADBC_EINVAL, "ui_web_on_page: c, sock, pageid and fn must not be NULL");
+    if (!conn_kept(c, CONN_KEPT_WEB))
+        return 1; /* no page was read on this connection: nothing to lend */
+    wkeep *k = keep_take(c);
+    if (!k)
+        return 1;
+    int rc = 1;
+    for (int i = 0; i < WEB_MAX_VIEWS; i++) {
+        wsess *ws = &k->s[i];
+        if (!ws->key || !ws->cdp || !ws->sock || !ws->pageid || strcmp(ws->sock, sock) != 0 ||
+            strcmp(ws->pageid, pageid) != 0)
+            continue;
+        ws->used = ++k->clock;
+        rc = fn(ws->cdp, user);
+        if (rc < 0 && rc != ADBC_EREMOTE)
+            sess_close(ws);
+        break;
+    }
+    pthread_mutex_unlock(&k->mu);
+    return rc;
+}
+
 /* What of a page its DOM events do not report: the focused element (down
  * through shadow roots and same-process frames), the hovered one, form
  * controls' checked, selected and value, the number of style rules, a

@@ -163,8 +163,13 @@ cdp 'window.clicks = ["go"]; 1' > /dev/null # as the checks below expect
 rm -f "$ctl/calls"
 
 t_check "type into a web ref: DevTools focus and insertText fill the field; --clear replaces it"
+sessions() { grep -c '^request [0-9]*: GET /devtools/page/' "$T_TMP/relay.1.out"; }
+n=$(sessions)
 S type 2 'hello "web"'
 [ $rc -eq 0 ] || t_fail "type: $(cat "$ERR")"
+# One DevTools session: the check of the ref reads the page on it, and the
+# typing goes over the same one (lib/ui keeps it with the connection).
+[ "$(sessions)" = $((n + 1)) ] || t_fail "typing opened $(($(sessions) - n)) DevTools sessions, not 1"
 [ "$(cdp 'document.getElementById("user").value')" = '"hello \"web\""' ] ||
     t_fail "field holds $(cdp 'document.getElementById("user").value')"
 S snapshot --web --web-budget 20000
