@@ -252,6 +252,21 @@ done
 grep -q '^done in 2 steps.*: ok red  *end$' "$OUT" || t_fail "the answer's text is gone: $(cat "$OUT")"
 grep -q '^step 1: tap ' "$OUT" || t_fail "the refused tool's name: $(cat "$OUT")"
 [ -z "$(inputs)" ] || t_fail "the unknown tool reached the device: $(inputs)"
+# ...nor when the trace is read back (scripts/agent-trace show and diff)
+reset home
+model "$(cat "$T_TMP/script.json")"
+A --trace "$T_TMP/hostile.jsonl" "hello"
+expect_rc 0 "terminal, --trace"
+python3 "$ADBC_SOURCE_DIR/scripts/agent-trace" show "$T_TMP/hostile.jsonl" > "$T_TMP/shown" ||
+    t_fail "agent-trace show failed"
+python3 "$ADBC_SOURCE_DIR/scripts/agent-trace" diff "$T_TMP/hostile.jsonl" /dev/null >> "$T_TMP/shown"
+for f in "$T_TMP/shown"; do
+    LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f]' "$f" && t_fail "agent-trace printed a control character: $(od -c "$f" | head -20)"
+    LC_ALL=C grep -q $'\xc2[\x80-\x9f]' "$f" && t_fail "agent-trace printed a C1 control: $(od -c "$f" | head -20)"
+done
+grep -q '^end: done after 2 steps: ok red  *end$' "$T_TMP/shown" || t_fail "agent-trace show: the answer's text is gone: $(cat "$T_TMP/shown")"
+grep -q '^1\. tap ' "$T_TMP/shown" || t_fail "agent-trace show: the refused tool's name: $(cat "$T_TMP/shown")"
+grep -q 'u009d52' "$T_TMP/shown" || t_fail "agent-trace diff does not escape C1: $(cat "$T_TMP/shown")"
 reset home
 model "$(cat "$T_TMP/script.json")"
 A --json "hello"
