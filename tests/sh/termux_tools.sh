@@ -70,6 +70,8 @@ check termux_clipboard_get '{}' 'termux-clipboard-get'
 [ "$(text)" = "copied text" ] || t_fail "clipboard: $(text)"
 check termux_clipboard_set '{"text":"a $(b) `c` -d"}' "$(printf 'termux-clipboard-set\nstdin: a $(b) `c` -d')"
 check termux_location '{"provider":"network","request":"last"}' 'termux-location [-p] [network] [-r] [last]' '.provider == "gps"'
+# Left out, provider, request and type take their defaults (gps, once, all).
+check termux_location '{}' 'termux-location [-p] [gps] [-r] [once]' '.provider == "gps"'
 check termux_notification '{"title":"-t x","content":"hi; there","id":"n1"}' 'termux-notification [-t] [-t x] [-c] [hi; there] [-i] [n1]'
 check termux_torch '{"on":true}' 'termux-torch [on]'
 check termux_vibrate '{"duration_ms":300,"force":true}' 'termux-vibrate [-d] [300] [-f]'
@@ -77,6 +79,7 @@ check termux_volume '{}' 'termux-volume' 'length == 6'
 check termux_volume '{"stream":"music","volume":4}' 'termux-volume [music] [4]'
 check termux_wifi_info '{}' 'termux-wifi-connectioninfo' '.ssid == "home"'
 check termux_sms_list '{"limit":5,"type":"inbox"}' 'termux-sms-list [-l] [5] [-o] [0] [-t] [inbox]' '.[0].body == "on my way"'
+check termux_sms_list '{}' 'termux-sms-list [-l] [10] [-o] [0] [-t] [all]' '.[0].body == "on my way"'
 check termux_contacts '{}' 'termux-contact-list' '.[0].name == "Sam"'
 check termux_call '{"number":"+4915112345678"}' 'termux-telephony-call [+4915112345678]'
 T termux_camera_photo '{"camera":1}'

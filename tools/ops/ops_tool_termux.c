@@ -112,9 +112,13 @@ static int t_location(ops_call *c, const cJSON *a)
     const char *provider = "gps", *request = "once";
     static const char *const providers[] = {"gps", "network", "passive", NULL};
     static const char *const requests[] = {"once", "last", NULL};
-    if (ops_call_str(c, a, "provider", 0, 16, &provider) ||
-        ops_call_str(c, a, "request", 0, 16, &request) ||
-        one_of(c, "provider", provider, providers) || one_of(c, "request", request, requests))
+    /* ops_call_str gives NULL for an argument left out: the default stays. */
+    const char *p = NULL, *r = NULL;
+    if (ops_call_str(c, a, "provider", 0, 16, &p) || ops_call_str(c, a, "request", 0, 16, &r))
+        return -1;
+    provider = p ? p : provider;
+    request = r ? r : request;
+    if (one_of(c, "provider", provider, providers) || one_of(c, "request", request, requests))
         return -1;
     const char *const argv[] = {"termux-location", "-p", provider, "-r", request, NULL};
     return termux(c, argv, NULL, 30000, 1, NULL); /* a GPS fix takes its time */
@@ -196,11 +200,14 @@ static int t_wifi(ops_call *c, const cJSON *a)
 static int t_sms_list(ops_call *c, const cJSON *a)
 {
     int limit = 10, offset = 0;
-    const char *type = "all";
+    const char *type = "all", *t = NULL;
     static const char *const types[] = {"all", "inbox", "sent", "draft", "outbox", NULL};
     if (ops_call_int(c, a, "limit", 0, 1, 100, &limit) ||
         ops_call_int(c, a, "offset", 0, 0, 100000, &offset) ||
-        ops_call_str(c, a, "type", 0, 16, &type) || one_of(c, "type", type, types))
+        ops_call_str(c, a, "type", 0, 16, &t))
+        return -1;
+    type = t ? t : type; /* NULL when left out: the default stays */
+    if (one_of(c, "type", type, types))
         return -1;
     char l[16], o[16];
     snprintf(l, sizeof l, "%d", limit);
