@@ -778,22 +778,24 @@ async function schemas() {
   await c8.close();
 }
 
-// The Termux:API tools' schemas (in Termux: TERMUX_VERSION set and the
-// termux-* commands on PATH, here the stand-in of fixtures/termux): each
-// compiles strictly, and what its schema refuses the tool refuses too.
-async function termuxSchemas() {
+// The Termux:API tools (in Termux: TERMUX_VERSION set and the termux-*
+// commands on PATH, here the stand-in of fixtures/termux): each schema
+// compiles strictly, and what it refuses the tool refuses too; a cancelled
+// call stops its command.
+async function termuxTools() {
   const dir = path.join(TMP, 'termux');
   const bin = path.join(dir, 'bin');
   fs.mkdirSync(bin, { recursive: true });
   const standin = path.join(path.dirname(new URL(import.meta.url).pathname), '..', '..', 'fixtures', 'termux', 'termux-standin');
-  for (const n of ['battery-status', 'clipboard-set', 'notification', 'volume', 'sms-list', 'sms-send', 'telephony-call']) {
+  for (const n of ['battery-status', 'clipboard-set', 'location', 'notification', 'volume', 'sms-list', 'sms-send', 'telephony-call']) {
     const f = path.join(bin, `termux-${n}`);
     if (!fs.existsSync(f)) fs.symlinkSync(standin, f);
   }
   const saved = { v: process.env.TERMUX_VERSION, p: process.env.PATH, s: process.env.TERMUX_STANDIN };
   Object.assign(process.env, { TERMUX_VERSION: '0.118.1', PATH: `${bin}:${saved.p}`, TERMUX_STANDIN: dir });
-  const cfg = writeConfig(path.join(TMP, 'termux.toml'), '[device]\nusb = false\n[tools]\nallow = ["termux_sms_send", "termux_call"]\n');
-  const c = await connect(['--config', cfg], 'termux-schemas');
+  const cfg = writeConfig(path.join(TMP, 'termux.toml'),
+    '[device]\nusb = false\n[timeouts]\ncall_ms = 60000\n[tools]\nallow = ["termux_sms_send", "termux_call"]\n');
+  const c = await connect(['--config', cfg], 'termux');
   process.env.TERMUX_VERSION = saved.v; process.env.PATH = saved.p; process.env.TERMUX_STANDIN = saved.s;
   if (saved.v === undefined) delete process.env.TERMUX_VERSION;
   if (saved.s === undefined) delete process.env.TERMUX_STANDIN;
@@ -825,7 +827,33 @@ async function termuxSchemas() {
   for (const [name, args] of accepted) check(valid[name](args), `${name} ${JSON.stringify(args)}: the schema accepts it`, JSON.stringify(valid[name].errors));
   const sent = fs.existsSync(path.join(dir, 'calls')) ? fs.readFileSync(path.join(dir, 'calls'), 'utf8') : '';
   check(!/termux-(sms-send|telephony-call|notification|clipboard-set|volume|sms-list)/.test(sent), 'nothing refused ran a command', sent);
+
+  // notifications/cancelled of a termux_location whose command hangs (a
+  // GPS fix that never comes: the tool would wait 30 s): the command is
+  // killed, no answer comes, the server serves on.
+  fs.writeFileSync(path.join(dir, 'mode-termux-location'), 'hang');
+  const pidFile = path.join(dir, 'pid-termux-location');
+  fs.rmSync(pidFile, { force: true });
+  const late = [];
+  c.onerror = (e) => late.push(String(e));
+  const ac = new AbortController();
+  const pending = c.callTool({ name: 'termux_location', arguments: {} }, undefined, { signal: ac.signal, timeout: 90000 })
+    .then(() => 'answered', (e) => `rejected: ${e}`);
+  const sleep = (ms) => new Promise((res) => setTimeout(res, ms));
+  for (let i = 0; i < 600 && !fs.existsSync(pidFile); i++) await sleep(50);
+  const pid = fs.existsSync(pidFile) ? Number(fs.readFileSync(pidFile, 'utf8')) : 0;
+  check(pid > 0, 'termux_location\'s command is running (hung)', c.log.join('').slice(-1500));
+  ac.abort('the user gave up');
+  check((await pending).startsWith('rejected'), 'the SDK gives up on the call');
+  const alive = () => { try { process.kill(pid, 0); return true; } catch { return false; } };
+  // Bounded looks (15 s; the command would otherwise live 30 s).
+  for (let i = 0; i < 300 && pid && alive(); i++) await sleep(50);
+  check(pid && !alive(), 'the cancelled call\'s command was killed', pid);
+  fs.rmSync(path.join(dir, 'mode-termux-location'), { force: true });
+  check(await c.ping().then(() => true), 'still serving');
   await c.close();
+  check(late.length === 0, 'no answer for the cancelled call reached the client', late.join('\n'));
+  if (pid && alive()) process.kill(pid, 'SIGKILL');
 }
 
 // Twenty first calls at once, before any device is active, on a TCP
@@ -1005,14 +1033,14 @@ async function cancelCall() {
 }
 
 const allSteps = {
-  'every tool': everyTool, 'more tools': moreTools, 'raw protocol': rawProtocol, allowlist, '--allow-shell': shellFlag, cancel: cancelCall, 'device bytes': deviceBytes, 'hostile folder': hostileFolder, schemas, 'termux schemas': termuxSchemas, crowd,
+  'every tool': everyTool, 'more tools': moreTools, 'raw protocol': rawProtocol, allowlist, '--allow-shell': shellFlag, cancel: cancelCall, 'device bytes': deviceBytes, 'hostile folder': hostileFolder, schemas, termux: termuxTools, crowd,
   'device vanishes': vanish, 'config errors': configErrors,
   'no config: one emulator': noConfigOne, 'no config: two emulators': noConfigTwo,
   'no config: only device unauthorized': noConfigLocked, 'no config: a phone on an emulator port': noConfigPhonePort, 'mdns: allowlist': mdnsAllowlist,
 };
 const steps = env.MCP_STEPS
   ? env.MCP_STEPS.split(';').map((n) => [n, allSteps[n]])
-  : [['every tool', everyTool], ['more tools', moreTools], ['cancel', cancelCall], ['device bytes', deviceBytes], ['hostile folder', hostileFolder], ['schemas', schemas], ['termux schemas', termuxSchemas], ['crowd', crowd], ['raw protocol', rawProtocol], ['allowlist', allowlist], ['--allow-shell', shellFlag], ['device vanishes', vanish], ['config errors', configErrors]];
+  : [['every tool', everyTool], ['more tools', moreTools], ['cancel', cancelCall], ['device bytes', deviceBytes], ['hostile folder', hostileFolder], ['schemas', schemas], ['termux', termuxTools], ['crowd', crowd], ['raw protocol', rawProtocol], ['allowlist', allowlist], ['--allow-shell', shellFlag], ['device vanishes', vanish], ['config errors', configErrors]];
 for (const [name, fn] of steps) {
   console.log(`== ${name}`);
   if (!fn) {

@@ -48,6 +48,16 @@ static void close_fd(int *fd)
 int ops_termux_run(ops_err *e, const char *const *argv, const char *stdin_text, int timeout_ms,
                    char **out, size_t *out_len)
 {
+    return ops_termux_run_stop(e, argv, stdin_text, timeout_ms, NULL, NULL, out, out_len);
+}
+
+/* How often a run asks whether it was cancelled. */
+#define STOP_POLL_MS 100
+
+int ops_termux_run_stop(ops_err *e, const char *const *argv, const char *stdin_text,
+                        int timeout_ms, int (*stopped)(void *), void *arg, char **out,
+                        size_t *out_len)
+{
     if (!e || !argv || !argv[0] || !out || !out_len)
         return e ? ops_fail(e, OPS_EARG, "internal: ops_termux_run needs argv and out") : -1;
     *out = NULL;
@@ -95,13 +105,19 @@ int ops_termux_run(ops_err *e, const char *const *argv, const char *stdin_text, 
     char *buf = malloc(TERMUX_MAX_OUTPUT + 1);
     size_t n = 0;
     int64_t deadline = ops_now_ms() + timeout_ms;
-    int timed_out = 0, too_big = 0;
+    int timed_out = 0, too_big = 0, cancelled = 0;
     while (buf && op[0] >= 0) {
         int64_t left = deadline - ops_now_ms();
         if (left <= 0) {
             timed_out = 1;
             break;
         }
+        if (stopped && stopped(arg)) {
+            cancelled = 1;
+            break;
+        }
+        if (stopped && left > STOP_POLL_MS)
+            left = STOP_POLL_MS;
         struct pollfd p[2] = {{op[0], POLLIN, 0}, {in[1], POLLOUT, 0}};
         int np = in[1] >= 0 ? 2 : 1;
         int k = poll(p, (nfds_t)np, (int)left);
@@ -135,7 +151,7 @@ int ops_termux_run(ops_err *e, const char *const *argv, const char *stdin_text, 
     close_fd(&in[1]);
     close_fd(&op[0]);
     int status = 0;
-    if (timed_out || too_big || !buf) {
+    if (timed_out || too_big || cancelled || !buf) {
         kill(-pid, SIGKILL);
         kill(pid, SIGKILL);
     }
@@ -158,6 +174,11 @@ int ops_termux_run(ops_err *e, const char *const *argv, const char *stdin_text, 
     if (!buf)
         return ops_fail(e, OPS_EFAIL, "out of memory");
     buf[n] = 0;
+    if (cancelled) {
+        free(buf);
+        return ops_fail(e, OPS_EFAIL, "%s: cancelled by the client, the command was stopped",
+                        argv[0]);
+    }
     if (timed_out) {
         free(buf);
         return ops_fail(e, OPS_ETIMEOUT, "%s did not finish within %d ms and was stopped (the "

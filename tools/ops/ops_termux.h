@@ -21,5 +21,12 @@ int ops_termux_available(void);
  * a signal, a nonzero status, more than 1 MiB: each said with its output). */
 int ops_termux_run(ops_err *e, const char *const *argv, const char *stdin_text, int timeout_ms,
                    char **out, size_t *out_len);
+/* The same, stopped early: stopped(arg) (NULL: never) is asked every 100 ms
+ * while the command runs; when it says 1 the command and its group are
+ * killed and the run fails (OPS_EFAIL, "cancelled"). A client that gave up
+ * on a call (MCP's notifications/cancelled) stops its command so. */
+int ops_termux_run_stop(ops_err *e, const char *const *argv, const char *stdin_text,
+                        int timeout_ms, int (*stopped)(void *), void *arg, char **out,
+                        size_t *out_len);
 
 #endif

@@ -31,13 +31,26 @@ static int bound(ops_call *c, int ms)
 /* Run argv; with want_json the output must be JSON (an object or array),
  * and an object with "API_ERROR" (the app's way to fail) fails the call.
  * The JSON (or, without want_json, the text) becomes the result. */
+/* A call the client cancelled stops its command (ops_termux_run_stop). */
+static int cancelled(void *arg)
+{
+    return ops_cancel_fired(arg);
+}
+
+static int run(ops_call *c, ops_err *e, const char *const *argv, const char *in, int ms,
+               char **out, size_t *n)
+{
+    return ops_termux_run_stop(e, argv, in, bound(c, ms), c->cancel ? cancelled : NULL,
+                               c->cancel, out, n);
+}
+
 static int termux(ops_call *c, const char *const *argv, const char *in, int ms, int want_json,
                   const char *done)
 {
     ops_err e;
     char *out = NULL;
     size_t n = 0;
-    if (ops_termux_run(&e, argv, in, bound(c, ms), &out, &n) != 0)
+    if (run(c, &e, argv, in, ms, &out, &n) != 0)
         return ops_call_err(c, &e);
     if (!want_json) {
         ops_call_text(c, "%s", done ? done : out);
@@ -257,7 +270,7 @@ static int t_camera_photo(ops_call *c, const cJSON *a)
     ops_err e;
     char *out = NULL;
     size_t n = 0;
-    int rc = ops_termux_run(&e, argv, NULL, bound(c, 30000), &out, &n);
+    int rc = run(c, &e, argv, NULL, 30000, &out, &n);
     free(out);
     struct stat st;
     if (rc == 0 && (stat(path, &st) != 0 || st.st_size == 0))
