@@ -171,6 +171,10 @@ page load "$BASE/transform.html" || t_fail "transform.html did not load"
 taps transform "Slide 2|Rotated|Small 1|Small 2|$(names Row 1 5)|Below|Card number|Pay now|Cancel|$(names Big 1 3)" \
     "$(names Drawer 1 3)|Slide 1|Slide 3|Slide 4|$(names Row 6 10)|Terms|Big 4"
 
+t_check "CSS zoom: a zoomed section's scrolled list, an iframe and a clipping box zoomed"
+page load "$BASE/zoom.html" || t_fail "zoom.html did not load"
+taps zoom "Row 2|Row 3|Row 4|Card number|Pay now|Cancel|$(names Big 1 3)" "Row 1|Row 5|Row 6|Terms|Big 4"
+
 t_check "shadow DOM: open and closed roots, a slotted button, a scrolled list and a consent bar inside components"
 page load "$BASE/shadow.html" || t_fail "shadow.html did not load"
 taps shadow "Back|Share|Like|Slotted|Row 4|Row 5|Row 6|Pay|Agree|Decline" \
