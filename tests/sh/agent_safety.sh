@@ -121,6 +121,21 @@ sed -i '/ start ANY uninstall$/d' "$ctl/screen.graph"
 stops uninstall
 grep -q 'package installer' "$ERR" || t_fail "the reason: $(cat "$ERR")"
 
+t_check "an intent the policy lets through (market:) opens the store's page: its [Install] or price stops the next step"
+screen store "$(T "Notes Pro" "[0,0][1080,100]")$(T "4.5 stars" "[0,200][1080,300]")$(B "Install" "$FULL")"
+screen store_paid "$(T "Notes Pro" "[0,0][1080,100]")$(B "₹99" "$FULL")"
+for page in store store_paid; do
+    echo "home start ANY $page" >> "$ctl/screen.graph"
+    reset home
+    model '{"turns":[{"answer":{"tool":"intent","args":{"action":"android.intent.action.VIEW","data":"market://details?id=com.example.notes"}}},{"answer":{"tool":"tap","args":{"ref":1}}},{"answer":{"tool":"done","args":{"answer":"x"}}}]}'
+    A "install Notes Pro"
+    expect_rc 4 "$page"
+    grep -q 'am start' "$ctl/calls" || t_fail "$page: the market: intent was not sent"
+    [ -z "$(inputs)" ] || t_fail "$page: the device got: $(inputs)"
+    [ "$(requests)" -eq 1 ] || t_fail "$page: the model was asked on the store's page"
+    sed -i "/ start ANY $page\$/d" "$ctl/screen.graph"
+done
+
 t_check "evasions stop: line break, tab, control, zero-width, soft hyphen, no-break space, Cyrillic, two labels"
 screen ev_nl "$(B "Confirm&#10;payment" "$FULL")"
 stops ev_nl
