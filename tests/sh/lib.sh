@@ -77,7 +77,7 @@ t_init()
     # Nothing of the user's adb setup may leak into the private servers.
     unset ANDROID_SERIAL ANDROID_ADB_SERVER_PORT ADB_SERVER_SOCKET ANDROID_ADB_SERVER_ADDRESS \
         ADB_VENDOR_KEYS ANDROID_SDK_HOME ANDROID_USER_HOME ANDROID_EMULATOR_HOME ADB_TRACE \
-        ADB_MDNS ADB_MDNS_AUTO_CONNECT ADB_LIBUSB
+        ADB_MDNS ADB_MDNS_AUTO_CONNECT ADB_LIBUSB ADB_BURST_MODE
     # A session server runs detached: one left by a test killed before its
     # EXIT trap ends on its own 20 s after its (killed) device is gone.
     export ADBC_SESSION_IDLE_EXIT=20

@@ -652,7 +652,7 @@ static void server_status(int fd)
     st.os = os;
     const char *t = getenv("ADB_TRACE");
     st.trace_level = t ? t : "";
-    st.burst_mode = strstr(ADBC_HOST_FEATURES, "delayed_ack") != NULL;
+    st.burst_mode = strstr(ADBC_HOST_FEATURES, "delayed_ack") != NULL && !srv->no_burst;
     st.mdns_enabled = 1;
     adbc_keyring *ring = NULL;
     const adbc_key *key = NULL;

@@ -17,6 +17,30 @@ static void conn_close(void *user, ops_dev *d, adbc_conn *c)
     serve_held_conn_close(user, d, c);
 }
 
+/* ADBC_HOST_FEATURES without delayed_ack, for serve.no_burst. */
+static char no_burst_features[sizeof ADBC_HOST_FEATURES];
+static int no_burst;
+
+static void conn_opts(void *user, ops_dev *d, adbc_conn_opts *o)
+{
+    serve_held_conn_opts(user, d, o);
+    if (no_burst)
+        o->features = no_burst_features;
+}
+
+/* The feature list less one name. */
+static void features_without(char *out, size_t cap, const char *list, const char *name)
+{
+    size_t used = 0, nlen = strlen(name);
+    out[0] = '\0';
+    for (const char *p = list; *p;) {
+        size_t n = strcspn(p, ",");
+        if (!(n == nlen && strncmp(p, name, n) == 0) && used + n + 2 <= cap)
+            used += (size_t)snprintf(out + used, cap - used, "%s%.*s", used ? "," : "", (int)n, p);
+        p += n + (p[n] == ',');
+    }
+}
+
 int serve_devs_init(serve *s, const char *const *names, int n)
 {
     ops_pool_opts o;
@@ -27,7 +51,10 @@ int serve_devs_init(serve *s, const char *const *names, int n)
     o.busy_hint = " (?wait=MS, default the server's --busy-wait)";
     o.on_conn_close = conn_close;
     o.on_conn_ready = serve_adbsrv_conn_ready; /* the adb server opens streams on it */
-    o.on_conn_opts = serve_held_conn_opts;   /* held reverse rules take the device's streams */
+    o.on_conn_opts = conn_opts; /* held reverse rules take the device's streams; burst mode */
+    no_burst = s->no_burst;
+    features_without(no_burst_features, sizeof no_burst_features, ADBC_HOST_FEATURES,
+                     "delayed_ack");
     ops_err e;
     if (ops_pool_init(&s->pool, &o, &e) != 0) {
         fprintf(stderr, SERVE_NAME ": %s\n", e.msg);

@@ -254,6 +254,11 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
 
     s.last_client_ms = ops_now_ms();
+    /* adb's server offers delayed_ack only with ADB_BURST_MODE=1; adbc's
+     * connections offer it unless an adb server is asked for with
+     * ADB_BURST_MODE set to anything else (docs/adb-server.md, "How fast"). */
+    const char *burst = getenv("ADB_BURST_MODE");
+    s.no_burst = adbsrv && burst && strcmp(burst, "1") != 0;
     serve_tasks_init(&s);
     if (ops_tools_init() != 0 || serve_devs_init(&s, names, nnames) != 0)
         return 1;

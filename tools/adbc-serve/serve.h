@@ -32,6 +32,8 @@ typedef struct serve {
     size_t token_len;        /* kept apart: the compare never scans the token for its end */
     int call_ms;             /* bound of every call (--call-timeout) */
     int busy_ms;             /* how long a call waits for a busy device (--busy-wait) */
+    int no_burst;            /* --adb-server with ADB_BURST_MODE set and not 1: devices
+                                are connected without delayed_ack, as adb's server */
     int settle_ms;           /* pause after an act before the observation */
     int connect_ms;
     int conn_timeout_s;      /* idle HTTP connection timeout */

@@ -34,7 +34,8 @@ static const adb_var vars[] = {
     {"ADB_MDNS_OPENSCREEN", "adbc has one mDNS client of its own"},
     {"ADB_LIBUSB", "adbc always uses libusb"},
     {"ADB_USB", "USB devices are listed whenever libusb finds them"},
-    {"ADB_BURST_MODE", "adbc's flow control is the session's own (delayed_ack when offered)"},
+    {"ADB_BURST_MODE", "adbc's flow control is the session's own (delayed_ack when offered; "
+                       "adbc's adb server, start-server, honours it)"},
     {"ADB_EMU", "emulators are found on their ports whenever listed"},
     {"ADB_REJECT_KILL_SERVER", "an adb server's setting (adbc-serve --adb-server always obeys host:kill)"},
 };
