@@ -710,6 +710,8 @@ async function schemas() {
   }
   const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
   check(byName.screenshot.annotations.readOnlyHint === false, 'screenshot (it writes a file) is not readOnlyHint', JSON.stringify(byName.screenshot.annotations));
+  const open = tools.filter((t) => t.annotations.openWorldHint).map((t) => t.name);
+  check(JSON.stringify(open) === '["open_url"]', 'openWorldHint on open_url alone (it reaches the web), the rest act on the device', open.join(','));
   check(byName.wait_for_text.inputSchema.properties.timeout_ms.maximum === 19500 &&
     byName.wait_stable.inputSchema.properties.timeout_ms.maximum === 19500, 'the waits\' timeout_ms maximum: call_ms 20000 less 500',
   JSON.stringify(byName.wait_for_text.inputSchema.properties.timeout_ms));
@@ -804,6 +806,8 @@ async function termuxTools() {
   const valid = {};
   for (const t of tools.filter((x) => x.name.startsWith('termux_'))) valid[t.name] = ajv.compile(t.inputSchema);
   check(valid.termux_sms_send && valid.termux_call && valid.termux_volume, 'the Termux tools are listed, sms and call allowed', Object.keys(valid).join(','));
+  const open = tools.filter((t) => t.name.startsWith('termux_') && t.annotations.openWorldHint).map((t) => t.name).sort();
+  check(JSON.stringify(open) === '["termux_call","termux_sms_send"]', 'openWorldHint on termux_sms_send and termux_call (they reach other people)', open.join(','));
   const refused = [
     ['termux_clipboard_set', { text: '' }], ['termux_clipboard_set', { text: 'x'.repeat(100001) }],
     ['termux_notification', { title: 't'.repeat(201), content: 'c' }], ['termux_notification', { title: 't', content: 'c'.repeat(4001) }],

@@ -305,7 +305,7 @@ const ops_tool ops_tools_more[] = {
      t_uninstall_app, OPS_TOOL_DESTRUCTIVE},
     {"open_url", "Open a URL", "Open an http(s) URL in its app (VIEW intent).",
      OBJ "{\"url\":" URL_PROP "},\"required\":[\"url\"],\"additionalProperties\":false}",
-     t_open_url, 0},
+     t_open_url, OPS_TOOL_OPENWORLD},
     {"double_tap", "Double-tap", "Two taps inside the double-tap window on a ref, selector, "
      "point or cell (as tap).",
      OPS_SCHEMA_POINT(""),

@@ -394,10 +394,11 @@ const ops_tool ops_tools_termux[] = {
      OBJ "{\"number\":" NUMBER ",\"text\":{\"type\":\"string\",\"minLength\":1,"
      "\"maxLength\":1600}},\"required\":"
      "[\"number\",\"text\"],\"additionalProperties\":false}", t_sms_send,
-     OPS_TOOL_TERMUX | OPS_TOOL_SMS},
+     OPS_TOOL_TERMUX | OPS_TOOL_SMS | OPS_TOOL_OPENWORLD},
     {"termux_call", "Place a call", "Call a number from this phone. Present only because a "
      "person allowed it.",
      OBJ "{\"number\":" NUMBER "},\"required\":[\"number\"],"
-     "\"additionalProperties\":false}", t_call, OPS_TOOL_TERMUX | OPS_TOOL_CALL},
+     "\"additionalProperties\":false}", t_call,
+     OPS_TOOL_TERMUX | OPS_TOOL_CALL | OPS_TOOL_OPENWORLD},
     {NULL, NULL, NULL, NULL, NULL, 0},
 };

@@ -116,7 +116,7 @@ cJSON *ops_tools_list(unsigned allow, int call_ms)
         if (!(t->flags & OPS_TOOL_READONLY))
             cJSON_AddBoolToObject(ann, "destructiveHint",
                                   (t->flags & (OPS_TOOL_DESTRUCTIVE | OPS_TOOL_SHELL)) != 0);
-        cJSON_AddBoolToObject(ann, "openWorldHint", 0);
+        cJSON_AddBoolToObject(ann, "openWorldHint", (t->flags & OPS_TOOL_OPENWORLD) != 0);
     }
     return arr;
 }

@@ -52,6 +52,8 @@ enum {
     OPS_TOOL_KEYS = 512,       /* press may send keys that act by themselves (CALL, ENDCALL,
                                   POWER, SLEEP, CAMERA, ASSIST, ...): allowed by name,
                                   "system_keys"; without it press takes ops_key_plain's */
+    OPS_TOOL_OPENWORLD = 1024, /* descriptive: reaches past the device, to the web or to
+                                  other people (MCP's openWorldHint) */
 };
 /* What a wait leaves of its call to answer in (ops_wait_run's margin). */
 #define OPS_TOOL_ANSWER_MS 500
