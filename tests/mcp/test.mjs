@@ -737,6 +737,14 @@ async function schemas() {
     ['select_device', { serial: 's'.repeat(256) }], ['find', { text: 'x'.repeat(4097) }], ['find', { class: 'c'.repeat(513) }],
     ['type', { text: 'x'.repeat(10001) }], ['wait_for_text', { text: 'x'.repeat(4097), timeout_ms: 100 }],
     ['install_apk', { path: `/${'p'.repeat(4096)}` }], ['tap', { selector: { text: 'x'.repeat(4097) } }],
+    // A batch's acts, each as its action's tool takes it.
+    ['batch', { acts: [{}] }], ['batch', { acts: [{ action: 'fly' }] }], ['batch', { acts: [{ action: 'tap' }] }],
+    ['batch', { acts: [{ action: 'tap', x: 1 }] }], ['batch', { acts: [{ action: 'long_press' }] }],
+    ['batch', { acts: [{ action: 'type' }] }], ['batch', { acts: [{ action: 'type', text: 'x', clear: true }] }],
+    ['batch', { acts: [{ action: 'press' }] }], ['batch', { acts: [{ action: 'press', key: 'a b' }] }],
+    ['batch', { acts: [{ action: 'swipe', x1: 1, y1: 1, x2: 1 }] }], ['batch', { acts: [{ action: 'scroll' }] }],
+    ['batch', { acts: [{ action: 'scroll', direction: 'sideways' }] }], ['batch', { acts: [{ action: 'back', bogus: 1 }] }],
+    ['batch', { acts: [{ action: 'tap', ref: 1, selector: { text: 'a' } }] }], ['batch', { acts: [{ action: 'tap', x: 70000, y: 1 }] }],
   ];
   serve('emu', screen(LIST, FIELD, SEND));
   await call(c, 'snapshot');
@@ -758,6 +766,10 @@ async function schemas() {
     ['open_url', { url: 'https://example.com/a?q=1&b=%20#x' }], ['launch', { package: 'com.example.app' }],
     ['press', { key: 'KEYCODE_ENTER' }], ['press', { key: 'page_up' }], ['press', { key: '66' }],
     ['intent', { data: 'geo:0,0?q=a b' }], ['intent', { action: 'a', extras: [{ type: 'int', key: 'n', value: '' }] }],
+    ['batch', { acts: [{ action: 'tap', ref: 3 }, { action: 'tap', x: 1, y: 2 }, { action: 'tap', cell: 'B2' },
+      { action: 'type', text: 'x', ref: 2, clear: true }, { action: 'type', text: 'y' }, { action: 'press', key: 'enter' },
+      { action: 'swipe', x1: 1, y1: 2, x2: 3, y2: 4, duration_ms: 50 }, { action: 'scroll', direction: 'down' },
+      { action: 'long_press', selector: { text: 'Send' } }, { action: 'back' }, { action: 'home' }] }],
   ];
   for (const [name, args] of accepted) check(valid[name](args), `${name} ${JSON.stringify(args)}: the schema accepts it`, JSON.stringify(valid[name].errors));
   // The largest the schema allows is run, not refused: the bound is from

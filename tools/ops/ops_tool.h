@@ -102,6 +102,9 @@ void ops_tool_after_act(ops_call *c, const ops_ctx *acted);
     "\"string\",\"minLength\":1,\"maxLength\":4096},\"desc\":{\"type\":\"string\","            \
     "\"minLength\":1,\"maxLength\":4096}},\"not\":{\"properties\":{\"id\":false,\"text\":"     \
     "false,\"desc\":false}},\"additionalProperties\":false}"
+/* A key name (adbc_keycode_parse: a name, KEYCODE_NAME or a number). */
+#define OPS_SCHEMA_KEY                                                                        \
+    "{\"type\":\"string\",\"minLength\":1,\"maxLength\":64,\"pattern\":\"^[A-Za-z0-9_]+$\"}"
 /* A point as tap takes it (ops_act_parse OPS_TAP): {ref} | {selector} |
  * {x, y} | {cell}; at least one, x and y together, not ref and selector. */
 #define OPS_SCHEMA_POINT(desc)                                                                \

@@ -175,15 +175,16 @@ static int t_logcat(ops_call *c, const cJSON *a)
     return 0;
 }
 
-#define PKG_PROP "\"package\":" OPS_SCHEMA_NAME(",\"description\":\"an Android package name, e.g. " \
-                                             "com.android.settings\"")
+#define PKG_PROP                                                                              \
+    "\"package\":" OPS_SCHEMA_NAME(",\"description\":\"an Android package name, e.g. "        \
+                                   "com.android.settings\"")
 #define PERM_PROP "\"permission\":" OPS_SCHEMA_NAME("")
 /* intent's action, component and extras' keys: 1..N bytes, no blank or
  * control byte (ops_intent_check); data: no blank at its ends. */
 #define NO_BLANK "\"minLength\":1,\"pattern\":\"^[^\\\\u0000-\\\\u0020\\\\u007f]+$\""
 #define DATA_PATTERN                                                                          \
-    "\"minLength\":1,\"pattern\":\"^[^\\\\u0000-\\\\u0020\\\\u007f]([^\\\\u0000-\\\\u001f\\\\u007f]*"    \
-    "[^\\\\u0000-\\\\u0020\\\\u007f])?$\""
+    "\"minLength\":1,\"pattern\":\"^[^\\\\u0000-\\\\u0020\\\\u007f]"                            \
+    "([^\\\\u0000-\\\\u001f\\\\u007f]*[^\\\\u0000-\\\\u0020\\\\u007f])?$\""
 
 const ops_tool ops_tools_app[] = {
     {"launch", "Launch an app", "Start an app's launcher activity by package name. Returns the "
@@ -201,8 +202,9 @@ const ops_tool ops_tools_app[] = {
      "\"array\",\"maxItems\":32,\"items\":{\"type\":\"object\",\"properties\":{\"type\":{\"type\":"
      "\"string\",\"enum\":[\"string\",\"int\",\"bool\"]},\"key\":{\"type\":\"string\","
      "\"maxLength\":256," NO_BLANK "},\"value\":{\"type\":\"string\",\"maxLength\":4096}},"
-     "\"required\":[\"type\",\"key\",\"value\"],\"additionalProperties\":false}}},\"not\":{\"properties\":{\"action\":false,"
-     "\"data\":false,\"component\":false}},\"additionalProperties\":false}",
+     "\"required\":[\"type\",\"key\",\"value\"],\"additionalProperties\":false}}},\"not\":"
+     "{\"properties\":{\"action\":false,\"data\":false,\"component\":false}},"
+     "\"additionalProperties\":false}",
      t_intent, 0},
     {"stop_app", "Stop an app", "Force-stop an app by package name. Returns the screen after.",
      "{\"type\":\"object\",\"properties\":{" PKG_PROP "},\"required\":[\"package\"],"

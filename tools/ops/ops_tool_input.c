@@ -142,15 +142,15 @@ const ops_tool ops_tools_input[] = {
      "move_end, forward_delete, or an Android KeyEvent name (KEYCODE_ENTER, KEYCODE_5 is the "
      "digit 5). Keys that act by themselves (CALL, ENDCALL, POWER, SLEEP, CAMERA, ASSIST, "
      "...) are refused unless allowed.",
-     "{\"type\":\"object\",\"properties\":{\"key\":{\"type\":\"string\",\"minLength\":1,"
-     "\"maxLength\":64,\"pattern\":\"^[A-Za-z0-9_]+$\"}},\"required\":[\"key\"],"
+     "{\"type\":\"object\",\"properties\":{\"key\":" OPS_SCHEMA_KEY "},\"required\":"
+     "[\"key\"],"
      "\"additionalProperties\":false}",
      t_press, 0},
     {"swipe", "Swipe",
      "Swipe from (x1, y1) to (x2, y2) in duration_ms (default 300).",
      "{\"type\":\"object\",\"properties\":{\"x1\":" OPS_SCHEMA_COORD ",\"y1\":" OPS_SCHEMA_COORD
-     ",\"x2\":" OPS_SCHEMA_COORD ",\"y2\":" OPS_SCHEMA_COORD ",\"duration_ms\":{\"type\":\"integer\",\"minimum\":1,"
-     "\"maximum\":10000}},\"required\":[\"x1\",\"y1\",\"x2\",\"y2\"],"
+     ",\"x2\":" OPS_SCHEMA_COORD ",\"y2\":" OPS_SCHEMA_COORD ",\"duration_ms\":{\"type\":"
+     "\"integer\",\"minimum\":1,\"maximum\":10000}},\"required\":[\"x1\",\"y1\",\"x2\",\"y2\"],"
      "\"additionalProperties\":false}",
      t_swipe, 0},
     {"scroll", "Scroll",

@@ -289,6 +289,37 @@ static int t_batch(ops_call *c, const cJSON *a)
 #define PKG_PROP "\"package\":" OPS_SCHEMA_NAME("")
 #define POINT OPS_SCHEMA_POINT(",\"description\":\"{ref}, {selector}, {x, y} or {cell}, as tap " \
                                "takes them\"")
+/* One act of a batch (ops_act_parse by its action): the arguments of the
+ * tool of that name; allOf, if/then per action (below the root, where the
+ * Anthropic API takes them). Each "then" names what it requires in its own
+ * properties (true: as the act's properties say), as strict validators ask. */
+#define IF_ACT(name, then)                                                                     \
+    "{\"if\":{\"properties\":{\"action\":{\"const\":\"" name "\"}}},\"then\":" then "}"
+#define NO_ELEMENT "{\"properties\":{\"ref\":false,\"selector\":false}}"
+#define ACT                                                                                    \
+    "{\"type\":\"object\",\"properties\":{\"action\":{\"type\":\"string\",\"enum\":["          \
+    "\"tap\",\"type\",\"press\",\"swipe\",\"scroll\",\"long_press\",\"back\",\"home\"]},"      \
+    OPS_SCHEMA_TARGET ",\"snapshot\":{\"type\":\"string\",\"maxLength\":64},\"x\":"            \
+    OPS_SCHEMA_COORD ",\"y\":" OPS_SCHEMA_COORD ",\"cell\":" OPS_SCHEMA_CELL ",\"text\":"      \
+    "{\"type\":\"string\",\"maxLength\":10000},\"clear\":{\"type\":\"boolean\"},\"key\":"      \
+    OPS_SCHEMA_KEY ",\"x1\":" OPS_SCHEMA_COORD ",\"y1\":" OPS_SCHEMA_COORD ",\"x2\":"          \
+    OPS_SCHEMA_COORD ",\"y2\":" OPS_SCHEMA_COORD ",\"duration_ms\":{\"type\":\"integer\","     \
+    "\"minimum\":1,\"maximum\":10000},\"direction\":{\"type\":\"string\",\"enum\":"            \
+    "[\"up\",\"down\",\"left\",\"right\"]}},\"required\":[\"action\"],"                        \
+    "\"dependentSchemas\":{\"ref\":{\"properties\":{\"selector\":false}}},"                    \
+    "\"additionalProperties\":false,\"allOf\":["                                               \
+    IF_ACT("tap", "{\"not\":{\"properties\":{\"ref\":false,\"selector\":false,\"x\":"          \
+           "false,\"y\":false,\"cell\":false}},\"properties\":{\"x\":true,\"y\":"              \
+           "true},\"dependentRequired\":{\"x\":[\"y\"],\"y\":[\"x\"]}}") ","                   \
+    IF_ACT("long_press", "{\"not\":" NO_ELEMENT "}") ","                                       \
+    IF_ACT("type", "{\"properties\":{\"text\":true},\"required\":[\"text\"],\"if\":"           \
+           "{\"properties\":{\"clear\":{\"const\":true}},\"required\":[\"clear\"]},"           \
+           "\"then\":{\"not\":" NO_ELEMENT "}}") ","                                           \
+    IF_ACT("press", "{\"properties\":{\"key\":true},\"required\":[\"key\"]}") ","              \
+    IF_ACT("swipe", "{\"properties\":{\"x1\":true,\"y1\":true,\"x2\":true,\"y2\":"             \
+           "true},\"required\":[\"x1\",\"y1\",\"x2\",\"y2\"]}") ","                            \
+    IF_ACT("scroll", "{\"properties\":{\"direction\":true},\"required\":"                      \
+           "[\"direction\"]}") "]}"
 /* ops_url_check: http(s)://, a host (no '/' first), printable ASCII without
  * ;$`\"'<>|{}^. */
 #define URL_CHARS "!#%&()*+,.0-9:=?@A-Z\\\\[\\\\]_a-z~-"
@@ -345,8 +376,8 @@ const ops_tool ops_tools_more[] = {
     {"batch", "Several acts",
      "Run acts in order ({action: tap|type|press|swipe|scroll|long_press|back|home, ...its "
      "arguments}), stopping at the first failure; one snapshot at the end.",
-     OBJ "{\"acts\":{\"type\":\"array\",\"minItems\":1,\"maxItems\":20,\"items\":{\"type\":"
-     "\"object\"}}},\"required\":[\"acts\"],\"additionalProperties\":false}",
+     OBJ "{\"acts\":{\"type\":\"array\",\"minItems\":1,\"maxItems\":20,\"items\":" ACT "}},"
+     "\"required\":[\"acts\"],\"additionalProperties\":false}",
      t_batch, 0},
     {NULL, NULL, NULL, NULL, NULL, 0},
 };

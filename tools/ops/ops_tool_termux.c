@@ -380,8 +380,9 @@ const ops_tool ops_tools_termux[] = {
     {"termux_sms_list", "List SMS", "SMS messages on this phone, newest first (limit 1..100, "
      "default 10).",
      OBJ "{\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100},\"offset\":{\"type\":"
-     "\"integer\",\"minimum\":0,\"maximum\":100000},\"type\":{\"type\":\"string\",\"enum\":[\"all\",\"inbox\","
-     "\"sent\",\"draft\",\"outbox\"]}},\"additionalProperties\":false}", t_sms_list, T},
+     "\"integer\",\"minimum\":0,\"maximum\":100000},\"type\":{\"type\":\"string\",\"enum\":"
+     "[\"all\",\"inbox\",\"sent\",\"draft\",\"outbox\"]}},\"additionalProperties\":false}",
+     t_sms_list, T},
     {"termux_contacts", "Contacts", "This phone's contacts: name and number.", NONE, t_contacts,
      T},
     {"termux_camera_photo", "Take a photo", "A JPEG from this phone's camera (camera 0 back, "
