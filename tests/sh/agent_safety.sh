@@ -104,6 +104,15 @@ stops hi
 screen inr "$(T "Total ₹499" "[0,0][1080,100]")$(B "Proceed" "$FULL")"
 stops inr
 
+t_check "a [Pay] drawn as a view that does not say it is clickable: the swipe onto it never sent"
+screen drawn "$(T "Total" "[0,0][1080,100]")$(agent_node android.view.View "Pay" "" false false "$FULL")"
+reset drawn
+model '{"turns":[{"answer":{"tool":"swipe","args":{"x1":540,"y1":500,"x2":540,"y2":500,"duration_ms":50}}},{"answer":{"tool":"done","args":{"answer":"x"}}}]}'
+A "pay"
+expect_rc 4 "drawn"
+[ -z "$(inputs)" ] || t_fail "drawn: the device got: $(inputs)"
+[ "$(requests)" -eq 0 ] || t_fail "drawn: the model was asked"
+
 t_check "the system's uninstall dialog stops before its OK; the DELETE intent that opens it is refused"
 PI=com.google.android.packageinstaller
 printf '%s' "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation=\"0\"><node class=\"android.widget.FrameLayout\" package=\"$PI\" bounds=\"[0,0][1080,2400]\"><node class=\"android.widget.TextView\" text=\"Notes\" resource-id=\"android:id/alertTitle\" package=\"$PI\" bounds=\"[0,0][1080,100]\"/><node class=\"android.widget.TextView\" text=\"Do you want to uninstall this app?\" resource-id=\"android:id/message\" package=\"$PI\" bounds=\"[0,100][1080,300]\"/><node class=\"android.widget.Button\" text=\"OK\" resource-id=\"android:id/button1\" package=\"$PI\" clickable=\"true\" bounds=\"$FULL\"/></node></hierarchy>" > "$ctl/screen.uninstall.xml"

@@ -241,6 +241,7 @@ static const struct screen_case world[] = {
                                                                                          "6]")),
       1),
     P("en Confirm and pay", SCREEN(BUTTON("Confirm and pay", "[0,4][9,6]")), 1),
+    P("en Slide to pay", SCREEN(TEXT("₹500", "[0,0][9,1]") TEXT("Slide to pay", "[0,4][9,6]")), 1),
     P("en Empty trash",
       SCREEN(TEXT("Permanently delete 12 items?", "[0,0][9,1]") BUTTON("Empty trash", "[0,4][9,"
                                                                                       "6]")),
@@ -365,7 +366,14 @@ TEST(safety_own_list)
     CHECK_EQ_INT(stops(pats, 4, SCREEN(TEXT("Pay now", "[0,0][9,9]"))), 0); /* replaced */
     CHECK_EQ_INT(stops(pats, 4, SCREEN(TEXT("please SEND&#9;IT now", "[0,0][9,9]"))), 1);
     CHECK_EQ_INT(stops(pats, 4, SCREEN(BUTTON("Archive", "[0,0][9,9]"))), 1);
-    CHECK_EQ_INT(stops(pats, 4, SCREEN(TEXT("Archive", "[0,0][9,9]"))), 0);
+    /* a label that is the words alone stops clickable or not (a view drawn as a button);
+     * text that only begins with them does not */
+    CHECK_EQ_INT(stops(pats, 4, SCREEN(TEXT("Archive", "[0,0][9,9]"))), 1);
+    CHECK_EQ_INT(stops(pats, 4, SCREEN(TEXT("Archive old mail", "[0,0][9,9]"))), 0);
+    CHECK_EQ_INT(stops(NULL, 0, SCREEN(TEXT("Pay", "[0,0][9,9]"))), 1);
+    CHECK(strstr(last_why, "a label that says only \"pay\""));
+    CHECK_EQ_INT(stops(NULL, 0, SCREEN(N("View", "", "Buy", "false", "[0,0][9,9]"))), 1);
+    CHECK_EQ_INT(stops(NULL, 0, SCREEN(TEXT("Pay rent", "[0,0][9,9]"))), 0);
     CHECK_EQ_INT(stops(pats, 4, SCREEN(TEXT("Hello", "[0,0][9,9]"))), 0);
     /* a bad expression is refused, naming the pattern */
     static const char *const bad[] = {"re:(unclosed"};

@@ -42,15 +42,18 @@
 
 /* Sources: docs/agent.md, "Safety", names where each comes from. */
 const char *const ops_agent_safety_default[] = {
-    /* English: a bare verb stops as a button's label only ([Pay], [Buy for
-     * $4.99]), so "buy milk" on a list or a "Google Pay" row does not */
+    /* English: a bare verb stops as a button's label ([Pay], [Buy for
+     * $4.99]) or a label of its own, so "buy milk" on a list or a "Google
+     * Pay" row does not */
     "pay now", "buy now", "confirm purchase", "complete purchase", "place order",
     "place your order", "submit order", "confirm order", "complete order", "order now",
     "order total", "checkout", "check out", "confirm payment", "send payment", "send money",
     "transfer money", "transfer to", "start subscription", "subscribe now", "start free trial",
-    "start trial", "confirm and pay", "proceed to pay", "delete account", "delete permanently",
-    "permanently delete", "delete forever", "factory reset", "erase all data", "button:pay",
-    "button:buy", "button:purchase", "button:erase", "button:wipe",
+    "start trial", "confirm and pay", "proceed to pay", "slide to pay", "swipe to pay",
+    "hold to pay", "confirm your purchase", "complete your purchase", "delete account",
+    "delete permanently", "permanently delete", "delete forever", "factory reset",
+    "erase all data", "button:pay", "button:buy", "button:purchase", "button:erase",
+    "button:wipe",
     /* German */
     "jetzt kaufen", "zahlungspflichtig bestellen", "kaufen und bezahlen", "jetzt bezahlen",
     "bestellung aufgeben", "kauf bestätigen", "zahlung bestätigen", "geld senden",
@@ -171,6 +174,9 @@ static size_t utf8_put(char *o, uint32_t c)
  * to in out (at most 3 characters), " " for a blank, INVISIBLE for one that
  * shows nothing. Returns the number of bytes written. */
 #define INVISIBLE '\x01'
+/* Around each node's own text in screen.alone (no text holds it: controls
+ * are taken out). */
+#define ALONE '\x02'
 static size_t fold(uint32_t c, char *out)
 {
     /* Latin-1 letters U+00C0..U+00FF without their marks. */
@@ -341,7 +347,8 @@ static void nb_room(nbuf *b, size_t more)
 
 static void nb_char(nbuf *b, char c)
 {
-    if (c == ' ' && (b->len == 0 || b->p[b->len - 1] == ' ' || b->p[b->len - 1] == '\n'))
+    if (c == ' ' && (b->len == 0 || b->p[b->len - 1] == ' ' || b->p[b->len - 1] == '\n' ||
+                     b->p[b->len - 1] == ALONE))
         return;
     nb_room(b, 1);
     if (b->oom)
@@ -494,6 +501,16 @@ static int label_begins(const pattern *pt, const char *l)
         return 0;
     uint32_t next = cp_at(l + pt->len);
     return !cjk_cp(next) || hiragana_cp(next);
+}
+
+/* Where words stand alone between two ALONEs in alone (a node's whole
+ * text), or NULL. */
+static const char *alone_words(const char *alone, const char *words, size_t len)
+{
+    for (const char *p = alone; (p = strstr(p, words)) != NULL; p++)
+        if (p > alone && p[-1] == ALONE && p[len] == ALONE)
+            return p;
+    return NULL;
 }
 
 /* 1 when text shows a money amount: a currency sign or code beside a
@@ -654,6 +671,7 @@ int agent_safety_init(agent_safety **out, const char *const *patterns, size_t n,
 
 typedef struct screen {
     nbuf text;             /* every window's nodes, read together */
+    nbuf alone;            /* each node's text and content-desc on its own, between ALONEs */
     nbuf *label;           /* [ref]: a button's label (its own text and its labels') */
     unsigned char *button; /* [ref]: 1 when the ref is a button */
     size_t nrefs;
@@ -682,6 +700,7 @@ static void screen_free(screen *sc)
     free(sc->label);
     free(sc->button);
     free(sc->text.p);
+    free(sc->alone.p);
     free(sc->mark_at);
     free(sc->mark_node);
 }
@@ -764,6 +783,18 @@ static int screen_read(screen *sc, const agent_safety *s, const adbc_ui_snap *sn
         sc->mark_node[sc->nmarks++] = i;
         nb_norm(&sc->text, nd.text, gap);
         nb_char(&sc->text, ' ');
+        for (int k = 0; k < 2; k++) { /* the text, then the content-desc */
+            const char *own = k ? nd.desc : nd.text;
+            if (!*own)
+                continue;
+            nb_char(&sc->alone, ALONE);
+            nb_norm(&sc->alone, own, gap);
+            if (sc->alone.len && sc->alone.p[sc->alone.len - 1] == ' ')
+                sc->alone.p[--sc->alone.len] = 0;
+            nb_char(&sc->alone, ALONE);
+        }
+        if (sc->alone.oom)
+            return -1;
         if (*nd.desc && strcmp(nd.desc, nd.text) != 0) {
             nb_norm(&sc->text, nd.desc, gap);
             nb_char(&sc->text, ' ');
@@ -889,6 +920,15 @@ static int check_screen(const agent_safety *s, const adbc_ui_snap *snap, int gap
                              pt->src, line, pt->kind == K_PRICED ? " beside a money amount" : "");
                     hit = 1;
                 }
+            }
+            /* A label that is the words and nothing else, clickable or not: an
+             * app may draw its [Pay] as a view that does not say it is
+             * clickable, and a tap or a swipe on its point still presses it. */
+            if (!hit && pt->kind == K_BUTTON && sc.alone.p &&
+                (at = alone_words(sc.alone.p, pt->norm, pt->len)) != NULL) {
+                snprintf(why, cap, "the screen matches safety pattern \"%s\": a label that says "
+                         "only \"%s\"", pt->src, pt->norm);
+                hit = 1;
             }
             break;
         }
