@@ -77,10 +77,13 @@ int adbc_act_match(const adbc_ui_ref **found, adbc_act_how *how, const adbc_ui_r
                              "like it, so adbc will not guess; nothing was sent. Take a new "
                              "snapshot and use its refs",
                              old->ref, short_class(old->cls), label(old), many);
+        /* A web element covered or clipped away since has no ref, though
+         * the page still has it (docs/webview.md): say so. */
         return core_fail(ADBC_ESTALE,
-                         "stale ref %d (%s \"%.60s\"): it is not on the screen any more; "
+                         "stale ref %d (%s \"%.60s\"): it is not on the screen any more%s; "
                          "nothing was sent. Take a new snapshot and use its refs",
-                         old->ref, short_class(old->cls), label(old));
+                         old->ref, short_class(old->cls), label(old),
+                         act_is_web(old) ? ", or its page now covers it or clips it away" : "");
     }
     *found = hit;
     if (how)
