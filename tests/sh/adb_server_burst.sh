@@ -8,6 +8,7 @@
 # pull through the server by Debian's adb (29) arrive whole either way.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib_pb.sh"
 t_need_adb
 SERVE=${ADBC_SERVE:-$ADBC_BUILD_DIR/tools/adbc-serve}
 t_need_built SERVE "adbc-serve needs cJSON and libmicrohttpd"
@@ -25,36 +26,6 @@ head -c $((8 * 1048576)) /dev/urandom > "$T_TMP/big"
 B() { local p=$1; shift; HOME=$T_TMP/bhome timeout 60 adb -P "$p" -s "$DEV" "$@"; }
 # onlines: how many connections came online with (delayed_ack) and without.
 onlines() { echo "$(grep -c ': online (delayed_ack)$' "$DLOG") $(grep -c ': online$' "$DLOG")"; }
-# server_status PORT: host:server-status's field 11 (burst_mode): 1, or 0
-# when absent (protobuf leaves a false bool out).
-server_status()
-{
-    timeout 60 python3 "$ADBC_SOURCE_DIR/tests/sh/hostproto_client.py" --timeout 40 "$1" \
-        host:server-status > "$T_TMP/st" || t_fail "host:server-status on $1"
-    python3 - "$T_TMP/st" << 'PY'
-import sys
-d = open(sys.argv[1], "rb").read()
-assert d[:4] == b"OKAY", d[:40]
-n = int(d[4:8], 16)
-b, i, burst = d[8:8 + n], 0, 0
-def varint(i):
-    v = s = 0
-    while True:
-        c = b[i]; i += 1; v |= (c & 0x7f) << s; s += 7
-        if c < 0x80: return v, i
-while i < len(b):
-    tag, i = varint(i)
-    if tag & 7 == 0:
-        v, i = varint(i)
-        if tag >> 3 == 11: burst = v
-    elif tag & 7 == 2:
-        ln, i = varint(i); i += ln
-    else:
-        sys.exit("wire type %d" % (tag & 7))
-print(burst)
-PY
-}
-
 # run_with VALUE|unset WANT: a server with ADB_BURST_MODE=VALUE (or unset)
 # connects the device with delayed_ack (WANT=1) or without (0), says so,
 # and relays a push and a pull whole.
@@ -78,7 +49,7 @@ run_with()
         [ "$wb" = "$wa" ] && [ $((nb - na)) = 1 ] ||
             t_fail "ADB_BURST_MODE=$val: the device saw '$before' then '$after' (with, without)"
     fi
-    [ "$(server_status "$p")" = "$want" ] || t_fail "ADB_BURST_MODE=$val: server-status burst_mode"
+    [ "$(status_field "$p" 11)" = "$want" ] || t_fail "ADB_BURST_MODE=$val: server-status burst_mode"
     B "$p" push "$T_TMP/big" /data/local/tmp/big > /dev/null 2>&1 || t_fail "push through $val"
     B "$p" pull /data/local/tmp/big "$T_TMP/back" > /dev/null 2>&1 || t_fail "pull through $val"
     cmp -s "$T_TMP/big" "$T_TMP/back" || t_fail "ADB_BURST_MODE=$val: the pulled file differs"

@@ -23,6 +23,7 @@ if [ -z "${ADBC_IN_NETNS:-}" ]; then
 fi
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 . "$(dirname "${BASH_SOURCE[0]}")/lib_avahi.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib_pb.sh"
 for c in avahi-daemon ip nsenter python3; do
     command -v $c > /dev/null || { echo "SKIP: $c not installed (scripts/packages.txt)"; exit 77; }
 done
@@ -116,49 +117,6 @@ out=$(B -s 127.0.0.1:37002 shell echo paired-ok 2>&1) || t_fail "shell: $out"
 [ "$out" = paired-ok ] || t_fail "shell said: $out"
 grep -q "adb server: shell" "$LOG" || grep -q "adb server: shell,v2" "$LOG" ||
     t_fail "the shell did not go through adbc's server"
-
-# pb FILE: the fields of a protobuf message (after OKAY and the 4-digit
-# length), as NUMBER=VALUE lines (a nested message as NUMBER={...}); by
-# the wire format alone, not by adbc's encoder.
-pb()
-{
-    python3 - "$1" << 'PY'
-import sys
-data = open(sys.argv[1], "rb").read()
-assert data[:4] == b"OKAY", data[:40]
-body = data[4:]
-frames = []
-while body:
-    n = int(body[:4], 16)
-    frames.append(body[4:4 + n])
-    assert len(body) >= 4 + n, "short frame"
-    body = body[4 + n:]
-def varint(b, i):
-    v = s = 0
-    while True:
-        c = b[i]; i += 1; v |= (c & 0x7f) << s; s += 7
-        if c < 0x80: return v, i
-def fields(b):
-    out, i = [], 0
-    while i < len(b):
-        tag, i = varint(b, i)
-        num, wire = tag >> 3, tag & 7
-        if wire == 0:
-            v, i = varint(b, i); out.append((num, v))
-        elif wire == 2:
-            n, i = varint(b, i); out.append((num, b[i:i + n])); i += n
-        else:
-            raise SystemExit("wire type %d" % wire)
-    return out
-for f in frames:
-    print("frame")
-    for num, v in fields(f):
-        if isinstance(v, bytes) and num == 1:  # Devices.device: a nested Device
-            print("%d={%s}" % (num, " ".join("%d=%s" % (n, w.decode() if isinstance(w, bytes) else w) for n, w in fields(v))))
-        else:
-            print("%d=%s" % (num, v.decode() if isinstance(v, bytes) else v))
-PY
-}
 
 t_check "host:server-status: AdbServerStatus with what applies to adbc's server"
 C a host:server-status

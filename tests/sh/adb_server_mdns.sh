@@ -8,8 +8,9 @@
 # Debian's adb (29) through the server lists it under adb's serial
 # ("INSTANCE._adb-tls-connect._tcp") and runs a shell on it; a plain
 # _adb._tcp device announced beside it is not connected by default, and is
-# with ADB_MDNS_AUTO_CONNECT=adb,adb-tls-connect; ADB_MDNS=0 adds none; when
-# the announcement ends the device leaves the list.
+# with ADB_MDNS_AUTO_CONNECT=adb,adb-tls-connect; ADB_MDNS=0 adds none (and
+# host:server-status says mDNS is off); when the announcement ends the
+# device leaves the list.
 set -u
 if [ -z "${ADBC_IN_NETNS:-}" ]; then
     if [ "$(id -u)" != 0 ] || ! unshare -n -m true 2>/dev/null; then
@@ -20,7 +21,8 @@ if [ -z "${ADBC_IN_NETNS:-}" ]; then
 fi
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 . "$(dirname "${BASH_SOURCE[0]}")/lib_avahi.sh"
-for c in avahi-daemon ip nsenter; do
+. "$(dirname "${BASH_SOURCE[0]}")/lib_pb.sh"
+for c in avahi-daemon ip nsenter python3; do
     command -v $c > /dev/null || { echo "SKIP: $c not installed (scripts/packages.txt)"; exit 77; }
 done
 t_need_adb
@@ -84,6 +86,9 @@ B "$P" devices -l | grep -q "^${TLSDEV} .*model:Mdns_Phone" ||
 t_check "ADB_MDNS=0: no device added (its server started first, so it had as long)"
 [ -z "$(B "$P0" devices | tail -n +2 | grep .)" ] || t_fail "ADB_MDNS=0 listed: $(B "$P0" devices)"
 grep -q "_adb" "$T_TMP/serve0.log" && t_fail "ADB_MDNS=0 tried mDNS devices: $(cat "$T_TMP/serve0.log")"
+# host:server-status's mdns_enabled (field 12) says so, as adb's server's does.
+[ "$(status_field "$P0" 12)" = 0 ] || t_fail "ADB_MDNS=0: server-status mdns_enabled not 0"
+[ "$(status_field "$P" 12)" = 1 ] || t_fail "server-status mdns_enabled not 1"
 kill "$P0PID"
 
 t_check "a plain _adb._tcp device is not connected by default (adb's ADB_MDNS_AUTO_CONNECT)"

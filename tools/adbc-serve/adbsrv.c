@@ -653,7 +653,8 @@ static void server_status(int fd)
     const char *t = getenv("ADB_TRACE");
     st.trace_level = t ? t : "";
     st.burst_mode = strstr(ADBC_HOST_FEATURES, "delayed_ack") != NULL && !srv->no_burst;
-    st.mdns_enabled = 1;
+    const char *m = getenv("ADB_MDNS"); /* adbscan.c browses nothing with ADB_MDNS=0 */
+    st.mdns_enabled = !(m && strcmp(m, "0") == 0);
     adbc_keyring *ring = NULL;
     const adbc_key *key = NULL;
     if (adbc_keyring_load_default(&ring, 0) == 0 && adbc_keyring_count(ring) > 0)
