@@ -248,6 +248,19 @@ A "check out"
 expect_rc 0 "press enter, ordinary change"
 [ "$(inputs)" = "input keyevent 66" ] || t_fail "the device got: $(inputs); $(cat "$ERR")"
 
+t_check "tools the agent is not given (batch, tap_xy, tap_grid, double_tap, drag, uninstall_app): refused, nothing sent"
+for call in 'batch {"acts":[{"action":"tap","ref":1},{"action":"tap","ref":1}]}' 'tap_xy {"x":540,"y":200}' \
+    'tap_grid {"cell":"E2"}' 'double_tap {"ref":1}' 'drag {"from":{"x":540,"y":200},"to":{"x":540,"y":900}}' \
+    'uninstall_app {"package":"com.example.notes"}'; do
+    reset home
+    model "{\"turns\":[{\"answer\":{\"tool\":\"${call%% *}\",\"args\":${call#* }}},{\"answer\":{\"tool\":\"done\",\"args\":{\"answer\":\"x\"}}}]}"
+    A "go on"
+    expect_rc 0 "${call%% *}"
+    [ -z "$(inputs)" ] || t_fail "${call%% *} reached the device: $(inputs)"
+    ! grep -q 'pm uninstall\|cmd package uninstall' "$ctl/calls" 2> /dev/null || t_fail "${call%% *}: $(cat "$ctl/calls")"
+    grep -q "\(there is no tool '\|called \"\)${call%% *}\('\|\", which is not one of the tools offered\)" "$OUT" || t_fail "${call%% *}: no refusal shown: $(cat "$OUT")"
+done
+
 t_check "press: Android's key names (KEYCODE_5 is the digit); keys that act by themselves refused"
 reset home
 model '{"turns":[{"answer":{"tool":"press","args":{"key":"KEYCODE_5"}}},{"answer":{"tool":"press","args":{"key":"enter"}}},{"answer":{"tool":"done","args":{"answer":"typed"}}}]}'
