@@ -602,6 +602,12 @@ async function mdnsAllowlist() {
     !new RegExp(`^${EMUNAME}.*kind:emulator`, 'm').test(text(r)), 'it is listed, never as an emulator', text(r));
   check(calls('mdns_emuname') === '', 'nothing reached it', '');
   await c.close();
+  // The documented name as -s: the phone on both services is found by it.
+  const cb = await connect(['--config', cfg, '-s', BOTH], 'mdns-both-s');
+  calls('mdns_both');
+  r = await call(cb, 'tap_xy', { x: 6, y: 6 });
+  check(!r.isError && calls('mdns_both') === 'cmd input tap 6 6', '-s INSTANCE._adb-tls-connect._tcp reaches the phone on both services', text(r));
+  await cb.close();
   const c1 = await connect(['--config', cfg, '-s', EMUNAME], 'mdns-emuname-s');
   r = await call(c1, 'tap_xy', { x: 2, y: 2 });
   check(r.isError && /physical device/.test(text(r)) && !calls('mdns_emuname').includes('input'),
