@@ -100,6 +100,9 @@ static const adbc_ui_ref *element(ops_ctx *c, const ops_act *a, adbc_act_opts *o
         if (ops_select(&ref, &c->tier, *c->last, &a->sel, &c->err) < 0)
             return NULL;
         o->verify = 0; /* it was found in the dump just taken */
+        /* That dump replaced (and freed) the snapshot ops_act_opts took
+         * its table from: the act's table is the new one. */
+        o->refs = adbc_ui_snap_refs(*c->last);
         const adbc_ui_ref *r = adbc_ui_reftab_get(adbc_ui_snap_refs(*c->last), ref);
         char why[512] = "";
         if (c->check && c->check(c->check_user, *c->last, r, why, sizeof why) != 0) {
