@@ -150,6 +150,28 @@ TEST(safety_evasions_stop)
                                               "[0,4][9,6]"))), 1);
     CHECK_EQ_INT(stops(NULL, 0, SCREEN(BUTTON("\xef\xbc\xa2\xef\xbc\xb5\xef\xbc\xb9",
                                               "[0,4][9,6]"))), 1);
+    /* NFKC forms and look-alikes the check folds from the generated table
+     * (scripts/gen-safety-fold): letterlike and double-struck letters,
+     * superscripts, small capitals, Greek capitals, Cherokee and Lisu
+     * letters, squared letters, halfwidth katakana */
+    static const char *const alike[] = {
+        "\xe2\x84\x99\xf0\x9d\x95\x92\xf0\x9d\x95\xaa",  /* ℙ𝕒𝕪 */
+        "\xe1\xb5\x96\xe1\xb5\x83\xca\xb8",                  /* ᵖᵃʸ */
+        "\xe1\xb4\x98\xe1\xb4\x80\xca\x8f",                  /* ᴘᴀʏ */
+        "\xca\x99\xe1\xb4\x9c\xca\x8f \xc9\xb4\xe1\xb4\x8f\xe1\xb4\xa1", /* ʙᴜʏ ɴᴏᴡ */
+        "\xce\xa1\xce\x91\xce\xa5",                            /* ΡΑΥ (Greek) */
+        "\xe1\x8f\xa2\xe1\x8e\xaa\x59",                       /* ᏢᎪY (Cherokee) */
+        "\xea\x93\x91\xea\x93\xae\xea\x93\xac",             /* ꓑꓮꓬ (Lisu) */
+        "\xf0\x9f\x84\xbf\xf0\x9f\x84\xb0\xf0\x9f\x85\x88", /* 🄿🄰🅈 */
+        "\xef\xbe\x9a\xef\xbd\xbc\xef\xbe\x9e\xe3\x81\xab\xe9\x80\xb2\xe3\x82\x80", /* ﾚｼﾞに進む */
+    };
+    for (size_t i = 0; i < sizeof alike / sizeof alike[0]; i++) {
+        char full[1024];
+        snprintf(full, sizeof full, SCREEN(BUTTON("%s", "[0,4][9,6]")), alike[i]);
+        if (stops(NULL, 0, full) != 1)
+            fprintf(stderr, "look-alike %zu does not stop: %s\n", i, alike[i]);
+        CHECK_EQ_INT(stops(NULL, 0, full), 1);
+    }
     /* a phrase split over two nodes */
     CHECK_EQ_INT(stops(NULL, 0, SCREEN(TEXT("Place", "[0,400][500,600]")
                                        TEXT("order", "[500,400][1080,600]"))), 1);

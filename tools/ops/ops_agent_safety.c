@@ -6,9 +6,11 @@
  * The check reads what a person sees: the text and content-desc of every
  * node of the dump (adbc_ui_snap_node), not the snapshot text (which
  * escapes, prunes and prints its own syntax). Each string is normalised
- * (agent_norm): NFKC-like folding of the forms that look alike (fullwidth,
- * mathematical and circled letters, ligatures, accents, and the Cyrillic
- * and Greek letters that look Latin), case folded, invisible characters
+ * (agent_norm): the forms that look alike folded (fullwidth, mathematical
+ * and circled letters, ligatures, accents, and the Cyrillic and Greek
+ * letters that look Latin by the rules in fold; every other code point by
+ * its NFKC form or its ASCII confusable from the generated table,
+ * ops_agent_fold.inc), case folded, invisible characters
  * (zero-width, soft hyphen, bidi marks, other controls) removed, and every
  * run of blanks (tab, newline, no-break space, ...) one space. A window's
  * nodes are then read together in document order, one space between two
@@ -39,6 +41,10 @@
 #include <string.h>
 
 #include "adbc/ui.h"
+
+/* fold_cp, fold_off, fold_pool: NFKC forms and ASCII look-alikes
+ * (scripts/gen-safety-fold). */
+#include "ops_agent_fold.inc"
 
 /* Sources: docs/agent.md, "Safety", names where each comes from. */
 const char *const ops_agent_safety_default[] = {
@@ -177,7 +183,33 @@ static size_t utf8_put(char *o, uint32_t c)
 /* Around each node's own text in screen.alone (no text holds it: controls
  * are taken out). */
 #define ALONE '\x02'
+static size_t fold_at(uint32_t c, char *out, int depth);
 static size_t fold(uint32_t c, char *out)
+{
+    return fold_at(c, out, 0);
+}
+
+/* The generated table's text for c (NFKC, or the ASCII letter c looks
+ * like), NULL when c is not in it. */
+static const char *fold_table(uint32_t c)
+{
+    size_t lo = 0, hi = sizeof fold_cp / sizeof fold_cp[0];
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (fold_cp[mid] == c)
+            return fold_pool + fold_off[mid];
+        if (fold_cp[mid] < c)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+/* out holds FOLD_MAX bytes: the table's text is at most 12 bytes, each of
+ * its code points folding to at most 4. */
+#define FOLD_MAX 64
+static size_t fold_at(uint32_t c, char *out, int depth)
 {
     /* Latin-1 letters U+00C0..U+00FF without their marks. */
     static const char latin1[] = "aaaaaaaceeeeiiiidnooooo*ouuuuyts"  /* C0..DF (D7 x, DF ss) */
@@ -268,8 +300,14 @@ static size_t fold(uint32_t c, char *out)
         return out[0] = 'q', 1;
     if (c == 0x51D)
         return out[0] = 'w', 1;
-    if (c >= 0x391 && c <= 0x3A9)
-        c += 0x20; /* Greek capitals */
+    if (c >= 0x391 && c <= 0x3A9) {
+        /* Greek capitals fold to the Latin capital they look like (H, M, N,
+         * Y, Z: not what their small letters look like), else as small. */
+        static const char grkcap[] = "ab..ezh.ik.mn.o.p..ty.x..";
+        if (grkcap[c - 0x391] != '.')
+            return out[0] = grkcap[c - 0x391], 1;
+        c += 0x20;
+    }
     if (c == 0x386 || c == 0x3AC)
         c = 0x3B1;
     if (c == 0x388 || c == 0x3AD)
@@ -285,7 +323,7 @@ static size_t fold(uint32_t c, char *out)
     if (c >= 0x3B1 && c <= 0x3C9 && grk[c - 0x3B1] != '.')
         return out[0] = grk[c - 0x3B1], 1;
     if (c >= 0xFF01 && c <= 0xFF5E)
-        return fold(c - 0xFEE0, out); /* fullwidth ASCII */
+        return fold_at(c - 0xFEE0, out, depth); /* fullwidth ASCII */
     if (c == 0xFFE0)
         c = 0xA2;
     else if (c == 0xFFE1)
@@ -316,6 +354,21 @@ static size_t fold(uint32_t c, char *out)
         return out[0] = '\'', 1;
     if (c == 0x201C || c == 0x201D)
         return out[0] = '"', 1;
+    /* What NFKC makes of it (superscripts, letterlike symbols, halfwidth
+     * katakana, presentation forms, ...) or the ASCII letter it is
+     * confusable with (small capitals, other alphabets' look-alikes),
+     * folded by the rules above. */
+    const char *t = depth ? NULL : fold_table(c);
+    if (t) {
+        size_t n = 0, len = strlen(t);
+        for (size_t i = 0; i < len;) {
+            size_t l;
+            uint32_t u = utf8_get((const unsigned char *)t + i, len - i, &l);
+            i += l;
+            n += fold_at(u, out + n, depth + 1);
+        }
+        return n;
+    }
     return utf8_put(out, c);
 }
 
@@ -368,7 +421,7 @@ static void nb_norm(nbuf *b, const char *s, int gap)
         size_t l;
         uint32_t c = utf8_get(p + i, n - i, &l);
         i += l;
-        char f[8];
+        char f[FOLD_MAX];
         size_t fl = fold(c, f);
         if (fl == 1 && (f[0] == ' ' || f[0] == INVISIBLE)) {
             if (f[0] == INVISIBLE)
