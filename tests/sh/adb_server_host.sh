@@ -14,19 +14,11 @@
 # server over TLS with the key adbc paired: adb 29 has no TLS, so only
 # adbc's server can have made that connection.
 set -u
-if [ -z "${ADBC_IN_NETNS:-}" ]; then
-    if [ "$(id -u)" != 0 ] || ! unshare -n -m true 2>/dev/null; then
-        echo "SKIP: needs root for private network and mount namespaces"
-        exit 77
-    fi
-    ADBC_IN_NETNS=1 exec unshare -n -m bash "$0" "$@"
-fi
+. "$(dirname "${BASH_SOURCE[0]}")/lib_netns.sh"
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 . "$(dirname "${BASH_SOURCE[0]}")/lib_avahi.sh"
 . "$(dirname "${BASH_SOURCE[0]}")/lib_pb.sh"
-for c in avahi-daemon ip nsenter python3; do
-    command -v $c > /dev/null || { echo "SKIP: $c not installed (scripts/packages.txt)"; exit 77; }
-done
+t_need_cmds avahi-daemon ip nsenter python3
 t_need_adb
 SERVE=${ADBC_SERVE:-$ADBC_BUILD_DIR/tools/adbc-serve}
 t_need_built SERVE "adbc-serve needs cJSON and libmicrohttpd"

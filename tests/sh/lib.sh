@@ -342,6 +342,18 @@ t_need_adb()
     exit 77
 }
 
+# t_need_cmds CMD...: skip the test (exit 77) unless every command is
+# installed (scripts/packages.txt lists them).
+t_need_cmds()
+{
+    local c
+    for c in "$@"; do
+        command -v "$c" > /dev/null && continue
+        echo "SKIP: $c not installed (scripts/packages.txt)"
+        exit 77
+    done
+}
+
 # t_built NAME: whether the build has the optional feature NAME (SODIUM,
 # WSLAY, CURL, MCP, SERVE, AGENT, SANITIZE, TSAN, SHARED, MUSL, SCDOC...),
 # read from build-features, the file the configure step writes in the build

@@ -9,17 +9,9 @@
 # only the code. Then a hostile responder (truncated records, pointer loops,
 # 10,000 answers, wrong lengths) takes avahi's place.
 set -u
-if [ -z "${ADBC_IN_NETNS:-}" ]; then
-    if [ "$(id -u)" != 0 ] || ! unshare -n -m true 2>/dev/null; then
-        echo "SKIP: needs root for private network and mount namespaces"
-        exit 77
-    fi
-    ADBC_IN_NETNS=1 exec unshare -n -m bash "$0" "$@"
-fi
+. "$(dirname "${BASH_SOURCE[0]}")/lib_netns.sh"
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-for c in avahi-daemon ip nsenter python3 "$ADB_BIN"; do
-    command -v $c > /dev/null || { echo "SKIP: $c not installed (scripts/packages.txt)"; exit 77; }
-done
+t_need_cmds avahi-daemon ip nsenter python3 "$ADB_BIN"
 t_init
 SNAP=$ADBC_BUILD_DIR/tools/adbc-snap
 [ -x "$SNAP" ] || t_fail "adbc-snap not built: $SNAP"

@@ -16,18 +16,10 @@
 # them as avahi does here, and that Android lets an app's process send and
 # receive multicast on that interface. Only a phone can show that.
 set -u
-if [ -z "${ADBC_IN_NETNS:-}" ]; then
-    if [ "$(id -u)" != 0 ] || ! unshare -n -m true 2>/dev/null; then
-        echo "SKIP: needs root for private network and mount namespaces"
-        exit 77
-    fi
-    ADBC_IN_NETNS=1 exec unshare -n -m bash "$0" "$@"
-fi
+. "$(dirname "${BASH_SOURCE[0]}")/lib_netns.sh"
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 . "$(dirname "${BASH_SOURCE[0]}")/lib_avahi.sh"
-for c in avahi-daemon ip nsenter; do
-    command -v $c > /dev/null || { echo "SKIP: $c not installed (scripts/packages.txt)"; exit 77; }
-done
+t_need_cmds avahi-daemon ip nsenter
 t_init
 SNAP=$ADBC_BUILD_DIR/tools/adbc-snap
 [ -x "$SNAP" ] || t_fail "adbc-snap not built: $SNAP"
