@@ -88,6 +88,12 @@ static int type_on(adbc_cdp *cdp, void *user)
     int rc = adbc_cdp_call(NULL, NULL, cdp, "DOM.focus", params, act_left(j->deadline));
     if (rc == ADBC_EREMOTE)
         rc = stale(j->rec);
+    /* On a kept session the node's object goes in the session's group,
+     * let go of with the objects of its reads (ui_web_on_page); a session of
+     * its own lets go of everything when it closes. */
+    if (rc == 0 && j->kept)
+        snprintf(params, sizeof params, "{\"backendNodeId\":%ld,\"objectGroup\":\"" UI_WEB_GROUP
+                 "\"}", j->node);
     if (rc == 0)
         rc = adbc_cdp_call(&res, NULL, cdp, "DOM.resolveNode", params, act_left(j->deadline));
     char *objid = NULL;
@@ -130,20 +136,6 @@ static int type_on(adbc_cdp *cdp, void *user)
         } else {
             snprintf(p, cap, "{\"text\":%s}", qtext);
             rc = adbc_cdp_call(NULL, NULL, cdp, "Input.insertText", p, act_left(j->deadline));
-            core_free(p);
-        }
-    }
-    /* A kept session lives on: the node's object is let go (a session of
-     * its own lets go of everything when it closes). Typed is typed: a
-     * release that fails changes nothing of that. */
-    if (j->kept && qid) {
-        size_t cap = strlen(qid) + 32;
-        char *p = core_malloc(cap);
-        if (p) {
-            snprintf(p, cap, "{\"objectId\":%s}", qid);
-            int saved = rc;
-            adbc_cdp_call(NULL, NULL, cdp, "Runtime.releaseObject", p, act_left(j->deadline));
-            rc = saved;
             core_free(p);
         }
     }

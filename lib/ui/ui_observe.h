@@ -21,7 +21,11 @@ int ui_snapshot_with(adbc_ui_snap **out, char **side_out, adbc_conn *c, const ad
  * result, or 1 without calling fn when there is no such session or
  * another thread is reading pages on the connection (the caller then opens
  * its own). A session fn failed on with anything but ADBC_EREMOTE (the
- * page answered with an error) is closed: the next read starts cold. */
+ * page answered with an error) is closed: the next read starts cold. fn
+ * puts the objects it asks for in the session's group (UI_WEB_GROUP), which
+ * the session lets go of with the objects of its reads; each call counts
+ * as one object held for a node gone (lib/ui/web.c, WEB_MAX_STALE). */
+#define UI_WEB_GROUP "adbc"
 struct adbc_cdp;
 int ui_web_on_page(adbc_conn *c, const char *sock, const char *pageid,
                    int (*fn)(struct adbc_cdp *cdp, void *user), void *user);

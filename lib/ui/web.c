@@ -1118,6 +1118,8 @@ int ui_web_on_page(adbc_conn *c, const char *sock, const char *pageid,
         rc = fn(ws->cdp, user);
         if (rc < 0 && rc != ADBC_EREMOTE)
             sess_close(ws);
+        else
+            ws->stale++; /* what fn asked for, held in the group */
         break;
     }
     pthread_mutex_unlock(&k->mu);
@@ -1337,7 +1339,7 @@ static int read_tree(wpage *pg, int **order, int *nord, wsess *ws, const char *f
             left += op->a[i].obj != NULL;
         if (rc == 0 && !same && (ws->stale || left)) {
             rc = adbc_cdp_call(NULL, NULL, cdp, "Runtime.releaseObjectGroup",
-                               "{\"objectGroup\":\"adbc\"}", core_remaining(deadline));
+                               "{\"objectGroup\":\"" UI_WEB_GROUP "\"}", core_remaining(deadline));
             ws->stale = 0;
         } else {
             ws->stale += left;
@@ -1357,7 +1359,7 @@ static int read_tree(wpage *pg, int **order, int *nord, wsess *ws, const char *f
         if ((a[i].kind < 0 && !a[i].iframe) || kept++ >= WEB_MAX_KEPT || a[i].obj)
             continue;
         char params[96];
-        snprintf(params, sizeof params, "{\"backendNodeId\":%ld,\"objectGroup\":\"adbc\"}",
+        snprintf(params, sizeof params, "{\"backendNodeId\":%ld,\"objectGroup\":\"" UI_WEB_GROUP "\"}",
                  a[i].backend);
         ids[i] = adbc_cdp_send(cdp, "DOM.resolveNode", params, core_remaining(deadline));
         if (ids[i] < 0)
