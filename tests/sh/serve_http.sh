@@ -388,7 +388,7 @@ kill -9 $victims 2> /dev/null
 wait "${TD_PID[a]}" 2> /dev/null
 wait $MID
 [ "$(cat "$T_TMP/mid.code")" = 502 ] && [ "$(jq -r .error.code "$T_TMP/mid")" = device_gone ] ||
-    t_fail "the call in flight: $(cat "$T_TMP/mid.code") $(cat "$T_TMP/mid")"
+    t_fail "the call in flight: $(cat "$T_TMP/mid.code") $(cat "$T_TMP/mid"); killed: $victims (device ${TD_PID[a]}); adbc-serve's log: $(tail -n 15 "$T_TMP/serve.log")"
 H "/v1/snapshot?device=$A"
 expect 502 device_gone
 H "/v1/snapshot?device=$B"
