@@ -226,6 +226,21 @@ td_start()
     esac
 }
 
+# td_kill NAME: the device dies at once, as a phone pulled away does: its
+# whole process tree (the listener, each connection's process, the commands
+# they run) is sent SIGKILL, parents first. Killed after the command they
+# run, a connection's process could see the command end and close its
+# stream cleanly before it died itself. TD_KILLED holds the pids.
+td_kill()
+{
+    local name=$1
+    _td_tree() { local k; for k in $(ps --ppid "$1" -o pid=); do _td_tree "$k"; done; echo "$1"; }
+    TD_KILLED=$(_td_tree "${TD_PID[$name]}" | tac | tr '\n' ' ')
+    kill -9 $TD_KILLED 2> /dev/null
+    wait "${TD_PID[$name]}" 2> /dev/null
+    unset "TD_PID[$name]"
+}
+
 # td_stop NAME: SIGTERM, wait (60 s: a bound on a hang), and fail if it
 # does not exit cleanly.
 td_stop()

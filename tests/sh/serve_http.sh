@@ -382,13 +382,10 @@ MID=$!
 sleep 0.5
 PORT_A=${TD_PORT[a]}
 # The device and everything it runs (the hanging stand-in among them) die.
-tree() { local c; for c in $(ps --ppid "$1" -o pid=); do tree "$c"; done; echo "$1"; }
-victims=$(tree "${TD_PID[a]}")
-kill -9 $victims 2> /dev/null
-wait "${TD_PID[a]}" 2> /dev/null
+td_kill a
 wait $MID
 [ "$(cat "$T_TMP/mid.code")" = 502 ] && [ "$(jq -r .error.code "$T_TMP/mid")" = device_gone ] ||
-    t_fail "the call in flight: $(cat "$T_TMP/mid.code") $(cat "$T_TMP/mid"); killed: $victims (device ${TD_PID[a]}); adbc-serve's log: $(tail -n 15 "$T_TMP/serve.log")"
+    t_fail "the call in flight: $(cat "$T_TMP/mid.code") $(cat "$T_TMP/mid"); killed: $TD_KILLED; adbc-serve's log: $(tail -n 15 "$T_TMP/serve.log")"
 H "/v1/snapshot?device=$A"
 expect 502 device_gone
 H "/v1/snapshot?device=$B"

@@ -362,12 +362,8 @@ sleep 3.5 # unused for longer than the bound, but the device is there: it stays
 kill -0 "$pid_c" 2> /dev/null || t_fail "the session ended while its device was there: $(cat "$log_c")"
 R "$C" shell "echo still"
 [ "$(cat "$T_TMP/o")" = still ] || t_fail "c through its session: $rc $(cat "$T_TMP/o" "$T_TMP/e")"
-tree() { local k; for k in $(ps --ppid "$1" -o pid=); do tree "$k"; done; echo "$1"; }
-victims=$(tree "${TD_PID[c]}")
 gone_at=$(date +%s%N)
-kill -9 $victims 2> /dev/null
-wait "${TD_PID[c]}" 2> /dev/null
-unset "TD_PID[c]"
+td_kill c
 for ((i = 0; i < 200; i++)); do kill -0 "$pid_c" 2> /dev/null || break; sleep 0.05; done
 took=$((($(date +%s%N) - gone_at) / 1000000))
 kill -0 "$pid_c" 2> /dev/null && t_fail "the session still runs 10 s after its device died"
