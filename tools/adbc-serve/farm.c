@@ -980,7 +980,7 @@ void serve_farm_stop(void)
 
 void serve_farm_end(void)
 {
-    farm_tls_wait(2000);
+    farm_tls_wait(10000);
 }
 
 #endif

@@ -51,8 +51,8 @@ redisReply *farm_cmd(redisContext *c, int argc, const char **argv, char *why, si
  * carries it: the descriptor of its plaintext end for redisConnectFd, or
  * -1 with why. */
 int farm_tls_open(const farm_cfg *c, char *why, size_t cap);
-/* Until every such thread has ended (its hiredis end closed, its TLS state
- * freed), at most ms: a stopping node calls it last. */
+/* Ends every such thread (both of its ends shut down) and waits until each
+ * has freed its TLS state, at most ms: a stopping node calls it last. */
 void farm_tls_wait(int ms);
 /* The scripts (EVAL, no keys: every key is named from the prefix). */
 extern const char farm_lua_submit[], farm_lua_take[], farm_lua_requeue[], farm_lua_renew[],

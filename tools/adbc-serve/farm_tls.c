@@ -10,7 +10,8 @@
  * The thread owns the TLS connection and both of its descriptors; it ends
  * when hiredis closes its end (redisFree) or when Redis closes or breaks
  * the connection, which hiredis then reads as the end of the stream (as
- * from a Redis that restarted). Every wait is bounded: connecting and the
+ * from a Redis that restarted), or when a stopping node shuts both of its
+ * descriptors down (farm_tls_wait). Every wait is bounded: connecting and the
  * handshake by FARM_CONNECT_MS, a write by FARM_IO_MS; an idle connection
  * waits for either side in rounds of a minute. */
 #if defined(ADBC_HAVE_HIREDIS) && defined(ADBC_HAVE_AGENT)
@@ -37,12 +38,15 @@
 
 #include "ops_util.h"
 
-/* The connections' threads still running: a stopping node waits for them
- * (farm_tls_wait), so none is freeing its TLS state as the process exits. */
+/* The connections' threads still running, and those of them not yet
+ * leaving (live): a stopping node ends them (farm_tls_wait), so none is
+ * freeing its TLS state as the process exits. */
 static pthread_mutex_t pumps_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t pumps_cv;
 static pthread_once_t pumps_once = PTHREAD_ONCE_INIT;
 static int pumps;
+struct pump;
+static struct pump *live;
 
 static void pumps_init(void)
 {
@@ -50,6 +54,7 @@ static void pumps_init(void)
 }
 
 typedef struct pump {
+    struct pump *next; /* in live, under pumps_mu */
     SSL_CTX *ctx;
     SSL *ssl;
     int tcp;   /* to Redis, non-blocking */
@@ -163,8 +168,20 @@ static void *pump_run(void *arg)
             break; /* Redis closed the connection, or it broke */
     }
 out:
+    /* Off the live list before its descriptors close, so farm_tls_wait
+     * never shuts down a descriptor number that is already someone else's. */
+    pthread_mutex_lock(&pumps_mu);
+    for (pump **q = &live; *q; q = &(*q)->next)
+        if (*q == p) {
+            *q = p->next;
+            break;
+        }
+    pthread_mutex_unlock(&pumps_mu);
     SSL_shutdown(p->ssl); /* a close_notify if the socket takes it now; no wait */
     pump_free(p);
+    /* This thread's OpenSSL state (its error queue) now, not in a key
+     * destructor after the count below said the thread was done. */
+    OPENSSL_thread_stop();
     pthread_mutex_lock(&pumps_mu);
     pumps--;
     pthread_cond_broadcast(&pumps_cv);
@@ -177,6 +194,13 @@ void farm_tls_wait(int ms)
     pthread_once(&pumps_once, pumps_init);
     int64_t deadline = ops_now_ms() + ms;
     pthread_mutex_lock(&pumps_mu);
+    /* Both ends shut: the thread's poll, read or write returns at once and
+     * it ends, whatever hiredis or Redis still hold open; what is left is
+     * only the thread being scheduled, which ms bounds on a busy machine. */
+    for (pump *p = live; p; p = p->next) {
+        shutdown(p->plain, SHUT_RDWR);
+        shutdown(p->tcp, SHUT_RDWR);
+    }
     while (pumps > 0 && ops_cond_wait_until(&pumps_cv, &pumps_mu, deadline) != ETIMEDOUT)
         ;
     pthread_mutex_unlock(&pumps_mu);
@@ -320,8 +344,11 @@ int farm_tls_open(const farm_cfg *cf, char *why, size_t cap)
     pthread_once(&pumps_once, pumps_init);
     pthread_mutex_lock(&pumps_mu);
     int tr = pthread_create(&t, &at, pump_run, p);
-    if (tr == 0)
+    if (tr == 0) {
         pumps++;
+        p->next = live;
+        live = p;
+    }
     pthread_mutex_unlock(&pumps_mu);
     pthread_attr_destroy(&at);
     if (tr != 0) {
