@@ -286,6 +286,54 @@ else
     echo "adbc-serve or curl missing: observe not checked" >&2
 fi
 
+t_check "adbc-mcp: the screen after an act on a web ref reads the page too"
+MCP=${ADBC_MCP:-$ADBC_BUILD_DIR/tools/adbc-mcp}
+if t_built MCP; then
+    # A snapshot with the page (its refs are what the tap takes), then a tap
+    # on the page's button without asking for the page: the screen returned
+    # after it must read the page anyway. Each call is sent once the one
+    # before it was answered (the server runs calls side by side).
+    mkdir -p "$T_TMP/home"
+    printf '[device]\nallowlist = ["%s"]\n' "$DEV" > "$T_TMP/mcp.toml"
+    HOME=$T_TMP/home timeout 120 python3 - "$MCP" "$T_TMP/mcp.toml" "$DEV" > "$OUT" 2> "$T_TMP/mcp.err" << 'PY' ||
+import json, subprocess, sys
+mcp = subprocess.Popen([sys.argv[1], "--config", sys.argv[2], "--no-usb", "-t", sys.argv[3],
+                        "-s", sys.argv[3]], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+def call(i, method, params):
+    mcp.stdin.write(json.dumps({"jsonrpc": "2.0", "id": i, "method": method, "params": params}) + "\n")
+    mcp.stdin.flush()
+    for line in mcp.stdout:
+        m = json.loads(line)
+        if m.get("id") == i:
+            return m["result"]
+    sys.exit("adbc-mcp ended before answering call %d" % i)
+call(1, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                       "clientInfo": {"name": "t", "version": "1"}})
+mcp.stdin.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+snap = call(2, "tools/call", {"name": "snapshot", "arguments": {"web": True, "web_budget_ms": 20000}})
+tap = call(3, "tools/call", {"name": "tap", "arguments": {"ref": 3}})
+mcp.stdin.close()
+mcp.wait()
+json.dump({"snapshot": snap, "tap": tap}, sys.stdout)
+PY
+        t_fail "adbc-mcp: $(cat "$T_TMP/mcp.err")"
+    python3 - "$OUT" << 'PY' || t_fail "adbc-mcp, tap on web ref 3: $(head -c 1500 "$OUT") $(cat "$T_TMP/mcp.err")"
+import json, sys
+r = json.load(open(sys.argv[1]))
+snap, tap = r["snapshot"], r["tap"]
+assert not snap.get("isError") and 'Button [ref=3] "Go"' in snap["content"][0]["text"], snap
+assert not tap.get("isError"), tap
+text = "\n".join(c["text"] for c in tap["content"] if c["type"] == "text")
+# The screen after the act, less the line saying what was done (which may
+# name the element): the page's nodes, or (on a machine too busy for the
+# default budget) the note saying the page was tried; not the bare box.
+after = text[text.index("after:"):]
+assert '"Go"' in after or "web content not read" in after, text
+PY
+else
+    echo "adbc-mcp missing: its screen after a web act not checked" >&2
+fi
+
 t_check "a hung DevTools socket costs at most its budget and leaves the WebView as a box with a note"
 kill "$RELAY"
 wait "$RELAY" 2> /dev/null
