@@ -9,7 +9,8 @@
 # ("INSTANCE._adb-tls-connect._tcp") and runs a shell on it; a plain
 # _adb._tcp device announced beside it is not connected by default, and is
 # with ADB_MDNS_AUTO_CONNECT=adb,adb-tls-connect; ADB_MDNS=0 adds none (and
-# host:server-status says mDNS is off); when the announcement ends the
+# host:server-status says mDNS is off, host:mdns:check answers adb's
+# "discovery disabled", host:mdns:services lists nothing); when the announcement ends the
 # device leaves the list.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib_netns.sh"
@@ -81,6 +82,21 @@ grep -q "_adb" "$T_TMP/serve0.log" && t_fail "ADB_MDNS=0 tried mDNS devices: $(c
 # host:server-status's mdns_enabled (field 12) says so, as adb's server's does.
 [ "$(status_field "$P0" 12)" = 0 ] || t_fail "ADB_MDNS=0: server-status mdns_enabled not 0"
 [ "$(status_field "$P" 12)" = 1 ] || t_fail "server-status mdns_enabled not 1"
+
+t_check "ADB_MDNS=0: host:mdns:check and host:mdns:services answer as adb's server with mDNS off"
+# adb's server never starts its discovery: check says so, services lists
+# nothing, though both devices are announced (the server beside lists them).
+R() { timeout 60 python3 "$ADBC_SOURCE_DIR/tests/sh/hostproto_client.py" --timeout 40 "$@"; }
+R "$P0" host:mdns:check > "$T_TMP/check0" || t_fail "host:mdns:check: no answer"
+printf 'OKAY%04x%s' 30 "ERROR: mdns discovery disabled" | cmp -s - "$T_TMP/check0" ||
+    t_fail "mdns:check with ADB_MDNS=0: '$(cat -v "$T_TMP/check0")'"
+R "$P0" host:mdns:services > "$T_TMP/services0" || t_fail "host:mdns:services: no answer"
+[ "$(cat "$T_TMP/services0")" = OKAY0000 ] ||
+    t_fail "mdns:services with ADB_MDNS=0: '$(cat -v "$T_TMP/services0")'"
+R "$P" host:mdns:services > "$T_TMP/services1" || t_fail "host:mdns:services: no answer"
+grep -q "adb-MDNSDEV1-aBcDeF" "$T_TMP/services1" ||
+    t_fail "with mDNS on, the announced device is not in mdns:services: '$(cat -v "$T_TMP/services1")'"
+grep -q "mdns" "$T_TMP/serve0.log" || t_fail "the requests reached no adbc server: $(cat "$T_TMP/serve0.log")"
 kill "$P0PID"
 
 t_check "a plain _adb._tcp device is not connected by default (adb's ADB_MDNS_AUTO_CONNECT)"

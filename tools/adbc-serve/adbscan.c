@@ -24,6 +24,7 @@
  * server's connection's. One thread; it connects a new device itself, each
  * connect bounded by the server's --connect-timeout. */
 #include "serve.h"
+#include "ops_hostproto.h"
 
 #include <stdatomic.h>
 #include <stdio.h>
@@ -67,8 +68,7 @@ static int nfound;
 static void mdns_choose(void)
 {
     nmdns_services = 0;
-    const char *off = getenv("ADB_MDNS");
-    if (off && strcmp(off, "0") == 0)
+    if (!ops_hp_mdns_enabled())
         return;
     const char *v = getenv("ADB_MDNS_AUTO_CONNECT");
     int tls = 1, plain = 0;

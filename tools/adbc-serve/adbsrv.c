@@ -653,8 +653,7 @@ static void server_status(int fd)
     const char *t = getenv("ADB_TRACE");
     st.trace_level = t ? t : "";
     st.burst_mode = strstr(ADBC_HOST_FEATURES, "delayed_ack") != NULL && !srv->no_burst;
-    const char *m = getenv("ADB_MDNS"); /* adbscan.c browses nothing with ADB_MDNS=0 */
-    st.mdns_enabled = !(m && strcmp(m, "0") == 0);
+    st.mdns_enabled = ops_hp_mdns_enabled(); /* adbscan.c browses nothing without */
     adbc_keyring *ring = NULL;
     const adbc_key *key = NULL;
     if (adbc_keyring_load_default(&ring, 0) == 0 && adbc_keyring_count(ring) > 0)
@@ -735,17 +734,28 @@ static void reconnect_offline(int fd)
     free(out);
 }
 
+/* host:mdns:check. With ADB_MDNS=0 adb's server never starts its
+ * discovery and says so; adbc's does not look either. */
 static void mdns_check(int fd)
 {
+    if (!ops_hp_mdns_enabled()) {
+        okay(fd, OPS_HP_MDNS_OFF_ANSWER);
+        return;
+    }
     char ifs[512], msg[700];
     int n = adbc_mdns_interfaces(ifs, sizeof ifs);
     okay(fd, ops_hp_mdns_check(msg, sizeof msg, ifs, n));
 }
 
 /* host:mdns:services: adb answers from the cache of its running browse;
- * adbc browses now (up to a second), and lists the services resolved. */
+ * adbc browses now (up to a second), and lists the services resolved.
+ * With ADB_MDNS=0 nothing is browsed and the list is empty, as adb's. */
 static void mdns_services(int fd)
 {
+    if (!ops_hp_mdns_enabled()) {
+        okay(fd, "");
+        return;
+    }
     adbc_mdns_opts o;
     adbc_mdns_opts_init(&o);
     adbc_mdns_service *l = NULL;

@@ -362,6 +362,12 @@ const char *ops_hp_mdns_check(char *buf, size_t cap, const char *ifs, int n)
     return buf;
 }
 
+int ops_hp_mdns_enabled(void)
+{
+    const char *v = getenv("ADB_MDNS");
+    return !(v && strcmp(v, "0") == 0);
+}
+
 static void net_safe(char *dst, const char *src)
 {
     for (; *src; src++)

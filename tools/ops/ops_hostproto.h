@@ -84,6 +84,14 @@ size_t ops_hp_bytes(char *out, size_t cap, const void *data, size_t n);
  * (clients test the "ERROR:" start). Written into buf; returns buf. */
 const char *ops_hp_mdns_check(char *buf, size_t cap, const char *ifs, int n);
 
+/* host:mdns:check's answer when mDNS is off (ADB_MDNS=0), adb's words
+ * when its discovery was never started (client/transport_mdns.cpp); then
+ * host:mdns:services lists nothing, as adb's empty cache. */
+#define OPS_HP_MDNS_OFF_ANSWER "ERROR: mdns discovery disabled"
+
+/* adb's ADB_MDNS as its server reads it: mDNS is on unless it is "0". */
+int ops_hp_mdns_enabled(void);
+
 /* One line of host:mdns:services, as adb's server lists a service:
  * "INSTANCE\tSERVICE\tADDR:PORT\n" ([ADDR]:PORT for IPv6), appended to
  * out at *used (kept NUL-terminated). Names come from the network: a
