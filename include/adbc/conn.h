@@ -56,6 +56,13 @@ typedef struct adbc_conn_opts {
      * device's window. A relay to a slow consumer on the device gains
      * nothing from filling adbd's buffers. */
     uint32_t send_ahead;
+    /* delayed_ack: the per-stream receive window instead of window when the
+     * link is local (TCP over loopback, also under TLS: adbc_transport_link);
+     * 0 = window. On loopback a round trip costs microseconds, so a small
+     * window keeps the device as busy as a large one, and a relay that
+     * passes the data on to another local socket keeps every queue short
+     * (docs/adb-server.md measures it). */
+    uint32_t local_window;
 } adbc_conn_opts;
 
 /* Defaults as documented above. */

@@ -5,6 +5,8 @@
  * a pattern, then closes), "sink:" (reads and drops) and refuses the rest. */
 #include "t.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sys/socket.h>
@@ -19,7 +21,7 @@
 
 typedef struct dev_stream {
     uint32_t id;
-    int kind;        /* 1 echo, 2 source, 3 sink */
+    int kind;        /* 1 echo, 2 source, 3 sink, 4 credit (the window the host gave) */
     size_t to_send;  /* source: bytes left */
     size_t sent;
     uint8_t *pending; /* echo: bytes waiting for window */
@@ -33,6 +35,7 @@ typedef struct dev {
     int n;
     _Atomic int stop;
     int accept_key;
+    int tcp;         /* 1: the host reaches it over TCP on 127.0.0.1 (a local link) */
     uint32_t window;
     uint32_t max_payload, version; /* 0: the engine's defaults */
     const char *features;
@@ -72,6 +75,14 @@ static void dpump_stream(dev *d, dev_stream *ds)
         }
         adbc_session_close_stream(d->s, ds->id);
         ds->id = 0;
+    } else if (ds->kind == 4) {
+        /* Nothing sent yet: what may be sent is the host's whole window. */
+        uint8_t w[4];
+        core_wr32(w, (uint32_t)adbc_session_writable(d->s, ds->id));
+        if (adbc_session_write(d->s, ds->id, w, 4) == 4) {
+            adbc_session_close_stream(d->s, ds->id);
+            ds->id = 0;
+        }
     } else if (ds->kind == 1 && ds->plen > 0) {
         ssize_t k = adbc_session_write(d->s, ds->id, ds->pending, ds->plen);
         if (k > 0) {
@@ -97,6 +108,8 @@ static int d_open(void *u, uint32_t id, const char *svc)
         ds->to_send = strtoul(svc + 7, NULL, 10);
     } else if (strncmp(svc, "sink:", 5) == 0)
         ds->kind = 3;
+    else if (strcmp(svc, "credit:") == 0)
+        ds->kind = 4;
     else
         return 1;
     d->n++;
@@ -188,10 +201,32 @@ out:
     return NULL;
 }
 
+/* A connected TCP pair on 127.0.0.1: sv[0] the host's end. */
+static int tcp_pair(int sv[2])
+{
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t al = sizeof a;
+    int l = socket(AF_INET, SOCK_STREAM, 0);
+    if (l < 0)
+        return -1;
+    int rc = -1;
+    if (bind(l, (struct sockaddr *)&a, sizeof a) == 0 && listen(l, 1) == 0 &&
+        getsockname(l, (struct sockaddr *)&a, &al) == 0) {
+        sv[0] = socket(AF_INET, SOCK_STREAM, 0);
+        if (sv[0] >= 0 && connect(sv[0], (struct sockaddr *)&a, sizeof a) == 0 &&
+            (sv[1] = accept(l, NULL, NULL)) >= 0)
+            rc = 0;
+        else if (sv[0] >= 0)
+            close(sv[0]);
+    }
+    close(l);
+    return rc;
+}
+
 static int start_dev(dev *d, int *hostfd)
 {
     int sv[2];
-    if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0)
+    if (d->tcp ? tcp_pair(sv) < 0 : socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0)
         return -1;
     d->fd = sv[1];
     adbc_session_config cfg;
@@ -776,6 +811,43 @@ TEST(sink_takes_arriving_data)
     stop_dev(&d);
 }
 
+/* The window the device is given for a stream it opens (OPEN's arg1).
+ * local_window replaces window on a local link (TCP over loopback) only. */
+static uint32_t credit_of(dev *d, uint32_t window, uint32_t local_window)
+{
+    int hfd;
+    adbc_transport *t;
+    adbc_conn *c = NULL;
+    adbc_stream *s = NULL;
+    uint8_t w[4] = {0};
+    uint32_t got = 0;
+    if (start_dev(d, &hfd) < 0 || adbc_transport_fd(&t, hfd, 1) < 0)
+        return 0;
+    adbc_conn_opts o;
+    adbc_conn_opts_init(&o);
+    o.keys = test_keys();
+    o.auth_timeout_ms = 2000;
+    o.window = window;
+    o.local_window = local_window;
+    if (adbc_conn_open(&c, t, &o) == 0 && adbc_stream_open(&s, c, "credit:", 2000) == 0 &&
+        adbc_stream_read_full(s, w, 4, 5000) == 0)
+        got = core_rd32(w);
+    if (s)
+        adbc_stream_close(s);
+    adbc_conn_close(c);
+    stop_dev(d);
+    return got;
+}
+
+TEST(local_window_applies_to_loopback_links_only)
+{
+    dev unix_dev = {.accept_key = 1}, tcp_dev = {.accept_key = 1, .tcp = 1},
+        tcp_plain = {.accept_key = 1, .tcp = 1};
+    CHECK_EQ_INT(credit_of(&unix_dev, 128 * 1024, 64 * 1024), 128 * 1024);
+    CHECK_EQ_INT(credit_of(&tcp_dev, 128 * 1024, 64 * 1024), 64 * 1024);
+    CHECK_EQ_INT(credit_of(&tcp_plain, 128 * 1024, 0), 128 * 1024);
+}
+
 /* A stream nobody reads must not stall another stream on the same
  * connection: its data waits in its own buffer, bounded by the window. */
 TEST(unread_stream_does_not_stall_others)
@@ -967,6 +1039,7 @@ int main(void)
     RUN(swap_read_reports_end_and_errors);
     RUN(lent_reads_deliver_every_byte);
     RUN(sink_takes_arriving_data);
+    RUN(local_window_applies_to_loopback_links_only);
     RUN(unread_stream_does_not_stall_others);
     RUN(streams_from_many_threads);
     RUN(read_timeout_keeps_stream_usable);

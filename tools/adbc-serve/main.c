@@ -20,7 +20,7 @@ static void usage(FILE *f)
             "                  [--body-max BYTES] [--ready-file FILE] [--idle-exit S]\n"
             "                  [--allow-uninstall PACKAGE]... [--allow-tool NAME]...\n"
             "                  [--control SOCKET] [--adb-server [ADDR]] [--no-http]\n"
-            "                  [--pid-file FILE]\n"
+            "                  [--pid-file FILE] [--local-window BYTES]\n"
             "                  [--model NAME] [--provider openai|anthropic] [--base-url URL]\n"
             "                  [--agent-allow SERIAL]...\n"
             "                  [--farm redis[s]://[USER@]HOST:PORT[/DB] --farm-node NAME\n"
@@ -39,6 +39,9 @@ static void usage(FILE *f)
             "tcp:127.0.0.1:5037 (ANDROID_ADB_SERVER_PORT). It has no authentication.\n"
             "With no -s/-t it holds the devices adbc lists (USB, emulators, remembered\n"
             "TCP devices) as they come and go, as adb's server; the HTTP API then has none.\n"
+            "--local-window BYTES: the receive window of each stream on a device reached\n"
+            "over loopback (an emulator, a local adbd); 0: adbc's default. With\n"
+            "--adb-server it is 524288: short queues make relayed pulls faster.\n"
             "--allow-uninstall PACKAGE: a package the uninstall_app tool may remove.\n"
             "--allow-tool NAME: offer a tool that needs allowing (termux_sms_send,\n"
             "termux_call; Termux:API tools are offered when adbc runs in Termux), or\n"
@@ -110,6 +113,7 @@ int main(int argc, char **argv)
     s.body_max = 1 << 20;
     const char *listen = "127.0.0.1:7737", *token_file = NULL, *ready = NULL;
     const char *control = NULL, *pid_file = NULL, *adbsrv = NULL;
+    long local_window = -1; /* --local-window; -1: the default */
     char adbsrv_buf[300];
     int http = 1;
     for (int i = 1; i < argc; i++) {
@@ -166,6 +170,11 @@ int main(int argc, char **argv)
             if (num(a, v, 0, 10000, &n))
                 return 2;
             s.settle_ms = (int)n;
+            i++;
+        } else if (strcmp(a, "--local-window") == 0) {
+            if (num(a, v, 0, 1L << 30, &n))
+                return 2;
+            local_window = n;
             i++;
         } else if (strcmp(a, "--busy-wait") == 0) {
             if (num(a, v, 0, 600000, &n))
@@ -259,6 +268,9 @@ int main(int argc, char **argv)
      * ADB_BURST_MODE set to anything else (docs/adb-server.md, "How fast"). */
     const char *burst = getenv("ADB_BURST_MODE");
     s.no_burst = adbsrv && burst && strcmp(burst, "1") != 0;
+    /* Relayed pulls from a device on loopback: adbc's 4 MiB per stream only
+     * deepens the queues to the client (docs/adb-server.md, "How fast"). */
+    s.local_window = (uint32_t)(local_window >= 0 ? local_window : adbsrv ? SERVE_RELAY_LOCAL_WINDOW : 0);
     serve_tasks_init(&s);
     if (ops_tools_init() != 0 || serve_devs_init(&s, names, nnames) != 0)
         return 1;

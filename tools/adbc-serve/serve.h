@@ -34,6 +34,7 @@ typedef struct serve {
     int busy_ms;             /* how long a call waits for a busy device (--busy-wait) */
     int no_burst;            /* --adb-server with ADB_BURST_MODE set and not 1: devices
                                 are connected without delayed_ack, as adb's server */
+    uint32_t local_window;   /* --local-window: adbc_conn_opts.local_window; 0: none */
     int settle_ms;           /* pause after an act before the observation */
     int connect_ms;
     int conn_timeout_s;      /* idle HTTP connection timeout */
@@ -100,6 +101,9 @@ void serve_held_conn_opts(void *user, ops_dev *d, adbc_conn_opts *o);
 char *serve_held_reverse(serve *s, ops_dev *d, const char *service, size_t *len);
 /* Free every forward (s->stopping set). */
 void serve_held_stop(void);
+
+/* --adb-server's default --local-window (docs/adb-server.md, "How fast"). */
+#define SERVE_RELAY_LOCAL_WINDOW (512 * 1024)
 
 /* ---- adbsrv.c: adb's server protocol (--adb-server; docs/adb-server.md) ---- */
 /* Listen on addr in adb's socket syntax (tcp:PORT on loopback,
