@@ -102,7 +102,7 @@ static int unchanged_run(int *rc, adbc_conn *c, const char *frame, const char *c
     const char *pre = act_input_prefix(c, act_left(deadline));
     core_buf b = {0};
     /* frame is "COUNT:BOOT" (ui_frame_valid: hex digits and dashes only). */
-    core_buf_printf(&b, "%scase \"$(" UI_FRAME_COMMAND ")|$(" UI_BOOT_COMMAND ")\" in "
+    core_buf_printf(&b, "%s" UI_BOOT_READ "case \"$(" UI_FRAME_COMMAND ")|$b\" in "
                    "'Result: Parcel(%.8s '*'|%s') %s;; *) echo " CHANGED ";; esac", pre, frame,
                    frame + 9, cmd);
     char *line;

@@ -95,27 +95,31 @@ static int effective(adbc_ui_opts *out, const adbc_ui_opts *in)
 int ui_dump_command(char *cmd, size_t cap, const char *nonce, int attempts, int always_compressed,
                     const char *side)
 {
+    /* Every process the script starts is a fork and an exec on the phone,
+     * most of them in the dump's own time: the good run's are uiautomator,
+     * the `service call`, a `cat` of the XML (and of the side's output)
+     * and one `rm`. The file is removed after a failed run, so the next
+     * run needs no `rm` first (the first run's name is new: the nonce). */
     char start[600] = "", end[128] = "";
     if (side) {
         int k = snprintf(start, sizeof start, "(%s) > \"$f.side\" 2>&1 & ", side);
         if (k < 0 || (size_t)k >= sizeof start)
             return core_fail(ADBC_EINVAL, "dump command does not fit");
-        snprintf(end, sizeof end, "wait; echo \"" MARK "%s side\"; cat \"$f.side\"; "
-                 "rm -f \"$f.side\"; ", nonce);
+        snprintf(end, sizeof end, "wait; echo \"" MARK "%s side\"; cat \"$f.side\"; ", nonce);
     }
     int n = snprintf(cmd, cap,
         "f=${TMPDIR:-/data/local/tmp}/adbc-ui-%s.xml; m=%s; i=0; %s"
-        "while [ $i -lt %d ]; do i=$((i+1)); rm -f \"$f\"; "
+        "while [ $i -lt %d ]; do i=$((i+1)); "
         "o=$(uiautomator dump $m \"$f\" 2>&1); "
         "if [ -s \"$f\" ]; then case $o in *ERROR*) ;; *) "
-        "s=$(" UI_FRAME_COMMAND "); b=$(" UI_BOOT_COMMAND "); %s"
+        "s=$(" UI_FRAME_COMMAND "); " UI_BOOT_READ "%s"
         "echo \"" MARK "%s frame $s|$b\"; "
-        "echo \"" MARK "%s ok $i $m\"; cat \"$f\"; rm -f \"$f\"; exit 0;; esac; fi; "
-        "echo \"" MARK "%s fail $i $m\"; printf '%%s\\n' \"$o\"; "
+        "echo \"" MARK "%s ok $i $m\"; cat \"$f\"; rm -f \"$f\"%s; exit 0;; esac; fi; "
+        "echo \"" MARK "%s fail $i $m\"; printf '%%s\\n' \"$o\"; rm -f \"$f\"; "
         "case $o in *idle*) m=--compressed;; esac; "
-        "done; %srm -f \"$f\"; echo \"" MARK "%s end\"",
-        nonce, always_compressed ? "--compressed" : "", start, attempts, end, nonce, nonce, nonce,
-        side ? "wait; rm -f \"$f.side\"; " : "", nonce);
+        "done; %secho \"" MARK "%s end\"",
+        nonce, always_compressed ? "--compressed" : "", start, attempts, end, nonce, nonce,
+        side ? " \"$f.side\"" : "", nonce, side ? "wait; rm -f \"$f.side\"; " : "", nonce);
     if (n < 0 || (size_t)n >= cap)
         return core_fail(ADBC_EINVAL, "dump command does not fit");
     return 0;

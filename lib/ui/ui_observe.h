@@ -30,11 +30,16 @@ struct adbc_cdp;
 int ui_web_on_page(adbc_conn *c, const char *sock, const char *pageid,
                    int (*fn)(struct adbc_cdp *cdp, void *user), void *user);
 
-/* The device commands whose output makes the frame mark: SurfaceFlinger's
- * page-flip count, and the boot id (SurfaceFlinger counts from 0 again
- * after a restart, so the count alone could meet an old value). */
+/* What makes the frame mark: SurfaceFlinger's page-flip count (a device
+ * command), and the boot id (SurfaceFlinger counts from 0 again after a
+ * restart, so the count alone could meet an old value). UI_BOOT_READ sets
+ * $b to the boot id, or to "" where there is none, with the shell's own
+ * `read`: no process started (it was a `cat` in every dump and every act).
+ * A redirection that fails on a regular built-in does not end the script
+ * (POSIX 2.8.1), and the group's 2>/dev/null keeps its message out of the
+ * output. */
 #define UI_FRAME_COMMAND "service call SurfaceFlinger 1013 2>/dev/null"
-#define UI_BOOT_COMMAND "cat /proc/sys/kernel/random/boot_id 2>/dev/null"
+#define UI_BOOT_READ "b=; { read -r b < /proc/sys/kernel/random/boot_id; } 2>/dev/null; "
 
 /* A frame mark: the count as 8 lowercase hex digits, then ':' and the boot
  * id (up to 36 of [0-9a-f-]; empty when the device did not give it). "" is
