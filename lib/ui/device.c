@@ -97,16 +97,19 @@ int ui_dump_command(char *cmd, size_t cap, const char *nonce, int attempts, int 
 {
     /* Every process the script starts is a fork and an exec on the phone,
      * most of them in the dump's own time: the good run's are uiautomator,
-     * the `service call`, a `cat` of the XML (and of the side's output)
-     * and one `rm`. The file is removed after a failed run, so the next
-     * run needs no `rm` first (the first run's name is new: the nonce). */
-    char start[600] = "", end[128] = "";
+     * the `service call`, a `cat` of the XML and one `rm`. The file is
+     * removed after a failed run, so the next run needs no `rm` first (the
+     * first run's name is new: the nonce). The side prints its marker and
+     * its output itself, straight into the command's output: nothing else
+     * is printed before the script has waited for it. */
+    char start[600] = "";
     if (side) {
-        int k = snprintf(start, sizeof start, "(%s) > \"$f.side\" 2>&1 & ", side);
+        int k = snprintf(start, sizeof start, "(echo \"" MARK "%s side\"; %s) 2>&1 & ", nonce,
+                         side);
         if (k < 0 || (size_t)k >= sizeof start)
             return core_fail(ADBC_EINVAL, "dump command does not fit");
-        snprintf(end, sizeof end, "wait; echo \"" MARK "%s side\"; cat \"$f.side\"; ", nonce);
     }
+    const char *join = side ? "wait; " : "";
     int n = snprintf(cmd, cap,
         "f=${TMPDIR:-/data/local/tmp}/adbc-ui-%s.xml; m=%s; i=0; %s"
         "while [ $i -lt %d ]; do i=$((i+1)); "
@@ -114,12 +117,12 @@ int ui_dump_command(char *cmd, size_t cap, const char *nonce, int attempts, int 
         "if [ -s \"$f\" ]; then case $o in *ERROR*) ;; *) "
         "s=$(" UI_FRAME_COMMAND "); " UI_BOOT_READ "%s"
         "echo \"" MARK "%s frame $s|$b\"; "
-        "echo \"" MARK "%s ok $i $m\"; cat \"$f\"; rm -f \"$f\"%s; exit 0;; esac; fi; "
-        "echo \"" MARK "%s fail $i $m\"; printf '%%s\\n' \"$o\"; rm -f \"$f\"; "
+        "echo \"" MARK "%s ok $i $m\"; cat \"$f\"; rm -f \"$f\"; exit 0;; esac; fi; "
+        "%secho \"" MARK "%s fail $i $m\"; printf '%%s\\n' \"$o\"; rm -f \"$f\"; "
         "case $o in *idle*) m=--compressed;; esac; "
-        "done; %secho \"" MARK "%s end\"",
-        nonce, always_compressed ? "--compressed" : "", start, attempts, end, nonce, nonce,
-        side ? " \"$f.side\"" : "", nonce, side ? "wait; rm -f \"$f.side\"; " : "", nonce);
+        "done; echo \"" MARK "%s end\"",
+        nonce, always_compressed ? "--compressed" : "", start, attempts, join, nonce, nonce, join,
+        nonce, nonce);
     if (n < 0 || (size_t)n >= cap)
         return core_fail(ADBC_EINVAL, "dump command does not fit");
     return 0;
@@ -229,17 +232,22 @@ int ui_dump_split(size_t *xml_off, const char *out, size_t len, const char *nonc
 }
 
 /* What the device said, for an error message: the lines that are not
- * markers, joined by "| ", control characters replaced, cut to fit cap. */
+ * markers, joined by "| ", control characters replaced, cut to fit cap.
+ * The side's output (from its marker to the next) is not the dump's. */
 static void device_said(char *dst, size_t cap, const char *out, size_t len)
 {
     size_t o = 0, at = 0;
-    int cut = 0;
+    int cut = 0, in_side = 0;
     while (at < len && !cut) {
         const char *line = out + at;
         const char *nl = memchr(line, '\n', len - at);
         size_t ll = nl ? (size_t)(nl - line) : len - at;
         at += ll + 1;
-        if (ll == 0 || (ll >= sizeof MARK - 1 && memcmp(line, MARK, sizeof MARK - 1) == 0))
+        if (ll >= sizeof MARK - 1 && memcmp(line, MARK, sizeof MARK - 1) == 0) {
+            in_side = ll >= 5 && memcmp(line + ll - 5, " side", 5) == 0;
+            continue;
+        }
+        if (ll == 0 || in_side)
             continue;
         for (size_t i = (o ? 0 : 2); i < ll + 2; i++) {
             if (o + 4 >= cap) {

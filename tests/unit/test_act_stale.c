@@ -480,6 +480,19 @@ TEST(phone_observe_one_round_trip)
     free(act);
     free(pkg);
     adbc_ui_snap_free(s);
+    /* A dump that fails: the error quotes uiautomator, not the activity
+     * the side printed into the same output. */
+    td_puts(&phone, "uiautomator.conf", "dump=screen.xml\nmode=null-root\n");
+    adbc_ui_opts uo;
+    adbc_ui_opts_init(&uo);
+    uo.attempts = 1;
+    s = (adbc_ui_snap *)1;
+    act = pkg = NULL;
+    CHECK_EQ_INT(adbc_act_observe(&s, &act, &pkg, phone.conn, &uo), ADBC_EREMOTE);
+    CHECK(s == NULL && act == NULL && pkg == NULL);
+    CHECK(strstr(adbc_last_error(), "ERROR: null root node") != NULL);
+    CHECK(strstr(adbc_last_error(), "topResumedActivity") == NULL);
+    td_puts(&phone, "uiautomator.conf", "dump=screen.xml\n");
 }
 
 TEST(teardown)
