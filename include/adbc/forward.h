@@ -67,8 +67,8 @@ typedef struct adbc_forward_event {
 typedef struct adbc_forward_opts {
     size_t size;           /* sizeof the struct as the caller compiled it */
     int open_timeout_ms;     /* opening the device stream / host connection; default 10000 */
-    size_t buffer_size;      /* the most read from a local peer at once (one read buffer per
-                                connection); default 256 KiB */
+    size_t buffer_size;      /* the most read from a local peer at once (straight into the
+                                packet to the device); default 256 KiB */
     unsigned max_connections;/* at once per forward; more wait in the backlog; default 256 */
     int half_close;          /* 1: after the local peer's end of file keep delivering the
                                 device's data until the device closes (for peers that

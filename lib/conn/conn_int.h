@@ -59,6 +59,13 @@ struct adbc_stream {
     long (*sink)(void *user, const uint8_t *p, size_t n);
     void *sink_user;
     int draining;     /* a caller waits for out and the engine's queue to empty */
+    /* conn_stream_write_from waits for the window to open (window_want),
+     * or is filling a packet outside the lock (filling). While it waits,
+     * the reader thread fills packets from the source itself as the window
+     * opens (conn_stream_set_source). */
+    int window_want, filling;
+    long (*source)(void *user, uint8_t *p, size_t cap);
+    void *source_user;
 };
 
 struct adbc_conn {

@@ -8,6 +8,7 @@
  * out at once. So a transfer's round trip (OKAY in, next WRTE out; WRTE in,
  * OKAY out) never waits for another thread to wake. */
 #include "conn/conn_int.h"
+#include "session/session_conn.h"
 
 #include <string.h>
 
@@ -286,6 +287,33 @@ void conn_ack(adbc_conn *c, adbc_stream *st)
         conn_set_error(c, ADBC_ENOMEM, "out of memory acknowledging received data");
 }
 
+/* Lock held: the window of a stream whose writer waits for it opened.
+ * With a source the next packet is filled here, as the stream's waiting
+ * bytes are sent from here: no wake-up of the writer per window update.
+ * The writer is woken when the window is still open after that, when the
+ * source has nothing (to wait for more on its own) or failed (to see
+ * why). */
+static void conn_source(adbc_conn *c, adbc_stream *st)
+{
+    long k = 0;
+    if (st->source && !st->filling) {
+        size_t room = conn_room(c, st), cap = 0;
+        uint8_t *p = room ? session_write_reserve(c->s, st->id, room, &cap) : NULL;
+        if (p) {
+            k = st->source(st->source_user, p, cap);
+            if (session_write_commit(c->s, st->id, p, k > 0 ? (size_t)k : 0) < 0)
+                k = 0;
+        }
+    }
+    if (k > 0 && adbc_session_writable(c->s, st->id) == 0)
+        return; /* the writer still waits: the next window update fills again */
+    st->window_want = 0;
+    if (c->in_batch)
+        c->wake_owed = 1;
+    else
+        pthread_cond_broadcast(&c->cond);
+}
+
 void conn_after_input(adbc_conn *c)
 {
     for (size_t i = 0; i < c->nstreams && !c->status; i++) {
@@ -294,6 +322,8 @@ void conn_after_input(adbc_conn *c)
             conn_pump(c, st);
         if (st->owed > 0)
             conn_ack(c, st);
+        if (st->window_want && st->out_len == 0 && adbc_session_writable(c->s, st->id) > 0)
+            conn_source(c, st);
     }
     conn_kick(c);
 }

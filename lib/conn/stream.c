@@ -4,6 +4,7 @@
  * from the calling thread (send.c) and waits on the condition variable
  * until its deadline. */
 #include "conn/conn_int.h"
+#include "session/session_conn.h"
 
 #include <string.h>
 
@@ -247,6 +248,18 @@ ssize_t conn_stream_read_to(adbc_stream *st, long (*sink)(void *user, const uint
     return rc;
 }
 
+void conn_stream_set_source(adbc_stream *st, long (*source)(void *user, uint8_t *p, size_t cap),
+                            void *user)
+{
+    adbc_conn *c = st->c;
+    if (!c)
+        return;
+    pthread_mutex_lock(&c->mu);
+    st->source = source;
+    st->source_user = user;
+    pthread_mutex_unlock(&c->mu);
+}
+
 void conn_stream_set_sink(adbc_stream *st, long (*sink)(void *user, const uint8_t *p, size_t n),
                           void *user)
 {
@@ -445,6 +458,64 @@ long conn_stream_write_some(adbc_stream *st, const void *buf, size_t len, int ti
             break;
         }
         if (wait_room(c, st, len, deadline) == ADBC_ETIMEDOUT) {
+            rc = core_fail(ADBC_ETIMEDOUT, "the device took no data on this stream for %d ms",
+                           timeout_ms);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&c->mu);
+    return rc;
+}
+
+long conn_stream_write_from(adbc_stream *st, long (*fill)(void *user, uint8_t *p, size_t cap),
+                            void *user, int timeout_ms)
+{
+    adbc_conn *c = st->c;
+    if (!c)
+        return orphaned();
+    int64_t deadline = core_deadline(timeout_ms);
+    long rc;
+    pthread_mutex_lock(&c->mu);
+    for (;;) {
+        if (c->interrupted) {
+            rc = conn_cancelled();
+            break;
+        }
+        if (c->status) {
+            rc = conn_raise(c);
+            break;
+        }
+        if (st->closed) {
+            rc = core_fail(ADBC_ECLOSED, "the device closed the stream");
+            break;
+        }
+        /* Bytes an earlier write left waiting for the window go first. */
+        size_t room = st->out_len ? 0 : conn_room(c, st);
+        size_t cap = 0;
+        uint8_t *p = room ? session_write_reserve(c->s, st->id, room, &cap) : NULL;
+        if (p) {
+            st->filling = 1; /* the reader thread leaves the source alone */
+            pthread_mutex_unlock(&c->mu);
+            long k = fill(user, p, cap);
+            pthread_mutex_lock(&c->mu);
+            st->filling = 0;
+            ssize_t q = session_write_commit(c->s, st->id, p, k > 0 ? (size_t)k : 0);
+            rc = q < 0 ? (long)q : k;
+            if (q > 0)
+                conn_kick(c);
+            break;
+        }
+        if (room && cap == 0 && adbc_session_writable(c->s, st->id) > 0) {
+            rc = ADBC_ENOMEM; /* session_write_reserve said why */
+            break;
+        }
+        /* Wait for the queue to drain (conn_sent) or the window to open
+         * (conn_after_input). */
+        st->window_want = room > 0;
+        int w = room ? conn_wait(c, &c->cond, deadline)
+                     : wait_room(c, st, conn_high_water(c), deadline);
+        st->window_want = 0;
+        if (w == ADBC_ETIMEDOUT) {
             rc = core_fail(ADBC_ETIMEDOUT, "the device took no data on this stream for %d ms",
                            timeout_ms);
             break;

@@ -36,6 +36,8 @@ typedef struct relay {
     _Atomic int stop;     /* end now (teardown or an error on either side) */
     _Atomic int device_eof;
     _Atomic int send_errno; /* a failed send to the local socket */
+    _Atomic int recv_errno; /* a failed read of the local socket */
+    _Atomic int peer_eof;   /* the local peer's end of file was read */
     _Atomic int finished; /* the relay's threads are done; join and free */
     _Atomic uint64_t up, down;
     pthread_mutex_t err_mu; /* err and msg: either thread may fail first */

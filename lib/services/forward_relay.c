@@ -5,9 +5,12 @@
  * "down" thread (stream -> socket) and then moves "up" (socket -> stream).
  * Each direction blocks only on its own receiver: the up thread waits for
  * the stream's window, the down thread for the socket's buffer, while the
- * device's unread data is bounded by the stream window. Up reads into one
- * buffer of opts.buffer_size; down sends straight from the stream's buffer
- * (conn_stream_read_to), so it needs none of its own.
+ * device's unread data is bounded by the stream window. Up reads the socket
+ * straight into the packets that carry the bytes to the device
+ * (conn_stream_write_from), at most opts.buffer_size at once, and only as
+ * far as flow control takes them: the rest waits in the socket, as in adb's
+ * server. Down sends straight from the stream's buffer
+ * (conn_stream_read_to). Neither needs a buffer of its own.
  *
  * Endings:
  *  - the local peer's end of file: what came before it is on the stream;
@@ -148,58 +151,91 @@ static void *down_main(void *arg)
     return NULL;
 }
 
-/* Socket -> stream, in the relay's own thread. */
-static void up_loop(relay *rl, uint8_t *buf, size_t cap)
+/* The up direction's source: read the local socket without blocking
+ * straight into the packet that carries the bytes to the device. Called by
+ * the relay's thread (conn_stream_write_from) and by the connection's
+ * reader thread as the window opens (conn_stream_set_source), never both
+ * at once. 0: nothing to read now, or the peer's end of file (peer_eof);
+ * -1: the socket failed (recv_errno). */
+static long recv_fill(void *user, uint8_t *p, size_t cap)
+{
+    relay *rl = user;
+    if (cap > rl->owner->opts.buffer_size)
+        cap = rl->owner->opts.buffer_size;
+    for (;;) {
+        ssize_t n = recv(rl->fd, p, cap, MSG_DONTWAIT);
+        if (n > 0) {
+            rl->up += (uint64_t)n;
+            return (long)n;
+        }
+        if (n == 0) {
+            rl->peer_eof = 1;
+            return 0;
+        }
+        if (errno == EINTR)
+            continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK)
+            return 0;
+        rl->recv_errno = errno;
+        return -1;
+    }
+}
+
+/* Socket -> stream, in the relay's own thread: read when the stream takes
+ * data (no buffer of our own); wait on the socket only when nothing is
+ * there. */
+static void up_loop(relay *rl)
 {
     int64_t drain_end = -1;
     for (;;) {
         if (rl->stop)
             return;
-        if (rl->device_eof && drain_end < 0)
-            drain_end = core_deadline(DRAIN_MS);
-        if (drain_end >= 0 && core_remaining(drain_end) == 0)
-            return;
-        /* Read first; wait only when nothing is there. */
-        ssize_t n = recv(rl->fd, buf, cap, MSG_DONTWAIT);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            struct pollfd pf = {.fd = rl->fd, .events = POLLIN};
-            poll(&pf, 1, WAKE_MS);
-            continue;
-        }
-        if (n < 0) {
+        if (rl->recv_errno) {
             char m[160];
-            snprintf(m, sizeof m, "the local peer reset the connection: %s", strerror(errno));
+            snprintf(m, sizeof m, "the local peer reset the connection: %s",
+                     strerror(rl->recv_errno));
             relay_fail(rl, ADBC_ECLOSED, m);
             return;
         }
-        if (n == 0) {
+        if (rl->peer_eof) {
             /* With half_close the device side may still answer; without,
              * adb's behaviour: the local end closing ends the stream. */
             if (!rl->owner->opts.half_close)
                 rl->stop = 1;
             return;
         }
-        if (rl->device_eof)
-            continue; /* nowhere to send it: dropped while waiting for the close */
-        size_t off = 0;
-        while (off < (size_t)n && !rl->stop) {
-            long k = conn_stream_write_some(rl->st, buf + off, (size_t)n - off, WAKE_MS);
-            if (k == ADBC_ETIMEDOUT)
-                continue;
-            if (k == ADBC_ECLOSED && rl->device_eof)
-                break;
-            if (k < 0) {
-                if (k == ADBC_ECLOSED)
-                    rl->device_eof = 1; /* the device closed; down delivers the rest */
-                else
-                    relay_fail(rl, (int)k, adbc_last_error());
-                break;
+        if (rl->device_eof) {
+            /* Nowhere to send it: read and drop until the peer closes. */
+            if (drain_end < 0)
+                drain_end = core_deadline(DRAIN_MS);
+            if (core_remaining(drain_end) == 0)
+                return;
+            uint8_t junk[4096];
+            ssize_t n = recv(rl->fd, junk, sizeof junk, MSG_DONTWAIT);
+            if (n == 0)
+                rl->peer_eof = 1;
+            else if (n < 0 && errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK)
+                rl->recv_errno = errno;
+            else if (n < 0 && errno != EINTR) {
+                struct pollfd pf = {.fd = rl->fd, .events = POLLIN};
+                poll(&pf, 1, WAKE_MS);
             }
-            off += (size_t)k;
-            rl->up += (uint64_t)k;
+            continue;
         }
+        long k = conn_stream_write_from(rl->st, recv_fill, rl, WAKE_MS);
+        if (k > 0 || k == ADBC_ETIMEDOUT || (k == -1 && rl->recv_errno))
+            continue;
+        if (k == 0) {
+            if (!rl->peer_eof) { /* nothing there: wait for the peer */
+                struct pollfd pf = {.fd = rl->fd, .events = POLLIN};
+                poll(&pf, 1, WAKE_MS);
+            }
+            continue;
+        }
+        if (k == ADBC_ECLOSED)
+            rl->device_eof = 1; /* the device closed; down delivers the rest */
+        else
+            relay_fail(rl, (int)k, adbc_last_error());
     }
 }
 
@@ -220,18 +256,17 @@ static void *relay_main(void *arg)
     }
     emit(rl, ADBC_FWD_OPENED);
     conn_stream_set_sink(rl->st, send_lent, rl);
-    size_t cap = r->opts.buffer_size;
-    uint8_t *buf = core_malloc(cap);
+    conn_stream_set_source(rl->st, recv_fill, rl);
     pthread_t down;
-    if (!buf || pthread_create(&down, NULL, down_main, rl) != 0) {
+    if (pthread_create(&down, NULL, down_main, rl) != 0) {
         relay_fail(rl, ADBC_ENOMEM, "cannot start a relay thread");
     } else {
-        up_loop(rl, buf, cap);
+        up_loop(rl);
         /* Half-closed by the local peer: the device side still answers. */
         pthread_join(down, NULL);
     }
-    core_free(buf);
     conn_stream_set_sink(rl->st, NULL, NULL); /* before the socket closes */
+    conn_stream_set_source(rl->st, NULL, NULL);
     adbc_stream_close(rl->st);
     rl->st = NULL;
     close(rl->fd);

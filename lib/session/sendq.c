@@ -3,21 +3,12 @@
  * as a header segment and a payload segment. */
 #include "session/session_int.h"
 
+#include <stddef.h>
 #include <string.h>
 
-int sq_push(adbc_session *s, uint32_t cmd, uint32_t arg0, uint32_t arg1,
-                 const uint8_t *data, size_t len)
+/* A packet with room for len payload bytes: a kept one when it fits. */
+static adbc_pkt *sq_alloc(adbc_session *s, size_t len)
 {
-    int control = cmd != ADBC_A_WRTE;
-    if (control && s->qcontrol >= SENDQ_CONTROL_MAX) {
-        char name[5];
-        return session_fail(
-            s, ADBC_EPROTO,
-            "the device misbehaves: it keeps sending packets that need an answer (the last "
-            "one due: %s) while it reads nothing from us; %d answers are waiting to be sent, "
-            "the bound: closing the connection",
-            adbc_command_name(cmd, name), SENDQ_CONTROL_MAX);
-    }
     adbc_pkt *p = NULL;
     if (len >= SENDQ_SPARE_MIN)
         for (int i = 0; i < SENDQ_SPARE && !p; i++)
@@ -28,20 +19,25 @@ int sq_push(adbc_session *s, uint32_t cmd, uint32_t arg0, uint32_t arg1,
     if (!p) {
         p = core_malloc(sizeof *p + len);
         if (!p)
-            return core_fail(ADBC_ENOMEM, "out of memory queueing a %zu-byte packet", len);
+            return NULL;
         p->pcap = len;
     }
     p->next = NULL;
+    return p;
+}
+
+/* Append p, its len payload bytes in place, with its header. */
+static void sq_append(adbc_session *s, adbc_pkt *p, uint32_t cmd, uint32_t arg0, uint32_t arg1,
+                      size_t len)
+{
     p->plen = len;
-    p->control = control;
-    s->qcontrol += (size_t)control;
-    if (len)
-        memcpy(p->payload, data, len);
+    p->control = cmd != ADBC_A_WRTE;
+    s->qcontrol += (size_t)p->control;
     /* CNXN and AUTH always carry the sum (the peer checks them before it
      * knows our version); everything else only for 0x01000000 peers. */
     uint32_t check = 0;
     if (cmd == ADBC_A_CNXN || cmd == ADBC_A_AUTH || s->version < ADBC_VERSION_SKIP_CHECKSUM)
-        check = adbc_payload_sum(data, len);
+        check = adbc_payload_sum(p->payload, len);
     adbc_header_encode(p->hdr, cmd, arg0, arg1, (uint32_t)len, check);
     if (s->qtail)
         s->qtail->next = p;
@@ -49,7 +45,75 @@ int sq_push(adbc_session *s, uint32_t cmd, uint32_t arg0, uint32_t arg1,
         s->qhead = p;
     s->qtail = p;
     s->queued += ADBC_HEADER_SIZE + len;
+}
+
+int sq_push(adbc_session *s, uint32_t cmd, uint32_t arg0, uint32_t arg1,
+                 const uint8_t *data, size_t len)
+{
+    if (cmd != ADBC_A_WRTE && s->qcontrol >= SENDQ_CONTROL_MAX) {
+        char name[5];
+        return session_fail(
+            s, ADBC_EPROTO,
+            "the device misbehaves: it keeps sending packets that need an answer (the last "
+            "one due: %s) while it reads nothing from us; %d answers are waiting to be sent, "
+            "the bound: closing the connection",
+            adbc_command_name(cmd, name), SENDQ_CONTROL_MAX);
+    }
+    adbc_pkt *p = sq_alloc(s, len);
+    if (!p)
+        return core_fail(ADBC_ENOMEM, "out of memory queueing a %zu-byte packet", len);
+    if (len)
+        memcpy(p->payload, data, len);
+    sq_append(s, p, cmd, arg0, arg1, len);
     return 0;
+}
+
+uint8_t *session_write_reserve(adbc_session *s, uint32_t id, size_t max, size_t *cap)
+{
+    *cap = 0;
+    size_t n = adbc_session_writable(s, id);
+    if (n > max)
+        n = max;
+    if (n > s->max_payload)
+        n = s->max_payload;
+    if (n == 0)
+        return NULL;
+    adbc_pkt *p = sq_alloc(s, n);
+    if (!p) {
+        core_fail(ADBC_ENOMEM, "out of memory for a %zu-byte packet", n);
+        return NULL;
+    }
+    *cap = n;
+    return p->payload;
+}
+
+ssize_t session_write_commit(adbc_session *s, uint32_t id, uint8_t *buf, size_t n)
+{
+    adbc_pkt *p = (adbc_pkt *)(void *)(buf - offsetof(adbc_pkt, payload));
+    adbc_sstream *st = session_stream_find(s, id);
+    if (!st || st->state != ST_OPEN || s->state != ADBC_SESSION_ONLINE || n == 0) {
+        sq_keep(s, p);
+        return n == 0 ? 0 : core_fail(ADBC_ECLOSED, "stream %u closed before its data was sent", id);
+    }
+    if (n > p->pcap)
+        n = p->pcap;
+    if (p->pcap >= SENDQ_SPARE_MIN && n < p->pcap / 4) {
+        /* Much room, few bytes: a packet of their size goes in the queue
+         * and the large one stays for the next read. */
+        adbc_pkt *q = core_malloc(sizeof *q + n);
+        if (!q) {
+            sq_keep(s, p);
+            return core_fail(ADBC_ENOMEM, "out of memory queueing a %zu-byte packet", n);
+        }
+        q->next = NULL;
+        q->pcap = n;
+        memcpy(q->payload, p->payload, n);
+        sq_keep(s, p);
+        p = q;
+    }
+    sq_append(s, p, ADBC_A_WRTE, st->local, st->remote, n);
+    session_wrote(s, st, n);
+    return (ssize_t)n;
 }
 
 size_t adbc_session_next_send(const uint8_t **data, adbc_session *s)
@@ -96,8 +160,8 @@ int adbc_session_peek_send(adbc_session *s, struct iovec *iov, int max)
     return n;
 }
 
-/* Keep a sent packet for reuse in place of the smallest spare, or free it. */
-static void keep_spare(adbc_session *s, adbc_pkt *p)
+/* Keep a packet for reuse in place of the smallest spare, or free it. */
+void sq_keep(adbc_session *s, adbc_pkt *p)
 {
     if (p->pcap >= SENDQ_SPARE_MIN) {
         int k = 0;
@@ -136,7 +200,7 @@ void adbc_session_sent(adbc_session *s, size_t n)
         if (!s->qhead)
             s->qtail = NULL;
         s->qcontrol -= (size_t)p->control;
-        keep_spare(s, p);
+        sq_keep(s, p);
     }
 }
 

@@ -8,6 +8,7 @@
 #include "adbc/session.h"
 #include "adbc/auth.h"
 #include "core/internal.h"
+#include "session/session_conn.h"
 
 /* One queued packet: header and payload go out as two segments. */
 typedef struct adbc_pkt {
@@ -110,6 +111,10 @@ struct adbc_session {
 int sq_push(adbc_session *s, uint32_t cmd, uint32_t arg0, uint32_t arg1,
                  const uint8_t *data, size_t len);
 void sq_free_all(adbc_session *s);
+/* Keep a packet no longer queued for reuse, or free it. */
+void sq_keep(adbc_session *s, adbc_pkt *p);
+/* Flow control's account of n bytes sent as a WRTE on st. */
+void session_wrote(adbc_session *s, adbc_sstream *st, size_t n);
 
 /* Mark the session failed with a message (also the thread's last error). */
 int session_fail(adbc_session *s, int code, const char *fmt, ...) ADBC_PRINTF(3, 4);

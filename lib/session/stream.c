@@ -331,13 +331,18 @@ ssize_t adbc_session_write(adbc_session *s, uint32_t id, const uint8_t *data, si
         if (rc < 0)
             return done ? (ssize_t)done : rc;
         done += chunk;
-        if (s->delayed_ack) {
-            st->credit -= (int64_t)chunk;
-            st->inflight += (int64_t)chunk;
-        } else
-            st->ready = 0;
+        session_wrote(s, st, chunk);
     }
     return (ssize_t)done;
+}
+
+void session_wrote(adbc_session *s, adbc_sstream *st, size_t n)
+{
+    if (s->delayed_ack) {
+        st->credit -= (int64_t)n;
+        st->inflight += (int64_t)n;
+    } else
+        st->ready = 0;
 }
 
 int adbc_session_consume(adbc_session *s, uint32_t id, size_t n)

@@ -36,6 +36,7 @@ transport/fd_int.h devices
 auth/auth_internal.h tls
 auth/auth_internal.h devices
 conn/conn_svc.h services
+session/session_conn.h conn
 conn/conn_svc.h sync
 conn/conn_facts.h act
 conn/conn_facts.h ui

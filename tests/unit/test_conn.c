@@ -6,6 +6,7 @@
 #include "t.h"
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
@@ -848,6 +849,122 @@ TEST(local_window_applies_to_loopback_links_only)
     CHECK_EQ_INT(credit_of(&tcp_plain, 128 * 1024, 0), 128 * 1024);
 }
 
+/* conn_stream_write_from: bytes read from a socket straight into packets
+ * arrive every one, in order, through a window that closes every 64 KiB
+ * (delayed_ack) or after every packet (legacy), with the reader thread
+ * filling packets from the source as the window opens; the fill's own
+ * result (end of file) comes back as it is. */
+typedef struct fill_state {
+    int fd;
+    pthread_t writer;     /* the thread that calls conn_stream_write_from */
+    _Atomic int others;   /* calls from another thread (the reader's) */
+    _Atomic int eof;
+    size_t total;
+} fill_state;
+
+static long sock_fill(void *user, uint8_t *p, size_t cap)
+{
+    fill_state *f = user;
+    if (!pthread_equal(pthread_self(), f->writer))
+        f->others++;
+    ssize_t n = recv(f->fd, p, cap, MSG_DONTWAIT);
+    if (n == 0)
+        f->eof = 1;
+    return n > 0 ? (long)n : n == 0 ? 0 : (errno == EAGAIN ? 0 : -1);
+}
+
+typedef struct pattern_io {
+    int fd;
+    adbc_stream *s;
+    size_t total, got;
+    int bad;
+} pattern_io;
+
+static void *pattern_send(void *arg)
+{
+    pattern_io *w = arg;
+    uint8_t buf[65544];
+    size_t off = 0;
+    while (off < w->total) {
+        /* an 8-byte header, then 64 KiB, as adb's client writes a push */
+        size_t n = (off / 7) % 2 ? 8 : sizeof buf - 8;
+        if (n > w->total - off)
+            n = w->total - off;
+        for (size_t i = 0; i < n; i++)
+            buf[i] = (uint8_t)((off + i) * 13 + 5);
+        ssize_t k = send(w->fd, buf, n, MSG_NOSIGNAL);
+        if (k <= 0)
+            break;
+        off += (size_t)k;
+    }
+    shutdown(w->fd, SHUT_WR);
+    return NULL;
+}
+
+static void *pattern_recv(void *arg)
+{
+    pattern_io *r = arg;
+    uint8_t buf[65536];
+    while (r->got < r->total) {
+        ssize_t n = adbc_stream_read(r->s, buf, sizeof buf, 10000);
+        if (n <= 0)
+            break;
+        for (ssize_t i = 0; i < n; i++)
+            if (buf[i] != (uint8_t)((r->got + (size_t)i) * 13 + 5))
+                r->bad++;
+        r->got += (size_t)n;
+    }
+    return NULL;
+}
+
+static void write_from_round(const char *features, uint32_t window)
+{
+    dev d = {.accept_key = 1, .features = features, .window = window};
+    adbc_conn *c = NULL;
+    CHECK_EQ_INT(connect_to(&d, &c, 0), 0);
+    adbc_stream *s;
+    CHECK_EQ_INT(adbc_stream_open(&s, c, "echo:", 2000), 0);
+    int sv[2];
+    CHECK_EQ_INT(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    const size_t total = 3 * 1024 * 1024 + 11;
+    fill_state f = {.fd = sv[1], .writer = pthread_self(), .total = total};
+    pattern_io w = {.fd = sv[0], .total = total}, r = {.s = s, .total = total};
+    pthread_t wt, rt;
+    pthread_create(&wt, NULL, pattern_send, &w);
+    pthread_create(&rt, NULL, pattern_recv, &r);
+    conn_stream_set_source(s, sock_fill, &f);
+    int errors = 0;
+    for (int i = 0; i < 100000 && !f.eof; i++) { /* bounded: each call waits at most 5 s */
+        long k = conn_stream_write_from(s, sock_fill, &f, 5000);
+        if (k < 0) {
+            errors++;
+            break;
+        } else if (k == 0 && !f.eof) {
+            struct pollfd p = {.fd = sv[1], .events = POLLIN};
+            poll(&p, 1, 1000);
+        }
+    }
+    conn_stream_set_source(s, NULL, NULL);
+    pthread_join(wt, NULL);
+    pthread_join(rt, NULL);
+    CHECK_EQ_INT(errors, 0);
+    CHECK_EQ_INT(f.eof, 1);
+    CHECK_EQ_INT(r.got, total);
+    CHECK_EQ_INT(r.bad, 0);
+    CHECK(f.others > 0); /* the reader thread filled packets too */
+    adbc_stream_close(s);
+    adbc_conn_close(c);
+    stop_dev(&d);
+    close(sv[0]);
+    close(sv[1]);
+}
+
+TEST(write_from_fills_packets_in_place)
+{
+    write_from_round(NULL, 64 * 1024);
+    write_from_round("device::ro.product.model=Old;features=shell_v2", 0);
+}
+
 /* A stream nobody reads must not stall another stream on the same
  * connection: its data waits in its own buffer, bounded by the window. */
 TEST(unread_stream_does_not_stall_others)
@@ -1040,6 +1157,7 @@ int main(void)
     RUN(lent_reads_deliver_every_byte);
     RUN(sink_takes_arriving_data);
     RUN(local_window_applies_to_loopback_links_only);
+    RUN(write_from_fills_packets_in_place);
     RUN(unread_stream_does_not_stall_others);
     RUN(streams_from_many_threads);
     RUN(read_timeout_keeps_stream_usable);
