@@ -63,6 +63,11 @@ typedef struct adbc_conn_opts {
      * passes the data on to another local socket keeps every queue short
      * (docs/adb-server.md measures it). */
     uint32_t local_window;
+    /* delayed_ack: send_ahead on a local link (as local_window); 0 =
+     * send_ahead. adbd lets a host run 32 MiB ahead of what it has passed
+     * on; on loopback that only fills the device's buffers, read cold, and
+     * 1 MiB keeps it as busy (docs/adb-server.md measures it). */
+    uint32_t local_send_ahead;
 } adbc_conn_opts;
 
 /* Defaults as documented above. */

@@ -138,13 +138,15 @@ int adbc_conn_open(adbc_conn **out, adbc_transport *t, const adbc_conn_opts *opt
         cfg.max_payload = c->opts.max_payload;
     if (c->opts.window)
         cfg.window = c->opts.window;
-    if (c->opts.local_window) {
+    cfg.send_ahead = c->opts.send_ahead;
+    if (c->opts.local_window || c->opts.local_send_ahead) {
         adbc_transport_link link;
         adbc_transport_link_get(&link, t);
-        if (link.local)
+        if (link.local && c->opts.local_window)
             cfg.window = c->opts.local_window;
+        if (link.local && c->opts.local_send_ahead)
+            cfg.send_ahead = c->opts.local_send_ahead;
     }
-    cfg.send_ahead = c->opts.send_ahead;
     rc = adbc_session_new(&c->s, &cfg, &conn_callbacks, c);
     if (rc < 0)
         goto fail;

@@ -22,7 +22,8 @@
 
 typedef struct dev_stream {
     uint32_t id;
-    int kind;        /* 1 echo, 2 source, 3 sink, 4 credit (the window the host gave) */
+    int kind;        /* 1 echo, 2 source, 3 sink, 4 credit (the window the host gave),
+                        5 hold (takes data, never consumes it) */
     size_t to_send;  /* source: bytes left */
     size_t sent;
     uint8_t *pending; /* echo: bytes waiting for window */
@@ -44,6 +45,7 @@ typedef struct dev {
     int nrev, rev_done;
     _Atomic int refused;   /* of those, how many the host refused */
     _Atomic int rev_ready; /* and accepted */
+    _Atomic size_t held;   /* bytes "hold:" streams received */
     pthread_t th;
 } dev;
 
@@ -111,6 +113,8 @@ static int d_open(void *u, uint32_t id, const char *svc)
         ds->kind = 3;
     else if (strcmp(svc, "credit:") == 0)
         ds->kind = 4;
+    else if (strcmp(svc, "hold:") == 0)
+        ds->kind = 5;
     else
         return 1;
     d->n++;
@@ -128,6 +132,8 @@ static void d_data(void *u, uint32_t id, const uint8_t *data, size_t len)
         memcpy(ds->pending + ds->plen, data, len);
         ds->plen += len;
         /* consumed (acked) only once echoed: back-pressure end to end */
+    } else if (ds->kind == 5) {
+        d->held += len;
     } else {
         adbc_session_consume(d->s, id, len);
     }
@@ -849,6 +855,49 @@ TEST(local_window_applies_to_loopback_links_only)
     CHECK_EQ_INT(credit_of(&tcp_plain, 128 * 1024, 0), 128 * 1024);
 }
 
+/* What a host sends a stream the device never acknowledges: what it keeps
+ * in flight at most. local_send_ahead replaces send_ahead (here 0: the
+ * device's 512 KiB window) on a local link (TCP over loopback) only. */
+static size_t held_by(dev *d, uint32_t local_send_ahead)
+{
+    int hfd;
+    adbc_transport *t;
+    adbc_conn *c = NULL;
+    adbc_stream *s = NULL;
+    size_t got = 0;
+    d->window = 512 * 1024;
+    if (start_dev(d, &hfd) < 0 || adbc_transport_fd(&t, hfd, 1) < 0)
+        return 0;
+    adbc_conn_opts o;
+    adbc_conn_opts_init(&o);
+    o.keys = test_keys();
+    o.auth_timeout_ms = 2000;
+    o.local_send_ahead = local_send_ahead;
+    static uint8_t buf[4 * 1024 * 1024]; /* more than the queue takes: the write waits */
+    if (adbc_conn_open(&c, t, &o) == 0 && adbc_stream_open(&s, c, "hold:", 2000) == 0 &&
+        adbc_stream_write(s, buf, sizeof buf, 300) == ADBC_ETIMEDOUT) {
+        /* What was sent arrives (bounded); then nothing more may. */
+        for (int i = 0; i < 1000 && d->held < (local_send_ahead ? local_send_ahead : d->window);
+             i++)
+            usleep(10000);
+        usleep(100000);
+        got = d->held;
+    }
+    adbc_conn_close(c); /* first: the stream's close would wait for the window */
+    adbc_stream_close(s);
+    stop_dev(d);
+    return got;
+}
+
+TEST(local_send_ahead_applies_to_loopback_links_only)
+{
+    dev unix_dev = {.accept_key = 1}, tcp_dev = {.accept_key = 1, .tcp = 1},
+        tcp_plain = {.accept_key = 1, .tcp = 1};
+    CHECK_EQ_INT(held_by(&unix_dev, 128 * 1024), 512 * 1024);
+    CHECK_EQ_INT(held_by(&tcp_dev, 128 * 1024), 128 * 1024);
+    CHECK_EQ_INT(held_by(&tcp_plain, 0), 512 * 1024);
+}
+
 /* conn_stream_write_from: bytes read from a socket straight into packets
  * arrive every one, in order, through a window that closes every 64 KiB
  * (delayed_ack) or after every packet (legacy), with the reader thread
@@ -1157,6 +1206,7 @@ int main(void)
     RUN(lent_reads_deliver_every_byte);
     RUN(sink_takes_arriving_data);
     RUN(local_window_applies_to_loopback_links_only);
+    RUN(local_send_ahead_applies_to_loopback_links_only);
     RUN(write_from_fills_packets_in_place);
     RUN(unread_stream_does_not_stall_others);
     RUN(streams_from_many_threads);

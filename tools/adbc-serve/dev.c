@@ -20,7 +20,7 @@ static void conn_close(void *user, ops_dev *d, adbc_conn *c)
 /* ADBC_HOST_FEATURES without delayed_ack, for serve.no_burst. */
 static char no_burst_features[sizeof ADBC_HOST_FEATURES];
 static int no_burst;
-static uint32_t local_window;
+static uint32_t local_window, local_send_ahead;
 
 static void conn_opts(void *user, ops_dev *d, adbc_conn_opts *o)
 {
@@ -28,6 +28,7 @@ static void conn_opts(void *user, ops_dev *d, adbc_conn_opts *o)
     if (no_burst)
         o->features = no_burst_features;
     o->local_window = local_window;
+    o->local_send_ahead = local_send_ahead;
 }
 
 /* The feature list less one name. */
@@ -56,6 +57,7 @@ int serve_devs_init(serve *s, const char *const *names, int n)
     o.on_conn_opts = conn_opts; /* held reverse rules take the device's streams; burst mode */
     no_burst = s->no_burst;
     local_window = s->local_window;
+    local_send_ahead = s->local_send_ahead;
     features_without(no_burst_features, sizeof no_burst_features, ADBC_HOST_FEATURES,
                      "delayed_ack");
     ops_err e;

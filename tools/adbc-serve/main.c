@@ -21,6 +21,7 @@ static void usage(FILE *f)
             "                  [--allow-uninstall PACKAGE]... [--allow-tool NAME]...\n"
             "                  [--control SOCKET] [--adb-server [ADDR]] [--no-http]\n"
             "                  [--pid-file FILE] [--local-window BYTES]\n"
+            "                  [--local-send-ahead BYTES]\n"
             "                  [--model NAME] [--provider openai|anthropic] [--base-url URL]\n"
             "                  [--agent-allow SERIAL]...\n"
             "                  [--farm redis[s]://[USER@]HOST:PORT[/DB] --farm-node NAME\n"
@@ -42,6 +43,9 @@ static void usage(FILE *f)
             "--local-window BYTES: the receive window of each stream on a device reached\n"
             "over loopback (an emulator, a local adbd); 0: adbc's default. With\n"
             "--adb-server it is 524288: short queues make relayed pulls faster.\n"
+            "--local-send-ahead BYTES: the most each stream to such a device keeps sent\n"
+            "and unacknowledged; 0: the device's window. With --adb-server it is\n"
+            "1048576: a relayed push does not fill the device's buffers.\n"
             "--allow-uninstall PACKAGE: a package the uninstall_app tool may remove.\n"
             "--allow-tool NAME: offer a tool that needs allowing (termux_sms_send,\n"
             "termux_call; Termux:API tools are offered when adbc runs in Termux), or\n"
@@ -114,6 +118,7 @@ int main(int argc, char **argv)
     const char *listen = "127.0.0.1:7737", *token_file = NULL, *ready = NULL;
     const char *control = NULL, *pid_file = NULL, *adbsrv = NULL;
     long local_window = -1; /* --local-window; -1: the default */
+    long local_send_ahead = -1; /* --local-send-ahead; -1: the default */
     char adbsrv_buf[300];
     int http = 1;
     for (int i = 1; i < argc; i++) {
@@ -175,6 +180,11 @@ int main(int argc, char **argv)
             if (num(a, v, 0, 1L << 30, &n))
                 return 2;
             local_window = n;
+            i++;
+        } else if (strcmp(a, "--local-send-ahead") == 0) {
+            if (num(a, v, 0, 1L << 30, &n))
+                return 2;
+            local_send_ahead = n;
             i++;
         } else if (strcmp(a, "--busy-wait") == 0) {
             if (num(a, v, 0, 600000, &n))
@@ -271,6 +281,8 @@ int main(int argc, char **argv)
     /* Relayed pulls from a device on loopback: adbc's 4 MiB per stream only
      * deepens the queues to the client (docs/adb-server.md, "How fast"). */
     s.local_window = (uint32_t)(local_window >= 0 ? local_window : adbsrv ? SERVE_RELAY_LOCAL_WINDOW : 0);
+    s.local_send_ahead = (uint32_t)(local_send_ahead >= 0 ? local_send_ahead
+                                    : adbsrv ? SERVE_RELAY_LOCAL_SEND_AHEAD : 0);
     serve_tasks_init(&s);
     if (ops_tools_init() != 0 || serve_devs_init(&s, names, nnames) != 0)
         return 1;

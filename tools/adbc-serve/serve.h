@@ -35,6 +35,7 @@ typedef struct serve {
     int no_burst;            /* --adb-server with ADB_BURST_MODE set and not 1: devices
                                 are connected without delayed_ack, as adb's server */
     uint32_t local_window;   /* --local-window: adbc_conn_opts.local_window; 0: none */
+    uint32_t local_send_ahead; /* --local-send-ahead: adbc_conn_opts.local_send_ahead */
     int settle_ms;           /* pause after an act before the observation */
     int connect_ms;
     int conn_timeout_s;      /* idle HTTP connection timeout */
@@ -104,6 +105,8 @@ void serve_held_stop(void);
 
 /* --adb-server's default --local-window (docs/adb-server.md, "How fast"). */
 #define SERVE_RELAY_LOCAL_WINDOW (512 * 1024)
+/* --adb-server's default --local-send-ahead (docs/adb-server.md, "How fast"). */
+#define SERVE_RELAY_LOCAL_SEND_AHEAD (1024 * 1024)
 
 /* ---- adbsrv.c: adb's server protocol (--adb-server; docs/adb-server.md) ---- */
 /* Listen on addr in adb's socket syntax (tcp:PORT on loopback,
