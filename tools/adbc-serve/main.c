@@ -44,8 +44,7 @@ static void usage(FILE *f)
             "over loopback (an emulator, a local adbd); 0: adbc's default. With\n"
             "--adb-server it is 524288: short queues make relayed pulls faster.\n"
             "--local-send-ahead BYTES: the most each stream to such a device keeps sent\n"
-            "and unacknowledged; 0: the device's window. With --adb-server it is\n"
-            "1048576: a relayed push does not fill the device's buffers.\n"
+            "and unacknowledged; 0 (the default): the device's window.\n"
             "--allow-uninstall PACKAGE: a package the uninstall_app tool may remove.\n"
             "--allow-tool NAME: offer a tool that needs allowing (termux_sms_send,\n"
             "termux_call; Termux:API tools are offered when adbc runs in Termux), or\n"
@@ -281,8 +280,7 @@ int main(int argc, char **argv)
     /* Relayed pulls from a device on loopback: adbc's 4 MiB per stream only
      * deepens the queues to the client (docs/adb-server.md, "How fast"). */
     s.local_window = (uint32_t)(local_window >= 0 ? local_window : adbsrv ? SERVE_RELAY_LOCAL_WINDOW : 0);
-    s.local_send_ahead = (uint32_t)(local_send_ahead >= 0 ? local_send_ahead
-                                    : adbsrv ? SERVE_RELAY_LOCAL_SEND_AHEAD : 0);
+    s.local_send_ahead = (uint32_t)(local_send_ahead >= 0 ? local_send_ahead : 0);
     serve_tasks_init(&s);
     if (ops_tools_init() != 0 || serve_devs_init(&s, names, nnames) != 0)
         return 1;

@@ -105,8 +105,6 @@ void serve_held_stop(void);
 
 /* --adb-server's default --local-window (docs/adb-server.md, "How fast"). */
 #define SERVE_RELAY_LOCAL_WINDOW (512 * 1024)
-/* --adb-server's default --local-send-ahead (docs/adb-server.md, "How fast"). */
-#define SERVE_RELAY_LOCAL_SEND_AHEAD (1024 * 1024)
 
 /* ---- adbsrv.c: adb's server protocol (--adb-server; docs/adb-server.md) ---- */
 /* Listen on addr in adb's socket syntax (tcp:PORT on loopback,
