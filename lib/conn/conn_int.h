@@ -66,6 +66,7 @@ struct adbc_stream {
     int window_want, filling;
     long (*source)(void *user, uint8_t *p, size_t cap);
     void *source_user;
+    size_t source_max;
 };
 
 struct adbc_conn {

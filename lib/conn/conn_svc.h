@@ -50,25 +50,29 @@ long conn_stream_write_some(adbc_stream *st, const void *buf, size_t len, int ti
  * carries it (a read from a socket: no copy in between): waits up to
  * timeout_ms until flow control and the send queue take data, then calls
  * fill without the lock, with room for cap bytes (what the window allows,
- * at most the max payload). fill returns how many it wrote, 0 for none or
+ * at most max and the max payload; a packet holds at least a quarter of
+ * its room, or its bytes are copied into a smaller one, so max should be
+ * what fill reads at most). fill returns how many it wrote, 0 for none or
  * a negative value of its own; that value is returned as it is, unless the
  * bytes could not be queued (ADBC_ECLOSED: the device closed the stream
  * meanwhile). Errors as conn_stream_write_some; ADBC_ETIMEDOUT when flow
  * control took nothing in time (fill was not called). One writer per
  * stream at a time. */
-long conn_stream_write_from(adbc_stream *st, long (*fill)(void *user, uint8_t *p, size_t cap),
-                            void *user, int timeout_ms);
+long conn_stream_write_from(adbc_stream *st, size_t max,
+                            long (*fill)(void *user, uint8_t *p, size_t cap), void *user,
+                            int timeout_ms);
 
 /* While conn_stream_write_from waits for the window, let the connection's
- * reader thread call source(user, p, cap) as fill is called, with the
+ * reader thread call source(user, p, cap) as fill is called (cap at most
+ * max), with the
  * connection's lock held (so it must not block: a nonblocking recv), when
  * the window opens: the next packet goes out without waking the writer.
  * It is never called while fill runs. NULL stops it; after this returns
  * with NULL the source is never called again. What source reports other
  * than data (0, an error of its own) only wakes the writer, whose fill sees
  * it again (a socket's end of file) or learns it from user. */
-void conn_stream_set_source(adbc_stream *st, long (*source)(void *user, uint8_t *p, size_t cap),
-                            void *user);
+void conn_stream_set_source(adbc_stream *st, size_t max,
+                            long (*source)(void *user, uint8_t *p, size_t cap), void *user);
 
 /* The connection's status (adbc_conn_status) and, once it failed, its
  * message copied to msg (len bytes; "" while it works). */

@@ -298,6 +298,8 @@ static void conn_source(adbc_conn *c, adbc_stream *st)
     long k = 0;
     if (st->source && !st->filling) {
         size_t room = conn_room(c, st), cap = 0;
+        if (room > st->source_max)
+            room = st->source_max;
         uint8_t *p = room ? session_write_reserve(c->s, st->id, room, &cap) : NULL;
         if (p) {
             k = st->source(st->source_user, p, cap);

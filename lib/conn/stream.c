@@ -248,8 +248,8 @@ ssize_t conn_stream_read_to(adbc_stream *st, long (*sink)(void *user, const uint
     return rc;
 }
 
-void conn_stream_set_source(adbc_stream *st, long (*source)(void *user, uint8_t *p, size_t cap),
-                            void *user)
+void conn_stream_set_source(adbc_stream *st, size_t max,
+                            long (*source)(void *user, uint8_t *p, size_t cap), void *user)
 {
     adbc_conn *c = st->c;
     if (!c)
@@ -257,6 +257,7 @@ void conn_stream_set_source(adbc_stream *st, long (*source)(void *user, uint8_t 
     pthread_mutex_lock(&c->mu);
     st->source = source;
     st->source_user = user;
+    st->source_max = max;
     pthread_mutex_unlock(&c->mu);
 }
 
@@ -467,8 +468,9 @@ long conn_stream_write_some(adbc_stream *st, const void *buf, size_t len, int ti
     return rc;
 }
 
-long conn_stream_write_from(adbc_stream *st, long (*fill)(void *user, uint8_t *p, size_t cap),
-                            void *user, int timeout_ms)
+long conn_stream_write_from(adbc_stream *st, size_t max,
+                            long (*fill)(void *user, uint8_t *p, size_t cap), void *user,
+                            int timeout_ms)
 {
     adbc_conn *c = st->c;
     if (!c)
@@ -491,6 +493,8 @@ long conn_stream_write_from(adbc_stream *st, long (*fill)(void *user, uint8_t *p
         }
         /* Bytes an earlier write left waiting for the window go first. */
         size_t room = st->out_len ? 0 : conn_room(c, st);
+        if (room > max)
+            room = max;
         size_t cap = 0;
         uint8_t *p = room ? session_write_reserve(c->s, st->id, room, &cap) : NULL;
         if (p) {

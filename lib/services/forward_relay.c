@@ -160,8 +160,6 @@ static void *down_main(void *arg)
 static long recv_fill(void *user, uint8_t *p, size_t cap)
 {
     relay *rl = user;
-    if (cap > rl->owner->opts.buffer_size)
-        cap = rl->owner->opts.buffer_size;
     for (;;) {
         ssize_t n = recv(rl->fd, p, cap, MSG_DONTWAIT);
         if (n > 0) {
@@ -222,7 +220,8 @@ static void up_loop(relay *rl)
             }
             continue;
         }
-        long k = conn_stream_write_from(rl->st, recv_fill, rl, WAKE_MS);
+        long k = conn_stream_write_from(rl->st, rl->owner->opts.buffer_size, recv_fill, rl,
+                                        WAKE_MS);
         if (k > 0 || k == ADBC_ETIMEDOUT || (k == -1 && rl->recv_errno))
             continue;
         if (k == 0) {
@@ -256,7 +255,7 @@ static void *relay_main(void *arg)
     }
     emit(rl, ADBC_FWD_OPENED);
     conn_stream_set_sink(rl->st, send_lent, rl);
-    conn_stream_set_source(rl->st, recv_fill, rl);
+    conn_stream_set_source(rl->st, r->opts.buffer_size, recv_fill, rl);
     pthread_t down;
     if (pthread_create(&down, NULL, down_main, rl) != 0) {
         relay_fail(rl, ADBC_ENOMEM, "cannot start a relay thread");
@@ -266,7 +265,7 @@ static void *relay_main(void *arg)
         pthread_join(down, NULL);
     }
     conn_stream_set_sink(rl->st, NULL, NULL); /* before the socket closes */
-    conn_stream_set_source(rl->st, NULL, NULL);
+    conn_stream_set_source(rl->st, 0, NULL, NULL);
     adbc_stream_close(rl->st);
     rl->st = NULL;
     close(rl->fd);

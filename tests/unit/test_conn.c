@@ -981,10 +981,10 @@ static void write_from_round(const char *features, uint32_t window)
     pthread_t wt, rt;
     pthread_create(&wt, NULL, pattern_send, &w);
     pthread_create(&rt, NULL, pattern_recv, &r);
-    conn_stream_set_source(s, sock_fill, &f);
+    conn_stream_set_source(s, 256 * 1024, sock_fill, &f);
     int errors = 0;
     for (int i = 0; i < 100000 && !f.eof; i++) { /* bounded: each call waits at most 5 s */
-        long k = conn_stream_write_from(s, sock_fill, &f, 5000);
+        long k = conn_stream_write_from(s, 256 * 1024, sock_fill, &f, 5000);
         if (k < 0) {
             errors++;
             break;
@@ -993,7 +993,7 @@ static void write_from_round(const char *features, uint32_t window)
             poll(&p, 1, 1000);
         }
     }
-    conn_stream_set_source(s, NULL, NULL);
+    conn_stream_set_source(s, 0, NULL, NULL);
     pthread_join(wt, NULL);
     pthread_join(rt, NULL);
     CHECK_EQ_INT(errors, 0);
