@@ -367,6 +367,20 @@ static int put(adbc_conn *c, adbc_stream *st, const uint8_t *p, size_t n)
 }
 
 /* Lock held: wait for room (at least want bytes, or half the bound). */
+/* Lock held: why nothing more can be written to st (cancelled, the
+ * connection failed, the device closed the stream) as an error code with
+ * its message, or 0. */
+static int unwritable(adbc_conn *c, adbc_stream *st)
+{
+    if (c->interrupted)
+        return conn_cancelled();
+    if (c->status)
+        return conn_raise(c);
+    if (st->closed)
+        return core_fail(ADBC_ECLOSED, "the device closed the stream");
+    return 0;
+}
+
 static int wait_room(adbc_conn *c, adbc_stream *st, size_t want, int64_t deadline)
 {
     /* A long write wakes once per batch rather than once per packet. */
@@ -393,18 +407,8 @@ int adbc_stream_write(adbc_stream *st, const void *buf, size_t len, int timeout_
      * them at once. Both together stay under the high-water bound
      * (conn_room), so memory does not grow with a transfer. */
     while (len > 0) {
-        if (c->interrupted) {
-            rc = conn_cancelled();
+        if ((rc = unwritable(c, st)) < 0)
             break;
-        }
-        if (c->status) {
-            rc = conn_raise(c);
-            break;
-        }
-        if (st->closed) {
-            rc = core_fail(ADBC_ECLOSED, "the device closed the stream");
-            break;
-        }
         size_t room = conn_room(c, st);
         if (room > 0) {
             size_t n = len < room ? len : room;
@@ -438,18 +442,8 @@ long conn_stream_write_some(adbc_stream *st, const void *buf, size_t len, int ti
     long rc;
     pthread_mutex_lock(&c->mu);
     for (;;) {
-        if (c->interrupted) {
-            rc = conn_cancelled();
+        if ((rc = unwritable(c, st)) < 0)
             break;
-        }
-        if (c->status) {
-            rc = conn_raise(c);
-            break;
-        }
-        if (st->closed) {
-            rc = core_fail(ADBC_ECLOSED, "the device closed the stream");
-            break;
-        }
         size_t room = conn_room(c, st);
         if (room > 0) {
             size_t n = len < room ? len : room;
@@ -479,18 +473,8 @@ long conn_stream_write_from(adbc_stream *st, size_t max,
     long rc;
     pthread_mutex_lock(&c->mu);
     for (;;) {
-        if (c->interrupted) {
-            rc = conn_cancelled();
+        if ((rc = unwritable(c, st)) < 0)
             break;
-        }
-        if (c->status) {
-            rc = conn_raise(c);
-            break;
-        }
-        if (st->closed) {
-            rc = core_fail(ADBC_ECLOSED, "the device closed the stream");
-            break;
-        }
         /* Bytes an earlier write left waiting for the window go first. */
         size_t room = st->out_len ? 0 : conn_room(c, st);
         if (room > max)
