@@ -30,7 +30,7 @@ export XDG_CACHE_HOME=$T_TMP/cache HOME=$T_TMP/home
 mkdir -p "$HOME"
 
 CODE=314159
-mdns_phone_ns
+netns_phone
 td_start phone --host 127.0.0.1 --port 37002 --tls --pair-port 37003 --pair-code "$CODE" \
     --serial HOSTSVC1
 avahi_service tls adb-HOSTSVC1-cCdDeE _adb-tls-connect._tcp 37002 '<txt-record>v=ADB_SECURE_SERVICE_VERSION</txt-record>'

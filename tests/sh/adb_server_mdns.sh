@@ -29,7 +29,7 @@ mkdir -p "$HOME/.android"
 "$SNAP" keygen "$HOME/.android/adbkey" > /dev/null 2>&1 || t_fail "adbc-snap keygen"
 ADB_HOME["snap"]=$HOME # the devices below trust adbc's key
 
-mdns_phone_ns
+netns_phone
 td_start phone --authorized-keys-from snap --host 127.0.0.1 --port 37002 --tls \
     --serial MDNSDEV1 --prop ro.product.model=Mdns_Phone
 td_start plain --authorized-keys-from snap --host 127.0.0.1 --port 37004 \

@@ -22,7 +22,7 @@ ADB_BIN=${ADB_BIN:-adb}
 # Bound for every single adb invocation (seconds).
 ADB_TIMEOUT=${ADB_TIMEOUT:-120} # a bound on a hang: a busy machine slows adb too
 
-declare -A TD_PID TD_PORT TD_DIR TD_KEYS TD_SANDBOX
+declare -A TD_PID TD_PORT TD_ADDR TD_DIR TD_KEYS TD_SANDBOX
 declare -A ADB_PID ADB_PORT ADB_HOME
 TD_WRAP=()
 T_TMP=
@@ -179,8 +179,8 @@ t_cleanup()
 # Starts a device on a kernel-chosen loopback port with its own sandbox
 # and authorized-keys file ($T_TMP/dev-NAME/). --authorized-keys-from adds
 # that adb server's public key to the file first. Waits (10 s at most) for
-# "listening on" and sets TD_PORT[NAME], TD_PID[NAME], TD_SANDBOX[NAME],
-# TD_KEYS[NAME]. An existing keys file of the same NAME is kept (restart).
+# "listening on" and sets TD_PORT[NAME], TD_ADDR[NAME] (HOST:PORT, as the
+# device printed it), TD_PID[NAME], TD_SANDBOX[NAME], TD_KEYS[NAME]. An existing keys file of the same NAME is kept (restart).
 td_start()
 {
     local name=$1
@@ -221,6 +221,7 @@ td_start()
     done
     [ -n "$line" ] || t_fail "test device $name: no 'listening on' line after 2400 looks 0.05 s apart"
     TD_PORT[$name]=${line##*:}
+    TD_ADDR[$name]=${line#listening on }
     case ${TD_PORT[$name]} in
         '' | *[!0-9]*) t_fail "test device $name: bad line '$line'" ;;
     esac
@@ -286,6 +287,45 @@ td_hello()
 # Children of a process (connection processes of a test device).
 _t_children() { ps --ppid "$1" -o pid= | wc -l; }
 _t_zombies() { ps --ppid "$1" -o stat= | grep -c '^Z'; }
+
+# ---- a second network namespace ----
+
+# netns_phone [v6only]: inside the test's own private network namespace
+# (tests/sh/lib_netns.sh, or an `unshare -n` of the script's own), a second
+# one (the "phone") joined to it by a veth pair: vhost here (10.77.0.1,
+# fe80::a), vphone there (10.77.0.2, fe80::b); v6only: link-local IPv6
+# only, no IPv4 at all. Brings lo up here. Sets PHONE (the namespace's
+# holder pid, stopped at exit, which ends the namespace and its veth) and
+# IN_PHONE (nsenter into it: network and mount namespaces).
+PHONE=
+IN_PHONE=()
+netns_phone()
+{
+    local v6only=${1:-}
+    ip link set lo up || t_fail "cannot bring lo up"
+    unshare -n -m bash -c 'exec sleep 600' &
+    PHONE=$!
+    T_BG_PIDS+=("$PHONE")
+    local i
+    for ((i = 0; i < 100; i++)); do
+        [ "$(readlink "/proc/$PHONE/ns/net")" != "$(readlink /proc/self/ns/net)" ] && break
+        sleep 0.02
+    done
+    IN_PHONE=(nsenter -t "$PHONE" -n -m)
+    ip link add vhost type veth peer name vphone || t_fail "cannot make a veth pair"
+    ip link set vphone netns "$PHONE" || t_fail "cannot move vphone"
+    # Only the addresses given here: no kernel-made link-local address (its
+    # duplicate detection would change the interface while a test runs).
+    ip link set dev vhost addrgenmode none
+    [ "$v6only" = v6only ] || ip addr add 10.77.0.1/24 dev vhost
+    ip -6 addr add fe80::a/64 dev vhost nodad
+    ip link set vhost up
+    local v4='ip addr add 10.77.0.2/24 dev vphone &&'
+    [ "$v6only" = v6only ] && v4=
+    "${IN_PHONE[@]}" sh -c "ip link set lo up && ip link set dev vphone addrgenmode none &&
+        $v4 ip -6 addr add fe80::b/64 dev vphone nodad && ip link set vphone up" ||
+        t_fail "cannot set up the phone's namespace"
+}
 
 # ---- private adb servers ----
 
@@ -403,7 +443,8 @@ home_with_adb_key()
 
 # interop_start [TD_ARGS...]: adbc-snap and Debian's adb side by side: adb
 # server "a", HOME with its key, test device "dev" authorising it and
-# connected in adb; SNAP, DEV (its address) and CTL (its control directory).
+# connected in adb; SNAP, DEV (its address: 127.0.0.1:PORT, or the --host
+# given) and CTL (its control directory).
 interop_start()
 {
     SNAP=${ADBC_SNAP:-$ADBC_BUILD_DIR/tools/adbc-snap}
@@ -411,7 +452,7 @@ interop_start()
     adb_server_start a
     home_with_adb_key a
     td_start dev --authorized-keys-from a "$@"
-    DEV=127.0.0.1:${TD_PORT[dev]}
+    DEV=${TD_ADDR[dev]}
     CTL=${TD_SANDBOX[dev]}/data/local/tmp/.adbc-test
     adb_run a connect "$DEV" > /dev/null
     adb_wait_state a "$DEV" device 10 || t_fail "adb: $DEV not ready"

@@ -7,50 +7,18 @@
 # test made itself (`unshare -n -m`): nothing here touches the machine's
 # own interfaces or its /etc.
 #
-#   mdns_phone_ns [v6only]    a second namespace (the "phone") joined to this
-#                             one by a veth pair: vhost here (10.77.0.1,
-#                             fe80::a), vphone there (10.77.0.2, fe80::b);
-#                             v6only: link-local IPv6 only, no IPv4 at all
+# The phone the responder runs in is lib.sh's netns_phone (a second
+# namespace joined to this one by a veth pair).
+#
 #   avahi_service FILE INSTANCE TYPE PORT [TXT-XML]
 #   avahi_start IFACE v4|v6only WRAP...   avahi on IFACE, run through WRAP
 #                             (nsenter into the phone, or unshare -m here)
 #   avahi_wait N              until `adbc-snap -q mdns services` lists N
 #                             services (30 s at most)
 #
-# Sets PHONE (the phone namespace's holder pid), IN_PHONE (nsenter into it),
-# AVAHI (the daemon's pid).
+# Sets AVAHI (the daemon's pid).
 
-PHONE=
-IN_PHONE=()
 AVAHI=
-
-mdns_phone_ns()
-{
-    local v6only=${1:-}
-    ip link set lo up || t_fail "cannot bring lo up"
-    unshare -n -m bash -c 'exec sleep 600' &
-    PHONE=$!
-    T_BG_PIDS+=("$PHONE")
-    local i
-    for ((i = 0; i < 100; i++)); do
-        [ "$(readlink "/proc/$PHONE/ns/net")" != "$(readlink /proc/self/ns/net)" ] && break
-        sleep 0.02
-    done
-    IN_PHONE=(nsenter -t "$PHONE" -n -m)
-    ip link add vhost type veth peer name vphone || t_fail "cannot make a veth pair"
-    ip link set vphone netns "$PHONE" || t_fail "cannot move vphone"
-    # Only the addresses given here: no kernel-made link-local address (its
-    # duplicate detection would change the interface while a test runs).
-    ip link set dev vhost addrgenmode none
-    [ "$v6only" = v6only ] || ip addr add 10.77.0.1/24 dev vhost
-    ip -6 addr add fe80::a/64 dev vhost nodad
-    ip link set vhost up
-    local v4='ip addr add 10.77.0.2/24 dev vphone &&'
-    [ "$v6only" = v6only ] && v4=
-    "${IN_PHONE[@]}" sh -c "ip link set lo up && ip link set dev vphone addrgenmode none &&
-        $v4 ip -6 addr add fe80::b/64 dev vphone nodad && ip link set vphone up" ||
-        t_fail "cannot set up the phone's namespace"
-}
 
 avahi_service()
 {

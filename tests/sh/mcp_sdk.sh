@@ -58,7 +58,7 @@ if [ "${1:-}" = --mdns ]; then
     t_init
     . "$(dirname "${BASH_SOURCE[0]}")/lib_avahi.sh"
     SNAP=$ADBC_BUILD_DIR/tools/adbc-snap
-    mdns_phone_ns
+    netns_phone
     mkdir -p "$T_TMP/home"
     TD_WRAP=(nsenter -t "$PHONE" -n)
     td_start mdns_ok --no-auth --host 0.0.0.0 --port 37001 --serial SN-OK-1

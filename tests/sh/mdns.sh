@@ -19,7 +19,7 @@ ms() { echo $(($(date +%s%N) / 1000000)); }
 
 # ---- the two namespaces and the link between them ----
 . "$(dirname "${BASH_SOURCE[0]}")/lib_avahi.sh"
-mdns_phone_ns
+netns_phone
 
 # adbc-snap's key: the user key in a private HOME, trusted by the plain device.
 adb_home_make a

@@ -26,7 +26,7 @@ SNAP=$ADBC_BUILD_DIR/tools/adbc-snap
 export XDG_CACHE_HOME=$T_TMP/cache
 
 # The link needs a peer to be up; nothing listens there.
-mdns_phone_ns
+netns_phone
 adb_home_make a
 export HOME=${ADB_HOME[a]}
 td_start phone --host 127.0.0.1 --port 37002 --tls --pair-port 37003 --pair-code 314159 \

@@ -15,7 +15,7 @@ t_init
 SNAP=$ADBC_BUILD_DIR/tools/adbc-snap
 [ -x "$SNAP" ] || t_fail "adbc-snap not built: $SNAP"
 
-mdns_phone_ns v6only
+netns_phone v6only
 adb_home_make a
 export HOME=${ADB_HOME[a]}
 TD_WRAP=(nsenter -t "$PHONE" -n)
