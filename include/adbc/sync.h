@@ -28,6 +28,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "adbc/conn.h"
 #include "adbc/error.h"
@@ -218,6 +219,53 @@ ADBC_API int adbc_sync_push(adbc_sync_result *res, adbc_sync *s, const char *loc
  * under the target name. Missing local parent directories are created. */
 ADBC_API int adbc_sync_pull(adbc_sync_result *res, adbc_sync *s, const char *remote,
                    const char *local, const adbc_sync_opts *opts, int timeout_ms);
+
+/* Streams: a file's contents from and to the caller instead of a local file
+ * (what adbc-serve's adb server uses to serve a client's sync: session with
+ * this engine; docs/sync.md, "Streams"). One file per call; the progress
+ * report's side that is the caller's (src of a push, dst of a pull) is "". */
+
+/* The contents of a pushed file, from the caller: put up to cap bytes in buf
+ * and return how many (any count from 1 to cap), 0 at the end of the file,
+ * or a negative ADBC_E* code, which fails the push with that code (the device
+ * drops the partial file). After it returned 0 it is not called again. At
+ * the end (returning 0) it may set *mtime, the modification time the device
+ * gives the file; *mtime holds the mtime argument of the push until then.
+ * buf is a DATA chunk's room in the batch that goes to the device: reading
+ * straight into it copies nothing. */
+typedef ssize_t (*adbc_sync_read_fn)(void *user, void *buf, size_t cap, uint32_t *mtime);
+
+/* The contents of a pulled file, to the caller: take all n bytes and return 0,
+ * or a negative ADBC_E* code, which fails the pull with that code. buf points
+ * into the session's receive buffer (uncompressed: the device's DATA as it
+ * arrived) and is valid during the call only. */
+typedef int (*adbc_sync_write_fn)(void *user, const void *buf, size_t n);
+
+/* Push one file whose contents come from rd (not from a local file) to
+ * exactly the remote path, with mode (the full st_mode: S_IFREG plus
+ * permission bits; S_IFLNK for a link, whose contents are its target and NUL
+ * as adb sends it: at most ADBC_SYNC_DATA_MAX bytes, a NUL is added when the
+ * last byte is not one) and mtime. opts: compression, ADBC_SYNC_DRY_RUN,
+ * progress (file_total 0: unknown), deadline_ms as for adbc_sync_push; the
+ * flags that are about trees or local files are refused with ADBC_EINVAL
+ * naming them. A link goes uncompressed (adbd reads it so). Returns when the
+ * device has acknowledged the file (its FAIL message in the error, as
+ * adbc_sync_push). res and opts may be NULL. */
+ADBC_API int adbc_sync_push_stream(adbc_sync_result *res, adbc_sync *s, adbc_sync_read_fn rd,
+                                   void *user, const char *remote, uint32_t mode, uint32_t mtime,
+                                   const adbc_sync_opts *opts, int timeout_ms);
+
+/* Pull the remote file into wr, in order, every byte once; nothing more is
+ * written after a failure. st, when not NULL, gets the remote file's stat as
+ * the pull found it before the first byte (the stat adbc_sync_pull makes
+ * too: it costs no extra round trip). A remote that is not a regular file
+ * (or a link to one) fails with ADBC_EINVAL (a directory) before any byte;
+ * a missing one as adbc_sync_pull's does (ADBC_ENOTFOUND). res, st and opts
+ * may be NULL; opts as adbc_sync_pull (compression, progress, deadline_ms;
+ * no flags apply: any is refused with ADBC_EINVAL naming it). */
+ADBC_API int adbc_sync_pull_stream(adbc_sync_result *res, adbc_sync_statbuf *st, adbc_sync *s,
+                                   const char *remote, adbc_sync_write_fn wr, void *user,
+                                   const adbc_sync_opts *opts, int timeout_ms);
 
 /* "any", "none", "brotli", "lz4", "zstd" (adb's spellings for -z) into *out;
  * ADBC_EINVAL, with the accepted names in the message, otherwise. */

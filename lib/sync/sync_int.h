@@ -166,10 +166,25 @@ void sync_job_done(sync_job *j);
 int sync_push_one(adbc_sync *s, sync_job *j, const char *local, const char *remote,
                   const struct stat *st);
 
+/* Where a pushed file's contents come from: a local file (fd >= 0) or the
+ * caller's read function (adbc_sync_push_stream; fd -1). The send loops
+ * read through it, so both take the same path. */
+typedef struct sync_src {
+    int fd;
+    adbc_sync_read_fn fn;
+    void *user;
+    const char *what;   /* fd: the local file; fn: the remote path (messages) */
+    uint32_t mtime;     /* fn: what DONE carries; the function may set it at the end */
+    int eof;            /* fn: it returned 0 and is not called again */
+} sync_src;
+
 /* Push a local entry (file or link: as a link, or its target's contents
  * with ADBC_SYNC_FOLLOW_LINKS or when the device cannot make links there). */
 int sync_push_entry(adbc_sync *s, sync_job *j, const char *local, const char *remote,
                     const struct stat *lst);
+
+/* ADBC_EINVAL naming the flags beyond `allowed` (fn: the public call). */
+int sync_refuse_flags(const char *fn, unsigned flags, unsigned allowed);
 
 /* Wait for replies due until at most `keep` remain. */
 int sync_push_collect(adbc_sync *s, sync_job *j, size_t keep);
@@ -210,7 +225,24 @@ void sync_reserve_ahead(int fd, sync_reserve *r, uint64_t written);
 /* Write the gathered pieces (iov is consumed): 0, or -1 with errno. */
 int sync_write_iov(int fd, struct iovec *iov, int n);
 
-/* A failure while receiving: says how far it got and that no file was made. */
+/* Where a pulled file's bytes go: a local file (fd >= 0; local names it) or
+ * the caller's write function (adbc_sync_pull_stream; fd -1, local NULL).
+ * The receive loops write through it, so both take the same path. */
+typedef struct sync_sink {
+    int fd;
+    sync_reserve *res;      /* fd: the blocks reserved ahead; NULL: none */
+    adbc_sync_write_fn fn;
+    void *user;
+    const char *local;      /* fd: the file written, for messages */
+    const char *remote;     /* fn: the file pulled, for messages */
+} sync_sink;
+
+/* Write the gathered pieces (iov is consumed), in order: 0, or a negative
+ * error after which the session is ended and nothing more is written. */
+int sync_sink_write(adbc_sync *s, sync_job *j, sync_sink *k, struct iovec *iov, int n);
+
+/* A failure while receiving: says how far it got and that no file was made
+ * (local NULL: a stream, whose caller had every byte that arrived). */
 int sync_pull_arrived_fail(sync_job *j, int rc, const char *local);
 
 /* A local write failed (errno e): end the session, say what happened. */

@@ -99,6 +99,9 @@ int sync_pull_arrived_fail(sync_job *j, int rc, const char *local)
 {
     char prev[768];
     snprintf(prev, sizeof prev, "%s", adbc_last_error());
+    if (!local)
+        return core_fail(rc, "%s; %llu bytes had arrived, each given to the write function",
+                         prev, (unsigned long long)j->p.file_bytes);
     return core_fail(rc, "%s; %llu bytes had arrived; nothing was written to %s", prev,
                      (unsigned long long)j->p.file_bytes, local);
 }
@@ -111,9 +114,34 @@ int sync_pull_write_failed(adbc_sync *s, int e, const char *local)
                      e == ENOSPC || e == EDQUOT ? " (local disk full)" : "");
 }
 
-/* Decompress one DATA piece into the file. */
-static int inflate_piece(adbc_sync *s, sync_job *j, adbc_sync_zdec *d, int fd, sync_reserve *res,
-                         const adbc_sync_event *ev, const char *local)
+int sync_sink_write(adbc_sync *s, sync_job *j, sync_sink *k, struct iovec *iov, int n)
+{
+    if (k->fd >= 0)
+        return sync_write_iov(k->fd, iov, n) == 0 ? 0 : sync_pull_write_failed(s, errno, k->local);
+    uint64_t given = j->p.file_bytes;
+    for (int i = 0; i < n; i++) {
+        if (iov[i].iov_len == 0)
+            continue;
+        int rc = k->fn(k->user, iov[i].iov_base, iov[i].iov_len);
+        if (rc == 0) {
+            given += iov[i].iov_len;
+            continue;
+        }
+        sync_abort(s); /* the device keeps streaming: end the session to stop it */
+        if (rc > 0)
+            return core_fail(ADBC_EINVAL, "pull %s: the write function returned %d; return 0 "
+                             "when it took the bytes, or a negative ADBC_E* code",
+                             k->remote, rc);
+        return core_fail(rc, "pull %s: the write function failed (%s) after %llu bytes; the "
+                         "pull stopped there", k->remote, adbc_strerror(rc),
+                         (unsigned long long)given);
+    }
+    return 0;
+}
+
+/* Decompress one DATA piece into the sink. */
+static int inflate_piece(adbc_sync *s, sync_job *j, adbc_sync_zdec *d, sync_sink *sk,
+                         const adbc_sync_event *ev)
 {
     const uint8_t *in = ev->data;
     size_t in_len = ev->len;
@@ -125,16 +153,17 @@ static int inflate_piece(adbc_sync *s, sync_job *j, adbc_sync_zdec *d, int fd, s
         int rc = sync_zdec_run(d, &in, &in_len, &o, &cap);
         if (rc < 0) {
             sync_abort(s);
-            return sync_pull_arrived_fail(j, rc, local);
+            return sync_pull_arrived_fail(j, rc, sk->local);
         }
         size_t k = SYNC_ZBUF - cap;
         struct iovec v = {j->zbuf, k};
-        if (k > 0 && sync_write_iov(fd, &v, 1) != 0)
-            return sync_pull_write_failed(s, errno, local);
+        if (k > 0 && (rc = sync_sink_write(s, j, sk, &v, 1)) < 0)
+            return rc;
         j->p.file_bytes += k;
         j->p.bytes += k;
         j->res.bytes += k;
-        sync_reserve_ahead(fd, res, j->p.file_bytes);
+        if (sk->res)
+            sync_reserve_ahead(sk->fd, sk->res, j->p.file_bytes);
     } while (in_len > 0 || cap == 0);
     int rc = sync_job_report(j, 0);
     if (rc < 0)
@@ -143,8 +172,8 @@ static int inflate_piece(adbc_sync *s, sync_job *j, adbc_sync_zdec *d, int fd, s
 }
 
 /* The reply to a compressed RCV2. */
-static int receive_z(adbc_sync *s, sync_job *j, int fd, sync_reserve *res, const char *remote,
-                     const char *local, uint64_t expected)
+static int receive_z(adbc_sync *s, sync_job *j, sync_sink *sk, const char *remote,
+                     uint64_t expected)
 {
     adbc_sync_zdec *d;
     int rc = sync_zdec_new(&d, j->flags & ADBC_SYNC_FLAGS_COMP, expected);
@@ -156,19 +185,22 @@ static int receive_z(adbc_sync *s, sync_job *j, int fd, sync_reserve *res, const
         adbc_sync_event ev;
         rc = sync_next(s, &ev, sync_job_wait(j));
         if (rc < 0) {
-            rc = sync_pull_arrived_fail(j, rc, local);
+            rc = sync_pull_arrived_fail(j, rc, sk->local);
             break;
         }
         if (ev.type == ADBC_SYNC_EV_DATA) {
-            if ((rc = inflate_piece(s, j, d, fd, res, &ev, local)) < 0)
+            if ((rc = inflate_piece(s, j, d, sk, &ev)) < 0)
                 break;
             continue;
         }
         if (ev.type == ADBC_SYNC_EV_DONE) {
             rc = sync_zdec_finish(d);
-            if (rc < 0)
+            if (rc < 0 && sk->local)
                 rc = core_fail(rc, "pull %s: %s; nothing was written to %s", remote,
-                               adbc_last_error(), local);
+                               adbc_last_error(), sk->local);
+            else if (rc < 0)
+                rc = core_fail(rc, "pull %s: %s; the write function had %llu bytes of it", remote,
+                               adbc_last_error(), (unsigned long long)j->p.file_bytes);
         } else {
             rc = core_fail(ADBC_EREMOTE, "pull %s: the device failed: %s", remote, ev.text);
         }
@@ -178,10 +210,9 @@ static int receive_z(adbc_sync *s, sync_job *j, int fd, sync_reserve *res, const
     return rc;
 }
 
-/* Receive the DATA/DONE reply into fd. The DATA pieces already in the
- * receive buffer go to the file in one writev. */
-static int receive(adbc_sync *s, sync_job *j, int fd, sync_reserve *res, const char *remote,
-                   const char *local)
+/* Receive the DATA/DONE reply into the sink. The DATA pieces already in
+ * the receive buffer go to a file in one writev. */
+static int receive(adbc_sync *s, sync_job *j, sync_sink *sk, const char *remote)
 {
     struct iovec iov[SYNC_PULL_IOV];
     for (;;) {
@@ -200,14 +231,19 @@ static int receive(adbc_sync *s, sync_job *j, int fd, sync_reserve *res, const c
             rc = sync_next_buffered(s, &ev);
         }
         /* Pieces gathered before a failure are still in the receive
-         * buffer; writing them costs nothing and the file is dropped. */
-        if (n > 0 && sync_write_iov(fd, iov, n) != 0)
-            return sync_pull_write_failed(s, errno, local);
+         * buffer; writing them costs nothing and the file is dropped (a
+         * stream's caller gets every byte that came before the failure). */
+        if (n > 0) {
+            int w = sync_sink_write(s, j, sk, iov, n);
+            if (w < 0)
+                return w;
+        }
         j->p.file_bytes += bytes;
         j->p.bytes += bytes;
         j->res.bytes += bytes;
         j->res.wire_bytes += bytes;
-        sync_reserve_ahead(fd, res, j->p.file_bytes);
+        if (sk->res)
+            sync_reserve_ahead(sk->fd, sk->res, j->p.file_bytes);
         if (bytes && rc >= 0) {
             int r = sync_job_report(j, 0);
             if (r < 0) {
@@ -216,7 +252,7 @@ static int receive(adbc_sync *s, sync_job *j, int fd, sync_reserve *res, const c
             }
         }
         if (rc < 0)
-            return sync_pull_arrived_fail(j, rc, local);
+            return sync_pull_arrived_fail(j, rc, sk->local);
         if (rc == 1 && ev.type == ADBC_SYNC_EV_DONE)
             return 0;
         if (rc == 1 && ev.type == ADBC_SYNC_EV_FAIL)
@@ -361,8 +397,8 @@ static int receive_inplace(adbc_sync *s, sync_job *j, const char *remote, const 
         sync_abort(s); /* its reply is on the way: drop the session */
         return rc;
     }
-    sync_reserve none = {0};
-    rc = receive(s, j, fd, &none, remote, path);
+    sync_sink sk = {.fd = fd, .local = path};
+    rc = receive(s, j, &sk, remote);
     if (close(fd) != 0 && rc == 0)
         rc = core_fail(local_error(errno), "cannot write %s: %s", path, strerror(errno));
     if (rc < 0)
@@ -403,12 +439,13 @@ int sync_pull_receive(adbc_sync *s, sync_job *j, const char *remote, const char 
     int fd = tf.fd;
     sync_reserve rs;
     reserve_init(fd, &rs, st->size);
+    sync_sink sk = {.fd = fd, .res = &rs, .local = local};
     if (j->flags & ADBC_SYNC_FLAGS_COMP) {
-        rc = receive_z(s, j, fd, &rs, remote, local, st->size);
+        rc = receive_z(s, j, &sk, remote, st->size);
     } else {
         rc = sync_pull_direct(s, j, fd, &rs, remote, local);
         if (rc == 0)
-            rc = receive(s, j, fd, &rs, remote, local);
+            rc = receive(s, j, &sk, remote);
     }
     /* A file that shrank on the device since its stat keeps no blocks
      * reserved beyond its end: truncating to its own size releases them
@@ -538,6 +575,79 @@ int adbc_sync_pull(adbc_sync_result *res, adbc_sync *s, const char *remote,
             rc = core_fail(ADBC_EINVAL, "cannot pull %s: not a file or directory (mode 0%o)",
                            remote, st.mode);
         }
+    }
+    rc = sync_job_finish(&j, rc);
+    sync_job_done(&j);
+    if (res)
+        *res = j.res;
+    return rc;
+}
+
+/* Pull one file into the caller's write function. The buffered receive, not
+ * sync_pull_direct: that one writes from the connection's reader thread with
+ * the connection's lock held, where a write function that waits on its own
+ * peer would stall every stream of the connection (as a FIFO would: it keeps
+ * the buffered path too). The buffered path copies nothing either: the
+ * function gets the DATA where the stream's buffer holds it. */
+static int pull_to_sink(adbc_sync *s, sync_job *j, const char *remote, sync_sink *sk,
+                        const adbc_sync_statbuf *st)
+{
+    int rc = sync_ensure(s, sync_job_wait(j));
+    if (rc == 0)
+        rc = sync_pull_request(s, j, remote);
+    if (rc == 0 && (rc = sync_flush(s, sync_job_wait(j))) < 0 && s->peer_closed)
+        rc = 0; /* the device's FAIL is read by the receive */
+    if (rc < 0)
+        return rc;
+    j->p.src = remote;
+    j->p.dst = "";
+    j->p.file_bytes = 0;
+    j->p.file_total = st->size;
+    j->p.file_done = 0;
+    rc = j->flags & ADBC_SYNC_FLAGS_COMP ? receive_z(s, j, sk, remote, st->size)
+                                         : receive(s, j, sk, remote);
+    if (rc < 0)
+        return rc;
+    j->res.files++;
+    j->p.files++;
+    j->p.file_done = 1;
+    return sync_job_report(j, 1);
+}
+
+int adbc_sync_pull_stream(adbc_sync_result *res, adbc_sync_statbuf *st, adbc_sync *s,
+                          const char *remote, adbc_sync_write_fn wr, void *user,
+                          const adbc_sync_opts *opts, int timeout_ms)
+{
+    if (res)
+        memset(res, 0, sizeof *res);
+    if (st)
+        memset(st, 0, sizeof *st);
+    if (!s || !remote || !*remote || !wr)
+        return core_fail(ADBC_EINVAL, "adbc_sync_pull_stream: need a handle, a remote path and "
+                                      "a write function");
+    sync_job j;
+    if (sync_job_init(&j, opts, timeout_ms) < 0)
+        return ADBC_EINVAL;
+    j.verb = "pull";
+    j.what = remote;
+    adbc_sync_statbuf sb;
+    int rc = sync_refuse_flags("adbc_sync_pull_stream", j.opts->flags, 0);
+    if (rc == 0)
+        rc = sync_job_setup(s, &j, 0);
+    /* the stat adbc_sync_pull makes too: what the remote is, before any byte */
+    if (rc == 0)
+        rc = adbc_sync_stat(&sb, s, remote, sync_job_wait(&j));
+    if (rc == 0 && st)
+        *st = sb;
+    if (rc == 0 && !S_ISREG(sb.mode))
+        rc = core_fail(ADBC_EINVAL, "cannot pull %s into a stream: %s on the device (mode 0%o); "
+                       "only a regular file (or a link to one) can be",
+                       remote, S_ISDIR(sb.mode) ? "a directory" : "not a regular file", sb.mode);
+    if (rc == 0) {
+        j.p.files_total = 1;
+        j.p.total = sb.size;
+        sync_sink sk = {.fd = -1, .fn = wr, .user = user, .remote = remote};
+        rc = pull_to_sink(s, &j, remote, &sk, &sb);
     }
     rc = sync_job_finish(&j, rc);
     sync_job_done(&j);

@@ -19,12 +19,15 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+/* local: NULL for a stream */
 static char *describe(const char *local, const char *remote)
 {
-    size_t n = strlen(local) + strlen(remote) + 16;
+    size_t n = (local ? strlen(local) : 0) + strlen(remote) + 16;
     char *w = core_malloc(n);
-    if (w)
+    if (w && local)
         snprintf(w, n, "push %s to %s", local, remote);
+    else if (w)
+        snprintf(w, n, "push to %s", remote);
     return w;
 }
 
@@ -140,11 +143,49 @@ static int send_request(adbc_sync *s, sync_job *j, const char *local, const char
                        describe(local, remote));
 }
 
-static int read_failed(adbc_sync *s, const char *local, int e)
+/* Fill iov in order from src: the bytes read (> 0), 0 at the end, or a
+ * negative error (set). After an error the caller ends the session: the
+ * device has a partial file, and closing the session makes adbd delete it. */
+static ssize_t src_read(const sync_job *j, sync_src *src, struct iovec *iov, int n)
 {
-    /* The device has a partial file: closing the session makes adbd delete it. */
-    sync_abort(s);
-    return core_fail(ADBC_EIO, "cannot read %s: %s", local, strerror(e));
+    if (src->fd >= 0) {
+        for (;;) {
+            ssize_t r = readv(src->fd, iov, n);
+            if (r >= 0)
+                return r;
+            if (errno != EINTR)
+                return core_fail(ADBC_EIO, "cannot read %s: %s", src->what, strerror(errno));
+        }
+    }
+    /* The caller's function, until the pieces are full or it says the end:
+     * DATA chunks go out full however few bytes it hands over at a time. */
+    size_t got = 0, off = 0;
+    for (int i = 0; i < n && !src->eof;) {
+        size_t cap = iov[i].iov_len - off;
+        ssize_t r = src->fn(src->user, (uint8_t *)iov[i].iov_base + off, cap, &src->mtime);
+        if (r < 0) {
+            int code = r < INT_MIN ? ADBC_EIO : (int)r;
+            return core_fail(code, "push to %s: the read function failed (%s) after %llu bytes; "
+                             "the device drops its partial copy",
+                             src->what, adbc_strerror(code),
+                             (unsigned long long)(j->p.file_bytes + got));
+        }
+        if ((size_t)r > cap)
+            return core_fail(ADBC_EINVAL, "push to %s: the read function returned %zd for a "
+                             "buffer of %zu bytes; return at most what fits",
+                             src->what, r, cap);
+        if (r == 0) {
+            src->eof = 1;
+            break;
+        }
+        got += (size_t)r;
+        off += (size_t)r;
+        if (off == iov[i].iov_len) {
+            i++;
+            off = 0;
+        }
+    }
+    return (ssize_t)got;
 }
 
 /* A file shorter at its end than when the push began was truncated
@@ -161,8 +202,7 @@ static int shrank(adbc_sync *s, sync_job *j, const char *local, uint64_t size)
 /* The file's contents as one compressed stream: the file is read into
  * j->zbuf, and the compressor writes straight into DATA chunk slots of the
  * batch, each filled before its header is written. */
-static int send_compressed(adbc_sync *s, sync_job *j, int fd, const char *local,
-                           uint64_t size)
+static int send_compressed(adbc_sync *s, sync_job *j, sync_src *src, uint64_t size)
 {
     adbc_sync_zenc *e;
     int rc = sync_zenc_new(&e, j->flags & ADBC_SYNC_FLAGS_COMP);
@@ -180,16 +220,16 @@ static int send_compressed(adbc_sync *s, sync_job *j, int fd, const char *local,
         size_t cap = ADBC_SYNC_DATA_MAX;
         while (cap > 0 && !done) {
             if (in_len == 0 && !eof) {
-                ssize_t n = read(fd, j->zbuf, SYNC_ZBUF);
-                if (n < 0 && errno == EINTR)
-                    continue;
+                struct iovec v = {j->zbuf, SYNC_ZBUF};
+                ssize_t n = src_read(j, src, &v, 1);
                 if (n < 0) {
-                    rc = read_failed(s, local, errno);
+                    sync_abort(s);
+                    rc = (int)n;
                     break;
                 }
                 eof = n == 0;
                 if (eof && j->p.file_bytes < size) {
-                    rc = shrank(s, j, local, size);
+                    rc = shrank(s, j, src->what, size);
                     break;
                 }
                 in = j->zbuf;
@@ -227,7 +267,7 @@ static int send_compressed(adbc_sync *s, sync_job *j, int fd, const char *local,
  * readv fills every chunk slot left in it, each behind room for its header.
  * size: the file's size when the push began; a file that turns out shorter
  * was truncated meanwhile, and what the device got is not that file. */
-static int send_contents(adbc_sync *s, sync_job *j, int fd, const char *local, uint64_t size)
+static int send_contents(adbc_sync *s, sync_job *j, sync_src *src, uint64_t size)
 {
     const size_t slot = ADBC_SYNC_HDR + ADBC_SYNC_DATA_MAX;
     for (;;) {
@@ -241,13 +281,13 @@ static int send_contents(adbc_sync *s, sync_job *j, int fd, const char *local, u
             iov[slots].iov_len = ADBC_SYNC_DATA_MAX;
             slots++;
         }
-        ssize_t n = readv(fd, iov, slots);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return read_failed(s, local, errno);
+        ssize_t n = src_read(j, src, iov, slots);
+        if (n < 0) {
+            sync_abort(s);
+            return (int)n;
+        }
         if (n == 0 && j->p.file_bytes < size)
-            return shrank(s, j, local, size);
+            return shrank(s, j, src->what, size);
         if (n == 0)
             return 0;
         /* readv fills the slots in order: full chunks, then the rest */
@@ -268,26 +308,54 @@ static int send_contents(adbc_sync *s, sync_job *j, int fd, const char *local, u
     }
 }
 
-static int send_link(adbc_sync *s, sync_job *j, const char *local, const char *remote,
-                     const struct stat *st)
+/* A link: its target and a NUL, as one DATA chunk (adbd reads exactly one),
+ * from readlink for a local link, from src for a stream. */
+static int send_link(adbc_sync *s, sync_job *j, sync_src *src, const char *local,
+                     const char *remote, uint32_t mode)
 {
     char target[PATH_MAX + 1];
-    ssize_t n = readlink(local, target, PATH_MAX);
-    if (n < 0)
-        return core_fail(ADBC_EIO, "cannot read the link %s: %s", local, strerror(errno));
-    target[n++] = '\0'; /* adbd takes the target as a C string */
-    if ((size_t)n > ADBC_SYNC_DATA_MAX)
-        return core_fail(ADBC_EINVAL, "the link %s is too long to push", local);
+    ssize_t n = 0;
+    if (!src->fn) {
+        n = readlink(local, target, PATH_MAX);
+        if (n < 0)
+            return core_fail(ADBC_EIO, "cannot read the link %s: %s", local, strerror(errno));
+        target[n++] = '\0'; /* adbd takes the target as a C string */
+        if ((size_t)n > ADBC_SYNC_DATA_MAX)
+            return core_fail(ADBC_EINVAL, "the link %s is too long to push", local);
+    }
     /* adbd reads a link's target uncompressed whatever the flags: only the
      * dry-run flag goes with it. */
-    int rc = send_request(s, j, local, remote, (uint32_t)st->st_mode,
-                          j->flags & ADBC_SYNC_FLAG_DRY_RUN);
+    int rc = send_request(s, j, local, remote, mode, j->flags & ADBC_SYNC_FLAG_DRY_RUN);
     if (rc == 0)
         rc = chunk_room(s, j);
     if (rc < 0)
         return rc;
+    uint8_t *slot = s->tx + s->tx_len + ADBC_SYNC_HDR;
+    if (!src->fn) {
+        memcpy(slot, target, (size_t)n);
+    } else {
+        /* the target straight into the chunk; one byte more must be the end */
+        struct iovec v = {slot, ADBC_SYNC_DATA_MAX};
+        uint8_t more;
+        struct iovec m = {&more, 1};
+        ssize_t extra = 0;
+        n = src_read(j, src, &v, 1);
+        if (n >= 0 && !src->eof)
+            extra = src_read(j, src, &m, 1);
+        if (n < 0 || extra < 0) {
+            sync_abort(s);
+            return n < 0 ? (int)n : (int)extra;
+        }
+        if (n > 0 && slot[n - 1] != '\0' && n < ADBC_SYNC_DATA_MAX)
+            slot[n++] = '\0'; /* adbd takes the target as a C string */
+        if (n <= 1 || extra > 0 || slot[n - 1] != '\0') {
+            sync_abort(s);
+            return core_fail(ADBC_EINVAL, "push of the link %s: its target is %s; give 1 to %d "
+                             "bytes (the target and a NUL)", remote,
+                             n <= 1 ? "empty" : "too long", ADBC_SYNC_DATA_MAX);
+        }
+    }
     sync_enc_hdr(s->tx + s->tx_len, ADBC_SYNC_DATA, (uint32_t)n);
-    memcpy(s->tx + s->tx_len + ADBC_SYNC_HDR, target, (size_t)n);
     s->tx_len += ADBC_SYNC_HDR + (size_t)n;
     /* the target is the link's content, counted as adb counts it */
     j->res.bytes += (uint64_t)n;
@@ -295,16 +363,55 @@ static int send_link(adbc_sync *s, sync_job *j, const char *local, const char *r
     return 0;
 }
 
-int sync_push_one(adbc_sync *s, sync_job *j, const char *local, const char *remote,
-                  const struct stat *st)
+/* Room for one more file: at most SYNC_QMAX - 1 unacknowledged, and a
+ * session (a FAIL among the replies collected ends it). */
+static int push_begin(adbc_sync *s, sync_job *j)
 {
     int rc = sync_ensure(s, sync_job_wait(j));
     if (rc < 0)
         return rc;
-    /* Keep at most SYNC_QMAX - 1 files unacknowledged. */
     if ((rc = sync_push_collect(s, j, SYNC_QMAX - 1)) < 0)
         return rc;
     if (!s->st && (rc = sync_ensure(s, sync_job_wait(j))) < 0)
+        return rc;
+    return 0;
+}
+
+/* Queue one file's SEND (or SND2), its contents from src, and DONE with
+ * src->mtime. mode: S_IFREG or S_IFLNK and the permission bits; size: a
+ * local file's size when the push began (a stream: 0). local: NULL for a
+ * stream. */
+static int push_contents(adbc_sync *s, sync_job *j, sync_src *src, const char *local,
+                         const char *remote, uint32_t mode, uint64_t size)
+{
+    int rc;
+    if (S_ISLNK(mode)) {
+        rc = send_link(s, j, src, local, remote, mode);
+    } else {
+        /* As adb (SendSmallFile): a file under one chunk goes uncompressed. */
+        uint32_t flags = j->flags;
+        if (src->fd >= 0 && size < ADBC_SYNC_DATA_MAX)
+            flags &= ~ADBC_SYNC_FLAGS_COMP;
+        rc = send_request(s, j, local, remote, mode, flags);
+        if (rc == 0)
+            rc = flags & ADBC_SYNC_FLAGS_COMP ? send_compressed(s, j, src, size)
+                                              : send_contents(s, j, src, size);
+    }
+    if (rc == 0)
+        rc = put_hdr(s, j, ADBC_SYNC_DONE, src->mtime);
+    if (rc < 0)
+        return rc;
+    j->p.file_done = 1;
+    if ((rc = sync_job_report(j, 1)) < 0)
+        sync_abort(s);
+    return rc;
+}
+
+int sync_push_one(adbc_sync *s, sync_job *j, const char *local, const char *remote,
+                  const struct stat *st)
+{
+    int rc = push_begin(s, j);
+    if (rc < 0)
         return rc;
     int link = S_ISLNK(st->st_mode);
     j->p.src = local;
@@ -312,34 +419,18 @@ int sync_push_one(adbc_sync *s, sync_job *j, const char *local, const char *remo
     j->p.file_bytes = 0;
     j->p.file_total = link ? 0 : (uint64_t)st->st_size;
     j->p.file_done = 0;
-    if (link) {
-        rc = send_link(s, j, local, remote, st);
-    } else {
-        int fd = open(local, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-            return core_fail(errno == EACCES ? ADBC_EPERM : ADBC_EIO, "cannot open %s: %s",
-                             local, strerror(errno));
-        posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-        /* As adb (SendSmallFile): a file under one chunk goes uncompressed. */
-        uint32_t flags = j->flags;
-        if ((uint64_t)st->st_size < ADBC_SYNC_DATA_MAX)
-            flags &= ~ADBC_SYNC_FLAGS_COMP;
-        /* Only the permission bits and the type go to the device. */
-        rc = send_request(s, j, local, remote, (uint32_t)(S_IFREG | (st->st_mode & 07777)),
-                          flags);
-        if (rc == 0)
-            rc = flags & ADBC_SYNC_FLAGS_COMP
-                     ? send_compressed(s, j, fd, local, (uint64_t)st->st_size)
-                     : send_contents(s, j, fd, local, (uint64_t)st->st_size);
-        close(fd);
-    }
-    if (rc == 0)
-        rc = put_hdr(s, j, ADBC_SYNC_DONE, (uint32_t)st->st_mtime);
-    if (rc < 0)
-        return rc;
-    j->p.file_done = 1;
-    if ((rc = sync_job_report(j, 1)) < 0)
-        sync_abort(s);
+    sync_src src = {.fd = -1, .what = local, .mtime = (uint32_t)st->st_mtime};
+    if (link)
+        return push_contents(s, j, &src, local, remote, (uint32_t)st->st_mode, 0);
+    src.fd = open(local, O_RDONLY | O_CLOEXEC);
+    if (src.fd < 0)
+        return core_fail(errno == EACCES ? ADBC_EPERM : ADBC_EIO, "cannot open %s: %s", local,
+                         strerror(errno));
+    posix_fadvise(src.fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+    /* Only the permission bits and the type go to the device. */
+    rc = push_contents(s, j, &src, local, remote, (uint32_t)(S_IFREG | (st->st_mode & 07777)),
+                       (uint64_t)st->st_size);
+    close(src.fd);
     return rc;
 }
 
@@ -469,6 +560,84 @@ int adbc_sync_push(adbc_sync_result *res, adbc_sync *s, const char *local,
      * more, so that the last report counts every file done, as a pull's. */
     if (rc == 0 && j.opts->progress && j.p.files != j.reported_files) {
         j.p.file_done = 0; /* the file had its own last report */
+        rc = sync_job_report(&j, 1);
+    }
+    rc = sync_job_finish(&j, rc);
+    sync_job_done(&j);
+    if (res)
+        *res = j.res;
+    return rc;
+}
+
+/* The flags of adbc_sync_opts, by name: a stream push refuses those about
+ * trees or local files, a stream pull all of them. */
+static const struct {
+    unsigned flag;
+    const char *name;
+} flag_names[] = {
+    {ADBC_SYNC_DRY_RUN, "ADBC_SYNC_DRY_RUN"},
+    {ADBC_SYNC_FOLLOW_LINKS, "ADBC_SYNC_FOLLOW_LINKS"},
+    {ADBC_SYNC_NO_ATTRS, "ADBC_SYNC_NO_ATTRS"},
+    {ADBC_SYNC_SKIP_SAME, "ADBC_SYNC_SKIP_SAME"},
+    {ADBC_SYNC_DIR_ORDER, "ADBC_SYNC_DIR_ORDER"},
+    {ADBC_SYNC_LIST_ONLY, "ADBC_SYNC_LIST_ONLY"},
+};
+
+int sync_refuse_flags(const char *fn, unsigned flags, unsigned allowed)
+{
+    unsigned bad = flags & ~allowed;
+    if (!bad)
+        return 0;
+    char names[160] = "";
+    size_t len = 0;
+    for (size_t i = 0; i < sizeof flag_names / sizeof flag_names[0]; i++)
+        if (bad & flag_names[i].flag) {
+            len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", len ? ", " : "",
+                                    flag_names[i].name);
+            bad &= ~flag_names[i].flag;
+        }
+    if (bad)
+        snprintf(names + len, sizeof names - len, "%sunknown bits 0x%x", len ? ", " : "", bad);
+    return core_fail(ADBC_EINVAL, "%s: adbc_sync_opts.flags has %s, which do not apply to one "
+                     "file streamed to or from the caller; leave them out",
+                     fn, names);
+}
+
+int adbc_sync_push_stream(adbc_sync_result *res, adbc_sync *s, adbc_sync_read_fn rd, void *user,
+                          const char *remote, uint32_t mode, uint32_t mtime,
+                          const adbc_sync_opts *opts, int timeout_ms)
+{
+    if (res)
+        memset(res, 0, sizeof *res);
+    if (!s || !rd || !remote || !*remote)
+        return core_fail(ADBC_EINVAL, "adbc_sync_push_stream: need a handle, a read function "
+                                      "and a remote path");
+    if (!S_ISREG(mode) && !S_ISLNK(mode))
+        return core_fail(ADBC_EINVAL, "adbc_sync_push_stream: mode 0%o is neither a file "
+                         "(S_IFREG) nor a link (S_IFLNK); give the type with the permission bits",
+                         mode);
+    sync_job j;
+    if (sync_job_init(&j, opts, timeout_ms) < 0)
+        return ADBC_EINVAL;
+    j.verb = "push";
+    j.what = remote;
+    int rc = sync_refuse_flags("adbc_sync_push_stream", j.opts->flags, ADBC_SYNC_DRY_RUN);
+    if (rc == 0)
+        rc = sync_job_setup(s, &j, 1);
+    if (rc == 0)
+        rc = push_begin(s, &j);
+    if (rc == 0) {
+        sync_src src = {.fd = -1, .fn = rd, .user = user, .what = remote, .mtime = mtime};
+        j.p.files_total = 1;
+        j.p.src = "";
+        j.p.dst = remote;
+        rc = push_contents(s, &j, &src, NULL, remote, (mode & S_IFMT) | (mode & 07777), 0);
+    }
+    if (rc == 0)
+        rc = sync_push_collect(s, &j, 0);
+    /* as adbc_sync_push: one more report once the device acknowledged it */
+    if (rc == 0 && j.opts->progress && j.p.files != j.reported_files) {
+        j.p.file_done = 0;
         rc = sync_job_report(&j, 1);
     }
     rc = sync_job_finish(&j, rc);
