@@ -223,7 +223,9 @@ ADBC_API int adbc_sync_pull(adbc_sync_result *res, adbc_sync *s, const char *rem
 /* Streams: a file's contents from and to the caller instead of a local file
  * (what adbc-serve's adb server uses to serve a client's sync: session with
  * this engine; docs/sync.md, "Streams"). One file per call; the progress
- * report's side that is the caller's (src of a push, dst of a pull) is "". */
+ * report's side that is the caller's (src of a push, dst of a pull) is "".
+ * The functions run in the calling thread and are not interrupted: one that
+ * waits must bound its own wait (timeout_ms bounds the waits for the device). */
 
 /* The contents of a pushed file, from the caller: put up to cap bytes in buf
  * and return how many (any count from 1 to cap), 0 at the end of the file,
@@ -248,7 +250,9 @@ typedef int (*adbc_sync_write_fn)(void *user, const void *buf, size_t n);
  * last byte is not one) and mtime. opts: compression, ADBC_SYNC_DRY_RUN,
  * progress (file_total 0: unknown), deadline_ms as for adbc_sync_push; the
  * flags that are about trees or local files are refused with ADBC_EINVAL
- * naming them. A link goes uncompressed (adbd reads it so). Returns when the
+ * naming them. A link, and a file under ADBC_SYNC_DATA_MAX bytes, go
+ * uncompressed, as adb sends them (with compression on, up to that much is
+ * read before the request to tell). Returns when the
  * device has acknowledged the file (its FAIL message in the error, as
  * adbc_sync_push). res and opts may be NULL. */
 ADBC_API int adbc_sync_push_stream(adbc_sync_result *res, adbc_sync *s, adbc_sync_read_fn rd,

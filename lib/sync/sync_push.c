@@ -166,7 +166,7 @@ static ssize_t src_read(const sync_job *j, sync_src *src, struct iovec *iov, int
         if (r < 0) {
             int code = r < INT_MIN ? ADBC_EIO : (int)r;
             return core_fail(code, "push to %s: the read function failed (%s) after %llu bytes; "
-                             "the device drops its partial copy",
+                             "the push was abandoned (the device drops any partial copy)",
                              src->what, adbc_strerror(code),
                              (unsigned long long)(j->p.file_bytes + got));
         }
@@ -201,8 +201,9 @@ static int shrank(adbc_sync *s, sync_job *j, const char *local, uint64_t size)
 }
 /* The file's contents as one compressed stream: the file is read into
  * j->zbuf, and the compressor writes straight into DATA chunk slots of the
- * batch, each filled before its header is written. */
-static int send_compressed(adbc_sync *s, sync_job *j, sync_src *src, uint64_t size)
+ * batch, each filled before its header is written. ahead: bytes already read
+ * into j->zbuf (a stream's first chunk, read to tell its size). */
+static int send_compressed(adbc_sync *s, sync_job *j, sync_src *src, uint64_t size, size_t ahead)
 {
     adbc_sync_zenc *e;
     int rc = sync_zenc_new(&e, j->flags & ADBC_SYNC_FLAGS_COMP);
@@ -211,7 +212,10 @@ static int send_compressed(adbc_sync *s, sync_job *j, sync_src *src, uint64_t si
         return rc;
     }
     const uint8_t *in = j->zbuf;
-    size_t in_len = 0;
+    size_t in_len = ahead;
+    j->p.file_bytes += ahead;
+    j->p.bytes += ahead;
+    j->res.bytes += ahead;
     int eof = 0, done = 0;
     while (!done) {
         if ((rc = chunk_room(s, j)) < 0)
@@ -308,6 +312,23 @@ static int send_contents(adbc_sync *s, sync_job *j, sync_src *src, uint64_t size
     }
 }
 
+/* One DATA chunk of n bytes (at most ADBC_SYNC_DATA_MAX) copied from buf,
+ * counted as file contents. */
+static int put_data(adbc_sync *s, sync_job *j, const void *buf, size_t n)
+{
+    int rc = chunk_room(s, j);
+    if (rc < 0)
+        return rc;
+    sync_enc_hdr(s->tx + s->tx_len, ADBC_SYNC_DATA, (uint32_t)n);
+    memcpy(s->tx + s->tx_len + ADBC_SYNC_HDR, buf, n);
+    s->tx_len += ADBC_SYNC_HDR + n;
+    j->p.file_bytes += n;
+    j->p.bytes += n;
+    j->res.bytes += n;
+    j->res.wire_bytes += n;
+    return 0;
+}
+
 /* A link: its target and a NUL, as one DATA chunk (adbd reads exactly one),
  * from readlink for a local link, from src for a stream. */
 static int send_link(adbc_sync *s, sync_job *j, sync_src *src, const char *local,
@@ -388,13 +409,27 @@ static int push_contents(adbc_sync *s, sync_job *j, sync_src *src, const char *l
     if (S_ISLNK(mode)) {
         rc = send_link(s, j, src, local, remote, mode);
     } else {
-        /* As adb (SendSmallFile): a file under one chunk goes uncompressed. */
+        /* As adb (SendSmallFile): a file under one chunk goes uncompressed.
+         * A stream's size is not known: up to one chunk is read first to
+         * tell (into j->zbuf, where compressing it starts). */
         uint32_t flags = j->flags;
-        if (src->fd >= 0 && size < ADBC_SYNC_DATA_MAX)
+        size_t ahead = 0;
+        if (src->fd >= 0 && size < ADBC_SYNC_DATA_MAX) {
             flags &= ~ADBC_SYNC_FLAGS_COMP;
+        } else if (src->fd < 0 && (flags & ADBC_SYNC_FLAGS_COMP)) {
+            struct iovec v = {j->zbuf, ADBC_SYNC_DATA_MAX};
+            ssize_t n = src_read(j, src, &v, 1);
+            if (n < 0)
+                return (int)n; /* nothing of this file went out */
+            ahead = (size_t)n;
+            if (src->eof)
+                flags &= ~ADBC_SYNC_FLAGS_COMP;
+        }
         rc = send_request(s, j, local, remote, mode, flags);
+        if (rc == 0 && ahead > 0 && !(flags & ADBC_SYNC_FLAGS_COMP))
+            rc = put_data(s, j, j->zbuf, ahead);
         if (rc == 0)
-            rc = flags & ADBC_SYNC_FLAGS_COMP ? send_compressed(s, j, src, size)
+            rc = flags & ADBC_SYNC_FLAGS_COMP ? send_compressed(s, j, src, size, ahead)
                                               : send_contents(s, j, src, size);
     }
     if (rc == 0)

@@ -711,6 +711,21 @@ TEST(stream_compressed_both_ways)
         CHECK(res.wire_bytes > 0 && res.wire_bytes < n / 4);
         CHECK_EQ_INT(k.len, n);
         CHECK(memcmp(k.buf, data, n) == 0);
+        /* as a local file: under one chunk it goes plain, from one chunk on
+         * compressed (the stream's first chunk is read before the request) */
+        static const size_t small[] = {1, 1000, 65535, 65536};
+        for (size_t m = 0; m < sizeof small / sizeof small[0]; m++) {
+            src q = {.data = data, .len = small[m], .steps = steps + 1, .nsteps = 3};
+            CHECK_EQ_INT(adbc_sync_push_stream(&res, s, src_read, &q, "/data/local/tmp/zsmall",
+                                               S_IFREG | 0644, 1, &o, TMO),
+                         0);
+            CHECK_EQ_INT(res.bytes, small[m]);
+            if (small[m] < ADBC_SYNC_DATA_MAX)
+                CHECK_EQ_INT(res.wire_bytes, small[m]);
+            else
+                CHECK(res.wire_bytes < small[m] / 4);
+            CHECK(same_file(P("%s/data/local/tmp/zsmall", dev.sandbox), data, small[m]));
+        }
         /* a sink that fails in a compressed pull: its code, and no call after */
         sink f = {.fail_call = 2, .fail_code = ADBC_EBUSY};
         CHECK_EQ_INT(adbc_sync_pull_stream(NULL, NULL, s, "/data/local/tmp/zs", sink_write, &f,
@@ -940,7 +955,7 @@ TEST(stream_progress)
     CHECK_EQ_INT(adbc_sync_push_stream(NULL, s, src_read, &r, "/data/local/tmp/pg", S_IFREG | 0644,
                                        1, &o, TMO),
                  0);
-    CHECK(g.reports >= 3);
+    CHECK(g.reports >= 3); /* a batch of 256 KiB at a time, the file's last, the ack */
     CHECK_EQ_INT(g.last_files, 1); /* the last report counts the acknowledged file */
     CHECK_EQ_INT(g.last_bytes, n);
     CHECK_EQ_INT(g.file_total, 0); /* unknown */
@@ -952,7 +967,9 @@ TEST(stream_progress)
     CHECK_EQ_INT(adbc_sync_pull_stream(NULL, NULL, s, "/data/local/tmp/pg", sink_write, &k, &o,
                                        TMO),
                  0);
-    CHECK(h.reports >= 3);
+    /* one report at least as bytes arrive (how many depends on how they come
+     * in), and the last */
+    CHECK(h.reports >= 2);
     CHECK_EQ_INT(h.last_files, 1);
     CHECK_EQ_INT(h.last_bytes, n);
     CHECK_EQ_INT(h.file_total, n);
