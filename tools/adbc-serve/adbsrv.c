@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <sys/un.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -317,15 +318,26 @@ static asdev *select_dev(ops_hp_sel sel, const char *serial, uint64_t id, int on
 
 /* ---- I/O on the client's socket ---- */
 
-static int send_all(int fd, const void *p, size_t n)
+int serve_adbsrv_sendv(int fd, struct iovec *iov, int n)
 {
-    const char *b = p;
     int64_t last = ops_now_ms();
+    while (n > 0 && iov->iov_len == 0) {
+        iov++;
+        n--;
+    }
     while (n > 0) {
-        ssize_t k = send(fd, b, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+        struct msghdr m = {.msg_iov = iov, .msg_iovlen = (size_t)n};
+        ssize_t k = sendmsg(fd, &m, MSG_NOSIGNAL | MSG_DONTWAIT);
         if (k > 0) {
-            b += k;
-            n -= (size_t)k;
+            while (n > 0 && (size_t)k >= iov->iov_len) {
+                k -= (ssize_t)iov->iov_len;
+                iov++;
+                n--;
+            }
+            if (n > 0) {
+                iov->iov_base = (char *)iov->iov_base + k;
+                iov->iov_len -= (size_t)k;
+            }
             last = ops_now_ms();
             continue;
         }
@@ -337,6 +349,12 @@ static int send_all(int fd, const void *p, size_t n)
         poll(&pf, 1, 200);
     }
     return 0;
+}
+
+static int send_all(int fd, const void *p, size_t n)
+{
+    struct iovec v = {(void *)p, n};
+    return serve_adbsrv_sendv(fd, &v, 1);
 }
 
 static int okay(int fd, const char *str)
@@ -358,8 +376,12 @@ static int fail(int fd, const char *msg)
     return send_all(fd, out, n);
 }
 
-/* Exactly n bytes within ms; -1 on the peer's end, an error, or the bound. */
-static int recv_all(int fd, void *p, size_t n, int ms)
+int serve_adbsrv_tracing(void)
+{
+    return trace;
+}
+
+int serve_adbsrv_recv(int fd, void *p, size_t n, int ms)
 {
     char *b = p;
     int64_t end = ops_now_ms() + ms;
@@ -862,6 +884,11 @@ static void device_service(int fd, asdev *a, const char *svc, size_t len)
         fail(fd, "device offline (no transport)");
         return;
     }
+    if (srv->sync_engine && len == 5 && memcmp(svc, "sync:", 5) == 0) {
+        serve_adbsync(srv, fd, c);
+        serve_adbsrv_conn_put(a->d);
+        return;
+    }
     adbc_stream *st = NULL;
     int rc = adbc_stream_open_bytes(&st, c, svc, len, srv->call_ms);
     if (rc == ADBC_EREFUSED) {
@@ -895,7 +922,7 @@ static void answer_state(int fd, const ops_hp_req *r, asdev *bound, const char *
     else if (a && strcmp(what, "get-devpath") == 0)
         copy(val, sizeof val, "unknown");
     else if (a)
-        copy(val, sizeof val, a->features);
+        serve_adbsync_features(srv, val, sizeof val, a->features);
     pthread_mutex_unlock(&as_lock);
     if (a)
         okay(fd, val);
@@ -908,7 +935,7 @@ static void serve_one(int fd)
     asdev *bound = NULL;
     for (;;) {
         uint8_t hdr[4];
-        if (recv_all(fd, hdr, 4, REQ_WAIT_MS) != 0)
+        if (serve_adbsrv_recv(fd, hdr, 4, REQ_WAIT_MS) != 0)
             return;
         long len = ops_hp_header(hdr);
         if (len < 0) {
@@ -918,7 +945,7 @@ static void serve_one(int fd)
         char *req = malloc((size_t)len + 1);
         if (!req)
             return;
-        if (recv_all(fd, req, (size_t)len, REQ_WAIT_MS) != 0) {
+        if (serve_adbsrv_recv(fd, req, (size_t)len, REQ_WAIT_MS) != 0) {
             free(req);
             return;
         }

@@ -21,7 +21,7 @@ static void usage(FILE *f)
             "                  [--allow-uninstall PACKAGE]... [--allow-tool NAME]...\n"
             "                  [--control SOCKET] [--adb-server [ADDR]] [--no-http]\n"
             "                  [--pid-file FILE] [--local-window BYTES]\n"
-            "                  [--local-send-ahead BYTES]\n"
+            "                  [--local-send-ahead BYTES] [--adb-server-sync relay|engine]\n"
             "                  [--model NAME] [--provider openai|anthropic] [--base-url URL]\n"
             "                  [--agent-allow SERIAL]...\n"
             "                  [--farm redis[s]://[USER@]HOST:PORT[/DB] --farm-node NAME\n"
@@ -45,6 +45,9 @@ static void usage(FILE *f)
             "--adb-server it is 524288: short queues make relayed pulls faster.\n"
             "--local-send-ahead BYTES: the most each stream to such a device keeps sent\n"
             "and unacknowledged; 0 (the default): the device's window.\n"
+            "--adb-server-sync relay|engine: a client's sync (push, pull, ls) relayed to the\n"
+            "device as it is (relay, the default), or served by adbc's sync engine, which\n"
+            "speaks v1 to the client and compresses on links slower than compressing.\n"
             "--allow-uninstall PACKAGE: a package the uninstall_app tool may remove.\n"
             "--allow-tool NAME: offer a tool that needs allowing (termux_sms_send,\n"
             "termux_call; Termux:API tools are offered when adbc runs in Termux), or\n"
@@ -180,6 +183,13 @@ int main(int argc, char **argv)
                 return 2;
             local_window = n;
             i++;
+        } else if (strcmp(a, "--adb-server-sync") == 0 && v &&
+                   (strcmp(v, "relay") == 0 || strcmp(v, "engine") == 0)) {
+            s.sync_engine = strcmp(v, "engine") == 0;
+            i++;
+        } else if (strcmp(a, "--adb-server-sync") == 0) {
+            fprintf(stderr, SERVE_NAME ": --adb-server-sync takes relay or engine\n");
+            return 2;
         } else if (strcmp(a, "--local-send-ahead") == 0) {
             if (num(a, v, 0, 1L << 30, &n))
                 return 2;

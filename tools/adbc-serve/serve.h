@@ -36,6 +36,8 @@ typedef struct serve {
                                 are connected without delayed_ack, as adb's server */
     uint32_t local_window;   /* --local-window: adbc_conn_opts.local_window; 0: none */
     uint32_t local_send_ahead; /* --local-send-ahead: adbc_conn_opts.local_send_ahead */
+    int sync_engine;         /* --adb-server-sync engine: a client's sync: served by
+                                lib/sync (adbsync.c), not relayed */
     int settle_ms;           /* pause after an act before the observation */
     int connect_ms;
     int conn_timeout_s;      /* idle HTTP connection timeout */
@@ -126,6 +128,24 @@ void serve_adbsrv_conn_close(void *user, ops_dev *d, adbc_conn *c);
  * NULL while d is not connected. */
 adbc_conn *serve_adbsrv_conn_get(ops_dev *d);
 void serve_adbsrv_conn_put(ops_dev *d);
+/* Every byte of iov (n entries; changed as sent) to a client: -1 when it
+ * fails, the client takes nothing for the call timeout, or the server stops. */
+struct iovec;
+int serve_adbsrv_sendv(int fd, struct iovec *iov, int n);
+/* Exactly n bytes from a client within ms; -1 on its end, an error, the
+ * bound, or the server stopping. */
+int serve_adbsrv_recv(int fd, void *p, size_t n, int ms);
+/* ADB_TRACE was set: every request is logged to stderr. */
+int serve_adbsrv_tracing(void);
+
+/* ---- adbsync.c: a client's sync: served with adbc's own engine ---- */
+/* Answer the client on fd (OKAY, then its sync requests) with lib/sync on
+ * c until it quits, fails or goes (--adb-server-sync engine). */
+void serve_adbsync(serve *s, int fd, adbc_conn *c);
+/* The device's features as a client of this server sees them: without
+ * sendrecv_v2* when the engine serves sync (the client sends with v1 SEND
+ * and RECV). Writes at most cap bytes to out. */
+void serve_adbsync_features(const serve *s, char *out, size_t cap, const char *features);
 /* A device listed again (connected now: 0, or -1 with e set, the pool
  * then retrying it), or put away: its connection dropped, not listed and
  * not reconnected, why as its error, until it comes up again. */
