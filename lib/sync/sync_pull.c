@@ -388,6 +388,15 @@ static int open_inplace(const char *path, int *fd)
     return 0;
 }
 
+/* A file arrived whole: counted, and its last progress report. */
+static int pulled(sync_job *j)
+{
+    j->res.files++;
+    j->p.files++;
+    j->p.file_done = 1;
+    return sync_job_report(j, 1);
+}
+
 /* Written in place into a FIFO or device: no temporary, no mode or time. */
 static int receive_inplace(adbc_sync *s, sync_job *j, const char *remote, const char *path)
 {
@@ -401,12 +410,7 @@ static int receive_inplace(adbc_sync *s, sync_job *j, const char *remote, const 
     rc = receive(s, j, &sk, remote);
     if (close(fd) != 0 && rc == 0)
         rc = core_fail(local_error(errno), "cannot write %s: %s", path, strerror(errno));
-    if (rc < 0)
-        return rc;
-    j->res.files++;
-    j->p.files++;
-    j->p.file_done = 1;
-    return sync_job_report(j, 1);
+    return rc < 0 ? rc : pulled(j);
 }
 
 int sync_pull_receive(adbc_sync *s, sync_job *j, const char *remote, const char *target,
@@ -460,12 +464,7 @@ int sync_pull_receive(adbc_sync *s, sync_job *j, const char *remote, const char 
     else
         core_tmpfile_abort(&tf);
     core_free(local);
-    if (rc < 0)
-        return rc;
-    j->res.files++;
-    j->p.files++;
-    j->p.file_done = 1;
-    return sync_job_report(j, 1);
+    return rc < 0 ? rc : pulled(j);
 }
 
 int sync_pull_one(adbc_sync *s, sync_job *j, const char *remote, const char *local,
@@ -606,12 +605,7 @@ static int pull_to_sink(adbc_sync *s, sync_job *j, const char *remote, sync_sink
     j->p.file_done = 0;
     rc = j->flags & ADBC_SYNC_FLAGS_COMP ? receive_z(s, j, sk, remote, st->size)
                                          : receive(s, j, sk, remote);
-    if (rc < 0)
-        return rc;
-    j->res.files++;
-    j->p.files++;
-    j->p.file_done = 1;
-    return sync_job_report(j, 1);
+    return rc < 0 ? rc : pulled(j);
 }
 
 int adbc_sync_pull_stream(adbc_sync_result *res, adbc_sync_statbuf *st, adbc_sync *s,
