@@ -37,7 +37,11 @@ ssize_t conn_stream_read_to(adbc_stream *st, long (*sink)(void *user, const uint
  * stream holds nothing unread; NULL stops it.
  * After this returns with NULL the sink is never called again. The sink
  * returns bytes taken or a negative value (the data is then buffered and
- * left to the stream's reader). */
+ * left to the stream's reader). When the peer ends the stream cleanly with
+ * nothing left unread, the sink is called once more with (NULL, 0): every
+ * byte has reached it and nothing more comes (a relay can end its socket's
+ * sending side at once, without waking its reader). The stream's reader
+ * still sees the end as well. */
 void conn_stream_set_sink(adbc_stream *st, long (*sink)(void *user, const uint8_t *p, size_t n),
                           void *user);
 

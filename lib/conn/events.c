@@ -209,6 +209,10 @@ static void cb_closed(void *user, uint32_t id, int reason)
         /* Bytes still waiting for a window will never go. */
         st->out_head = st->out_len = 0;
         st->owed = 0;
+        /* Everything before the end went to the sink: tell it now, in this
+         * thread, rather than through a wake-up of the stream's reader. */
+        if (st->sink && st->len == 0 && !st->torn && reason == 0)
+            st->sink(st->sink_user, NULL, 0);
     }
     pthread_cond_broadcast(&c->cond);
 }

@@ -97,12 +97,20 @@ static void relay_fail(relay *rl, int code, const char *msg)
 /* The down direction's sink: send without blocking (0 when the socket is
  * full). Called by the down thread with what the stream lends it, and by
  * the connection's reader thread with data as it arrives while nothing is
- * buffered (conn_stream_set_sink): never both at once, as the reader only
- * calls it when the stream holds nothing and the down thread only while
- * it has bytes lent. */
+ * buffered, and at the stream's clean end (conn_stream_set_sink): never
+ * both at once, as the reader only calls it when the stream holds nothing
+ * and the down thread only while it has bytes lent. */
 static long send_lent(void *user, const uint8_t *p, size_t n)
 {
     relay *rl = user;
+    if (n == 0) {
+        /* The reader thread's word that the device ended the stream and
+         * every byte before it is in the socket: the peer sees the end now,
+         * not after the down thread wakes (which then does the same). */
+        rl->device_eof = 1;
+        shutdown(rl->fd, SHUT_WR);
+        return 0;
+    }
     for (;;) {
         ssize_t w = send(rl->fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
         if (w >= 0) {

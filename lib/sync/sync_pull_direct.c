@@ -48,8 +48,8 @@ typedef struct direct {
 static long direct_take(void *user, const uint8_t *p, size_t n)
 {
     direct *d = user;
-    if (atomic_load(&d->stop))
-        return 0;
+    if (n == 0 || atomic_load(&d->stop))
+        return 0; /* n 0: the stream's end, which the pull's own reader meets */
     struct iovec iov[SYNC_PULL_IOV];
     int k = 0, handover = 0;
     size_t pos = 0, file = 0;
