@@ -84,7 +84,7 @@ static int nclients;
 static int client_fds[256];  /* shut down on stop */
 static int listen_fd = -1;
 static char listen_path[108]; /* a localfilesystem: socket to unlink */
-static pthread_t accept_thread;
+static int acceptors;         /* accepting threads (as_lock): 1, 2 while handing over */
 static int started;
 static int trace;             /* ADB_TRACE set: log every request */
 static serve *srv;
@@ -1084,6 +1084,48 @@ static void *client_main(void *arg)
     return NULL;
 }
 
+/* Whether fd's request is here already (a client writes it as soon as it
+ * is connected) and is a host query answered from what the server holds:
+ * such a request is answered in the accepting thread, as adb's server
+ * answers from its one event loop, with no thread to start and wake for
+ * it (each adb command asks host:version and, most, features first). */
+static int quick_query(int fd)
+{
+    char buf[4 + 300];
+    ssize_t n = recv(fd, buf, sizeof buf - 1, MSG_PEEK | MSG_DONTWAIT);
+    if (n < 4)
+        return 0;
+    long len = ops_hp_header((const uint8_t *)buf);
+    if (len < 0 || 4 + len > n)
+        return 0;
+    buf[4 + len] = '\0';
+    ops_hp_req r;
+    char err[300];
+    if (ops_hp_parse(&r, buf + 4, err, sizeof err) != 0 || r.kind != OPS_HP_HOST)
+        return 0;
+    static const char *const quick[] = {"version", "devices", "devices-l", "host-features",
+                                        "features", "get-state", "get-serialno",
+                                        "get-devpath"};
+    for (size_t i = 0; i < sizeof quick / sizeof *quick; i++)
+        if (strcmp(r.cmd, quick[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* A detached thread running fn(arg): 0, or -1 when none could be made. */
+static int spawn(void *(*fn)(void *), void *arg)
+{
+    pthread_attr_t at;
+    pthread_attr_init(&at);
+    pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+    pthread_t t;
+    int rc = pthread_create(&t, &at, fn, arg);
+    pthread_attr_destroy(&at);
+    return rc == 0 ? 0 : -1;
+}
+
+/* One thread accepts at a time (acceptors counts it, and one that is
+ * handing over). */
 static void *accept_main(void *arg)
 {
     (void)arg;
@@ -1096,6 +1138,11 @@ static void *accept_main(void *arg)
             continue;
         int one = 1;
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one); /* fails on unix: fine */
+        if (quick_query(fd)) {
+            serve_one(fd); /* its request is here and its answer small: no wait */
+            close(fd);
+            continue;
+        }
         pthread_mutex_lock(&as_lock);
         size_t slot = sizeof client_fds / sizeof *client_fds;
         for (size_t i = 0; i < sizeof client_fds / sizeof *client_fds; i++)
@@ -1113,19 +1160,34 @@ static void *accept_main(void *arg)
         client_fds[slot] = fd + 1;
         nclients++;
         pthread_mutex_unlock(&as_lock);
-        pthread_attr_t at;
-        pthread_attr_init(&at);
-        pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-        pthread_t t;
-        if (pthread_create(&t, &at, client_main, (void *)(intptr_t)fd) != 0) {
+        /* This thread, running now, serves the client it accepted, and a
+         * new one takes over accepting: the client waits for no thread to
+         * be started and scheduled (a busy machine makes that long). */
+        pthread_mutex_lock(&as_lock);
+        acceptors++;
+        pthread_mutex_unlock(&as_lock);
+        if (spawn(accept_main, NULL) == 0) {
+            pthread_mutex_lock(&as_lock);
+            acceptors--; /* a client's thread from here on, counted in nclients */
+            pthread_cond_broadcast(&as_cv);
+            pthread_mutex_unlock(&as_lock);
+            return client_main((void *)(intptr_t)fd);
+        }
+        pthread_mutex_lock(&as_lock);
+        acceptors--;
+        pthread_mutex_unlock(&as_lock);
+        if (spawn(client_main, (void *)(intptr_t)fd) != 0) {
             pthread_mutex_lock(&as_lock);
             client_fds[slot] = 0;
             nclients--;
             pthread_mutex_unlock(&as_lock);
             close(fd);
         }
-        pthread_attr_destroy(&at);
     }
+    pthread_mutex_lock(&as_lock);
+    acceptors--;
+    pthread_cond_broadcast(&as_cv);
+    pthread_mutex_unlock(&as_lock);
     return NULL;
 }
 
@@ -1238,7 +1300,9 @@ int serve_adbsrv_start(serve *s, const char *addr)
     }
     if (listen_fd < 0)
         return -1;
-    if (pthread_create(&accept_thread, NULL, accept_main, NULL) != 0) {
+    acceptors = 1;
+    if (spawn(accept_main, NULL) != 0) {
+        acceptors = 0;
         close(listen_fd);
         listen_fd = -1;
         return -1;
@@ -1253,7 +1317,10 @@ void serve_adbsrv_stop(void)
 {
     if (!started)
         return;
-    pthread_join(accept_thread, NULL); /* srv->stopping is set: within 200 ms */
+    pthread_mutex_lock(&as_lock);
+    while (acceptors > 0) /* srv->stopping is set: within 200 ms */
+        pthread_cond_wait(&as_cv, &as_lock);
+    pthread_mutex_unlock(&as_lock);
     close(listen_fd);
     listen_fd = -1;
     if (listen_path[0])
