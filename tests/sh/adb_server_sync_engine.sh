@@ -150,6 +150,10 @@ elif script == "oversize":
 elif script == "notdata":
     p = b"/data/local/tmp/raw-notdata,33188"
     c.sendall(hdr("SEND", len(p)) + p + hdr("DATA", 4) + b"abcd" + hdr("WHAT", 0))
+elif script == "recvdir":
+    c.sendall(hdr("RECV", 15) + b"/data/local/tmp")
+elif script == "recvmissing":
+    c.sendall(hdr("RECV", 20) + b"/data/local/tmp/none")
 elif script == "hangup":
     p = b"/data/local/tmp/raw-hangup,33188"
     c.sendall(hdr("SEND", len(p)) + p + hdr("DATA", 65536) + b"h" * 65536 + hdr("DATA", 100) + b"h" * 10)
@@ -178,6 +182,10 @@ t_check "a client that breaks the protocol gets adbd's FAIL and the session ends
 [ "$(raw oversize)" = "FAIL oversize data message" ] || t_fail "oversize DATA: $(raw oversize)"
 [ "$(raw notdata)" = "FAIL invalid data message" ] || t_fail "not DATA: $(raw notdata)"
 [ "$(raw hangup)" = closed ] || t_fail "the hang-up client did not run"
+t_check "RECV of what cannot be pulled: adbd's v1 words"
+[ "$(raw recvdir)" = "FAIL read failed: Is a directory" ] || t_fail "RECV of a directory: $(raw recvdir)"
+[ "$(raw recvmissing)" = "FAIL open failed: No such file or directory" ] ||
+    t_fail "RECV of a missing file: $(raw recvmissing)"
 
 t_check "no file is left behind by a push that failed"
 for f in raw-oversize raw-notdata raw-hangup; do

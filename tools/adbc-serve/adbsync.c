@@ -222,7 +222,8 @@ static int do_recv(sess *x, adbc_sync *sy, const char *path)
     recv_sink r = {x, 0};
     adbc_sync_opts o;
     adbc_sync_opts_init(&o);
-    int rc = adbc_sync_pull_stream(NULL, NULL, sy, path, recv_write, &r, &o, x->s->call_ms);
+    adbc_sync_statbuf st;
+    int rc = adbc_sync_pull_stream(NULL, &st, sy, path, recv_write, &r, &o, x->s->call_ms);
     if (rc == 0)
         return say(x, "DONE", 0, NULL, 0);
     if (x->gone)
@@ -232,7 +233,7 @@ static int do_recv(sess *x, adbc_sync *sy, const char *path)
         fail(x, "open failed: No such file or directory");
     else if (!r.sent && rc == ADBC_EPERM)
         fail(x, "open failed: Permission denied");
-    else if (!r.sent && rc == ADBC_EINVAL)
+    else if (!r.sent && rc == ADBC_EINVAL && S_ISDIR(st.mode))
         fail(x, "read failed: Is a directory");
     else
         fail(x, device_words());
