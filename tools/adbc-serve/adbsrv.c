@@ -1268,6 +1268,11 @@ static int listen_tcp(const char *spec)
             continue;
         int one = 1;
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+        /* Every client of adb's server speaks first: a connection is
+         * handed to accept with its request, so a quick query is answered
+         * at once (quick_query) and no thread waits for it. */
+        int defer = 5;
+        setsockopt(fd, IPPROTO_TCP, TCP_DEFER_ACCEPT, &defer, sizeof defer);
         if (bind(fd, a->ai_addr, a->ai_addrlen) != 0 || listen(fd, 64) != 0) {
             int err = errno;
             close(fd);
