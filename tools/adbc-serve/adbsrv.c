@@ -18,7 +18,9 @@
  * on it (adbc_conn_interrupt) and waits for them before the pool closes it.
  * Forwards are held.c's (the ones the control socket makes, one list).
  *
- * One thread accepts; each client has a thread of its own (and a relay the
+ * One thread accepts at a time. It answers a quick host query itself, and
+ * serves any other client it accepted while a new thread takes over
+ * accepting, so a client waits for no thread to start (and a relay has the
  * library's second thread). The protocol has no authentication: whoever
  * can connect can use every device, which is why the default address is
  * loopback and any other must be named. */
