@@ -32,6 +32,7 @@
 #include "ops_hostproto.h"
 
 #define PATH_MAX_SYNC ADBC_SYNC_PATH_MAX
+#define SYNC_IDLE_MS (30 * 60 * 1000) /* a session with no request for this long ends */
 
 typedef struct sess {
     serve *s;
@@ -287,8 +288,9 @@ void serve_adbsync(serve *s, int fd, adbc_conn *c)
     char path[PATH_MAX_SYNC + 1];
     while (!x.gone && !s->stopping) {
         uint8_t h[8];
-        /* a client walks its own tree between requests: as long as a call */
-        if (serve_adbsrv_recv(fd, h, 8, s->call_ms) != 0)
+        /* a client may walk its own tree, or wait for its user, between
+         * requests; adb's server sets no bound, this one a long one */
+        if (serve_adbsrv_recv(fd, h, 8, SYNC_IDLE_MS) != 0)
             break;
         uint32_t len = get32(h + 4);
         if (memcmp(h, "QUIT", 4) == 0)
