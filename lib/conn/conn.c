@@ -25,6 +25,7 @@ void conn_set_error(adbc_conn *c, int code, const char *msg)
     if (c->status == 0) {
         c->status = code;
         snprintf(c->errmsg, sizeof c->errmsg, "%s", msg);
+        conn_wake_streams(c);
     }
     pthread_cond_broadcast(&c->cond);
     pthread_cond_broadcast(&c->send_cond);
@@ -229,6 +230,7 @@ void adbc_conn_close(adbc_conn *c)
     }
     pthread_mutex_lock(&c->mu);
     c->stopping = 1;
+    conn_wake_streams(c);
     pthread_cond_broadcast(&c->cond);
     pthread_cond_broadcast(&c->send_cond);
     adbc_transport *t = c->t;

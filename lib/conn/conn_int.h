@@ -58,6 +58,10 @@ struct adbc_stream {
      * wake-up); what the sink does not take is buffered as usual. */
     long (*sink)(void *user, const uint8_t *p, size_t n);
     void *sink_user;
+    /* conn_stream_set_wake: called when the stream's reader has something
+     * the sink did not take (conn_stream_wake). */
+    void (*wake)(void *user);
+    void *wake_user;
     int draining;     /* a caller waits for out and the engine's queue to empty */
     /* conn_stream_write_from waits for the window to open (window_want),
      * or is filling a packet outside the lock (filling). While it waits,
@@ -120,6 +124,11 @@ struct adbc_conn {
 
 /* Lock held: end the connection with an error (first one wins). */
 void conn_set_error(adbc_conn *c, int code, const char *msg);
+
+/* Lock held: call the stream's wake, if it has one (conn_stream_set_wake);
+ * conn_wake_streams does it for every stream of the connection. */
+void conn_stream_wake(adbc_stream *st);
+void conn_wake_streams(adbc_conn *c);
 
 /* Lock held: raise the connection's error in the calling thread. */
 int conn_raise(adbc_conn *c);

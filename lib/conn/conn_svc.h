@@ -45,6 +45,18 @@ ssize_t conn_stream_read_to(adbc_stream *st, long (*sink)(void *user, const uint
 void conn_stream_set_sink(adbc_stream *st, long (*sink)(void *user, const uint8_t *p, size_t n),
                           void *user);
 
+/* With a sink set, let the stream's reader be a thread started only when
+ * it is needed: wake(user) is called, with the connection's lock held (so
+ * it must not block; starting a thread is fine), whenever the stream has
+ * something for its reader that the sink did not take: data the sink left
+ * (it took less than it was given, or arrived while the stream held some),
+ * an end other than the clean one the sink is told of, the connection's
+ * failure, an interrupt (adbc_conn_interrupt), or the connection being
+ * closed. If one of these already holds, or the stream ended (cleanly)
+ * before its sink was set, wake is called before this returns. It may be called more than once. NULL stops it; after this
+ * returns with NULL it is never called again. */
+void conn_stream_set_wake(adbc_stream *st, void (*wake)(void *user), void *user);
+
 /* Queue what flow control allows of buf now, waiting up to timeout_ms for
  * room: the number of bytes taken (> 0), or an error (ADBC_ETIMEDOUT when
  * nothing could be taken in time; the stream stays usable). */

@@ -152,6 +152,7 @@ static void cb_data(void *user, uint32_t id, const uint8_t *data, size_t len)
     memcpy(st->buf + st->head + st->len, data, len);
     st->len += len;
     st->owed += len;
+    conn_stream_wake(st); /* the sink left it: its reader must come */
     if (c->try_write && !adbc_session_delayed_ack(c->s) &&
         len == adbc_session_max_payload(c->s) && st->len < ADBC_CONN_WAKE_BATCH) {
         st->unwoken = 1;
@@ -213,6 +214,8 @@ static void cb_closed(void *user, uint32_t id, int reason)
          * thread, rather than through a wake-up of the stream's reader. */
         if (st->sink && st->len == 0 && !st->torn && reason == 0)
             st->sink(st->sink_user, NULL, 0);
+        else
+            conn_stream_wake(st);
     }
     pthread_cond_broadcast(&c->cond);
 }

@@ -13,6 +13,7 @@ void adbc_conn_interrupt(adbc_conn *c)
         return;
     pthread_mutex_lock(&c->mu);
     c->interrupted = 1;
+    conn_wake_streams(c);
     pthread_cond_broadcast(&c->cond);
     pthread_mutex_unlock(&c->mu);
 }

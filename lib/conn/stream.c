@@ -273,6 +273,32 @@ void conn_stream_set_sink(adbc_stream *st, long (*sink)(void *user, const uint8_
     pthread_mutex_unlock(&c->mu);
 }
 
+void conn_stream_set_wake(adbc_stream *st, void (*wake)(void *user), void *user)
+{
+    adbc_conn *c = st->c;
+    if (!c)
+        return;
+    pthread_mutex_lock(&c->mu);
+    st->wake = wake;
+    st->wake_user = user;
+    /* An end that came before the sink was set was not told to it. */
+    if (wake && (st->len > 0 || st->closed || c->status || c->interrupted || c->stopping))
+        wake(user);
+    pthread_mutex_unlock(&c->mu);
+}
+
+void conn_stream_wake(adbc_stream *st)
+{
+    if (st->wake)
+        st->wake(st->wake_user);
+}
+
+void conn_wake_streams(adbc_conn *c)
+{
+    for (size_t i = 0; i < c->nstreams; i++)
+        conn_stream_wake(c->streams[i]);
+}
+
 ssize_t conn_stream_read_swap(adbc_stream *st, uint8_t **buf, size_t *cap, size_t *off,
                               int timeout_ms)
 {

@@ -33,6 +33,9 @@ typedef struct relay {
     char peer[96];
     unsigned id;
     pthread_t th;
+    pthread_mutex_t down_mu; /* down_th and down_started */
+    pthread_t down_th;       /* stream -> socket, once the reader thread's sink is not enough */
+    int down_started;
     _Atomic int stop;     /* end now (teardown or an error on either side) */
     _Atomic int device_eof;
     _Atomic int send_errno; /* a failed send to the local socket */

@@ -1,8 +1,18 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* One relayed connection: a local socket and an ADB stream, two threads.
+/* One relayed connection: a local socket and an ADB stream, one thread,
+ * and a second one only when it is needed.
  *
- * The relay's own thread opens the device stream (forward), starts the
- * "down" thread (stream -> socket) and then moves "up" (socket -> stream).
+ * The relay's own thread opens the device stream (forward) and moves "up"
+ * (socket -> stream). Stream -> socket ("down") goes from the connection's
+ * reader thread straight into the socket as the data arrives (the stream's
+ * sink, a send that does not block), and the device's clean end shuts the
+ * socket's sending side there too. Only when that is not enough (the
+ * socket is full, data came before the sink was set, the stream or the
+ * connection failed, an interrupt) is the "down" thread started
+ * (conn_stream_set_wake), which then reads the stream as before. A short
+ * command's answer, which the socket takes whole, needs no thread of its
+ * own: one less to start and schedule per shell command.
+ *
  * Each direction blocks only on its own receiver: the up thread waits for
  * the stream's window, the down thread for the socket's buffer, while the
  * device's unread data is bounded by the stream window. Up reads the socket
@@ -246,6 +256,30 @@ static void up_loop(relay *rl)
     }
 }
 
+/* Start the down thread unless it runs already (or ran): from the stream's
+ * wake (the reader thread, or whichever thread failed or interrupted the
+ * connection, with its lock held) or from relay_main. */
+static void start_down(relay *rl)
+{
+    pthread_mutex_lock(&rl->down_mu);
+    if (!rl->down_started) {
+        pthread_attr_t attr;
+        pthread_attr_init(&attr);
+        pthread_attr_setstacksize(&attr, 256 * 1024);
+        if (pthread_create(&rl->down_th, &attr, down_main, rl) == 0)
+            rl->down_started = 1;
+        else
+            relay_fail(rl, ADBC_ENOMEM, "cannot start a relay thread");
+        pthread_attr_destroy(&attr);
+    }
+    pthread_mutex_unlock(&rl->down_mu);
+}
+
+static void wake_down(void *user)
+{
+    start_down(user);
+}
+
 static void *relay_main(void *arg)
 {
     relay *rl = arg;
@@ -264,14 +298,18 @@ static void *relay_main(void *arg)
     emit(rl, ADBC_FWD_OPENED);
     conn_stream_set_sink(rl->st, send_lent, rl);
     conn_stream_set_source(rl->st, r->opts.buffer_size, recv_fill, rl);
-    pthread_t down;
-    if (pthread_create(&down, NULL, down_main, rl) != 0) {
-        relay_fail(rl, ADBC_ENOMEM, "cannot start a relay thread");
-    } else {
-        up_loop(rl);
-        /* Half-closed by the local peer: the device side still answers. */
-        pthread_join(down, NULL);
-    }
+    conn_stream_set_wake(rl->st, wake_down, rl); /* at once if data came before the sink */
+    up_loop(rl);
+    /* Half-closed by the local peer: the device side still answers, and
+     * the down thread waits for its end. */
+    if (!rl->stop && !rl->device_eof)
+        start_down(rl);
+    conn_stream_set_wake(rl->st, NULL, NULL); /* no thread is started after this */
+    pthread_mutex_lock(&rl->down_mu);
+    int joined = rl->down_started;
+    pthread_mutex_unlock(&rl->down_mu);
+    if (joined)
+        pthread_join(rl->down_th, NULL);
     conn_stream_set_sink(rl->st, NULL, NULL); /* before the socket closes */
     conn_stream_set_source(rl->st, 0, NULL, NULL);
     adbc_stream_close(rl->st);
@@ -291,6 +329,7 @@ static void relay_free(relay *rl)
         adbc_stream_close(rl->st);
     core_free(rl->dest);
     pthread_mutex_destroy(&rl->err_mu);
+    pthread_mutex_destroy(&rl->down_mu);
     core_free(rl);
 }
 
@@ -306,6 +345,7 @@ int relay_start(fwd_relays *r, adbc_conn *c, int fd, adbc_stream *st, char *dest
         return core_fail(ADBC_ENOMEM, "out of memory for a relayed connection");
     }
     pthread_mutex_init(&rl->err_mu, NULL);
+    pthread_mutex_init(&rl->down_mu, NULL);
     rl->owner = r;
     rl->c = c;
     rl->fd = fd;
@@ -400,6 +440,7 @@ int adbc_forward_splice(adbc_stream *st, int fd, const adbc_forward_opts *opts)
     relay rl;
     memset(&rl, 0, sizeof rl);
     pthread_mutex_init(&rl.err_mu, NULL);
+    pthread_mutex_init(&rl.down_mu, NULL);
     rl.owner = &r;
     rl.c = adbc_stream_conn(st);
     rl.fd = fd;
@@ -412,6 +453,7 @@ int adbc_forward_splice(adbc_stream *st, int fd, const adbc_forward_opts *opts)
     snprintf(msg, sizeof msg, "%s", rl.msg);
     core_free(rl.dest);
     pthread_mutex_destroy(&rl.err_mu);
+    pthread_mutex_destroy(&rl.down_mu);
     pthread_mutex_destroy(&r.mu);
     return rc < 0 ? core_fail(rc, "%s", msg) : 0;
 }

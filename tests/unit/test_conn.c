@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Connection-layer tests: a host adbc_conn over a socketpair, against a
  * device-role session driven by a thread in this test. The in-test device
- * serves "echo:" (sends back what it receives), "source:N" (sends N bytes of
- * a pattern, then closes), "sink:" (reads and drops) and refuses the rest. */
+ * serves "echo:" (sends back what it receives), "echo!:" (the same, and
+ * closes after echoing a '!'), "source:N" (sends N bytes of a pattern, then
+ * closes), "sink:" (reads and drops) and refuses the rest. */
 #include "t.h"
 
 #include <arpa/inet.h>
@@ -86,12 +87,17 @@ static void dpump_stream(dev *d, dev_stream *ds)
             adbc_session_close_stream(d->s, ds->id);
             ds->id = 0;
         }
-    } else if (ds->kind == 1 && ds->plen > 0) {
+    } else if ((ds->kind == 1 || ds->kind == 6) && ds->plen > 0) {
         ssize_t k = adbc_session_write(d->s, ds->id, ds->pending, ds->plen);
         if (k > 0) {
+            int last = ds->pending[k - 1];
             memmove(ds->pending, ds->pending + k, ds->plen - (size_t)k);
             ds->plen -= (size_t)k;
             adbc_session_consume(d->s, ds->id, (size_t)k);
+            if (ds->kind == 6 && ds->plen == 0 && last == '!') {
+                adbc_session_close_stream(d->s, ds->id);
+                ds->id = 0;
+            }
         }
     }
 }
@@ -106,6 +112,8 @@ static int d_open(void *u, uint32_t id, const char *svc)
     ds->id = id;
     if (strncmp(svc, "echo:", 5) == 0)
         ds->kind = 1;
+    else if (strcmp(svc, "echo!:") == 0)
+        ds->kind = 6;
     else if (strncmp(svc, "source:", 7) == 0) {
         ds->kind = 2;
         ds->to_send = strtoul(svc + 7, NULL, 10);
@@ -127,7 +135,7 @@ static void d_data(void *u, uint32_t id, const uint8_t *data, size_t len)
     dev_stream *ds = dfind(d, id);
     if (!ds)
         return;
-    if (ds->kind == 1) {
+    if (ds->kind == 1 || ds->kind == 6) {
         ds->pending = realloc(ds->pending, ds->plen + len);
         memcpy(ds->pending + ds->plen, data, len);
         ds->plen += len;
@@ -818,6 +826,126 @@ TEST(sink_takes_arriving_data)
     stop_dev(&d);
 }
 
+/* conn_stream_set_wake: the stream's reader is only called for when the
+ * sink leaves it something. A sink that takes all it is given, and the
+ * clean end it is told of, call for nobody; data it leaves, an interrupt, a
+ * stream that ended before the wake was set and the connection's failure
+ * each do; after set_wake(NULL) nothing does. */
+typedef struct wake_state {
+    _Atomic int wakes, full, ended;
+    _Atomic size_t got;
+} wake_state;
+
+static long wake_sink(void *user, const uint8_t *p, size_t n)
+{
+    wake_state *w = user;
+    (void)p;
+    if (!p && n == 0) {
+        w->ended = 1;
+        return 0;
+    }
+    if (w->full)
+        return 0;
+    w->got += n;
+    return (long)n;
+}
+
+static void count_wake(void *user)
+{
+    wake_state *w = user;
+    w->wakes++;
+}
+
+static int wait_for_atomic(_Atomic int *v, int want)
+{
+    for (int i = 0; i < 500 && *v < want; i++)
+        usleep(2000);
+    return *v >= want;
+}
+
+TEST(wake_only_when_the_sink_leaves_something)
+{
+    dev d = {.accept_key = 1};
+    adbc_conn *c = NULL;
+    CHECK_EQ_INT(connect_to(&d, &c, 0), 0);
+    adbc_stream *s;
+    CHECK_EQ_INT(adbc_stream_open(&s, c, "echo:", 2000), 0);
+    wake_state w = {0};
+    conn_stream_set_sink(s, wake_sink, &w);
+    conn_stream_set_wake(s, count_wake, &w);
+    CHECK_EQ_INT(w.wakes, 0); /* nothing waits yet */
+    CHECK_EQ_INT(adbc_stream_write(s, "hello", 5, 2000), 0);
+    for (int i = 0; i < 500 && w.got < 5; i++)
+        usleep(2000);
+    CHECK_EQ_INT(w.got, 5);
+    CHECK_EQ_INT(w.wakes, 0); /* the sink took it all */
+    w.full = 1;
+    CHECK_EQ_INT(adbc_stream_write(s, "world", 5, 2000), 0);
+    CHECK(wait_for_atomic(&w.wakes, 1));
+    char b[5];
+    CHECK_EQ_INT(adbc_stream_read_full(s, b, 5, 2000), 0); /* left to the reader */
+    CHECK_MEM(b, "world", 5);
+    int before = w.wakes;
+    adbc_conn_interrupt(c);
+    CHECK_EQ_INT(w.wakes, before + 1);
+    adbc_conn_clear_interrupt(c);
+    conn_stream_set_wake(s, NULL, NULL);
+    adbc_conn_interrupt(c);
+    CHECK_EQ_INT(w.wakes, before + 1); /* never after set_wake(NULL) */
+    adbc_conn_clear_interrupt(c);
+    conn_stream_set_sink(s, NULL, NULL);
+    adbc_stream_close(s);
+
+    /* the clean end with nothing left: told to the sink, no wake */
+    wake_state e = {0};
+    CHECK_EQ_INT(adbc_stream_open(&s, c, "echo!:", 2000), 0);
+    conn_stream_set_sink(s, wake_sink, &e);
+    conn_stream_set_wake(s, count_wake, &e);
+    CHECK_EQ_INT(adbc_stream_write(s, "bye!", 4, 2000), 0);
+    CHECK(wait_for_atomic(&e.ended, 1));
+    CHECK_EQ_INT(e.got, 4);
+    CHECK_EQ_INT(e.wakes, 0);
+    conn_stream_set_wake(s, NULL, NULL);
+    conn_stream_set_sink(s, NULL, NULL);
+    adbc_stream_close(s);
+
+    /* a stream that ended before its wake was set: woken at once */
+    wake_state f = {0};
+    CHECK_EQ_INT(adbc_stream_open(&s, c, "source:10", 2000), 0);
+    uint8_t buf[16];
+    size_t got = 0;
+    for (;;) {
+        ssize_t r = adbc_stream_read(s, buf, sizeof buf, 2000);
+        CHECK(r >= 0);
+        if (r <= 0)
+            break;
+        got += (size_t)r;
+    }
+    CHECK_EQ_INT(got, 10);
+    conn_stream_set_sink(s, wake_sink, &f);
+    conn_stream_set_wake(s, count_wake, &f);
+    CHECK_EQ_INT(f.wakes, 1);
+    CHECK_EQ_INT(f.ended, 0); /* the end came before the sink: not told to it */
+    conn_stream_set_wake(s, NULL, NULL);
+    conn_stream_set_sink(s, NULL, NULL);
+    adbc_stream_close(s);
+
+    /* the connection fails: woken */
+    wake_state g = {0};
+    CHECK_EQ_INT(adbc_stream_open(&s, c, "echo:", 2000), 0);
+    conn_stream_set_sink(s, wake_sink, &g);
+    conn_stream_set_wake(s, count_wake, &g);
+    CHECK_EQ_INT(g.wakes, 0);
+    shutdown(d.fd, SHUT_RDWR);
+    CHECK(wait_for_atomic(&g.wakes, 1));
+    CHECK_EQ_INT(g.ended, 0); /* a failure is no clean end */
+    conn_stream_set_wake(s, NULL, NULL);
+    conn_stream_set_sink(s, NULL, NULL);
+    adbc_stream_close(s);
+    adbc_conn_close(c);
+    stop_dev(&d);
+}
+
 /* The window the device is given for a stream it opens (OPEN's arg1).
  * local_window replaces window on a local link (TCP over loopback) only. */
 static uint32_t credit_of(dev *d, uint32_t window, uint32_t local_window)
@@ -1205,6 +1333,7 @@ int main(void)
     RUN(swap_read_reports_end_and_errors);
     RUN(lent_reads_deliver_every_byte);
     RUN(sink_takes_arriving_data);
+    RUN(wake_only_when_the_sink_leaves_something);
     RUN(local_window_applies_to_loopback_links_only);
     RUN(local_send_ahead_applies_to_loopback_links_only);
     RUN(write_from_fills_packets_in_place);
