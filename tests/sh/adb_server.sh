@@ -107,24 +107,6 @@ t_check "shell output larger than the client's socket takes, read slowly: every 
 n=$(B shell 'head -c 3000000 /dev/zero' | (sleep 0.3; wc -c))
 [ "$n" = 3000000 ] || t_fail "a slowly read 3 MB shell output arrived as $n bytes"
 
-t_check "a run of adb commands starts no thread each: the same threads serve them"
-# tids: the server's thread ids. A thread started per command shows as a
-# new id (the acceptor that took over), even if it ended since.
-tids() { ls "/proc/$SPID/task" | sort -n | tr '\n' ' '; }
-for i in 1 2 3 4 5; do B shell true || t_fail "shell true $i"; done
-before=$(tids)
-for i in $(seq 20); do B shell true || t_fail "shell true $i"; done
-after=$(tids)
-[ "$before" = "$after" ] || t_fail "20 adb shell true changed the server's threads: $before -> $after"
-pids=()
-for i in 1 2 3 4 5 6 7 8; do B shell 'sleep 0.5' & pids+=("$!"); done
-wait "${pids[@]}"
-sleep 0.3
-n=$(ls "/proc/$SPID/task" | wc -l)
-nb=$(wc -w <<< "$before")
-[ "$n" -le $((nb + 4)) ] ||
-    t_fail "after 8 clients at once the server keeps $n threads, more than four spares over its $nb"
-
 t_check "push and pull a tree and a 24 MiB file through adbc's server"
 mkdir -p "$T_TMP/tree/a/b"
 printf 'one\n' > "$T_TMP/tree/a/f1"

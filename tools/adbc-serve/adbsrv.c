@@ -19,17 +19,13 @@
  * Forwards are held.c's (the ones the control socket makes, one list).
  *
  * One thread accepts at a time. It answers a quick host query itself, and
- * serves any other client it accepted while another thread takes over
- * accepting: one that served a client before and waits as a spare, or a
- * new one when none waits. A client waits for no thread to start, and a
- * steady run of adb commands starts none (the relay starts its second
- * thread only when a stream's data does not fit the client's socket at
- * once). The protocol has no authentication: whoever
+ * serves any other client it accepted while a new thread takes over
+ * accepting, so a client waits for no thread to start (and a relay has the
+ * library's second thread). The protocol has no authentication: whoever
  * can connect can use every device, which is why the default address is
  * loopback and any other must be named. */
 #include "serve.h"
 #include "ops_hostproto.h"
-#include "ops_util.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -91,13 +87,6 @@ static int client_fds[256];  /* shut down on stop */
 static int listen_fd = -1;
 static char listen_path[108]; /* a localfilesystem: socket to unlink */
 static int acceptors;         /* accepting threads (as_lock): 1, 2 while handing over */
-/* Threads that served a client and wait to accept again (spare_wait), and
- * how many of them an acceptor called and none has answered yet. */
-#define SPARES_MAX 4
-#define SPARE_IDLE_MS 60000
-static int spares, spare_calls;
-static pthread_cond_t spare_cv; /* ops_cond_init'ed by serve_adbsrv_start */
-static int spare_cv_ready;
 static int started;
 static int trace;             /* ADB_TRACE set: log every request */
 static serve *srv;
@@ -1080,8 +1069,9 @@ static void serve_one(int fd)
     }
 }
 
-static void serve_client(int fd)
+static void *client_main(void *arg)
 {
+    int fd = (int)(intptr_t)arg;
     serve_one(fd);
     close(fd);
     pthread_mutex_lock(&as_lock);
@@ -1093,11 +1083,6 @@ static void serve_client(int fd)
     nclients--;
     pthread_cond_broadcast(&as_cv);
     pthread_mutex_unlock(&as_lock);
-}
-
-static void *client_main(void *arg)
-{
-    serve_client((int)(intptr_t)arg);
     return NULL;
 }
 
@@ -1141,34 +1126,6 @@ static int spawn(void *(*fn)(void *), void *arg)
     return rc == 0 ? 0 : -1;
 }
 
-/* A thread that served its client waits here, as a spare, until an
- * acceptor takes a client and calls it to accept next (1), or it is to end
- * (0: idle for SPARE_IDLE_MS, the server stopping, or SPARES_MAX spares
- * waiting already). A call costs a wake-up where a new thread would cost
- * its start: what a client of a busy server waits for is the accepting
- * thread, not this one, but the machine's two cores are shared with the
- * client and the device. */
-static int spare_wait(void)
-{
-    pthread_mutex_lock(&as_lock);
-    int called = 0;
-    if (!srv->stopping && spares < SPARES_MAX) {
-        spares++;
-        int64_t deadline = ops_now_ms() + SPARE_IDLE_MS;
-        while (!spare_calls && !srv->stopping)
-            if (ops_cond_wait_until(&spare_cv, &as_lock, deadline) == ETIMEDOUT)
-                break;
-        spares--;
-        if (spare_calls > 0) { /* the caller counted this thread in acceptors */
-            spare_calls--;
-            called = 1;
-        }
-        pthread_cond_broadcast(&as_cv); /* serve_adbsrv_stop waits for spares */
-    }
-    pthread_mutex_unlock(&as_lock);
-    return called;
-}
-
 /* One thread accepts at a time (acceptors counts it, and one that is
  * handing over). */
 static void *accept_main(void *arg)
@@ -1206,32 +1163,17 @@ static void *accept_main(void *arg)
         nclients++;
         pthread_mutex_unlock(&as_lock);
         /* This thread, running now, serves the client it accepted, and a
-         * spare one (or a new one) takes over accepting: the client waits
-         * for no thread to be started and scheduled (a busy machine makes
-         * that long). This thread's count in acceptors passes to it. */
+         * new one takes over accepting: the client waits for no thread to
+         * be started and scheduled (a busy machine makes that long). */
         pthread_mutex_lock(&as_lock);
-        int handed = spares > spare_calls;
-        if (handed) {
-            spare_calls++;
-            pthread_cond_signal(&spare_cv);
-        } else {
-            acceptors++;
-        }
+        acceptors++;
         pthread_mutex_unlock(&as_lock);
-        if (!handed && spawn(accept_main, NULL) == 0) {
+        if (spawn(accept_main, NULL) == 0) {
             pthread_mutex_lock(&as_lock);
-            acceptors--;
+            acceptors--; /* a client's thread from here on, counted in nclients */
             pthread_cond_broadcast(&as_cv);
             pthread_mutex_unlock(&as_lock);
-            handed = 1;
-        }
-        if (handed) {
-            /* A client's thread from here on, counted in nclients, then a
-             * spare: called, it accepts again. */
-            serve_client(fd);
-            if (spare_wait())
-                continue;
-            return NULL;
+            return client_main((void *)(intptr_t)fd);
         }
         pthread_mutex_lock(&as_lock);
         acceptors--;
@@ -1365,13 +1307,6 @@ int serve_adbsrv_start(serve *s, const char *addr)
     }
     if (listen_fd < 0)
         return -1;
-    if (!spare_cv_ready && ops_cond_init(&spare_cv) != 0) {
-        fprintf(stderr, SERVE_NAME ": adb server: cannot make a condition variable\n");
-        close(listen_fd);
-        listen_fd = -1;
-        return -1;
-    }
-    spare_cv_ready = 1;
     acceptors = 1;
     if (spawn(accept_main, NULL) != 0) {
         acceptors = 0;
@@ -1390,8 +1325,7 @@ void serve_adbsrv_stop(void)
     if (!started)
         return;
     pthread_mutex_lock(&as_lock);
-    pthread_cond_broadcast(&spare_cv); /* srv->stopping is set: spares end */
-    while (acceptors > 0 || spares > 0) /* acceptors within 200 ms */
+    while (acceptors > 0) /* srv->stopping is set: within 200 ms */
         pthread_cond_wait(&as_cv, &as_lock);
     pthread_mutex_unlock(&as_lock);
     close(listen_fd);
