@@ -9,7 +9,9 @@
  * rule) and open a stream to the host for each connection; adbc relays it
  * to a host destination, and only to destinations it was told about.
  *
- * Each relayed connection has two threads of its own: bytes move both ways
+ * Each relayed connection has a thread of its own, and a second one from
+ * the first time its local socket cannot take the device's data at once
+ * (until then the connection's reader thread sends it): bytes move both ways
  * at once, a slow reader on either side stops its direction only (the
  * stream's flow control holds the device back; the socket's buffer holds
  * the local peer back), so memory stays bounded by the stream window (the
