@@ -53,8 +53,9 @@ void conn_stream_set_sink(adbc_stream *st, long (*sink)(void *user, const uint8_
  * an end other than the clean one the sink is told of, the connection's
  * failure, an interrupt (adbc_conn_interrupt), or the connection being
  * closed. If one of these already holds, or the stream ended (cleanly)
- * before its sink was set, wake is called before this returns. It may be called more than once. NULL stops it; after this
- * returns with NULL it is never called again. */
+ * before its sink was set, wake is called before this returns. It may be
+ * called more than once. NULL stops it; after this returns with NULL it is
+ * never called again. */
 void conn_stream_set_wake(adbc_stream *st, void (*wake)(void *user), void *user);
 
 /* Queue what flow control allows of buf now, waiting up to timeout_ms for
