@@ -20,8 +20,9 @@
  *
  * One thread accepts at a time. It answers a quick host query itself, and
  * serves any other client it accepted while a new thread takes over
- * accepting, so a client waits for no thread to start (and a relay has the
- * library's second thread). The protocol has no authentication: whoever
+ * accepting, so a client waits for no thread to start (a relay starts the
+ * library's second thread only when the client's socket cannot take the
+ * device's data at once). The protocol has no authentication: whoever
  * can connect can use every device, which is why the default address is
  * loopback and any other must be named. */
 #include "serve.h"
