@@ -95,9 +95,10 @@ struct adbc_conn {
     int try_write;            /* the transport can write without blocking */
     int send_waiters;         /* threads waiting for the engine's queue to empty */
     int deferred;             /* some stream has data nobody was woken for */
-    /* The reader is handling a batch of input: wake-ups for room go out
-     * after it lets go of the lock (wake_owed), so the woken caller does
-     * not run only to block on the lock the reader still holds. */
+    /* The reader is handling a batch of input: the wake-ups it calls for
+     * (an open answered, data, an end, room) go out after it lets go of
+     * the lock (wake_owed, conn_notify), so the woken caller does not run
+     * only to block on the lock the reader still holds. */
     int in_batch;
     int wake_owed;
 
@@ -154,6 +155,10 @@ int conn_grow_streams(adbc_conn *c);
 
 /* Lock held: bytes were sent; wake whoever waits for room or an empty queue. */
 void conn_sent(adbc_conn *c);
+
+/* Lock held: wake the callers waiting on c->cond; inside the reader's
+ * batch, once it lets go of the lock (in_batch). */
+void conn_notify(adbc_conn *c);
 
 /* Lock held: after a batch of input went through the engine, move each
  * stream's waiting bytes into windows that opened and acknowledge data

@@ -40,14 +40,14 @@ static const char *cb_pubkey(void *user)
 static void cb_wake(void *user)
 {
     adbc_conn *c = user;
-    pthread_cond_broadcast(&c->cond);
+    conn_notify(c);
 }
 
 static void cb_prompt(void *user)
 {
     adbc_conn *c = user;
     c->prompt_seen = 1;
-    pthread_cond_broadcast(&c->cond);
+    conn_notify(c);
 }
 
 int conn_grow_streams(adbc_conn *c)
@@ -84,7 +84,7 @@ static int cb_open(void *user, uint32_t id, const char *service)
     st->ready = 1;
     c->streams[c->nstreams++] = st;
     c->pending[c->npending++] = st;
-    pthread_cond_broadcast(&c->cond);
+    conn_notify(c);
     return 0;
 }
 
@@ -94,7 +94,7 @@ static void cb_ready(void *user, uint32_t id)
     adbc_stream *st = conn_find_stream(c, id);
     if (st)
         st->ready = 1;
-    pthread_cond_broadcast(&c->cond);
+    conn_notify(c);
 }
 
 static void cb_data(void *user, uint32_t id, const uint8_t *data, size_t len)
@@ -160,7 +160,7 @@ static void cb_data(void *user, uint32_t id, const uint8_t *data, size_t len)
         return;
     }
     st->unwoken = 0;
-    pthread_cond_broadcast(&c->cond);
+    conn_notify(c);
 }
 
 void conn_wake_deferred(adbc_conn *c)
@@ -217,7 +217,7 @@ static void cb_closed(void *user, uint32_t id, int reason)
         else
             conn_stream_wake(st);
     }
-    pthread_cond_broadcast(&c->cond);
+    conn_notify(c);
 }
 
 const adbc_session_callbacks conn_callbacks = {
@@ -317,10 +317,7 @@ static void conn_source(adbc_conn *c, adbc_stream *st)
     if (k > 0 && adbc_session_writable(c->s, st->id) == 0)
         return; /* the writer still waits: the next window update fills again */
     st->window_want = 0;
-    if (c->in_batch)
-        c->wake_owed = 1;
-    else
-        pthread_cond_broadcast(&c->cond);
+    conn_notify(c);
 }
 
 void conn_after_input(adbc_conn *c)

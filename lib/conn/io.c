@@ -106,16 +106,25 @@ void *conn_reader_main(void *arg)
             pthread_mutex_unlock(&c->mu);
             break;
         }
+        /* The engine's events and what they call for form one batch: the
+         * callers they wake are woken once, after the unlock below. */
+        c->in_batch = 1;
         int rc = adbc_session_recv(c->s, buf, (size_t)n);
-        if (rc < 0)
+        if (rc < 0) {
             conn_set_error(c, rc, adbc_session_error(c->s));
-        else if (adbc_session_state_get(c->s) == ADBC_SESSION_TLS)
-            tls_upgrade(c, buf + rc, (size_t)(n - rc));
-        if (!c->status) {
-            c->in_batch = 1;
-            conn_after_input(c);
+        } else if (adbc_session_state_get(c->s) == ADBC_SESSION_TLS) {
+            /* tls_upgrade waits for the writer: no wake-up may wait for it. */
             c->in_batch = 0;
+            if (c->wake_owed) {
+                c->wake_owed = 0;
+                pthread_cond_broadcast(&c->cond);
+            }
+            tls_upgrade(c, buf + rc, (size_t)(n - rc));
+            c->in_batch = 1;
         }
+        if (!c->status)
+            conn_after_input(c);
+        c->in_batch = 0;
         int wake = c->wake_owed;
         c->wake_owed = 0;
         int deferred = conn_deferred(c);

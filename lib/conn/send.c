@@ -33,9 +33,15 @@ void conn_sent(adbc_conn *c)
         if (st->draining && empty && st->out_len == 0)
             wake = 1;
     }
-    if (wake && c->in_batch)
+    if (wake)
+        conn_notify(c);
+}
+
+void conn_notify(adbc_conn *c)
+{
+    if (c->in_batch)
         c->wake_owed = 1;
-    else if (wake)
+    else
         pthread_cond_broadcast(&c->cond);
 }
 
