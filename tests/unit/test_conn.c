@@ -450,6 +450,21 @@ TEST(bad_default_key_fails_after_cnxn)
     CHECK_EQ_INT(peer[1], 1);
 }
 
+/* Read s to its end; the bytes read, or -1 on an error or a timeout. */
+static long read_to_end(adbc_stream *s, int timeout_ms)
+{
+    uint8_t buf[4096];
+    long got = 0;
+    for (;;) {
+        ssize_t r = adbc_stream_read(s, buf, sizeof buf, timeout_ms);
+        if (r < 0)
+            return -1;
+        if (r == 0)
+            return got;
+        got += (long)r;
+    }
+}
+
 static int echo_roundtrip(adbc_conn *c, size_t total)
 {
     adbc_stream *s;
@@ -810,16 +825,7 @@ TEST(sink_takes_arriving_data)
     adbc_stream_close(s);
     CHECK_EQ_INT(adbc_stream_open(&s, c, "source:100000", 2000), 0);
     int calls = ls.calls;
-    uint8_t buf[4096];
-    size_t got = 0;
-    for (;;) {
-        ssize_t r = adbc_stream_read(s, buf, sizeof buf, 5000);
-        CHECK(r >= 0);
-        if (r <= 0)
-            break;
-        got += (size_t)r;
-    }
-    CHECK_EQ_INT(got, 100000);
+    CHECK_EQ_INT(read_to_end(s, 5000), 100000);
     CHECK_EQ_INT(ls.calls, calls);
     adbc_stream_close(s);
     adbc_conn_close(c);
@@ -912,16 +918,7 @@ TEST(wake_only_when_the_sink_leaves_something)
     /* a stream that ended before its wake was set: woken at once */
     wake_state f = {0};
     CHECK_EQ_INT(adbc_stream_open(&s, c, "source:10", 2000), 0);
-    uint8_t buf[16];
-    size_t got = 0;
-    for (;;) {
-        ssize_t r = adbc_stream_read(s, buf, sizeof buf, 2000);
-        CHECK(r >= 0);
-        if (r <= 0)
-            break;
-        got += (size_t)r;
-    }
-    CHECK_EQ_INT(got, 10);
+    CHECK_EQ_INT(read_to_end(s, 2000), 10);
     conn_stream_set_sink(s, wake_sink, &f);
     conn_stream_set_wake(s, count_wake, &f);
     CHECK_EQ_INT(f.wakes, 1);
